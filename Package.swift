@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// agentd: a background-task agent for Linux. See DESIGN.md in ../shared and docs/.
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "agentd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "agentd", targets: ["agentd"]),
+        .executable(name: "agentctl", targets: ["agentctl"]),
+    ],
+    targets: [
+        // C shims and system libraries: each wrapped by exactly one Swift module.
+        .target(name: "CShim", path: "Sources/CShim"),
+        .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+
+        // Pure core: model, config syntax and validation, no I/O.
+        .target(name: "AgentCore", swiftSettings: strict),
+        // Control-socket messages and framing, shared by agentd and agentctl.
+        .target(name: "AgentProtocol", dependencies: ["AgentCore"], swiftSettings: strict),
+        // Linux adapters: event loop, inotify, sockets, files.
+        .target(name: "AgentSystem", dependencies: ["AgentCore", "CShim", "CInotifyTools"], swiftSettings: strict),
+        // SQLite state.
+        .target(name: "AgentStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        // Wiring: kernel events -> core, core -> system calls.
+        .target(name: "AgentDaemon",
+                dependencies: ["AgentCore", "AgentProtocol", "AgentSystem", "AgentStore"],
+                swiftSettings: strict),
+        .executableTarget(name: "agentd", dependencies: ["AgentDaemon"], swiftSettings: strict),
+        .executableTarget(name: "agentctl",
+                          dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],
+                          swiftSettings: strict),
+
+        .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], swiftSettings: strict),
+        .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
+        .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim"], swiftSettings: strict),
+        .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests",
+                    dependencies: ["AgentProtocol", "AgentCore"],
+                    swiftSettings: strict),
+    ]
+)

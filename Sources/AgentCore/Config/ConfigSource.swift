@@ -1,0 +1,48 @@
+/// Ownership and mode of a file as the kernel reported them (from `stat`), so the pure core can
+/// apply cron.d's ownership rule without touching the file system.
+public struct FileFacts: Sendable, Hashable {
+    public var ownerUID: UInt32
+    /// `st_mode`: file type and permission bits.
+    public var mode: UInt32
+
+    public init(ownerUID: UInt32, mode: UInt32) {
+        self.ownerUID = ownerUID
+        self.mode = mode
+    }
+
+    public var isRegularFile: Bool { mode & 0o170000 == 0o100000 }
+    public var isDirectory: Bool { mode & 0o170000 == 0o040000 }
+    public var isGroupOrWorldWritable: Bool { mode & 0o022 != 0 }
+    public var isExecutableByOwner: Bool { mode & 0o100 != 0 }
+    public var isExecutableByAnyone: Bool { mode & 0o111 != 0 }
+}
+
+/// One file of the config directory as read from disk: where it is (relative to the config
+/// directory, e.g. `jobs.d/backup.job`), what it holds and who owns it.
+public struct ConfigSource: Sendable {
+    public var relativePath: String
+    public var bytes: [UInt8]
+    public var facts: FileFacts
+
+    public init(relativePath: String, bytes: [UInt8], facts: FileFacts) {
+        self.relativePath = relativePath
+        self.bytes = bytes
+        self.facts = facts
+    }
+}
+
+/// What the system says about a plugin executable named by `Exec=` (or a drop-in script).
+public enum PluginStatus: Sendable, Hashable {
+    /// It exists; `facts` from stat() following symlinks; `executable` from access(X_OK).
+    case present(FileFacts, executable: Bool)
+    case missing
+    /// stat() failed for another reason (ELOOP, EACCES…), described by `message`.
+    case unreadable(message: String)
+}
+
+/// Read-only questions the core asks of the system while validating config. The daemon answers
+/// them from the real file system and user database; tests answer from a table.
+public protocol SystemFacts {
+    func plugin(at path: String) -> PluginStatus
+    func userExists(_ name: String) -> Bool
+}

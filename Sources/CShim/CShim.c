@@ -1,0 +1,185 @@
+#define _GNU_SOURCE
+#include "CShim.h"
+#include <errno.h>
+#include <pthread.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+const uint32_t CSHIM_EPOLLIN = EPOLLIN, CSHIM_EPOLLOUT = EPOLLOUT, CSHIM_EPOLLERR = EPOLLERR,
+               CSHIM_EPOLLHUP = EPOLLHUP, CSHIM_EPOLLRDHUP = EPOLLRDHUP, CSHIM_EPOLLPRI = EPOLLPRI,
+               CSHIM_EPOLLET = EPOLLET;
+const int CSHIM_CLD_EXITED = CLD_EXITED, CSHIM_CLD_KILLED = CLD_KILLED, CSHIM_CLD_DUMPED = CLD_DUMPED;
+
+int cshim_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+static int epoll_ctl_data(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+int cshim_epoll_add(int epfd, int fd, uint32_t events, uint64_t data) {
+    return epoll_ctl_data(epfd, EPOLL_CTL_ADD, fd, events, data);
+}
+int cshim_epoll_mod(int epfd, int fd, uint32_t events, uint64_t data) {
+    return epoll_ctl_data(epfd, EPOLL_CTL_MOD, fd, events, data);
+}
+int cshim_epoll_del(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int cshim_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms) {
+    struct epoll_event evs[64];
+    if (max > 64) max = 64;
+    int n;
+    do { n = epoll_wait(epfd, evs, max, timeout_ms); } while (n < 0 && errno == EINTR);
+    for (int i = 0; i < n; i++) { events[i] = evs[i].events; data[i] = evs[i].data.u64; }
+    return n;
+}
+
+int cshim_timerfd_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK); }
+int cshim_timerfd_set_absolute(int fd, uint64_t ns) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    its.it_value.tv_sec = (time_t)(ns / 1000000000ull);
+    its.it_value.tv_nsec = (long)(ns % 1000000000ull);
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+static uint64_t clock_ns(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+uint64_t cshim_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+uint64_t cshim_boottime_ns(void) { return clock_ns(CLOCK_BOOTTIME); }
+int64_t cshim_realtime_ns(void) { return (int64_t)clock_ns(CLOCK_REALTIME); }
+
+static void fill_set(sigset_t *set, const int *signals, int count) {
+    sigemptyset(set);
+    for (int i = 0; i < count; i++) sigaddset(set, signals[i]);
+}
+int cshim_block_signals(const int *signals, int count) {
+    sigset_t set;
+    fill_set(&set, signals, count);
+    return pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+int cshim_signalfd_for(const int *signals, int count) {
+    sigset_t set;
+    fill_set(&set, signals, count);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+int cshim_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    ssize_t n = read(fd, &info, sizeof info);
+    if (n == (ssize_t)sizeof info) return (int)info.ssi_signo;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    return -1;
+}
+
+int cshim_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+int cshim_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t n;
+    do { n = write(fd, &one, sizeof one); } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof one || errno == EAGAIN ? 0 : -1;
+}
+uint64_t cshim_eventfd_drain(int fd) {
+    uint64_t value = 0;
+    if (read(fd, &value, sizeof value) != (ssize_t)sizeof value) return 0;
+    return value;
+}
+
+int cshim_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+int cshim_pidfd_send_signal(int pidfd, int sig) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+int cshim_pidfd_reap(int pidfd, int *code, int *status) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int r;
+    do { r = waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED | WNOHANG); } while (r < 0 && errno == EINTR);
+    if (r < 0) return -1;
+    if (info.si_pid == 0) return 0;
+    *code = info.si_code;
+    *status = info.si_status;
+    return 1;
+}
+
+int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *pid = cred.pid; *uid = cred.uid; *gid = cred.gid;
+    return 0;
+}
+int cshim_accept_nonblocking(int listen_fd) {
+    return accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+static int fill_addr(struct sockaddr_un *addr, const char *path) {
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof addr->sun_path) { errno = ENAMETOOLONG; return -1; }
+    strcpy(addr->sun_path, path);
+    return 0;
+}
+int cshim_unix_listen(const char *path, int backlog) {
+    struct sockaddr_un addr;
+    if (fill_addr(&addr, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, backlog) != 0) {
+        int saved = errno; close(fd); errno = saved; return -1;
+    }
+    return fd;
+}
+int cshim_unix_connect(const char *path) {
+    struct sockaddr_un addr;
+    if (fill_addr(&addr, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int saved = errno; close(fd); errno = saved; return -1;
+    }
+    return fd;
+}
+
+int cshim_spawn_session(pid_t *pid, const char *path, char *const argv[], char *const envp[],
+                        int stdin_fd, int stdout_fd, int stderr_fd) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+    posix_spawn_file_actions_adddup2(&actions, stdout_fd, 1);
+    posix_spawn_file_actions_adddup2(&actions, stderr_fd, 2);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    int rc = posix_spawn(pid, path, &actions, &attr, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}
+int cshim_pipe_cloexec_nonblock(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
+int cshim_set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+int cshim_wifexited(int status) { return WIFEXITED(status); }
+int cshim_wexitstatus(int status) { return WEXITSTATUS(status); }
+int cshim_wifsignaled(int status) { return WIFSIGNALED(status); }
+int cshim_wtermsig(int status) { return WTERMSIG(status); }
