@@ -30,16 +30,18 @@ let package = Package(
                 dependencies: ["AgentCore", "AgentProtocol", "AgentSystem", "AgentStore"],
                 swiftSettings: strict),
         .executableTarget(name: "agentd", dependencies: ["AgentDaemon"], swiftSettings: strict),
-        .executableTarget(name: "agentctl",
-                          dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],
-                          swiftSettings: strict),
+        // agentctl's command tree, parser, rendering; the executable is a thin shell around it.
+        .target(name: "AgentCLI", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],
+                swiftSettings: strict),
+        .executableTarget(name: "agentctl", dependencies: ["AgentCLI"], swiftSettings: strict),
 
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], swiftSettings: strict),
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim"], swiftSettings: strict),
+        .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
+        .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests",
-                    dependencies: ["AgentProtocol", "AgentCore"],
-                    swiftSettings: strict),
+        // Drives the built agentd and agentctl binaries as separate processes.
+        .testTarget(name: "IntegrationTests", swiftSettings: strict),
     ]
 )

@@ -183,3 +183,88 @@ int cshim_wifexited(int status) { return WIFEXITED(status); }
 int cshim_wexitstatus(int status) { return WEXITSTATUS(status); }
 int cshim_wifsignaled(int status) { return WIFSIGNALED(status); }
 int cshim_wtermsig(int status) { return WTERMSIG(status); }
+
+// --- additions for AgentSystem Loop/Socket (append-only) ---
+int cshim_unix_bind(const char *path) {
+    struct sockaddr_un addr;
+    if (fill_addr(&addr, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int saved = errno; close(fd); errno = saved; return -1;
+    }
+    return fd;
+}
+int cshim_listen(int fd, int backlog) { return listen(fd, backlog); }
+int cshim_unix_connect_nonblocking(const char *path) {
+    struct sockaddr_un addr;
+    if (fill_addr(&addr, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int r;
+    do { r = connect(fd, (struct sockaddr *)&addr, sizeof addr); } while (r != 0 && errno == EINTR);
+    if (r != 0) { int saved = errno; close(fd); errno = saved; return -1; }
+    return fd;
+}
+int cshim_unix_connect_timeout(const char *path, int timeout_ms) {
+    struct sockaddr_un addr;
+    if (fill_addr(&addr, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (timeout_ms > 0) {
+        struct timeval tv;
+        tv.tv_sec = timeout_ms / 1000;
+        tv.tv_usec = (timeout_ms % 1000) * 1000;
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) {
+            int saved = errno; close(fd); errno = saved; return -1;
+        }
+    }
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int saved = errno; close(fd); errno = saved; return -1;
+    }
+    return fd;
+}
+int cshim_peer_groups(int fd, gid_t *groups, int max, int *needed) {
+    socklen_t len = (socklen_t)(max > 0 ? max : 0) * (socklen_t)sizeof(gid_t);
+    *needed = 0;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) {
+        if (errno == ERANGE) *needed = (int)(len / sizeof(gid_t));
+        return -1;
+    }
+    return (int)(len / sizeof(gid_t));
+}
+ssize_t cshim_send_nonblocking(int fd, const void *buf, size_t len) {
+    ssize_t n;
+    do { n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
+    return n;
+}
+ssize_t cshim_send_nosignal(int fd, const void *buf, size_t len) {
+    ssize_t n;
+    do { n = send(fd, buf, len, MSG_NOSIGNAL); } while (n < 0 && errno == EINTR);
+    return n;
+}
+uint64_t cshim_timerfd_drain(int fd) {
+    uint64_t count = 0;
+    ssize_t n;
+    do { n = read(fd, &count, sizeof count); } while (n < 0 && errno == EINTR);
+    return n == (ssize_t)sizeof count ? count : 0;
+}
+int cshim_signal_disposition(int sig, int ignore) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = ignore ? SIG_IGN : SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(sig, &sa, NULL);
+}
+int cshim_signal_is_blocked(int sig) {
+    sigset_t current;
+    if (pthread_sigmask(SIG_BLOCK, NULL, &current) != 0) return -1;
+    return sigismember(&current, sig);
+}
+int cshim_unblock_signals(const int *signals, int count) {
+    sigset_t set;
+    fill_set(&set, signals, count);
+    return pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+int cshim_thread_kill(pid_t tid, int sig) { return (int)syscall(SYS_tgkill, getpid(), tid, sig); }
+pid_t cshim_gettid(void) { return (pid_t)syscall(SYS_gettid); }

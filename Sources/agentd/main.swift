@@ -1,1 +1,30 @@
-print("agentd")
+import AgentDaemon
+import AgentProtocol
+import Glibc
+
+// agentd: parse the command line, then hand over to the agent's event loop. `main` stays
+// synchronous so the loop runs on the main thread, which has the daemon's signals blocked.
+
+func printError(_ text: String) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch try DaemonOptions.parse(arguments) {
+    case .help:
+        print(DaemonOptions.usage, terminator: "")
+    case .version:
+        print("agentd \(AgentVersion.string)")
+    case .run(let options):
+        let agent = try Agent(options: options)
+        try agent.run()
+    }
+} catch let error as DaemonOptionsError {
+    printError("agentd: \(error)")
+    exit(2)
+} catch {
+    printError("<3>agentd: \(error)")
+    exit(1)
+}

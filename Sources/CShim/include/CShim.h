@@ -4,13 +4,11 @@
 #ifndef AGENTD_CSHIM_H
 #define AGENTD_CSHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <sys/types.h>
 #include <stdint.h>
 #include <signal.h>
 #include <spawn.h>
+#include "CShimSpawn.h"
 
 // epoll
 int cshim_epoll_create(void);
@@ -75,5 +73,37 @@ int cshim_wifexited(int status);
 int cshim_wexitstatus(int status);
 int cshim_wifsignaled(int status);
 int cshim_wtermsig(int status);
+
+// --- additions for AgentSystem Loop/Socket (append-only) ---
+/// Creates a non-blocking, close-on-exec unix stream socket bound to path but not yet listening,
+/// so the caller can chmod/chown the socket file before any client can connect.
+int cshim_unix_bind(const char *path);
+/// Starts listening on a bound socket.
+int cshim_listen(int fd, int backlog);
+/// Connects a non-blocking, close-on-exec unix stream socket to path. Returns the fd or -1 (errno:
+/// ENOENT, ECONNREFUSED, EAGAIN when the listener's backlog is full, ...).
+int cshim_unix_connect_nonblocking(const char *path);
+/// Connects a blocking, close-on-exec unix stream socket to path with SO_SNDTIMEO set to timeout_ms
+/// (0 = none), which bounds both a connect waiting for a full backlog and later sends.
+int cshim_unix_connect_timeout(const char *path, int timeout_ms);
+/// Supplementary groups of a unix socket peer (SO_PEERGROUPS). Returns the count written, or -1
+/// (errno ERANGE: *needed holds the count required).
+int cshim_peer_groups(int fd, gid_t *groups, int max, int *needed);
+/// send(2) with MSG_NOSIGNAL | MSG_DONTWAIT: never raises SIGPIPE, never blocks.
+ssize_t cshim_send_nonblocking(int fd, const void *buf, size_t len);
+/// send(2) with MSG_NOSIGNAL only (blocking sockets); retries EINTR.
+ssize_t cshim_send_nosignal(int fd, const void *buf, size_t len);
+/// Reads a timerfd's expiration count without blocking; 0 when it has not expired.
+uint64_t cshim_timerfd_drain(int fd);
+/// Sets the disposition of sig to SIG_IGN (1) or SIG_DFL (0) process-wide.
+int cshim_signal_disposition(int sig, int ignore);
+/// 1 when sig is blocked in the calling thread, 0 when not, -1 on error.
+int cshim_signal_is_blocked(int sig);
+/// Unblocks the given signals in the calling thread.
+int cshim_unblock_signals(const int *signals, int count);
+/// Sends sig to one thread of this process (tgkill).
+int cshim_thread_kill(pid_t tid, int sig);
+/// The calling thread's kernel thread id.
+pid_t cshim_gettid(void);
 
 #endif

@@ -1,0 +1,53 @@
+import AgentProtocol
+
+/// agentctl's command tree and entry point.
+public enum AgentControl {
+    public static let root = CommandSpec(
+        name: "agentctl", abstract: "Look at and steer agentd, the background-task agent.",
+        discussion: "The socket is /run/agentd/agentd.sock unless --socket or AGENTD_SOCKET says otherwise.",
+        examples: ["agentctl status", "agentctl list --json", "agentctl check /etc/agentd"],
+        options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
+                  OptionSpec(long: "version", help: "Print agentctl's version.")],
+        subcommands: [StatusCommand.spec, ListCommand.spec, CheckCommand.spec])
+
+    /// Parses and runs; returns the exit status.
+    public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        let parser = CommandParser(root: root)
+        var context = CommandContext(environment: environment)
+        do {
+            switch try parser.parse(arguments) {
+            case .version:
+                context.out("agentctl \(AgentVersion.string)")
+                return 0
+            case .help(let path):
+                context.out(help(for: path, parser: parser))
+                return 0
+            case .run(let parsed):
+                if let socket = parsed.value("socket") { context.socketPath = socket }
+                guard let node = parser.node(at: parsed.path), let run = node.run else { return 2 }
+                return try run(parsed, context)
+            }
+        } catch let usage as UsageError {
+            let command = (["agentctl"] + usage.commandPath).joined(separator: " ")
+            context.err("agentctl: \(usage.message) (see '\(command) --help')")
+            return 2
+        } catch let failure as CommandFailure {
+            context.err("agentctl: \(failure.message)")
+            return failure.exitStatus
+        } catch {
+            context.err("agentctl: \(error)")
+            return 1
+        }
+    }
+
+    static func help(for path: [String], parser: CommandParser) -> String {
+        var inherited: [OptionSpec] = []
+        var node = root
+        for name in path {
+            inherited += node.options.filter { $0.long != "version" }
+            guard let child = node.subcommands.first(where: { $0.name == name }) else { break }
+            node = child
+        }
+        return HelpText.render(node, path: path, inherited: inherited)
+    }
+}

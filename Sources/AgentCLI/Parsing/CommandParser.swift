@@ -1,0 +1,105 @@
+/// Walks the command tree along the tokens: options are accepted at the level they are declared
+/// or any level below it (so `agentctl --json status` and `agentctl status --json` both work).
+public struct CommandParser: Sendable {
+    public let root: CommandSpec
+
+    public init(root: CommandSpec) {
+        self.root = root
+    }
+
+    public func parse(_ arguments: [String]) throws(UsageError) -> ParseOutcome {
+        var node = root
+        var path: [String] = []
+        var available = root.options
+        var parsed = ParsedCommand(path: [], flags: [], values: [:], arguments: [], passthrough: [])
+        var tokens = Token.tokenize(arguments)[...]
+
+        while let token = tokens.popFirst() {
+            switch token {
+            case .long("help", _), .short("h"):
+                return .help(commandPath: path)
+            case .long("version", _) where path.isEmpty:
+                return .version
+            case .long(let name, let inline):
+                guard let option = available.first(where: { $0.long == name }) else {
+                    throw UsageError(message: "unknown option '--\(name)'", commandPath: path)
+                }
+                try take(option, inline: inline, tokens: &tokens, into: &parsed, path: path)
+            case .short(let letter):
+                guard let option = available.first(where: { $0.short == letter }) else {
+                    throw UsageError(message: "unknown option '-\(letter)'", commandPath: path)
+                }
+                try take(option, inline: nil, tokens: &tokens, into: &parsed, path: path)
+            case .word(let word):
+                if parsed.arguments.isEmpty, let child = node.subcommand(named: word) {
+                    node = child
+                    path.append(word)
+                    available += child.options
+                } else if !node.subcommands.isEmpty && node.run == nil {
+                    let names = node.subcommands.map(\.name).joined(separator: ", ")
+                    throw UsageError(message: "unknown command '\(word)' (expected one of: \(names))", commandPath: path)
+                } else {
+                    parsed.arguments.append(word)
+                }
+            case .passthrough(let rest):
+                guard node.acceptsPassthrough else {
+                    throw UsageError(message: "'\(path.joined(separator: " "))' takes no arguments after '--'", commandPath: path)
+                }
+                parsed.passthrough = rest
+            }
+        }
+        parsed.path = path
+        try validate(parsed, against: node)
+        return .run(parsed)
+    }
+
+    /// Finds the node for a command path (for help and for running).
+    public func node(at path: [String]) -> CommandSpec? {
+        var node = root
+        for name in path {
+            guard let child = node.subcommand(named: name) else { return nil }
+            node = child
+        }
+        return node
+    }
+
+    private func take(_ option: OptionSpec, inline: String?, tokens: inout ArraySlice<Token>,
+                      into parsed: inout ParsedCommand, path: [String]) throws(UsageError) {
+        if option.isFlag {
+            guard inline == nil else {
+                throw UsageError(message: "option '--\(option.long)' takes no value", commandPath: path)
+            }
+            parsed.flags.insert(option.long)
+            return
+        }
+        if let inline {
+            parsed.values[option.long] = inline
+        } else if case .word(let value)? = tokens.first {
+            tokens.removeFirst()
+            parsed.values[option.long] = value
+        } else {
+            throw UsageError(message: "option '--\(option.long)' needs a value (\(option.valueName ?? "VALUE"))", commandPath: path)
+        }
+    }
+
+    private func validate(_ parsed: ParsedCommand, against node: CommandSpec) throws(UsageError) {
+        if node.run == nil {
+            let names = node.subcommands.map(\.name).joined(separator: ", ")
+            let prefix = parsed.path.isEmpty ? "a command is needed" : "'\(parsed.path.joined(separator: " "))' needs a subcommand"
+            throw UsageError(message: "\(prefix) (one of: \(names))", commandPath: parsed.path)
+        }
+        let required = node.arguments.filter { !$0.isOptional }.count
+        if parsed.arguments.count < required {
+            let missing = node.arguments[parsed.arguments.count]
+            throw UsageError(message: "missing argument \(missing.name)", commandPath: parsed.path)
+        }
+        if parsed.arguments.count > node.arguments.count {
+            throw UsageError(message: "unexpected argument '\(parsed.arguments[node.arguments.count])'", commandPath: parsed.path)
+        }
+        for (value, spec) in zip(parsed.arguments, node.arguments) {
+            if let problem = spec.validate?(value) {
+                throw UsageError(message: "\(spec.name): \(problem)", commandPath: parsed.path)
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+/// `agentd.conf`: the agent's own settings. Every key is optional; an absent file means
+/// `AgentSettings.defaults`.
+/// ```
+/// [Agent]
+/// DefaultUser=nobody
+/// MaxConcurrent=4
+/// DailyBudget=48
+/// TriggerSpacing=15min
+/// CatchUpSpread=5min
+/// BatteryLow=20%
+/// BatteryCritical=5%
+/// Deny=
+/// [Thermal]
+/// FairMargin=10
+/// CriticalMargin=5
+/// ```
+public struct AgentSettings: Hashable, Sendable {
+    /// `User=` for jobs naming none. nil when not set: the daemon then uses `nobody` when
+    /// privileged and its own user when not (see `resolvedDefaultUser`).
+    public var defaultUser: String?
+    /// Runs at once, all kinds.
+    public var maxConcurrent: Int
+    /// Discretionary launches per day, refilled at local midnight.
+    public var dailyBudget: Int
+    /// At most one triggered launch per identifier per this span.
+    public var triggerSpacing: Duration
+    /// Overdue jobs after downtime are spread over this span.
+    public var catchUpSpread: Duration
+    /// Battery percentages below which discretionary / all work stops (while discharging).
+    public var batteryLow: Int
+    public var batteryCritical: Int
+    /// Identifiers (wildcards allowed) an administrator forbids: "restricted".
+    public var deny: [IdentifierPattern]
+    /// °C below the lowest passive/hot trip point that counts as thermal "fair".
+    public var thermalFairMargin: Int
+    /// °C below the critical trip point that counts as thermal "critical".
+    public var thermalCriticalMargin: Int
+
+    public init(defaultUser: String? = nil, maxConcurrent: Int = 4, dailyBudget: Int = 48,
+                triggerSpacing: Duration = .seconds(900), catchUpSpread: Duration = .seconds(300),
+                batteryLow: Int = 20, batteryCritical: Int = 5, deny: [IdentifierPattern] = [],
+                thermalFairMargin: Int = 10, thermalCriticalMargin: Int = 5)
+    {
+        self.defaultUser = defaultUser
+        self.maxConcurrent = maxConcurrent
+        self.dailyBudget = dailyBudget
+        self.triggerSpacing = triggerSpacing
+        self.catchUpSpread = catchUpSpread
+        self.batteryLow = batteryLow
+        self.batteryCritical = batteryCritical
+        self.deny = deny
+        self.thermalFairMargin = thermalFairMargin
+        self.thermalCriticalMargin = thermalCriticalMargin
+    }
+
+    public static let defaults = AgentSettings()
+
+    /// The user a job without `User=` runs as.
+    public func resolvedDefaultUser(privileged: Bool, agentUserName: String) -> String {
+        guard privileged else { return agentUserName }
+        return defaultUser ?? "nobody"
+    }
+
+    /// Whether `Deny=` forbids `id`.
+    public func denies(_ id: Identifier) -> Bool {
+        deny.contains { $0.matches(id) }
+    }
+
+    static let maxConcurrentRange = 1...1024
+    static let dailyBudgetRange = 0...100_000
+    static let marginRange = 0...100
+
+    /// Parses and validates `agentd.conf`. `DefaultUser=` is checked through `facts` when the
+    /// agent is privileged; unprivileged, a `DefaultUser=` other than the agent's own user is
+    /// ignored with a warning (every job runs as the agent's user then).
+    public static func parse(_ bytes: [UInt8], path: String, context: ConfigContext,
+                             facts: some SystemFacts) -> ConfigParseResult<AgentSettings>
+    {
+        let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Agent]")
+        guard let file = unit.value else { return .failure(unit.diagnostics) }
+        var diagnostics: [ConfigDiagnostic] = []
+        for section in file.sections where section.name != "Agent" && section.name != "Thermal" {
+            diagnostics.append(ConfigDiagnostic(
+                path: path, line: section.line, severity: .warning,
+                message: "unknown section [\(section.name)], ignored "
+                    + "(agentd.conf has [Agent] and [Thermal])"))
+        }
+        var agent = KeyReader(
+            path: path, assignments: file.entries(in: "Agent").map(Assignment.init),
+            scalarKeys: ["DefaultUser", "MaxConcurrent", "DailyBudget", "TriggerSpacing",
+                         "CatchUpSpread", "BatteryLow", "BatteryCritical"],
+            listKeys: ["Deny"], place: "[Agent]")
+        var thermal = KeyReader(
+            path: path, assignments: file.entries(in: "Thermal").map(Assignment.init),
+            scalarKeys: ["FairMargin", "CriticalMargin"], listKeys: [], place: "[Thermal]")
+
+        var settings = AgentSettings.defaults
+        if let assignment = agent.scalar("DefaultUser") {
+            let name = assignment.value
+            if name.utf8.contains(where: { TextBytes.isWhitespace($0) || $0 == 0x3A || $0 == TextBytes.slash }) {
+                agent.error(assignment.line, "DefaultUser: \(TextBytes.quoted(name)) is not a user name")
+            } else if !context.privileged {
+                if name == context.agentUserName {
+                    settings.defaultUser = name
+                } else {
+                    agent.warning(assignment.line, "DefaultUser: ignored: the agent runs "
+                        + "unprivileged, so every job runs as \(context.agentUserName)")
+                }
+            } else if facts.userExists(name) {
+                settings.defaultUser = name
+            } else {
+                agent.error(assignment.line, "DefaultUser: \(TextBytes.quoted(name)) does not exist; "
+                    + "create the user or remove DefaultUser= to use nobody")
+            }
+        }
+        settings.maxConcurrent = agent.integer("MaxConcurrent", default: 4, range: maxConcurrentRange)
+        settings.dailyBudget = agent.integer("DailyBudget", default: 48, range: dailyBudgetRange)
+        settings.triggerSpacing = agent.span(
+            "TriggerSpacing", default: defaults.triggerSpacing, allowZero: true)
+        settings.catchUpSpread = agent.span(
+            "CatchUpSpread", default: defaults.catchUpSpread, allowZero: true)
+        settings.batteryLow = agent.integer("BatteryLow", default: 20, range: 0...100, percent: true)
+        settings.batteryCritical = agent.integer(
+            "BatteryCritical", default: 5, range: 0...100, percent: true)
+        if settings.batteryCritical > settings.batteryLow {
+            // Blame the key the administrator wrote; a default cannot be wrong on its own.
+            if let assignment = agent.scalar("BatteryCritical") {
+                agent.error(assignment.line, "BatteryCritical: \(settings.batteryCritical)% is above "
+                    + "BatteryLow (\(settings.batteryLow)%); it must not be above it")
+            } else if let assignment = agent.scalar("BatteryLow") {
+                agent.error(assignment.line, "BatteryLow: \(settings.batteryLow)% is below "
+                    + "BatteryCritical (\(settings.batteryCritical)%); lower BatteryCritical= too")
+            }
+        }
+        var deny: [IdentifierPattern] = []
+        for (word, line) in agent.words("Deny") {
+            if let pattern = IdentifierPattern(rawValue: word) {
+                if !deny.contains(pattern) { deny.append(pattern) }
+            } else {
+                agent.error(line, "Deny: \(TextBytes.quoted(word)) is not an identifier pattern: "
+                    + "\(IdentifierPattern.problem(with: word) ?? "")")
+            }
+        }
+        settings.deny = deny
+        settings.thermalFairMargin = thermal.integer("FairMargin", default: 10, range: marginRange)
+        settings.thermalCriticalMargin = thermal.integer(
+            "CriticalMargin", default: 5, range: marginRange)
+
+        diagnostics = JobDefinition.sortedByLine(diagnostics + agent.diagnostics + thermal.diagnostics)
+        if agent.hasErrors || thermal.hasErrors { return .failure(diagnostics) }
+        return ConfigParseResult(value: settings, diagnostics: diagnostics)
+    }
+}

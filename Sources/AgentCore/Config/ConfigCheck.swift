@@ -1,0 +1,74 @@
+/// One config file, parsed and validated on its own.
+public enum ParsedConfig: Hashable, Sendable {
+    case agentSettings(AgentSettings)
+    case manifest(Manifest)
+    case job(JobDefinition)
+    /// Not a config file (by name), or a drop-in without execute bits: nothing to load.
+    case ignored(reason: String)
+}
+
+/// Offline validation of a single file, as `agentctl check` (like `nginx -t`) and the registry
+/// use it: the file's role from its name, cron.d's ownership rule on the file, then the parser
+/// of its role. Cross-file questions — duplicate identifiers, whether a manifest permits a
+/// job — need a `ConfigRegistry`; to check a whole directory, feed every file to one and print
+/// its `diagnostics`.
+public enum ConfigCheck {
+    public static func check(_ source: ConfigSource, context: ConfigContext,
+                             facts: some SystemFacts) -> ConfigParseResult<ParsedConfig>
+    {
+        checkDetailed(source, context: context, facts: facts).result
+    }
+
+    static func checkDetailed(_ source: ConfigSource, context: ConfigContext,
+                              facts: some SystemFacts)
+        -> (result: ConfigParseResult<ParsedConfig>, identifierLine: Int?)
+    {
+        let path = ConfigPath.normalized(source.relativePath) ?? source.relativePath
+        let role = ConfigPath.role(of: path)
+        if case .ignored(let reason) = role {
+            return (ConfigParseResult(value: .ignored(reason: reason), diagnostics: []), nil)
+        }
+        let absolutePath = context.absolutePath(of: path)
+        if OwnershipRule.isKnownNonRegular(source.facts) {
+            let refusal = ConfigDiagnostic(path: path, message: "is not a regular file; "
+                + "config files must be regular files")
+            return (.failure([refusal]), nil)
+        }
+        if let problem = OwnershipRule.problem(
+            with: source.facts, absolutePath: absolutePath, agentUID: context.agentUID,
+            agentUserName: context.agentUserName)
+        {
+            return (.failure([ConfigDiagnostic(path: path, message: problem)]), nil)
+        }
+        switch role {
+        case .agentSettings:
+            let parsed = AgentSettings.parse(source.bytes, path: path, context: context, facts: facts)
+            return (ConfigParseResult(value: parsed.value.map(ParsedConfig.agentSettings),
+                                      diagnostics: parsed.diagnostics), nil)
+        case .manifest:
+            let parsed = Manifest.parse(source.bytes, path: path)
+            return (ConfigParseResult(value: parsed.value.map(ParsedConfig.manifest),
+                                      diagnostics: parsed.diagnostics), nil)
+        case .jobDefinition:
+            let (parsed, line) = JobDefinition.parseDetailed(
+                source.bytes, path: path, context: context, facts: facts)
+            return (ConfigParseResult(value: parsed.value.map(ParsedConfig.job),
+                                      diagnostics: parsed.diagnostics), line)
+        case .dropInScript:
+            guard source.facts.isExecutableByAnyone else {
+                let name = path.split(separator: "/").last.map(String.init) ?? path
+                let reason = "not executable, so not a drop-in job script"
+                let warning = ConfigDiagnostic(
+                    path: path, severity: .warning,
+                    message: "\(reason); run chmod +x \(TextBytes.shellQuoted(absolutePath)) to run it "
+                        + "as local.\(name), or name a job definition NAME.job")
+                return (ConfigParseResult(value: .ignored(reason: reason), diagnostics: [warning]), nil)
+            }
+            let parsed = DropInScript.parse(source.bytes, path: path, context: context, facts: facts)
+            return (ConfigParseResult(value: parsed.value.map(ParsedConfig.job),
+                                      diagnostics: parsed.diagnostics), nil)
+        case .ignored:
+            return (ConfigParseResult(value: .ignored(reason: ""), diagnostics: []), nil)
+        }
+    }
+}

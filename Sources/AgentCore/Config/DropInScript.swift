@@ -1,0 +1,149 @@
+/// A drop-in job script: an executable file `jobs.d/NAME` without a `.job` suffix, like a script
+/// in `/etc/cron.daily` with a scheduler behind it.
+///
+/// - Its identifier is `local.NAME`; NAME may use only `A-Z a-z 0-9 . _ -`.
+/// - It is run as is: `Exec=` is the script's absolute path, with no arguments.
+/// - Settings come from comment lines `# agentd: Key=Value Key2=Value2` within its first 20
+///   lines, split with `Exec=`'s quoting rules (`# agentd: Environment="GREETING=hello world"`).
+///   Each token is one value: a list key such as `Environment=` or `Resources=` takes one item
+///   per token. `Identifier=` and `Exec=` are not allowed there.
+/// - Defaults: `Kind=processing`, `Interval=1d`; everything else as in a `.job` file.
+/// - A file without any execute bit is not a drop-in script: it is skipped with a warning, so
+///   `chmod -x` disables a script as it does for run-parts.
+public enum DropInScript {
+    /// Only this many leading lines are searched for `# agentd:` headers.
+    public static let headerLineLimit = 20
+    public static let headerMarker = "agentd:"
+
+    /// The identifier of the drop-in script named `fileName`, or a message saying why the name
+    /// cannot form one.
+    public static func identifier(forFileName fileName: String) -> Result<Identifier, DropInNameError> {
+        let raw = "local." + fileName
+        if let id = Identifier(rawValue: raw) { return .success(id) }
+        return .failure(DropInNameError(
+            message: "the file name cannot form the identifier \(TextBytes.quoted(raw)): "
+                + "\(Identifier.problem(with: raw) ?? ""); rename the script"))
+    }
+
+    /// Parses and validates the drop-in script at `path` (`jobs.d/NAME`). The script itself is
+    /// checked as a plugin through `facts`; its execute bits are the caller's (`ConfigCheck`).
+    public static func parse(_ bytes: [UInt8], path: String, context: ConfigContext,
+                             facts: some SystemFacts) -> ConfigParseResult<JobDefinition>
+    {
+        let fileName = path.split(separator: "/").last.map(String.init) ?? path
+        var diagnostics: [ConfigDiagnostic] = []
+        var identifier: Identifier?
+        switch Self.identifier(forFileName: fileName) {
+        case .success(let id): identifier = id
+        case .failure(let error):
+            diagnostics.append(ConfigDiagnostic(path: path, message: error.message))
+        }
+        let (assignments, headerErrors) = headerAssignments(bytes, path: path)
+        diagnostics += headerErrors
+
+        let absolutePath = context.absolutePath(of: path)
+        var reader = KeyReader(
+            path: path, assignments: assignments,
+            scalarKeys: JobDefinition.scalarKeys.filter { $0 != "Identifier" && $0 != "Exec" },
+            listKeys: JobDefinition.listKeys, place: "the # agentd: header")
+        var definition = JobDefinition(
+            identifier: identifier ?? Identifier(unchecked: "local.invalid"),
+            exec: [absolutePath], isDropInScript: true)
+        JobDefinition.readSettings(&reader, into: &definition, context: context, facts: facts)
+        diagnostics += reader.diagnostics
+        if let problem = OwnershipRule.pluginProblem(
+            facts.plugin(at: absolutePath), path: absolutePath, agentUID: context.agentUID,
+            agentUserName: context.agentUserName)
+        {
+            diagnostics.append(ConfigDiagnostic(path: path, message: problem))
+        }
+        diagnostics = JobDefinition.sortedByLine(diagnostics)
+        if identifier == nil || diagnostics.contains(where: { $0.severity == .error }) {
+            return .failure(diagnostics)
+        }
+        return ConfigParseResult(value: definition, diagnostics: diagnostics)
+    }
+
+    /// The `Key=Value` tokens of every `# agentd:` line among the first `headerLineLimit` lines.
+    /// Only those lines are decoded, so binaries and scripts in any encoding are fine.
+    static func headerAssignments(_ bytes: [UInt8], path: String)
+        -> (assignments: [Assignment], errors: [ConfigDiagnostic])
+    {
+        let marker = Array(headerMarker.utf8)
+        var assignments: [Assignment] = []
+        var errors: [ConfigDiagnostic] = []
+        var index = 0
+        var line = 0
+        let count = bytes.count
+        while index < count, line < headerLineLimit {
+            line += 1
+            var end = index
+            while end < count, bytes[end] != TextBytes.newline { end += 1 }
+            defer { index = end + 1 }
+            var cursor = index
+            while cursor < end, bytes[cursor] == TextBytes.space || bytes[cursor] == TextBytes.tab {
+                cursor += 1
+            }
+            guard cursor < end, bytes[cursor] == TextBytes.hash else { continue }
+            cursor += 1
+            while cursor < end, bytes[cursor] == TextBytes.space || bytes[cursor] == TextBytes.tab {
+                cursor += 1
+            }
+            guard end - cursor >= marker.count,
+                bytes[cursor..<(cursor + marker.count)].elementsEqual(marker)
+            else { continue }
+            var textEnd = end
+            if textEnd > cursor, bytes[textEnd - 1] == TextBytes.carriageReturn { textEnd -= 1 }
+            let range = (cursor + marker.count)..<textEnd
+            if TextBytes.firstInvalidUTF8(bytes, range) != nil || bytes[range].contains(0) {
+                errors.append(ConfigDiagnostic(
+                    path: path, line: line,
+                    message: "the # agentd: header is not UTF-8 text without NUL bytes"))
+                continue
+            }
+            let tokens: [String]
+            switch ExecLine.tokenize(TextBytes.string(bytes, range)) {
+            case .success(let words): tokens = words
+            case .failure(let error):
+                errors.append(ConfigDiagnostic(path: path, line: line,
+                                               message: "# agentd: header: \(error)"))
+                continue
+            }
+            for token in tokens {
+                guard let equals = token.utf8.firstIndex(of: TextBytes.equals),
+                    equals != token.utf8.startIndex
+                else {
+                    errors.append(ConfigDiagnostic(
+                        path: path, line: line,
+                        message: "\(TextBytes.quoted(token)) in the # agentd: header is not a "
+                            + "Key=Value setting (example: # agentd: Kind=refresh Interval=1h)"))
+                    continue
+                }
+                let key = String(token[..<equals])
+                let value = String(token[token.utf8.index(after: equals)...])
+                switch key {
+                case "Identifier":
+                    errors.append(ConfigDiagnostic(
+                        path: path, line: line,
+                        message: "Identifier= cannot be set in a drop-in script: its identifier "
+                            + "is local.NAME after its file name; write a .job file to choose one"))
+                case "Exec":
+                    errors.append(ConfigDiagnostic(
+                        path: path, line: line,
+                        message: "Exec= cannot be set in a drop-in script: the script itself is "
+                            + "run; write a .job file to run another program"))
+                default:
+                    assignments.append(Assignment(key: key, value: value, line: line,
+                                                  isSingleItem: true))
+                }
+            }
+        }
+        return (assignments, errors)
+    }
+}
+
+/// Why a drop-in script's file name cannot form an identifier.
+public struct DropInNameError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,74 @@
+/// A task identifier: 1 to 255 bytes of `A-Z a-z 0-9 . _ -`, reverse-DNS by convention
+/// (`com.example.photos.cleanup`). The same rule applies to job definitions, manifests,
+/// `OnSuccess=`, submissions and `Deny=`.
+public struct Identifier: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+    CustomStringConvertible
+{
+    public static let maximumLength = 255
+    /// The character rule, as error messages state it.
+    public static let rule = "use A-Z a-z 0-9 . _ -, at most 255 bytes, e.g. com.example.task"
+
+    public let rawValue: String
+
+    public init?(rawValue: String) {
+        guard Self.problem(with: rawValue) == nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// Skips validation; only for strings already known to be valid.
+    init(unchecked rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    @inline(__always)
+    static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2E, 0x5F, 0x2D: return true
+        default: return false
+        }
+    }
+
+    /// Why `raw` is not an identifier (a phrase that follows "is not an identifier: "), or nil
+    /// when it is one.
+    public static func problem(with raw: String) -> String? {
+        let length = raw.utf8.count
+        if length == 0 {
+            return "it is empty (\(rule))"
+        }
+        if let bad = raw.utf8.firstIndex(where: { !isAllowed($0) }) {
+            // Name the whole character, not a lone byte of a multi-byte sequence.
+            let scalarIndex = bad.samePosition(in: raw.unicodeScalars)
+                ?? raw.unicodeScalars.index(before: raw.unicodeScalars.endIndex)
+            let scalar = raw.unicodeScalars[scalarIndex]
+            let shown = TextBytes.quoted(String(Character(scalar)))
+            return "\(shown) is not allowed (\(rule))"
+        }
+        if length > maximumLength {
+            return "it is \(length) bytes long, at most \(maximumLength) are allowed"
+        }
+        return nil
+    }
+
+    public static func < (lhs: Identifier, rhs: Identifier) -> Bool {
+        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+    }
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let raw = try container.decode(String.self)
+        guard let value = Identifier(rawValue: raw) else {
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "\(TextBytes.quoted(raw)) is not an identifier: "
+                    + (Identifier.problem(with: raw) ?? ""))
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

@@ -1,0 +1,315 @@
+/// One `Environment=` assignment handed to a plugin.
+public struct EnvironmentVariable: Hashable, Sendable, Codable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Why `name` cannot be an environment variable name (`[A-Za-z_][A-Za-z0-9_]*`), or nil.
+    public static func problem(withName name: String) -> String? {
+        let bytes = name.utf8
+        guard let first = bytes.first else { return "the name is empty" }
+        let valid = !TextBytes.isDigit(first) && bytes.allSatisfy { byte in
+            TextBytes.isDigit(byte) || byte == 0x5F || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+        }
+        if !valid {
+            return "\(TextBytes.quoted(name)) is not a variable name "
+                + "(letters, digits and _, not starting with a digit)"
+        }
+        if name.hasPrefix("AGENTD_") || name == "STATE_DIRECTORY" {
+            return "\(name) is set by the agent for every run; choose another name"
+        }
+        return nil
+    }
+}
+
+/// A job: a task identifier bound to a plugin executable, with its scheduling constraints —
+/// from `jobs.d/NAME.job` (`[Job]` section) or from a drop-in script `jobs.d/NAME`.
+///
+/// `Kind=` is optional and defaults to `processing`, as for drop-in scripts; `Identifier=` and
+/// `Exec=` are required in `.job` files. Other defaults: `Interval=` none (drop-ins 1d),
+/// `MaxRuntime=` by kind (refresh 30s, processing 10min, continued none), `GracePeriod=5s`,
+/// `ProgressTimeout=30s`, `MaxPause=1h`, `OnConditionLost=expire`, booleans `no`.
+public struct JobDefinition: Hashable, Sendable {
+    public var identifier: Identifier
+    public var kind: JobKind
+    /// argv; `exec[0]` is an absolute path.
+    public var exec: [String]
+    /// nil: the daemon's default user (agentd.conf `DefaultUser=`, or the agent's own user).
+    public var user: String?
+    /// Minimum spacing between runs; nil = only when triggered or submitted.
+    public var interval: Duration?
+    /// nil = no time limit (progress-bound for continued jobs).
+    public var maxRuntime: Duration?
+    public var gracePeriod: Duration
+    public var requiresExternalPower: Bool
+    public var requiresNetwork: Bool
+    public var requiresIdle: Bool
+    public var progressTimeout: Duration
+    /// Special resources the job needs, e.g. `gpu`.
+    public var resources: [String]
+    public var retry: RetryPolicy?
+    public var onSuccess: Identifier?
+    public var onConditionLost: ConditionLostAction
+    public var maxPause: Duration
+    public var environment: [EnvironmentVariable]
+    public var isDropInScript: Bool
+
+    public static let defaultGracePeriod: Duration = .seconds(5)
+    public static let defaultProgressTimeout: Duration = .seconds(30)
+    public static let defaultMaxPause: Duration = .seconds(3600)
+    /// `Interval=` of a drop-in script that sets none: like `/etc/cron.daily`.
+    public static let dropInDefaultInterval: Duration = .seconds(86_400)
+    /// Names `Resources=` accepts. Whether the machine has them is decided at run time.
+    public static let knownResources: [String] = ["gpu"]
+
+    /// A definition with every optional setting at its default.
+    public init(identifier: Identifier, kind: JobKind = .processing, exec: [String],
+                isDropInScript: Bool = false)
+    {
+        self.identifier = identifier
+        self.kind = kind
+        self.exec = exec
+        self.user = nil
+        self.interval = isDropInScript ? Self.dropInDefaultInterval : nil
+        self.maxRuntime = kind.defaultMaxRuntime
+        self.gracePeriod = Self.defaultGracePeriod
+        self.requiresExternalPower = false
+        self.requiresNetwork = false
+        self.requiresIdle = false
+        self.progressTimeout = Self.defaultProgressTimeout
+        self.resources = []
+        self.retry = nil
+        self.onSuccess = nil
+        self.onConditionLost = .expire
+        self.maxPause = Self.defaultMaxPause
+        self.environment = []
+        self.isDropInScript = isDropInScript
+    }
+
+    static let scalarKeys = [
+        "Identifier", "Kind", "Exec", "User", "Interval", "MaxRuntime", "GracePeriod",
+        "RequiresExternalPower", "RequiresNetwork", "RequiresIdle", "ProgressTimeout", "Retry",
+        "OnSuccess", "OnConditionLost", "MaxPause",
+    ]
+    static let listKeys = ["Resources", "Environment"]
+
+    /// Parses and validates a `jobs.d/NAME.job` file. The file's own ownership is checked by
+    /// `ConfigCheck`; this checks the plugin named by `Exec=` and `User=` through `facts`.
+    public static func parse(_ bytes: [UInt8], path: String, context: ConfigContext,
+                             facts: some SystemFacts) -> ConfigParseResult<JobDefinition>
+    {
+        parseDetailed(bytes, path: path, context: context, facts: facts).result
+    }
+
+    static func parseDetailed(_ bytes: [UInt8], path: String, context: ConfigContext,
+                              facts: some SystemFacts)
+        -> (result: ConfigParseResult<JobDefinition>, identifierLine: Int?)
+    {
+        let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Job]")
+        guard let file = unit.value else { return (.failure(unit.diagnostics), nil) }
+        var unknownSections: [ConfigDiagnostic] = []
+        for section in file.sections where section.name != "Job" {
+            unknownSections.append(ConfigDiagnostic(
+                path: path, line: section.line, severity: .warning,
+                message: "unknown section [\(section.name)], ignored (a job file has one [Job] section)"))
+        }
+        guard let jobLine = file.firstLine(of: "Job") else {
+            let missing = ConfigDiagnostic(
+                path: path, line: nil,
+                message: "has no [Job] section; a job file needs [Job] with at least "
+                    + "Identifier= and Exec=")
+            return (.failure(unknownSections + [missing]), nil)
+        }
+        var reader = KeyReader(
+            path: path, assignments: file.entries(in: "Job").map(Assignment.init),
+            scalarKeys: scalarKeys, listKeys: listKeys, place: "[Job]")
+
+        var identifier: Identifier?
+        let identifierLine = reader.assignment("Identifier")?.line ?? jobLine
+        if let assignment = reader.scalar("Identifier") {
+            if let id = Identifier(rawValue: assignment.value) {
+                identifier = id
+            } else {
+                reader.error(assignment.line, "Identifier: \(TextBytes.quoted(assignment.value)) is "
+                    + "not an identifier: \(Identifier.problem(with: assignment.value) ?? "")")
+            }
+        } else if let empty = reader.assignment("Identifier") {
+            reader.error(empty.line, "Identifier: is empty; write an identifier such as "
+                + "com.example.NAME (\(Identifier.rule))")
+        } else {
+            reader.error(jobLine, "Identifier= is missing; add Identifier=com.example.NAME to [Job]")
+        }
+
+        var exec: [String] = []
+        if let assignment = reader.scalar("Exec") {
+            switch ExecLine.split(assignment.value) {
+            case .failure(let error):
+                reader.error(assignment.line, "Exec: \(error)")
+            case .success(let argv):
+                if let program = argv.first {
+                    if program.utf8.first == TextBytes.slash {
+                        exec = argv
+                        let status = facts.plugin(at: program)
+                        if let problem = OwnershipRule.pluginProblem(
+                            status, path: program, agentUID: context.agentUID,
+                            agentUserName: context.agentUserName)
+                        {
+                            reader.error(assignment.line, "Exec: \(TextBytes.shellQuoted(program)) \(problem)")
+                        }
+                    } else {
+                        reader.error(assignment.line, "Exec: \(TextBytes.quoted(program)) is not an "
+                            + "absolute path (name the plugin by its full path, e.g. "
+                            + "/usr/lib/agentd/plugins/NAME)")
+                    }
+                } else {
+                    reader.error(assignment.line, "Exec: has no command; name the plugin by its "
+                        + "absolute path, e.g. Exec=/usr/lib/agentd/plugins/NAME")
+                }
+            }
+        } else if let empty = reader.assignment("Exec") {
+            reader.error(empty.line, "Exec: is empty; name the plugin by its absolute path, "
+                + "e.g. Exec=/usr/lib/agentd/plugins/NAME")
+        } else {
+            reader.error(jobLine, "Exec= is missing; add Exec=/absolute/path/to/plugin to [Job]")
+        }
+
+        var definition = JobDefinition(
+            identifier: identifier ?? Identifier(unchecked: "invalid"), exec: exec)
+        readSettings(&reader, into: &definition, context: context, facts: facts)
+        let diagnostics = sortedByLine(unknownSections + reader.diagnostics)
+        if reader.hasErrors || identifier == nil {
+            return (.failure(diagnostics), identifierLine)
+        }
+        return (ConfigParseResult(value: definition, diagnostics: diagnostics), identifierLine)
+    }
+
+    /// Reads every key shared by `.job` files and drop-in headers (all but `Identifier=` and
+    /// `Exec=`) into `definition`, whose kind-dependent defaults are recomputed here.
+    static func readSettings(_ reader: inout KeyReader, into definition: inout JobDefinition,
+                             context: ConfigContext, facts: some SystemFacts)
+    {
+        let kind: JobKind = reader.keyword("Kind", default: .processing, noun: "a kind")
+        definition.kind = kind
+
+        if let assignment = reader.scalar("User") {
+            let name = assignment.value
+            if name.utf8.contains(where: { TextBytes.isWhitespace($0) || $0 == 0x3A || $0 == TextBytes.slash }) {
+                reader.error(assignment.line, "User: \(TextBytes.quoted(name)) is not a user name")
+            } else if !context.privileged {
+                if name != context.agentUserName && name != String(context.agentUID) {
+                    reader.error(assignment.line, "User: \(TextBytes.quoted(name)) cannot be used: the "
+                        + "agent runs unprivileged as \(context.agentUserName) and can run jobs only "
+                        + "as that user; remove User= or run agentd as root")
+                } else {
+                    definition.user = name
+                }
+            } else if !facts.userExists(name) {
+                reader.error(assignment.line, "User: \(TextBytes.quoted(name)) does not exist; create "
+                    + "the user or remove User= to run the job as DefaultUser")
+            } else {
+                definition.user = name
+            }
+        }
+
+        let defaultInterval = definition.isDropInScript ? dropInDefaultInterval : nil
+        let interval = reader.optionalSpan("Interval", default: defaultInterval)
+        if kind == .continued, let assignment = reader.scalar("Interval"),
+            TextBytes.asciiLowercased(assignment.value) != "none"
+        {
+            reader.warning(assignment.line, "Interval: ignored for Kind=continued, which starts "
+                + "only through agentctl submit")
+            definition.interval = nil
+        } else {
+            definition.interval = kind == .continued ? nil : interval
+        }
+        definition.maxRuntime = reader.optionalSpan("MaxRuntime", default: kind.defaultMaxRuntime)
+        definition.gracePeriod = reader.span("GracePeriod", default: defaultGracePeriod, allowZero: true)
+        definition.requiresExternalPower = reader.bool("RequiresExternalPower", default: false)
+        definition.requiresNetwork = reader.bool("RequiresNetwork", default: false)
+        definition.requiresIdle = reader.bool("RequiresIdle", default: false)
+        definition.progressTimeout = reader.span(
+            "ProgressTimeout", default: defaultProgressTimeout, allowZero: false)
+        definition.maxPause = reader.span("MaxPause", default: defaultMaxPause, allowZero: true)
+        definition.onConditionLost = reader.keyword(
+            "OnConditionLost", default: ConditionLostAction.expire, noun: "an action")
+
+        var resources: [String] = []
+        for (word, line) in reader.words("Resources") {
+            if !knownResources.contains(word) {
+                reader.error(line, "Resources: \(TextBytes.quoted(word)) is not a resource "
+                    + "(\(knownResources.joined(separator: ", ")))")
+            } else if !resources.contains(word) {
+                resources.append(word)
+            }
+        }
+        definition.resources = resources
+
+        if let assignment = reader.scalar("Retry") {
+            switch RetryPolicy.parse(assignment.value) {
+            case .success(let policy): definition.retry = policy
+            case .failure(let error): reader.error(assignment.line, "Retry: \(error.message)")
+            }
+        }
+
+        if let assignment = reader.scalar("OnSuccess") {
+            if let next = Identifier(rawValue: assignment.value) {
+                if next == definition.identifier {
+                    reader.error(assignment.line, "OnSuccess: a job cannot chain to itself "
+                        + "(\(next)); name another job's identifier")
+                } else {
+                    definition.onSuccess = next
+                }
+            } else {
+                reader.error(assignment.line, "OnSuccess: \(TextBytes.quoted(assignment.value)) is not "
+                    + "an identifier: \(Identifier.problem(with: assignment.value) ?? "")")
+            }
+        }
+
+        var environment: [EnvironmentVariable] = []
+        for assignment in reader.list("Environment") {
+            let words: [String]
+            if assignment.isSingleItem {
+                words = [assignment.value]
+            } else {
+                switch ExecLine.tokenize(assignment.value) {
+                case .success(let split): words = split
+                case .failure(let error):
+                    reader.error(assignment.line, "Environment: \(error)")
+                    continue
+                }
+            }
+            for word in words {
+                guard let equals = word.utf8.firstIndex(of: TextBytes.equals) else {
+                    reader.error(assignment.line, "Environment: \(TextBytes.quoted(word)) is not a "
+                        + "NAME=VALUE assignment")
+                    continue
+                }
+                let name = String(word[..<equals])
+                let value = String(word[word.utf8.index(after: equals)...])
+                if let problem = EnvironmentVariable.problem(withName: name) {
+                    reader.error(assignment.line, "Environment: \(problem)")
+                    continue
+                }
+                // As in systemd, a later assignment of the same name replaces the earlier one.
+                if let existing = environment.firstIndex(where: { $0.name == name }) {
+                    environment[existing].value = value
+                } else {
+                    environment.append(EnvironmentVariable(name: name, value: value))
+                }
+            }
+        }
+        definition.environment = environment
+    }
+
+    /// Diagnostics in line order (whole-file ones first), keeping discovery order within a line.
+    static func sortedByLine(_ diagnostics: [ConfigDiagnostic]) -> [ConfigDiagnostic] {
+        diagnostics.enumerated().sorted { a, b in
+            let la = a.element.line ?? 0, lb = b.element.line ?? 0
+            return la != lb ? la < lb : a.offset < b.offset
+        }.map(\.element)
+    }
+}

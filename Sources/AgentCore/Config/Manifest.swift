@@ -1,0 +1,86 @@
+/// A package's declaration of the task identifiers it may use and the kinds of work it may do
+/// (`manifests.d/NAME.manifest`, after iOS's `BGTaskSchedulerPermittedIdentifiers` and
+/// `UIBackgroundModes`):
+/// ```
+/// [Manifest]
+/// PermittedIdentifiers=com.example.photos.refresh com.example.photos.export.*
+/// BackgroundModes=refresh processing continued
+/// ```
+/// Both keys are lists (space-separated, repeatable; an empty assignment clears the list).
+/// A manifest without `BackgroundModes=` permits no kind at all.
+public struct Manifest: Hashable, Sendable {
+    public var permitted: [IdentifierPattern]
+    public var backgroundModes: Set<JobKind>
+
+    public init(permitted: [IdentifierPattern], backgroundModes: Set<JobKind>) {
+        self.permitted = permitted
+        self.backgroundModes = backgroundModes
+    }
+
+    /// Whether a job or submission `id` of `kind` is allowed by this manifest.
+    public func permits(_ id: Identifier, kind: JobKind) -> Bool {
+        backgroundModes.contains(kind) && permitsIdentifier(id)
+    }
+
+    /// Whether some pattern matches `id`, whatever the kind.
+    public func permitsIdentifier(_ id: Identifier) -> Bool {
+        permitted.contains { $0.matches(id) }
+    }
+
+    /// Parses and validates a manifest file.
+    public static func parse(_ bytes: [UInt8], path: String) -> ConfigParseResult<Manifest> {
+        let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Manifest]")
+        guard let file = unit.value else { return .failure(unit.diagnostics) }
+        var diagnostics: [ConfigDiagnostic] = []
+        for section in file.sections where section.name != "Manifest" {
+            diagnostics.append(ConfigDiagnostic(
+                path: path, line: section.line, severity: .warning,
+                message: "unknown section [\(section.name)], ignored "
+                    + "(a manifest has one [Manifest] section)"))
+        }
+        guard let sectionLine = file.firstLine(of: "Manifest") else {
+            diagnostics.append(ConfigDiagnostic(
+                path: path,
+                message: "has no [Manifest] section; a manifest needs [Manifest] with "
+                    + "PermittedIdentifiers= and BackgroundModes="))
+            return .failure(diagnostics)
+        }
+        var reader = KeyReader(
+            path: path, assignments: file.entries(in: "Manifest").map(Assignment.init),
+            scalarKeys: [], listKeys: ["PermittedIdentifiers", "BackgroundModes"],
+            place: "[Manifest]")
+        var patterns: [IdentifierPattern] = []
+        var seen = Set<IdentifierPattern>()
+        for (word, line) in reader.words("PermittedIdentifiers") {
+            if let pattern = IdentifierPattern(rawValue: word) {
+                if seen.insert(pattern).inserted { patterns.append(pattern) }
+            } else {
+                reader.error(line, "PermittedIdentifiers: \(TextBytes.quoted(word)) is not an "
+                    + "identifier pattern: \(IdentifierPattern.problem(with: word) ?? "")")
+            }
+        }
+        var modes = Set<JobKind>()
+        for (word, line) in reader.words("BackgroundModes") {
+            if let kind = JobKind(rawValue: word) {
+                modes.insert(kind)
+            } else {
+                reader.error(line, "BackgroundModes: \(TextBytes.quoted(word)) is not a kind "
+                    + "(\(JobKind.validNames))")
+            }
+        }
+        if !reader.hasErrors {
+            if patterns.isEmpty {
+                reader.warning(sectionLine, "PermittedIdentifiers= is empty, so this manifest "
+                    + "permits nothing; list identifiers such as com.example.task or com.example.*")
+            }
+            if modes.isEmpty {
+                reader.warning(sectionLine, "BackgroundModes= is empty, so no kind of job is "
+                    + "permitted; list some of \(JobKind.validNames)")
+            }
+        }
+        diagnostics = JobDefinition.sortedByLine(diagnostics + reader.diagnostics)
+        if reader.hasErrors { return .failure(diagnostics) }
+        return ConfigParseResult(
+            value: Manifest(permitted: patterns, backgroundModes: modes), diagnostics: diagnostics)
+    }
+}

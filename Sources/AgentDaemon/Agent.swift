@@ -1,0 +1,161 @@
+import AgentCore
+import AgentProtocol
+import AgentSystem
+import Glibc
+
+/// The running agent: one event loop, and the adapters wired to it — config watcher (through a
+/// mailbox), signals, control socket, state directory. Everything here runs on the loop's thread.
+public final class Agent {
+    let options: DaemonOptions
+    let loop: EventLoop
+    let log: Logger
+    var config: ConfigLoader
+    let state: StateDirectory
+    let startedAtWall: Int64
+    let startedAt: MonotonicInstant
+    private var watcher: ConfigWatcher?
+    private var signals: SignalSource?
+    private var server: ControlServer?
+    private var configEvents: Mailbox<ConfigWatchEvent>?
+    private var stateRetry: TimerToken?
+
+    public init(options: DaemonOptions) throws {
+        self.options = options
+        self.log = Logger(timestamps: options.logTimestamps)
+        self.loop = try EventLoop()
+        let user = SystemFactsProbe.currentUser()
+        self.config = ConfigLoader(configDirectory: options.configDirectory, agentUID: user.uid,
+                                   agentUserName: user.name, privileged: geteuid() == 0)
+        self.state = StateDirectory(path: options.stateDirectory)
+        self.startedAtWall = WallClock.now() / 1_000_000_000
+        self.startedAt = MonotonicInstant.now()
+    }
+
+    /// Starts every adapter and runs the loop until SIGTERM or SIGINT.
+    public func run() throws {
+        log.info("agentd \(AgentVersion.string) starting (pid \(getpid()), config \(options.configDirectory), state \(options.stateDirectory))")
+        signals = try SignalSource(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+            self.handle(signal: signal)
+        }
+        openState()
+        // Watch before the first scan so nothing written meanwhile is missed.
+        try startWatcher()
+        logChanges(config.loadAll())
+        server = try openControlSocket()
+        log.notice("ready: \(config.registry.manifestCount) manifests, \(config.registry.jobCount) jobs, \(errorCount) config errors; socket \(options.socketPath)")
+        loop.run()
+        server?.close()
+        log.info("agentd stopped")
+    }
+
+    private var errorCount: Int {
+        config.registry.diagnostics.filter { $0.severity == .error }.count
+    }
+
+    private func handle(signal: Int32) {
+        switch signal {
+        case SIGHUP:
+            log.info("SIGHUP: rescanning \(options.configDirectory)")
+            logChanges(config.loadAll())
+            if state.database == nil { openState() }
+        default:
+            log.info("signal \(signal): stopping")
+            loop.stop()
+        }
+    }
+
+    // MARK: state
+
+    private func openState() {
+        if state.open() {
+            if let token = stateRetry { loop.cancel(token); stateRetry = nil }
+            return
+        }
+        log.error(state.problem ?? "state directory unusable")
+        if stateRetry == nil {
+            stateRetry = loop.schedule(at: loop.now + .seconds(60)) { [unowned self] in
+                self.stateRetry = nil
+                self.openState()
+            }
+        }
+    }
+
+    // MARK: config
+
+    private func startWatcher() throws {
+        let mailbox = try Mailbox<ConfigWatchEvent>(loop: loop) { [unowned self] batch in
+            self.handle(configEvents: batch)
+        }
+        configEvents = mailbox
+        let watcher = ConfigWatcher(configDirectory: options.configDirectory)
+        let sender = mailbox.sender
+        try watcher.start { batch in sender.post(contentsOf: batch) }
+        self.watcher = watcher
+    }
+
+    func handle(configEvents batch: [ConfigWatchEvent]) {
+        var changes: [RegistryChange] = []
+        for event in Self.coalesce(batch) {
+            switch event {
+            case .changed(let path): changes.append(config.reload(relativePath: path))
+            case .removed(let path): changes.append(config.remove(relativePath: path))
+            case .rescan(let directory): changes.append(contentsOf: config.rescan(directory: directory))
+            case .overflow:
+                log.warning("inotify queue overflowed: rescanning \(options.configDirectory)")
+                changes.append(contentsOf: config.loadAll())
+            }
+        }
+        logChanges(changes)
+    }
+
+    /// Within one batch only the last event per path matters (a burst of writes is one reload).
+    static func coalesce(_ batch: [ConfigWatchEvent]) -> [ConfigWatchEvent] {
+        var lastIndex: [ConfigWatchEvent: Int] = [:]
+        var lastForPath: [String: Int] = [:]
+        for (index, event) in batch.enumerated() {
+            switch event {
+            case .changed(let path), .removed(let path): lastForPath[path] = index
+            default: lastIndex[event] = index
+            }
+        }
+        return batch.enumerated().compactMap { index, event in
+            switch event {
+            case .changed(let path), .removed(let path): return lastForPath[path] == index ? event : nil
+            default: return lastIndex[event] == index ? event : nil
+            }
+        }
+    }
+
+    private func logChanges(_ changes: [RegistryChange]) {
+        for change in changes {
+            for id in change.added { log.info("registered \(id) from \(source(of: id))") }
+            for id in change.updated { log.info("updated \(id) from \(source(of: id))") }
+            for id in change.removed { log.info("removed \(id)") }
+            for diagnostic in change.diagnostics {
+                if diagnostic.severity == .error { log.error(diagnostic.description) }
+                else { log.warning(diagnostic.description) }
+            }
+        }
+    }
+
+    private func source(of id: Identifier) -> String {
+        guard let job = config.registry.job(id) else { return "?" }
+        switch job.state {
+        case .registered: return job.sourcePath
+        case .notPermitted(let reason): return "\(job.sourcePath) (\(reason))"
+        case .duplicate(let other): return "\(job.sourcePath) (duplicate of \(other))"
+        }
+    }
+
+    // MARK: control socket
+
+    private func openControlSocket() throws -> ControlServer {
+        let directory = FileSystem.parentDirectory(of: options.socketPath)
+        try FileSystem.makeDirectories(directory, mode: 0o755)
+        let group = getgrnam("agentd")?.pointee.gr_gid
+        let handler = ControlHandler(agent: self)
+        return try ControlServer(loop: loop, path: options.socketPath, mode: 0o660, group: group) { request in
+            handler.handle(request)
+        }
+    }
+}

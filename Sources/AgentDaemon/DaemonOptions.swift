@@ -1,0 +1,77 @@
+/// agentd's command line (DESIGN §2): every path can be overridden so the agent also runs
+/// unprivileged for tests, demos and per-user agents.
+public struct DaemonOptions: Sendable, Equatable {
+    public var configDirectory = "/etc/agentd"
+    public var stateDirectory = "/var/lib/agentd"
+    public var socketPath = "/run/agentd/agentd.sock"
+    public var sysfsRoot = "/sys"
+    public var procRoot = "/proc"
+    /// Prefix log lines with CLOCK_MONOTONIC time (benchmarks correlate events with it).
+    public var logTimestamps = false
+
+    public init() {}
+
+    /// What `parse` decided.
+    public enum Outcome: Equatable {
+        case run(DaemonOptions)
+        case help
+        case version
+    }
+
+    public static let usage = """
+        Usage: agentd [options]
+
+        Runs the background-task agent in the foreground (systemd starts it as agentd.service).
+
+        Options:
+          --config-dir DIR   config directory to watch (default /etc/agentd)
+          --state-dir DIR    state database and per-job directories (default /var/lib/agentd)
+          --socket PATH      control socket (default /run/agentd/agentd.sock)
+          --sysfs-root DIR   where /sys is (tests point this at a fake tree)
+          --proc-root DIR    where /proc is
+          --log-timestamps   prefix log lines with monotonic time
+          --version          print the version and exit
+          -h, --help         show this help
+
+        """
+
+    /// Parses `arguments` (without the program name). Errors name the option and the fix.
+    public static func parse(_ arguments: [String]) throws(DaemonOptionsError) -> Outcome {
+        var options = DaemonOptions()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            var name = argument
+            var inline: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(DaemonOptionsError) -> String {
+                if let inline { return inline }
+                guard let next = rest.popFirst(), !next.isEmpty else {
+                    throw DaemonOptionsError(message: "option \(name) needs a value")
+                }
+                return next
+            }
+            switch name {
+            case "--config-dir": options.configDirectory = try value()
+            case "--state-dir": options.stateDirectory = try value()
+            case "--socket": options.socketPath = try value()
+            case "--sysfs-root": options.sysfsRoot = try value()
+            case "--proc-root": options.procRoot = try value()
+            case "--log-timestamps": options.logTimestamps = true
+            case "--version": return .version
+            case "-h", "--help": return .help
+            default:
+                throw DaemonOptionsError(message: "unknown option '\(argument)' (see agentd --help)")
+            }
+        }
+        return .run(options)
+    }
+}
+
+/// A bad agentd command line.
+public struct DaemonOptionsError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}

@@ -1,0 +1,53 @@
+import AgentCore
+
+/// The agent's answer to one request: exactly one of `error` or a payload field is set.
+public struct ControlResponse: Codable, Sendable {
+    public var ok: Bool
+    public var error: ControlError?
+    public var status: StatusReport?
+    public var jobs: [JobSummary]?
+
+    public init(ok: Bool = true, error: ControlError? = nil, status: StatusReport? = nil,
+                jobs: [JobSummary]? = nil) {
+        self.ok = ok
+        self.error = error
+        self.status = status
+        self.jobs = jobs
+    }
+
+    public static func failure(_ code: ControlError.Code, _ message: String) -> ControlResponse {
+        ControlResponse(ok: false, error: ControlError(code: code, message: message))
+    }
+}
+
+/// A refused or failed request. `code` maps onto agentctl's exit status (DESIGN §8).
+public struct ControlError: Codable, Sendable, Hashable, Error {
+    public enum Code: String, Codable, Sendable {
+        case badRequest = "bad-request"
+        case requestTooLarge = "request-too-large"
+        case notFound = "not-found"
+        case notPermitted = "not-permitted"
+        case tooManyPending = "too-many-pending"
+        case unavailable
+        case accessDenied = "access-denied"
+        case `internal`
+
+        /// The exit status agentctl returns for this error (DESIGN §8).
+        public var exitStatus: Int32 {
+            switch self {
+            case .badRequest, .requestTooLarge, .notFound, .accessDenied, .internal: return 1
+            case .notPermitted: return 3
+            case .tooManyPending: return 4
+            case .unavailable: return 5
+            }
+        }
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,100 @@
+import AgentCore
+
+/// What `agentctl status` shows: the agent, its config, and its work.
+public struct StatusReport: Codable, Sendable {
+    public var version: String
+    public var pid: Int32
+    /// Unix seconds when the agent started.
+    public var startedAt: Int64
+    public var uptimeSeconds: Int64
+    public var configDirectory: String
+    public var stateDirectory: String
+    public var socketPath: String
+    public var manifestCount: Int
+    public var jobCount: Int
+    /// Every current config error and warning, `path:line: message`.
+    public var diagnostics: [ConfigDiagnostic]
+    /// Problem with the state directory or database, if any (the agent keeps running).
+    public var stateError: String?
+    public var running: [RunSummary]
+    public var pending: [PendingSummary]
+
+    public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
+                configDirectory: String, stateDirectory: String, socketPath: String,
+                manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
+                stateError: String?, running: [RunSummary], pending: [PendingSummary]) {
+        self.version = version
+        self.pid = pid
+        self.startedAt = startedAt
+        self.uptimeSeconds = uptimeSeconds
+        self.configDirectory = configDirectory
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+        self.manifestCount = manifestCount
+        self.jobCount = jobCount
+        self.diagnostics = diagnostics
+        self.stateError = stateError
+        self.running = running
+        self.pending = pending
+    }
+}
+
+/// A live run as shown in `status`.
+public struct RunSummary: Codable, Sendable, Hashable {
+    public var runID: String
+    public var identifier: String
+    public var kind: String
+    public var startedAt: Int64
+    public var progress: Double?
+    public var title: String?
+    public var subtitle: String?
+    public var statusText: String?
+
+    public init(runID: String, identifier: String, kind: String, startedAt: Int64,
+                progress: Double? = nil, title: String? = nil, subtitle: String? = nil,
+                statusText: String? = nil) {
+        self.runID = runID
+        self.identifier = identifier
+        self.kind = kind
+        self.startedAt = startedAt
+        self.progress = progress
+        self.title = title
+        self.subtitle = subtitle
+        self.statusText = statusText
+    }
+}
+
+/// A waiting request as shown in `status` and `pending`.
+public struct PendingSummary: Codable, Sendable, Hashable {
+    public var identifier: String
+    public var kind: String
+    public var waitingFor: String
+
+    public init(identifier: String, kind: String, waitingFor: String) {
+        self.identifier = identifier
+        self.kind = kind
+        self.waitingFor = waitingFor
+    }
+}
+
+/// One job as shown by `agentctl list`.
+public struct JobSummary: Codable, Sendable, Hashable {
+    public var identifier: String
+    public var kind: String
+    /// The file it came from, relative to the config directory.
+    public var source: String
+    /// `registered`, `not-permitted: …` or `duplicate of …`.
+    public var state: String
+    public var exec: [String]
+    public var intervalSeconds: Int64?
+
+    public init(identifier: String, kind: String, source: String, state: String, exec: [String],
+                intervalSeconds: Int64?) {
+        self.identifier = identifier
+        self.kind = kind
+        self.source = source
+        self.state = state
+        self.exec = exec
+        self.intervalSeconds = intervalSeconds
+    }
+}

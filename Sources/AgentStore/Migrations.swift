@@ -1,0 +1,75 @@
+/// The schema, as an ordered list of migrations. `PRAGMA user_version` records how many have
+/// been applied; each runs once, in a transaction. Append; never edit a shipped one.
+public enum Migrations {
+    public static let all: [String] = [
+        // 1: runs, pending requests, checkpoints, per-identifier facts, the budget ledger.
+        """
+        CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            identifier TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            started_at INTEGER NOT NULL,
+            ended_at INTEGER,
+            stop_reason TEXT,
+            exit_status INTEGER,
+            signal INTEGER,
+            progress REAL,
+            title TEXT,
+            subtitle TEXT,
+            status_text TEXT,
+            log_tail TEXT,
+            process_group INTEGER,
+            cgroup TEXT
+        );
+        CREATE INDEX runs_by_identifier ON runs(identifier, started_at);
+        CREATE TABLE pending (
+            request_id INTEGER PRIMARY KEY AUTOINCREMENT,
+            identifier TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            earliest_begin INTEGER,
+            payload TEXT
+        );
+        CREATE TABLE checkpoints (
+            identifier TEXT PRIMARY KEY,
+            value TEXT NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE TABLE job_facts (
+            identifier TEXT PRIMARY KEY,
+            last_run_at INTEGER,
+            last_success_at INTEGER,
+            consecutive_failures INTEGER NOT NULL DEFAULT 0,
+            disabled INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE budget_ledger (
+            day TEXT PRIMARY KEY,
+            launches INTEGER NOT NULL
+        );
+        """,
+    ]
+
+    /// Applies every migration the database has not seen. Returns the resulting version.
+    @discardableResult
+    public static func apply(to database: Database) throws -> Int {
+        let version = try currentVersion(of: database)
+        guard version <= all.count else {
+            throw StoreError(operation: "migrate", path: database.path, code: 0,
+                             message: "schema version \(version) is newer than this agentd knows (\(all.count)); upgrade agentd or move the state directory aside")
+        }
+        for index in version..<all.count {
+            try database.transaction {
+                try database.execute(all[index])
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+        return all.count
+    }
+
+    public static func currentVersion(of database: Database) throws -> Int {
+        let statement = try database.prepare("PRAGMA user_version")
+        return try statement.step() ? Int(statement.int64(0)) : 0
+    }
+}

@@ -1,0 +1,256 @@
+import Glibc
+
+/// The inotify event bits the watcher asks for and reads, as the kernel defines them.
+enum InotifyMask {
+    static let attrib = UInt32(IN_ATTRIB)
+    static let closeWrite = UInt32(IN_CLOSE_WRITE)
+    static let movedFrom = UInt32(IN_MOVED_FROM)
+    static let movedTo = UInt32(IN_MOVED_TO)
+    static let create = UInt32(IN_CREATE)
+    static let delete = UInt32(IN_DELETE)
+    static let deleteSelf = UInt32(IN_DELETE_SELF)
+    static let moveSelf = UInt32(IN_MOVE_SELF)
+    static let unmount = UInt32(IN_UNMOUNT)
+    static let queueOverflow = UInt32(IN_Q_OVERFLOW)
+    static let ignored = UInt32(IN_IGNORED)
+    static let isDirectory = UInt32(IN_ISDIR)
+    static let onlyDirectory = UInt32(IN_ONLYDIR)
+
+    /// Everything a config directory watch needs: entries appearing, changing, going, and the
+    /// directory itself going. `IN_MODIFY` is left out on purpose: a file is re-read when its
+    /// writer closes it, not at every write(2) of a half-written file.
+    static let watched = attrib | closeWrite | movedFrom | movedTo | create | delete
+        | deleteSelf | moveSelf | onlyDirectory
+}
+
+/// Why adding a watch failed: the errno of `inotify_add_watch`.
+struct ConfigWatchAddFailure: Error {
+    var errno: Int32
+}
+
+/// What the translator needs from the inotify library and the file system. The real host is
+/// `InotifyToolsSession`; tests use a table so the mapping rules run without a kernel.
+protocol ConfigWatchHost {
+    /// Watches a directory (non-recursively) and returns the watch descriptor.
+    mutating func addWatch(directoryPath: String) -> Result<Int32, ConfigWatchAddFailure>
+    /// Removes a watch the kernel may still hold (a directory renamed away, a symlink removed).
+    mutating func removeWatch(_ wd: Int32, directoryPath: String)
+    /// Forgets a watch the kernel has already dropped (it sent `IN_IGNORED`).
+    mutating func forgetDroppedWatch(_ wd: Int32, directoryPath: String)
+    /// Whether an entry that was just created is complete although no `IN_CLOSE_WRITE` may
+    /// follow: a symlink, a hard link, a file linked in from `O_TMPFILE`.
+    func createdEntryIsComplete(path: String) -> Bool
+}
+
+/// Turns raw inotify events on the three config directories into `ConfigWatchEvent`s and keeps
+/// the set of watches in step with the directories that exist.
+///
+/// It owns the watch-descriptor bookkeeping itself rather than asking libinotifytools which
+/// directory a descriptor belongs to, because the library never forgets a watch the kernel
+/// dropped on its own (see `InotifyToolsSession`): its name lookups can answer with a dead watch.
+struct ConfigWatchTranslator {
+    /// The directories that hold config; everything else under the config directory is ignored.
+    enum Directory: String, CaseIterable {
+        case root = ""
+        case manifests = "manifests.d"
+        case jobs = "jobs.d"
+    }
+
+    /// The config directory without a trailing slash.
+    let configDirectory: String
+    private var directoryByWD: [Int32: Directory] = [:]
+    private var wdByDirectory: [Directory: Int32] = [:]
+    /// Subdirectories that appeared in this burst; they are watched when the burst ends (see
+    /// `finishBatch`).
+    private var pendingRearm: [Directory] = []
+    /// Set once the config directory itself was deleted, moved or unmounted. It is not watched
+    /// again: a new directory at the same path is only seen after the daemon restarts.
+    private(set) var rootLost = false
+
+    init(configDirectory: String) {
+        self.configDirectory = configDirectory
+    }
+
+    /// The subdirectory a name in the config directory stands for, if it is one of the two.
+    static func subdirectory(named name: String) -> Directory? {
+        switch name {
+        case Directory.manifests.rawValue: return .manifests
+        case Directory.jobs.rawValue: return .jobs
+        default: return nil
+        }
+    }
+
+    func path(of directory: Directory) -> String {
+        directory == .root ? configDirectory : configDirectory + "/" + directory.rawValue
+    }
+
+    /// Whether a directory is currently watched (for tests and diagnostics).
+    func isWatched(_ directory: Directory) -> Bool { wdByDirectory[directory] != nil }
+
+    /// Watches the config directory and whichever of its subdirectories exist. A missing
+    /// subdirectory is normal (it is watched when it appears); any other failure is an error,
+    /// since the daemon would otherwise silently miss changes.
+    mutating func armInitially<Host: ConfigWatchHost>(host: inout Host) throws(ConfigWatcherError) {
+        switch host.addWatch(directoryPath: configDirectory) {
+        case .success(let wd):
+            record(wd, for: .root)
+        case .failure(let failure):
+            throw ConfigWatcherError(
+                "cannot watch config directory \(configDirectory): \(ConfigErrno.text(failure.errno))")
+        }
+        for directory in [Directory.manifests, .jobs] {
+            switch host.addWatch(directoryPath: path(of: directory)) {
+            case .success(let wd):
+                record(wd, for: directory)
+            case .failure(let failure) where failure.errno == ENOENT || failure.errno == ENOTDIR:
+                continue
+            case .failure(let failure):
+                throw ConfigWatcherError(
+                    "cannot watch \(path(of: directory)): \(ConfigErrno.text(failure.errno))")
+            }
+        }
+    }
+
+    /// Translates one raw event into zero or more watch events.
+    mutating func handle<Host: ConfigWatchHost>(
+        wd: Int32, mask: UInt32, name: String,
+        into batch: inout ConfigWatchBatch, host: inout Host
+    ) {
+        if mask & InotifyMask.queueOverflow != 0 {
+            batch.add(.overflow)
+            return
+        }
+        // Events still queued for a watch that was removed in the meantime describe a directory
+        // that is no longer part of the config (renamed away): drop them.
+        guard let directory = directoryByWD[wd] else { return }
+
+        if mask & InotifyMask.ignored != 0 {
+            // The kernel dropped the watch: the directory was deleted or its file system
+            // unmounted. Whatever the daemon knew under it must be checked again.
+            forget(wd, directory: directory)
+            host.forgetDroppedWatch(wd, directoryPath: path(of: directory))
+            if directory == .root {
+                loseRoot(into: &batch, host: &host)
+            } else {
+                batch.add(.rescan(directory: directory.rawValue))
+            }
+            return
+        }
+        if mask & InotifyMask.moveSelf != 0 {
+            // A subdirectory that moves is also reported by the config directory's
+            // IN_MOVED_FROM, which handles it. The config directory itself moving means the
+            // configured path is now empty, while the watches would follow the directory to its
+            // new name: stop watching.
+            if directory == .root { loseRoot(into: &batch, host: &host) }
+            return
+        }
+        if mask & (InotifyMask.deleteSelf | InotifyMask.unmount) != 0 {
+            return  // IN_IGNORED follows and does the work.
+        }
+        // An event without a name is about the watched directory itself (its own chmod).
+        guard !name.isEmpty else { return }
+
+        switch directory {
+        case .root:
+            if let subdirectory = Self.subdirectory(named: name) {
+                subdirectoryEvent(subdirectory, mask: mask, into: &batch, host: &host)
+            } else if name == "agentd.conf", mask & InotifyMask.isDirectory == 0 {
+                fileEvent(relativePath: name, mask: mask, into: &batch, host: host)
+            }
+        case .manifests, .jobs:
+            // Subdirectories of jobs.d and manifests.d are not config.
+            guard mask & InotifyMask.isDirectory == 0 else { return }
+            fileEvent(relativePath: directory.rawValue + "/" + name, mask: mask,
+                      into: &batch, host: host)
+        }
+    }
+
+    /// Ends a burst: watches the subdirectories that appeared in it. Deferring this to the end
+    /// of the burst lets a directory that was created and removed again within it cost nothing,
+    /// and lets the kernel's `IN_IGNORED` for a directory that was replaced by a rename arrive
+    /// first. The `rescan` for each was already collected, and the daemon only acts on it after
+    /// this returns, so its rescan sees every file that was created before the watch existed.
+    mutating func finishBatch<Host: ConfigWatchHost>(host: inout Host) {
+        let rearm = pendingRearm
+        pendingRearm.removeAll()
+        guard !rootLost else { return }
+        for directory in rearm {
+            if let old = wdByDirectory[directory] {
+                // Still watching the directory this one replaced (mv newdir jobs.d).
+                forget(old, directory: directory)
+                host.removeWatch(old, directoryPath: path(of: directory))
+            }
+            if case .success(let wd) = host.addWatch(directoryPath: path(of: directory)) {
+                record(wd, for: directory)
+            }
+            // A failure means it is already gone again or is not a directory: the rescan that
+            // was collected finds nothing there, which is the truth.
+        }
+    }
+
+    private mutating func subdirectoryEvent<Host: ConfigWatchHost>(
+        _ directory: Directory, mask: UInt32,
+        into batch: inout ConfigWatchBatch, host: inout Host
+    ) {
+        // The ISDIR bit is not checked: a symlink to a directory is a valid jobs.d, and a plain
+        // file of that name simply fails to be watched and rescans as empty.
+        if mask & (InotifyMask.create | InotifyMask.movedTo) != 0 {
+            if !pendingRearm.contains(directory) { pendingRearm.append(directory) }
+            batch.add(.rescan(directory: directory.rawValue))
+        } else if mask & (InotifyMask.delete | InotifyMask.movedFrom) != 0 {
+            pendingRearm.removeAll { $0 == directory }
+            if let wd = wdByDirectory[directory] {
+                // Renamed away or a symlink removed: the kernel still reports on the directory
+                // under its new name, which is no longer config. (A deleted directory's watch
+                // is already gone: its IN_IGNORED comes before this event.)
+                forget(wd, directory: directory)
+                host.removeWatch(wd, directoryPath: path(of: directory))
+            }
+            batch.add(.rescan(directory: directory.rawValue))
+        }
+    }
+
+    private func fileEvent<Host: ConfigWatchHost>(
+        relativePath: String, mask: UInt32, into batch: inout ConfigWatchBatch, host: Host
+    ) {
+        if mask & (InotifyMask.delete | InotifyMask.movedFrom) != 0 {
+            batch.add(.removed(relativePath: relativePath))
+        } else if mask & (InotifyMask.closeWrite | InotifyMask.movedTo | InotifyMask.attrib) != 0 {
+            batch.add(.changed(relativePath: relativePath))
+        } else if mask & InotifyMask.create != 0 {
+            // A file created by open(2) is still being written; its IN_CLOSE_WRITE follows and
+            // reports it complete. Reading it now would parse half a file.
+            if host.createdEntryIsComplete(path: configDirectory + "/" + relativePath) {
+                batch.add(.changed(relativePath: relativePath))
+            }
+        }
+    }
+
+    /// The config directory is gone (deleted, moved away, unmounted): every file under it is
+    /// gone as far as the daemon is concerned.
+    private mutating func loseRoot<Host: ConfigWatchHost>(
+        into batch: inout ConfigWatchBatch, host: inout Host
+    ) {
+        for (wd, directory) in directoryByWD {
+            forget(wd, directory: directory)
+            host.removeWatch(wd, directoryPath: path(of: directory))
+        }
+        pendingRearm.removeAll()
+        rootLost = true
+        for directory in Directory.allCases {
+            batch.add(.rescan(directory: directory.rawValue))
+        }
+    }
+
+    private mutating func record(_ wd: Int32, for directory: Directory) {
+        // inotify hands out the same descriptor for the same inode: with jobs.d a symlink to
+        // manifests.d both names share one watch. The first owner keeps it.
+        if directoryByWD[wd] == nil { directoryByWD[wd] = directory }
+        wdByDirectory[directory] = wd
+    }
+
+    private mutating func forget(_ wd: Int32, directory: Directory) {
+        if directoryByWD[wd] == directory { directoryByWD[wd] = nil }
+        if wdByDirectory[directory] == wd { wdByDirectory[directory] = nil }
+    }
+}

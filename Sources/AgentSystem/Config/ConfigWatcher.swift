@@ -1,0 +1,177 @@
+import Glibc
+import Synchronization
+
+/// Watches the config directory (the directory itself, `manifests.d` and `jobs.d`, not
+/// recursively) with libinotifytools and reports changes in batches.
+///
+/// **A per-process singleton.** libinotifytools keeps one inotify descriptor and its watch
+/// tables in process-global state, so only one watcher can run in a process: a second `start`,
+/// on this or any other instance, throws. The watcher then runs for the rest of the process.
+///
+/// The library reads blocking and never shows its descriptor, so it cannot join an epoll loop:
+/// the watcher owns exactly one thread, asleep in `inotifytools_next_events` until something
+/// changes. After each event it takes everything else already queued and makes one call to
+/// `onEvents` for the whole burst, on that thread; the daemon's callback posts the batch to its
+/// loop. Editor and package leftovers (`LeftoverNameFilter`) are dropped by the library's regex
+/// filter before they are read.
+///
+/// Start the watcher before the initial scan, so that nothing changing in between goes unseen.
+public final class ConfigWatcher: Sendable {
+    /// The config directory, without trailing slashes.
+    public let configDirectory: String
+
+    /// At most this many kernel events go into one batch, so a flood (a package dropping
+    /// thousands of files) still reaches the daemon in bounded pieces.
+    static let maxEventsPerBatch = 4096
+
+    /// Whether some instance has claimed libinotifytools for this process.
+    private static let processClaim = Atomic<Bool>(false)
+
+    public init(configDirectory: String) {
+        var path = configDirectory
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        self.configDirectory = path
+    }
+
+    /// Whether a directory entry name is an editor or package leftover that the watcher never
+    /// reports; directory scans use it to skip the same names.
+    public static func isLeftover(_ name: String) -> Bool {
+        LeftoverNameFilter.isLeftover(name)
+    }
+
+    /// Sets up the watches and starts the watcher thread, which calls `onEvents` with each burst
+    /// of changes for the rest of the process's life.
+    ///
+    /// Throws `ConfigWatcherError` when the config directory is missing or not a directory,
+    /// when inotify cannot be initialised or a directory cannot be watched (limits, permissions),
+    /// and when a watcher was already started in this process.
+    public func start(onEvents: @escaping @Sendable ([ConfigWatchEvent]) -> Void) throws(ConfigWatcherError) {
+        try checkDirectory()
+        guard Self.processClaim.compareExchange(
+            expected: false, desired: true, ordering: .acquiringAndReleasing
+        ).exchanged else {
+            throw ConfigWatcherError(
+                "a config watcher is already running in this process (libinotifytools allows one)")
+        }
+        var session: InotifyToolsSession?
+        do {
+            let opened = try InotifyToolsSession.open(ignoring: LeftoverNameFilter.pattern)
+            session = opened
+            var host = opened
+            var translator = ConfigWatchTranslator(configDirectory: configDirectory)
+            try translator.armInitially(host: &host)
+            try ConfigWatchThread.spawn(
+                ConfigWatchThread(session: opened, translator: translator, onEvents: onEvents))
+        } catch {
+            // Give the library and the claim back so a corrected start can succeed.
+            session?.close()
+            Self.processClaim.store(false, ordering: .releasing)
+            throw error
+        }
+    }
+
+    /// A clear error for the common mistakes before the library reports them as bare errno.
+    private func checkDirectory() throws(ConfigWatcherError) {
+        var info = stat()
+        guard stat(configDirectory, &info) == 0 else {
+            throw ConfigWatcherError("config directory \(configDirectory): \(ConfigErrno.text(errno))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw ConfigWatcherError("config directory \(configDirectory): not a directory")
+        }
+    }
+}
+
+/// The watcher thread: the only code that touches libinotifytools once the watcher runs.
+final class ConfigWatchThread {
+    private let session: InotifyToolsSession
+    private var translator: ConfigWatchTranslator
+    private let onEvents: @Sendable ([ConfigWatchEvent]) -> Void
+
+    init(session: InotifyToolsSession, translator: ConfigWatchTranslator,
+         onEvents: @escaping @Sendable ([ConfigWatchEvent]) -> Void) {
+        self.session = session
+        self.translator = translator
+        self.onEvents = onEvents
+    }
+
+    /// Starts a detached pthread running `thread`, which owns it from then on.
+    static func spawn(_ thread: ConfigWatchThread) throws(ConfigWatcherError) {
+        // The thread inherits the creator's signal mask: block everything around the creation
+        // so that not even its first instruction can take a signal meant for the daemon's
+        // signalfd, then restore the caller's mask.
+        var all = sigset_t()
+        var previous = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+
+        let context = Unmanaged.passRetained(thread).toOpaque()
+        var handle = pthread_t()
+        let result = pthread_create(&handle, &attributes, { raw in
+            guard let raw else { return nil }
+            // Never returns: the watcher lives as long as the process.
+            Unmanaged<ConfigWatchThread>.fromOpaque(raw).takeRetainedValue().run()
+        }, context)
+        guard result == 0 else {
+            Unmanaged<ConfigWatchThread>.fromOpaque(context).release()
+            throw ConfigWatcherError("cannot start the config watcher thread: \(ConfigErrno.text(result))")
+        }
+    }
+
+    private func run() -> Never {
+        // Again, as the contract of this thread: every signal goes to the daemon's loop.
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, nil)
+
+        var failures = 0
+        while true {
+            var host = session
+            var batch = ConfigWatchBatch()
+            switch session.next(blocking: true) {
+            case .event(let event):
+                failures = 0
+                translator.handle(wd: event.wd, mask: event.mask, name: event.name,
+                                  into: &batch, host: &host)
+            case .empty:
+                // A blocking read does not come back empty-handed; should the library ever do
+                // so, do not let it turn this thread into a spin loop.
+                var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+                nanosleep(&pause, nil)
+                continue
+            case .failed(let code):
+                // Cannot happen with a healthy descriptor (no signal reaches this thread, so not
+                // even EINTR). Say so, have the daemon rescan in case events were lost, and back
+                // off instead of spinning.
+                failures += 1
+                if failures == 1 {
+                    let line = "agentd: config watcher: reading inotify events failed: \(ConfigErrno.text(code))\n"
+                    _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+                    onEvents([.overflow])
+                }
+                var pause = timespec(tv_sec: min(failures, 60), tv_nsec: 0)
+                nanosleep(&pause, nil)
+                continue
+            }
+            var count = 1
+            drain: while count < ConfigWatcher.maxEventsPerBatch {
+                switch session.next(blocking: false) {
+                case .event(let event):
+                    translator.handle(wd: event.wd, mask: event.mask, name: event.name,
+                                      into: &batch, host: &host)
+                    count += 1
+                case .empty, .failed:
+                    break drain
+                }
+            }
+            translator.finishBatch(host: &host)
+            if !batch.isEmpty { onEvents(batch.events) }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import AgentCore
+import Glibc
+
+/// Answers the core's questions about plugins and users from the real system.
+///
+/// Used on the daemon's loop thread (and by `agentctl check`), so it is deliberately not
+/// `Sendable`: its user cache is unsynchronised.
+public final class SystemFactsProbe: SystemFacts {
+    /// Users known to exist. Only positive answers are kept: a package creates its user in its
+    /// postinst, after dpkg has already unpacked (and the watcher reported) its job file, and a
+    /// remembered "no such user" would keep that job refused until the daemon restarts.
+    private var knownUsers: Set<String> = []
+
+    public init() {}
+
+    /// `stat` (following symlinks) for type, owner and mode; `access(X_OK)` for whether the
+    /// agent may execute it.
+    public func plugin(at path: String) -> PluginStatus {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return .missing }
+            return .unreadable(message: ConfigErrno.text(code))
+        }
+        let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode)
+        return .present(facts, executable: access(path, X_OK) == 0)
+    }
+
+    /// Whether the user database (NSS: files, LDAP, systemd's dynamic users…) knows `name`.
+    public func userExists(_ name: String) -> Bool {
+        if knownUsers.contains(name) { return true }
+        guard !name.isEmpty else { return false }
+        let exists = Self.withPasswd(lookup: { entry, buffer, size, result in
+            getpwnam_r(name, entry, buffer, size, result)
+        }, { _ in true }) ?? false
+        if exists { knownUsers.insert(name) }
+        return exists
+    }
+
+    /// Forgets the cached users (for a full reload, e.g. on SIGHUP).
+    public func forgetCachedUsers() {
+        knownUsers.removeAll()
+    }
+
+    /// The effective user the agent runs as, with its name from the user database, or the
+    /// number as the name when it has none (a container without an entry for its uid).
+    public static func currentUser() -> (uid: UInt32, name: String) {
+        let uid = geteuid()
+        let name = withPasswd(lookup: { entry, buffer, size, result in
+            getpwuid_r(uid, entry, buffer, size, result)
+        }, { entry in
+            entry.pw_name.map { String(cString: $0) }
+        }) ?? nil
+        return (uid, name ?? String(uid))
+    }
+
+    /// Runs a reentrant passwd lookup with a buffer that grows on `ERANGE`; `read` sees the
+    /// entry while its strings still live in the buffer. nil when there is no such entry or the
+    /// lookup failed.
+    private static func withPasswd<T>(
+        lookup: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int,
+                 UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> Int32,
+        _ read: (passwd) -> T
+    ) -> T? {
+        var size = 1024
+        let suggested = sysconf(Int32(_SC_GETPW_R_SIZE_MAX))
+        if suggested > 0 { size = suggested }
+        while size <= 1 << 20 {
+            var buffer = [CChar](repeating: 0, count: size)
+            var tooSmall = false
+            let answer = buffer.withUnsafeMutableBufferPointer { raw -> T? in
+                guard let base = raw.baseAddress else { return nil }
+                var entry = passwd()
+                var result: UnsafeMutablePointer<passwd>?
+                let status = lookup(&entry, base, raw.count, &result)
+                if status == ERANGE { tooSmall = true }
+                // The entry's strings point into the buffer: read them before it goes away.
+                guard status == 0, result != nil else { return nil }
+                return read(entry)
+            }
+            if !tooSmall { return answer }
+            size *= 2
+        }
+        return nil
+    }
+}

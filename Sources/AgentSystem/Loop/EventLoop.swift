@@ -1,0 +1,278 @@
+import Glibc
+import CShim
+
+/// Identifies one file-descriptor registration on an `EventLoop`.
+///
+/// Tokens are never reused, so an event that was already collected for a registration that has
+/// since been removed (or replaced by a new registration of the same fd number) is never delivered.
+public struct WatchToken: Hashable, Sendable {
+    let id: UInt64
+    /// The watched file descriptor.
+    public let fd: Int32
+}
+
+/// Identifies one scheduled timer on an `EventLoop`.
+public struct TimerToken: Hashable, Sendable {
+    let id: UInt64
+}
+
+/// A single-threaded event loop: one epoll instance, one timerfd for every timer, and a clock read
+/// once per iteration.
+///
+/// The loop and everything registered on it belong to one thread: create it, register on it and run
+/// it there (it is deliberately not `Sendable`). Other threads talk to it only through a `Mailbox`.
+/// When there is nothing to do the loop is blocked in `epoll_wait` with no timeout: timers are
+/// delivered by the timerfd, which is armed for the earliest deadline and re-armed only when that
+/// deadline changes.
+///
+/// Handlers run on the loop thread, one at a time, and may call any method of the loop (watch,
+/// unwatch, schedule, cancel, stop) except `run`/`runOnce`. Handlers are retained until their
+/// registration ends: capture owners `weak`ly (or unwatch/cancel) to avoid reference cycles.
+public final class EventLoop {
+    private final class Watch {
+        let fd: Int32
+        var events: IOEvents
+        let handler: (IOEvents) -> Void
+
+        init(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) {
+            self.fd = fd
+            self.events = events
+            self.handler = handler
+        }
+    }
+
+    /// epoll user data of the timerfd; watch ids start at 1.
+    private static let timerData: UInt64 = 0
+    private static let batchSize = 64
+
+    private let epollFD: Int32
+    private let timerFD: Int32
+    private var watches: [UInt64: Watch] = [:]
+    /// The live registration of each watched fd number.
+    private var watchByFD: [Int32: UInt64] = [:]
+    private var timers = TimerHeap()
+    /// Absolute CLOCK_MONOTONIC nanoseconds the timerfd is armed for; 0 when disarmed.
+    private var armedDeadline: UInt64 = 0
+    /// Shared by watches and timers; monotonically increasing, never reused.
+    private var nextID: UInt64 = 1
+    private var deferred: [() -> Void] = []
+    private var stopRequested = false
+    private var dispatching = false
+    private var readyEvents = [UInt32](repeating: 0, count: EventLoop.batchSize)
+    private var readyData = [UInt64](repeating: 0, count: EventLoop.batchSize)
+
+    /// CLOCK_MONOTONIC as read once per iteration, right after `epoll_wait` returned (before that:
+    /// when the loop was created). Every handler of one iteration sees the same value.
+    public private(set) var now: MonotonicInstant
+
+    /// How many times `epoll_wait` has returned: the number of wakeups.
+    public private(set) var iterations: UInt64 = 0
+
+    /// Creates the epoll instance and the timerfd.
+    public init() throws {
+        let epoll = cshim_epoll_create()
+        guard epoll >= 0 else { throw EventLoopError(call: "epoll_create1", errno: errno) }
+        let timer = cshim_timerfd_create()
+        guard timer >= 0 else {
+            let saved = errno
+            Glibc.close(epoll)
+            throw EventLoopError(call: "timerfd_create", errno: saved)
+        }
+        guard cshim_epoll_add(epoll, timer, CSHIM_EPOLLIN, EventLoop.timerData) == 0 else {
+            let saved = errno
+            Glibc.close(timer)
+            Glibc.close(epoll)
+            throw EventLoopError(call: "epoll_ctl(ADD timerfd)", errno: saved)
+        }
+        epollFD = epoll
+        timerFD = timer
+        now = MonotonicInstant.now()
+    }
+
+    deinit {
+        Glibc.close(timerFD)
+        Glibc.close(epollFD)
+    }
+
+    // MARK: - File descriptors
+
+    /// Starts watching `fd` for `events` (level-triggered). The handler receives the events that
+    /// are ready, which may include `.hangup` and `.error` even when not requested.
+    ///
+    /// The loop does not own `fd`: call `unwatch` before closing it. Watching an fd that already
+    /// has a live registration fails with EEXIST; use `change` instead.
+    public func watch(fd: Int32, events: IOEvents, _ handler: @escaping (IOEvents) -> Void) throws -> WatchToken {
+        let id = nextID
+        nextID += 1
+        guard cshim_epoll_add(epollFD, fd, events.epollMask, id) == 0 else {
+            throw EventLoopError(call: "epoll_ctl(ADD)", errno: errno)
+        }
+        if let stale = watchByFD[fd] {
+            // The kernel accepted the fd, so the old registration died with a close() that was not
+            // preceded by unwatch: forget it.
+            watches[stale] = nil
+        }
+        watches[id] = Watch(fd: fd, events: events, handler: handler)
+        watchByFD[fd] = id
+        return WatchToken(id: id, fd: fd)
+    }
+
+    /// Changes the events a registration waits for.
+    public func change(_ token: WatchToken, events: IOEvents) throws {
+        guard let watch = watches[token.id] else {
+            throw EventLoopError(call: "epoll_ctl(MOD)", errno: ENOENT)
+        }
+        guard watch.events != events else { return }
+        guard cshim_epoll_mod(epollFD, token.fd, events.epollMask, token.id) == 0 else {
+            throw EventLoopError(call: "epoll_ctl(MOD)", errno: errno)
+        }
+        watch.events = events
+    }
+
+    /// The events a registration currently waits for, or nil when it is no longer registered.
+    public func events(of token: WatchToken) -> IOEvents? {
+        watches[token.id]?.events
+    }
+
+    /// Ends a registration. Safe from inside any handler, including the registration's own and
+    /// for a registration whose readiness is already collected in the current batch: its handler
+    /// is not called again. Unknown or already removed tokens are ignored.
+    public func unwatch(_ token: WatchToken) {
+        guard watches.removeValue(forKey: token.id) != nil else { return }
+        guard watchByFD[token.fd] == token.id else { return }
+        watchByFD[token.fd] = nil
+        // Fails harmlessly (EBADF/ENOENT) when the fd was already closed.
+        _ = cshim_epoll_del(epollFD, token.fd)
+    }
+
+    /// Number of live fd registrations.
+    public var watchCount: Int { watches.count }
+
+    // MARK: - Timers
+
+    /// Runs `action` on the loop thread once `now >= deadline`. Timers fire in deadline order (ties
+    /// in scheduling order). A timer scheduled from a timer callback for a deadline already past
+    /// fires in the next iteration, so timers cannot starve file descriptors.
+    @discardableResult
+    public func schedule(at deadline: MonotonicInstant, _ action: @escaping () -> Void) -> TimerToken {
+        let id = nextID
+        nextID += 1
+        // The shim treats 0 as "disarm".
+        timers.insert(.init(deadline: max(deadline.nanoseconds, 1), id: id, action: action))
+        return TimerToken(id: id)
+    }
+
+    /// Runs `action` once `delay` has passed since `now` (this iteration's clock reading).
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> TimerToken {
+        schedule(at: now + delay, action)
+    }
+
+    /// Cancels a timer; a timer that already fired or was cancelled is ignored.
+    public func cancel(_ token: TimerToken) {
+        timers.remove(id: token.id)
+    }
+
+    /// Whether a timer is still waiting to fire.
+    public func isScheduled(_ token: TimerToken) -> Bool {
+        timers.contains(token.id)
+    }
+
+    /// Number of timers waiting to fire.
+    public var timerCount: Int { timers.count }
+
+    /// The CLOCK_MONOTONIC nanoseconds the timerfd is currently armed for (0: disarmed). For tests
+    /// and benchmarks of the re-arming rule.
+    public var armedTimerDeadline: UInt64 { armedDeadline }
+
+    // MARK: - Deferred work
+
+    /// Runs `action` on the loop thread after the current callback returns and before the loop
+    /// next sleeps (at the end of this iteration, or of the next one when called from outside a
+    /// callback). Use it to avoid re-entering a caller.
+    public func execute(_ action: @escaping () -> Void) {
+        deferred.append(action)
+    }
+
+    // MARK: - Running
+
+    /// Runs iterations until `stop()` is called; returns after the iteration that called it.
+    public func run() {
+        while !stopRequested {
+            runOnce()
+        }
+        stopRequested = false
+    }
+
+    /// Makes `run()` return after the current iteration. Call it on the loop thread (from another
+    /// thread, post to a `Mailbox` whose handler calls it).
+    public func stop() {
+        stopRequested = true
+    }
+
+    /// Whether `stop()` was called and `run()` has not yet returned because of it.
+    public var isStopping: Bool { stopRequested }
+
+    /// One iteration: waits until something is ready (at most `timeout`, if given), reads the clock,
+    /// then runs the ready handlers, the due timers and the deferred actions, in that order.
+    public func runOnce(timeout: Duration? = nil) {
+        precondition(!dispatching, "EventLoop.runOnce/run called from inside a loop callback")
+        rearmTimer()
+        var timeoutMS: Int32 = -1
+        if !deferred.isEmpty {
+            timeoutMS = 0
+        } else if let timeout {
+            let ns = MonotonicInstant.clampedNanoseconds(of: timeout)
+            let ms = ns <= 0 ? 0 : (ns + 999_999) / 1_000_000
+            timeoutMS = Int32(clamping: ms)
+        }
+        let count = cshim_epoll_wait(epollFD, &readyEvents, &readyData, Int32(EventLoop.batchSize), timeoutMS)
+        guard count >= 0 else {
+            // Only EBADF/EFAULT/EINVAL remain (EINTR is retried): a broken loop, not an input error.
+            fatalError("epoll_wait: \(EventLoopError.describe(errno: errno))")
+        }
+        iterations &+= 1
+        now = MonotonicInstant.now()
+        dispatching = true
+        defer { dispatching = false }
+
+        for index in 0..<Int(count) {
+            let data = readyData[index]
+            if data == EventLoop.timerData {
+                _ = cshim_timerfd_drain(timerFD)
+                armedDeadline = 0  // expired: the kernel disarmed it
+                continue
+            }
+            guard let watch = watches[data] else { continue }  // removed earlier in this batch
+            watch.handler(IOEvents(epollMask: readyEvents[index]))
+        }
+        fireDueTimers()
+        runDeferred()
+    }
+
+    private func fireDueTimers() {
+        let firstLater = nextID  // timers scheduled from here on wait for the next iteration
+        let nowNS = now.nanoseconds
+        while let first = timers.first, first.deadline <= nowNS, first.id < firstLater {
+            _ = timers.popFirst()
+            first.action()
+        }
+    }
+
+    private func runDeferred() {
+        guard !deferred.isEmpty else { return }
+        var batch: [() -> Void] = []
+        swap(&batch, &deferred)
+        for action in batch { action() }
+    }
+
+    /// Points the timerfd at the earliest deadline, touching it only when that deadline changed.
+    private func rearmTimer() {
+        let wanted = timers.first?.deadline ?? 0
+        guard wanted != armedDeadline else { return }
+        guard cshim_timerfd_set_absolute(timerFD, wanted) == 0 else {
+            fatalError("timerfd_settime: \(EventLoopError.describe(errno: errno))")
+        }
+        armedDeadline = wanted
+    }
+}

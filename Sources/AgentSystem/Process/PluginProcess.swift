@@ -1,0 +1,249 @@
+import AgentCore
+import CShim
+import Glibc
+
+/// One plugin run's processes on the event loop: its exit (pidfd), its stdout and stderr (pipes,
+/// split into lines), and the end of every process of it (cgroup `populated 0`, or an empty
+/// process group). No thread per child; nothing polls while the run is quiet.
+///
+/// Order of callbacks: lines as they come; `onMainExit` once, when the main process is reaped
+/// (leftover processes are killed then, as DESIGN §5 says); `onGone` once, last, when every
+/// process of the run has gone and its pipes are drained and closed.
+public final class PluginProcess {
+    public enum Stream: Sendable { case stdout, stderr }
+
+    public struct Callbacks {
+        public var onLine: (Stream, UnsafeBufferPointer<UInt8>) -> Void
+        public var onMainExit: (ProcessTermination) -> Void
+        public var onGone: () -> Void
+
+        public init(onLine: @escaping (Stream, UnsafeBufferPointer<UInt8>) -> Void,
+                    onMainExit: @escaping (ProcessTermination) -> Void,
+                    onGone: @escaping () -> Void) {
+            self.onLine = onLine
+            self.onMainExit = onMainExit
+            self.onGone = onGone
+        }
+    }
+
+    public let pid: pid_t
+    /// The run's process group (the child leads a new session, so pgid = pid).
+    public var processGroup: pid_t { pid }
+    public let cgroup: RunCgroup?
+    public private(set) var termination: ProcessTermination?
+    public private(set) var isGone = false
+    /// Lines cut at the 4096-byte limit, per run.
+    public var truncatedLines: Int { stdoutPipe.truncatedLines + stderrPipe.truncatedLines }
+
+    private let loop: EventLoop
+    private let pidfd: Int32
+    private var pidfdWatch: WatchToken?
+    private var cgroupWatch: WatchToken?
+    private var stdoutPipe: PipeLines
+    private var stderrPipe: PipeLines
+    private var groupCheck: TimerToken?
+    private var groupCheckDelay: Duration = .milliseconds(1)
+    private var callbacks: Callbacks
+    private var knownCgroupMembers: Set<pid_t> = []
+
+    public init(loop: EventLoop, child: SpawnedChild, cgroup: RunCgroup?, buffer: ReadBuffer,
+                callbacks: Callbacks) throws {
+        self.loop = loop
+        self.pid = child.pid
+        self.pidfd = child.pidfd
+        self.cgroup = cgroup
+        self.callbacks = callbacks
+        self.stdoutPipe = PipeLines(fd: child.stdoutFD, buffer: buffer)
+        self.stderrPipe = PipeLines(fd: child.stderrFD, buffer: buffer)
+        pidfdWatch = try loop.watch(fd: pidfd, events: .readable) { [unowned self] _ in self.mainProcessExited() }
+        stdoutPipe.token = try loop.watch(fd: child.stdoutFD, events: .readable) { [unowned self] _ in
+            self.drain(.stdout)
+        }
+        stderrPipe.token = try loop.watch(fd: child.stderrFD, events: .readable) { [unowned self] _ in
+            self.drain(.stderr)
+        }
+        if let cgroup {
+            cgroupWatch = try loop.watch(fd: cgroup.eventsFD, events: .priority) { [unowned self] _ in
+                self.checkGone()
+            }
+        }
+    }
+
+    deinit {
+        close(pidfd)
+    }
+
+    /// Sends `signal` to every process of the run: the process group, and the cgroup's members
+    /// (which include setsid'd grandchildren).
+    public func signalAll(_ signal: Int32) {
+        guard !isGone else { return }
+        if termination == nil { cshim_pidfd_send_signal(pidfd, signal) }
+        kill(-processGroup, signal)
+        if let cgroup {
+            rememberCgroupMembers()
+            cgroup.signalAll(signal)
+        }
+    }
+
+    /// SIGKILL to every process of the run.
+    public func killAll() {
+        guard !isGone else { return }
+        if termination == nil { cshim_pidfd_send_signal(pidfd, SIGKILL) }
+        kill(-processGroup, SIGKILL)
+        if let cgroup {
+            rememberCgroupMembers()
+            cgroup.killAll()
+        }
+    }
+
+    // MARK: exit
+
+    private func mainProcessExited() {
+        var code: Int32 = 0
+        var status: Int32 = 0
+        guard cshim_pidfd_reap(pidfd, &code, &status) == 1 else { return }
+        if let token = pidfdWatch { loop.unwatch(token); pidfdWatch = nil }
+        let result: ProcessTermination = code == CSHIM_CLD_EXITED ? .exited(status) : .signaled(status)
+        termination = result
+        callbacks.onMainExit(result)
+        // DESIGN §5: processes left behind after the main process exits are killed.
+        killAll()
+        checkGone()
+    }
+
+    /// Decides whether every process of the run has gone; if not, waits for the kernel to say so
+    /// (cgroup.events) or re-checks the process group with a short backoff.
+    private func checkGone() {
+        guard termination != nil, !isGone else { return }
+        reapOrphans()
+        let empty: Bool
+        if let cgroup {
+            empty = !cgroup.isPopulated
+        } else {
+            empty = kill(-processGroup, 0) != 0 && errno == ESRCH
+        }
+        if empty {
+            finish()
+        } else if cgroup == nil, groupCheck == nil {
+            // A process group has no "empty" notification: re-check with backoff (1 ms → 100 ms).
+            groupCheck = loop.schedule(after: groupCheckDelay) { [unowned self] in
+                self.groupCheck = nil
+                self.groupCheckDelay = min(self.groupCheckDelay * 2, .milliseconds(100))
+                self.killAll()
+                self.checkGone()
+            }
+        }
+    }
+
+    /// The agent is a child subreaper: orphans of this run become its children and are reaped
+    /// here, by process group and by the pids seen in the cgroup — never with waitpid(-1).
+    private func reapOrphans() {
+        _ = cshim_reap_group(processGroup)
+        for member in knownCgroupMembers where cshim_reap_pid(member) != 0 {
+            knownCgroupMembers.remove(member)
+        }
+    }
+
+    private func rememberCgroupMembers() {
+        guard let cgroup else { return }
+        for member in cgroup.processes where member != pid { knownCgroupMembers.insert(member) }
+    }
+
+    private func finish() {
+        isGone = true
+        if let token = groupCheck { loop.cancel(token); groupCheck = nil }
+        if let token = cgroupWatch { loop.unwatch(token); cgroupWatch = nil }
+        // Every writer has gone (or escaped the run, without a cgroup): take what is buffered.
+        drain(.stdout, toEnd: true)
+        drain(.stderr, toEnd: true)
+        closePipe(.stdout)
+        closePipe(.stderr)
+        reapOrphans()
+        cgroup?.remove()
+        callbacks.onGone()
+    }
+
+    // MARK: output
+
+    /// Reads a bounded amount per wakeup so a flooding plugin cannot starve other runs: the
+    /// level-triggered loop comes back for the rest.
+    private func drain(_ stream: Stream, toEnd: Bool = false) {
+        let limit = toEnd ? Int.max : 4
+        let onLine = callbacks.onLine
+        let reachedEOF: Bool
+        switch stream {
+        case .stdout: reachedEOF = stdoutPipe.read(rounds: limit) { onLine(.stdout, $0) }
+        case .stderr: reachedEOF = stderrPipe.read(rounds: limit) { onLine(.stderr, $0) }
+        }
+        if reachedEOF { closePipe(stream) }
+    }
+
+    private func closePipe(_ stream: Stream) {
+        let onLine = callbacks.onLine
+        switch stream {
+        case .stdout:
+            if let token = stdoutPipe.token { loop.unwatch(token) }
+            stdoutPipe.close { onLine(.stdout, $0) }
+        case .stderr:
+            if let token = stderrPipe.token { loop.unwatch(token) }
+            stderrPipe.close { onLine(.stderr, $0) }
+        }
+    }
+}
+
+/// One scratch buffer shared by every pipe read on the loop's thread: memory does not grow with
+/// the number of runs.
+public final class ReadBuffer {
+    let storage: UnsafeMutableRawBufferPointer
+
+    public init(size: Int = 64 * 1024) {
+        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+}
+
+/// A non-blocking pipe read into lines.
+struct PipeLines {
+    var fd: Int32
+    var token: WatchToken?
+    var splitter = LineSplitter()
+    let buffer: ReadBuffer
+
+    init(fd: Int32, buffer: ReadBuffer) {
+        self.fd = fd
+        self.buffer = buffer
+    }
+
+    var truncatedLines: Int { splitter.truncatedLines }
+
+    /// Reads up to `rounds` buffers; returns true at end of file.
+    mutating func read(rounds: Int, _ emit: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        guard fd >= 0 else { return false }
+        var round = 0
+        while round < rounds {
+            let n = Glibc.read(fd, buffer.storage.baseAddress, buffer.storage.count)
+            if n > 0 {
+                splitter.feed(UnsafeRawBufferPointer(rebasing: buffer.storage[0..<n]), emit)
+                round += 1
+            } else if n == 0 {
+                return true
+            } else if errno == EINTR {
+                continue
+            } else {
+                return false
+            }
+        }
+        return false
+    }
+
+    mutating func close(_ emit: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard fd >= 0 else { return }
+        splitter.finish(emit)
+        Glibc.close(fd)
+        fd = -1
+        token = nil
+    }
+}

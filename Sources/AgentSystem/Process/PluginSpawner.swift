@@ -1,0 +1,137 @@
+import CShim
+import Glibc
+
+/// What to start: argv without a shell, a complete environment, and who and where.
+public struct SpawnRequest {
+    /// argv; `arguments[0]` is the absolute executable path.
+    public var arguments: [String]
+    /// `KEY=VALUE` strings: the whole environment (the agent clears its own).
+    public var environment: [String]
+    public var workingDirectory: String?
+    /// Drop to this user (and its groups) in the child; nil keeps the agent's.
+    public var user: UserAccount?
+    /// Clone the child straight into this cgroup.
+    public var cgroup: RunCgroup?
+
+    public init(arguments: [String], environment: [String], workingDirectory: String? = nil,
+                user: UserAccount? = nil, cgroup: RunCgroup? = nil) {
+        self.arguments = arguments
+        self.environment = environment
+        self.workingDirectory = workingDirectory
+        self.user = user
+        self.cgroup = cgroup
+    }
+}
+
+/// A started child: its pid, a pidfd for its exit, and the agent's ends of its stdout/stderr
+/// pipes (non-blocking, close-on-exec). The child is the leader of a new session and process
+/// group, so its pgid is its pid.
+public struct SpawnedChild: Sendable {
+    public var pid: pid_t
+    public var pidfd: Int32
+    public var stdoutFD: Int32
+    public var stderrFD: Int32
+}
+
+/// Why a spawn failed, for `spawn-failed(reason)`.
+public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
+    public var step: String
+    public var errno: Int32
+
+    public var description: String {
+        let text = String(cString: strerror(errno))
+        return step == "execve" ? text : "\(step): \(text)"
+    }
+}
+
+/// Starts plugins (clone3 + execve in C; see CShimSpawn.h): stdin /dev/null, stdout and stderr on
+/// pipes, a new session, privileges dropped, no agent descriptor leaked.
+public enum PluginSpawner {
+    public static func spawn(_ request: SpawnRequest) -> Result<SpawnedChild, SpawnFailure> {
+        guard let executable = request.arguments.first else {
+            return .failure(SpawnFailure(step: "argv", errno: EINVAL))
+        }
+        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard devNull >= 0 else { return .failure(SpawnFailure(step: "open /dev/null", errno: errno)) }
+        defer { close(devNull) }
+        var out: [Int32] = [-1, -1]
+        var err: [Int32] = [-1, -1]
+        guard cshim_pipe_cloexec_nonblock(&out) == 0 else { return .failure(SpawnFailure(step: "pipe", errno: errno)) }
+        guard cshim_pipe_cloexec_nonblock(&err) == 0 else {
+            let saved = errno
+            close(out[0]); close(out[1])
+            return .failure(SpawnFailure(step: "pipe", errno: saved))
+        }
+        // The child's ends must block: plugins expect ordinary blocking stdio.
+        clearNonBlocking(out[1])
+        clearNonBlocking(err[1])
+
+        var pid: pid_t = -1
+        var pidfd: Int32 = -1
+        var failedStep: UnsafePointer<CChar>?
+        let rc = withCStrings(request.arguments) { argv in
+            withCStrings(request.environment) { envp in
+                withOptionalCString(request.workingDirectory) { cwd in
+                    let groups = request.user?.groups ?? []
+                    return groups.withUnsafeBufferPointer { groupBuffer in
+                        var spec = cshim_spawn_request()
+                        spec.argv = argv
+                        spec.envp = envp
+                        spec.working_directory = cwd
+                        spec.stdin_fd = devNull
+                        spec.stdout_fd = out[1]
+                        spec.stderr_fd = err[1]
+                        spec.cgroup_fd = request.cgroup?.directoryFD ?? -1
+                        // Only root can change user; an unprivileged agent runs plugins as itself.
+                        if let user = request.user, geteuid() == 0, user.uid != 0 {
+                            spec.drop_privileges = 1
+                            spec.uid = user.uid
+                            spec.gid = user.gid
+                            spec.groups = groupBuffer.baseAddress
+                            spec.group_count = Int32(groupBuffer.count)
+                        }
+                        return executable.withCString { path in
+                            spec.path = path
+                            return cshim_spawn_plugin(&spec, &pid, &pidfd, &failedStep)
+                        }
+                    }
+                }
+            }
+        }
+        close(out[1])
+        close(err[1])
+        if rc != 0 {
+            close(out[0])
+            close(err[0])
+            if pidfd >= 0 {
+                var code: Int32 = 0, status: Int32 = 0
+                _ = cshim_pidfd_reap_blocking(pidfd, &code, &status)
+                close(pidfd)
+            }
+            let step = failedStep.map { String(cString: $0) } ?? "spawn"
+            return .failure(SpawnFailure(step: step, errno: rc))
+        }
+        return .success(SpawnedChild(pid: pid, pidfd: pidfd, stdoutFD: out[0], stderrFD: err[0]))
+    }
+
+    private static func clearNonBlocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings, valid for the call only.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeBufferPointer { buffer in
+        // Never nil: the array holds at least the terminating nil.
+        body(buffer.baseAddress.unsafelyUnwrapped)
+    }
+}
+
+func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}

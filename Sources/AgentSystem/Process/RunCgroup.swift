@@ -1,0 +1,91 @@
+import Glibc
+
+/// The cgroup of one run: created before the spawn (the child is cloned straight into it with
+/// CLONE_INTO_CGROUP, so not even its first fork escapes), signalled and killed as a whole, and
+/// removed once empty.
+public final class RunCgroup {
+    public let path: String
+    /// O_DIRECTORY descriptor, given to clone3.
+    public let directoryFD: Int32
+    /// `cgroup.events`, watched for `populated 0` (the kernel signals changes as EPOLLPRI).
+    public let eventsFD: Int32
+
+    private init(path: String, directoryFD: Int32, eventsFD: Int32) {
+        self.path = path
+        self.directoryFD = directoryFD
+        self.eventsFD = eventsFD
+    }
+
+    deinit {
+        close(directoryFD)
+        close(eventsFD)
+    }
+
+    /// Creates `parent/name`. Fails when the hierarchy is not writable here.
+    public static func create(parent: String, name: String) throws(RunCgroupError) -> RunCgroup {
+        let path = parent + "/" + name
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw RunCgroupError(path: path, call: "mkdir", errno: errno)
+        }
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw RunCgroupError(path: path, call: "open", errno: errno) }
+        let events = open(path + "/cgroup.events", O_RDONLY | O_CLOEXEC)
+        guard events >= 0 else {
+            let saved = errno
+            close(directory)
+            throw RunCgroupError(path: path, call: "open cgroup.events", errno: saved)
+        }
+        return RunCgroup(path: path, directoryFD: directory, eventsFD: events)
+    }
+
+    /// Whether any process is still in the cgroup (`populated 1` in cgroup.events).
+    public var isPopulated: Bool {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let n = buffer.withUnsafeMutableBytes { pread(eventsFD, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return false }
+        let text = String(decoding: buffer[0..<n], as: UTF8.self)
+        return text.contains("populated 1")
+    }
+
+    /// The pids in the cgroup now.
+    public var processes: [pid_t] {
+        guard let text = readSmallFile(path + "/cgroup.procs") else { return [] }
+        return text.split(separator: "\n").compactMap { pid_t($0) }
+    }
+
+    /// Sends `signal` to every process in the cgroup (SIGTERM reaches setsid'd grandchildren too).
+    public func signalAll(_ signal: Int32) {
+        for pid in processes { kill(pid, signal) }
+    }
+
+    /// SIGKILL to every process in the cgroup and its descendants, atomically (cgroup.kill, 5.14+);
+    /// falls back to killing the listed pids.
+    public func killAll() {
+        if writeControlFile(path + "/cgroup.kill", "1") != 0 {
+            signalAll(SIGKILL)
+        }
+    }
+
+    /// Freezes or thaws the whole cgroup (cgroup.freeze).
+    @discardableResult
+    public func setFrozen(_ frozen: Bool) -> Bool {
+        writeControlFile(path + "/cgroup.freeze", frozen ? "1" : "0") == 0
+    }
+
+    /// Removes the (empty) cgroup directory.
+    @discardableResult
+    public func remove() -> Bool {
+        rmdir(path) == 0
+    }
+}
+
+/// A cgroup operation that failed.
+public struct RunCgroupError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var call: String
+    public var errno: Int32
+
+    public var description: String {
+        "\(call) \(path): \(String(cString: strerror(errno)))"
+    }
+}

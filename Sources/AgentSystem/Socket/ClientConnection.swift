@@ -1,0 +1,371 @@
+import Glibc
+import CShim
+
+/// One accepted control-socket client, owned by its `ControlServer` and driven by the event loop.
+///
+/// Requests are handed to the server's handler one at a time: the next line of a connection is not
+/// read until the previous request got its `respond`, so responses come back in request order and a
+/// client that pipelines cannot make agentd buffer unboundedly. Output never blocks: what the socket
+/// does not take at once is buffered and flushed when it becomes writable; a client that lets more
+/// than `maxPendingOutput` pile up is dropped. A connection with no request in progress, nothing to
+/// send and not streaming is closed after `idleTimeout` without a complete request.
+///
+/// Use it on the loop thread only.
+public final class ClientConnection {
+    /// Why a connection ended.
+    public enum CloseReason: Equatable, Sendable, CustomStringConvertible {
+        /// The client closed its end (after its requests were answered) or hung up.
+        case peerClosed
+        /// No complete request for `idleTimeout`.
+        case idleTimeout
+        /// A request line exceeded `maxRequestBytes` (the refusal line was sent first).
+        case requestTooLarge
+        /// The client did not read its responses: pending output exceeded `maxPendingOutput`.
+        case outputOverflow
+        /// `close()` was called (after flushing what was pending).
+        case closedByServer
+        /// The server shut down.
+        case serverShutdown
+        /// A read or write failed with this errno.
+        case failed(errno: Int32)
+
+        public var description: String {
+            switch self {
+            case .peerClosed: return "peer closed"
+            case .idleTimeout: return "idle timeout"
+            case .requestTooLarge: return "request too large"
+            case .outputOverflow: return "client not reading (output limit exceeded)"
+            case .closedByServer: return "closed by server"
+            case .serverShutdown: return "server shutdown"
+            case .failed(let code): return "I/O error: \(SocketError.text(code))"
+            }
+        }
+    }
+
+    /// Unique among the server's connections, never reused.
+    public let id: UInt64
+    /// The client process, read with SO_PEERCRED at accept.
+    public let peer: PeerCredentials
+    /// False once the connection is closed (or closing); sends are then ignored.
+    public var isOpen: Bool { state == .open }
+    /// Called once when the connection has ended, e.g. to drop a stream subscription.
+    public var onClose: ((CloseReason) -> Void)?
+    /// Requests handed to the handler so far.
+    public private(set) var requestCount: UInt64 = 0
+
+    /// Marks a connection that a streaming command keeps open (e.g. `agentctl watch`): while set,
+    /// the idle timeout does not apply. The stream ends with `close()` or when the client goes away.
+    public var isStreaming = false {
+        didSet { if !isStreaming { armIdleTimer() } }
+    }
+
+    /// Bytes accepted for sending that the socket has not taken yet.
+    public var pendingOutputBytes: Int { output.count - outputStart }
+
+    private enum State { case open, closing, closed }
+
+    private let fd: Int32
+    private let loop: EventLoop
+    private let limits: ControlServer.Limits
+    private weak var server: ControlServer?
+    private var token: WatchToken?
+    private var state = State.open
+    private var closeReason = CloseReason.closedByServer
+    private var framer: LineFramer
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    /// Sequence number of the request awaiting its response.
+    private var outstanding: UInt64?
+    /// The client shut down its sending side (read returned 0).
+    private var inputClosed = false
+    private var processing = false
+    private var processScheduled = false
+    private var lastActivity: MonotonicInstant
+    private var idleTimer: TimerToken?
+    private var lingerTimer: TimerToken?
+
+    init(fd: Int32, id: UInt64, peer: PeerCredentials, loop: EventLoop, limits: ControlServer.Limits,
+         server: ControlServer) throws {
+        self.fd = fd
+        self.id = id
+        self.peer = peer
+        self.loop = loop
+        self.limits = limits
+        self.server = server
+        self.framer = LineFramer(maxLineBytes: limits.maxRequestBytes)
+        self.lastActivity = loop.now
+        token = try loop.watch(fd: fd, events: .readable) { [weak self] events in
+            self?.handle(events)
+        }
+        armIdleTimer()
+    }
+
+    deinit {
+        // The server closes every connection before letting go of it; this is only a safety net.
+        if state != .closed {
+            if let token { loop.unwatch(token) }
+            Glibc.close(fd)
+        }
+    }
+
+    // MARK: - Public operations
+
+    /// Queues one line (a `\n` is appended; embedded `\n` bytes become spaces, which keeps JSON
+    /// valid) — for streaming several lines on one connection. Ignored once the connection closes.
+    public func send(_ line: [UInt8]) {
+        guard state == .open else { return }
+        enqueue(line)
+    }
+
+    /// Closes the connection after flushing the pending output (bounded by `idleTimeout`).
+    /// Reading stops at once; a request still in progress gets no response.
+    public func close() {
+        beginClosing(.closedByServer)
+    }
+
+    // MARK: - Requests
+
+    /// Called through `Request.respond`.
+    func respond(to sequence: UInt64, with bytes: [UInt8]) {
+        guard state == .open, outstanding == sequence else { return }
+        outstanding = nil
+        lastActivity = loop.now
+        enqueue(bytes)
+        guard state == .open else { return }
+        if processing { return }  // processInput's loop picks up the next line
+        if framer.bufferedCount > 0 || inputClosed {
+            scheduleProcessing()
+        } else {
+            updateInterest()
+            armIdleTimer()
+        }
+    }
+
+    private func scheduleProcessing() {
+        guard !processScheduled else { return }
+        processScheduled = true
+        // Deferred to the end of the iteration so that `respond` never re-enters the handler.
+        loop.execute { [weak self] in
+            guard let self else { return }
+            self.processScheduled = false
+            self.processInput()
+        }
+    }
+
+    private func processInput() {
+        guard state == .open else { return }
+        processing = true
+        defer { processing = false }
+        while state == .open, outstanding == nil, let frame = framer.next() {
+            switch frame {
+            case .tooLong:
+                let refusal = server?.refusals.requestTooLarge(limits.maxRequestBytes)
+                    ?? ControlServer.Refusals.standard.requestTooLarge(limits.maxRequestBytes)
+                enqueue(refusal)
+                beginClosing(.requestTooLarge)
+                return
+            case .line(let bytes):
+                requestCount += 1
+                outstanding = requestCount
+                lastActivity = loop.now
+                server?.deliver(ControlServer.Request(bytes: bytes, connection: self, sequence: requestCount))
+            }
+        }
+        guard state == .open else { return }
+        if inputClosed && outstanding == nil {
+            beginClosing(.peerClosed)
+            return
+        }
+        updateInterest()
+        armIdleTimer()
+    }
+
+    // MARK: - Events
+
+    private func handle(_ events: IOEvents) {
+        if events.contains(.error) {
+            abort(.failed(errno: socketError()))
+            return
+        }
+        if events.contains(.writable) {
+            flush()
+            guard state != .closed else { return }
+        }
+        if events.contains(.readable) && state == .open {
+            readAvailable()
+            return
+        }
+        if events.contains(.hangup) && state != .closed {
+            // Both directions are gone: nothing more can be read or written.
+            abort(.peerClosed)
+        }
+    }
+
+    private func readAvailable() {
+        guard let server else { return }
+        let count = read(fd, server.readBuffer.baseAddress, server.readBuffer.count)
+        if count > 0 {
+            framer.append(UnsafeRawBufferPointer(rebasing: server.readBuffer[0..<count]))
+            processInput()
+        } else if count == 0 {
+            inputClosed = true
+            processInput()
+        } else {
+            let code = errno
+            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return }
+            abort(code == ECONNRESET ? .peerClosed : .failed(errno: code))
+        }
+    }
+
+    // MARK: - Output
+
+    private func enqueue(_ line: [UInt8]) {
+        let pending = pendingOutputBytes
+        if pending > 0 && pending + line.count + 1 > limits.maxPendingOutput {
+            abort(.outputOverflow)
+            return
+        }
+        if outputStart > 0 && outputStart == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+            outputStart = 0
+        }
+        output.reserveCapacity(output.count + line.count + 1)
+        for byte in line {
+            output.append(byte == 0x0A ? 0x20 : byte)
+        }
+        output.append(0x0A)
+        if pending == 0 { flush() }  // otherwise the writable event flushes it, in order
+    }
+
+    private func flush() {
+        while outputStart < output.count {
+            let written = output.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return cshim_send_nonblocking(fd, base + outputStart, raw.count - outputStart)
+            }
+            if written > 0 {
+                outputStart += written
+                continue
+            }
+            let code = errno
+            if written < 0 && (code == EAGAIN || code == EWOULDBLOCK) { break }
+            abort(code == EPIPE || code == ECONNRESET ? .peerClosed : .failed(errno: code))
+            return
+        }
+        if outputStart == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+            outputStart = 0
+            if state == .closing {
+                finish(closeReason)
+                return
+            }
+            lastActivity = loop.now
+            armIdleTimer()
+        } else if outputStart >= 1 << 16 && outputStart * 2 >= output.count {
+            output.removeSubrange(0..<outputStart)
+            outputStart = 0
+        }
+        updateInterest()
+    }
+
+    // MARK: - Interest and timers
+
+    private func updateInterest() {
+        guard state != .closed, let token else { return }
+        var wanted: IOEvents = []
+        if state == .open && !inputClosed && outstanding == nil && !processScheduled {
+            wanted.insert(.readable)
+        }
+        if pendingOutputBytes > 0 { wanted.insert(.writable) }
+        do {
+            try loop.change(token, events: wanted)
+        } catch let error as EventLoopError {
+            abort(.failed(errno: error.errno))
+        } catch {
+            abort(.failed(errno: EIO))
+        }
+    }
+
+    private var isIdleCandidate: Bool {
+        state == .open && outstanding == nil && pendingOutputBytes == 0 && !isStreaming
+    }
+
+    /// Ensures a timer is pending while the connection may go idle. Activity only moves
+    /// `lastActivity`; the timer re-arms itself lazily when it fires early, so no timer is touched
+    /// per request.
+    private func armIdleTimer() {
+        guard idleTimer == nil, isIdleCandidate else { return }
+        idleTimer = loop.schedule(at: lastActivity + limits.idleTimeout) { [weak self] in
+            self?.idleTimerFired()
+        }
+    }
+
+    private func idleTimerFired() {
+        idleTimer = nil
+        guard isIdleCandidate else { return }  // re-armed when it becomes a candidate again
+        let deadline = lastActivity + limits.idleTimeout
+        if loop.now >= deadline {
+            abort(.idleTimeout)
+        } else {
+            idleTimer = loop.schedule(at: deadline) { [weak self] in
+                self?.idleTimerFired()
+            }
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Stops reading; closes once the pending output is flushed or `idleTimeout` passed.
+    private func beginClosing(_ reason: CloseReason) {
+        guard state == .open else { return }
+        state = .closing
+        closeReason = reason
+        outstanding = nil
+        if let idleTimer { loop.cancel(idleTimer) }
+        idleTimer = nil
+        if pendingOutputBytes == 0 {
+            finish(reason)
+            return
+        }
+        lingerTimer = loop.schedule(after: limits.idleTimeout) { [weak self] in
+            self?.lingerTimer = nil
+            self?.finish(reason)
+        }
+        updateInterest()
+    }
+
+    /// Closes at once, dropping pending output. A connection already closing keeps the reason it
+    /// was closing for.
+    func abort(_ reason: CloseReason) {
+        switch state {
+        case .closed: return
+        case .closing: finish(closeReason)
+        case .open: finish(reason)
+        }
+    }
+
+    private func finish(_ reason: CloseReason) {
+        guard state != .closed else { return }
+        state = .closed
+        if let token { loop.unwatch(token) }
+        token = nil
+        if let idleTimer { loop.cancel(idleTimer) }
+        if let lingerTimer { loop.cancel(lingerTimer) }
+        idleTimer = nil
+        lingerTimer = nil
+        Glibc.close(fd)
+        output = []
+        outputStart = 0
+        let callback = onClose
+        onClose = nil
+        callback?(reason)
+        server?.connectionDidClose(self, reason: reason)
+    }
+
+    private func socketError() -> Int32 {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) != 0 { return errno }
+        return code == 0 ? EIO : code
+    }
+}

@@ -1,0 +1,38 @@
+// Spawning a plugin: clone3() with a pidfd, optionally straight into a cgroup, a new session,
+// dropped privileges, its own stdio, and no inherited descriptors. The child side runs only
+// async-signal-safe C between clone and execve, never Swift.
+#ifndef AGENTD_CSHIM_SPAWN_H
+#define AGENTD_CSHIM_SPAWN_H
+#include <sys/types.h>
+
+struct cshim_spawn_request {
+    const char *path;          // absolute executable
+    char *const *argv;         // NULL-terminated
+    char *const *envp;         // NULL-terminated
+    const char *working_directory; // chdir() target, or NULL
+    int stdin_fd, stdout_fd, stderr_fd;
+    int cgroup_fd;             // O_DIRECTORY fd of the run's cgroup, or -1
+    int drop_privileges;       // non-zero: setgroups/setgid/setuid below
+    uid_t uid;
+    gid_t gid;
+    const gid_t *groups;
+    int group_count;
+};
+
+/// Starts the child. On success returns 0 and fills *pid and *pidfd. On failure returns an errno
+/// and sets *failed_step to a short static description ("clone3", "execve", "setuid"…). When the
+/// child was created but failed before execve, *pid and *pidfd are filled too (non-negative) and
+/// the caller must reap it (it has already exited with status 127).
+int cshim_spawn_plugin(const struct cshim_spawn_request *request, pid_t *pid, int *pidfd,
+                       const char **failed_step);
+
+/// Makes the agent the reaper of orphaned descendants (PR_SET_CHILD_SUBREAPER).
+int cshim_set_child_subreaper(void);
+/// Blocks until the child behind pidfd has exited and reaps it.
+int cshim_pidfd_reap_blocking(int pidfd, int *code, int *status);
+/// Reaps every exited child in process group pgid (orphans reparented to the subreaper agent).
+/// Returns how many; never waits.
+int cshim_reap_group(pid_t pgid);
+/// Reaps one exited child by pid without waiting: 1 reaped, 0 still running, -1 not our child.
+int cshim_reap_pid(pid_t pid);
+#endif

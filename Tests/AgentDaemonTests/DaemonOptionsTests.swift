@@ -1,0 +1,52 @@
+import Testing
+@testable import AgentDaemon
+import AgentSystem
+
+@Test func everyPathCanBeOverriddenOnTheCommandLine() throws {
+    let outcome = try DaemonOptions.parse(["--config-dir", "/c", "--state-dir=/s", "--socket", "/r/a.sock",
+                                           "--sysfs-root", "/fake/sys", "--proc-root", "/fake/proc"])
+    guard case .run(let options) = outcome else {
+        Issue.record("expected options, got \(outcome)")
+        return
+    }
+    #expect(options.configDirectory == "/c")
+    #expect(options.stateDirectory == "/s")
+    #expect(options.socketPath == "/r/a.sock")
+    #expect(options.sysfsRoot == "/fake/sys")
+    #expect(options.procRoot == "/fake/proc")
+}
+
+@Test func theDefaultsAreTheInstalledPaths() throws {
+    #expect(try DaemonOptions.parse([]) == .run(DaemonOptions()))
+    #expect(DaemonOptions().configDirectory == "/etc/agentd")
+    #expect(DaemonOptions().socketPath == "/run/agentd/agentd.sock")
+}
+
+@Test func anUnknownOptionNamesItselfAndPointsAtHelp() {
+    #expect(throws: DaemonOptionsError(message: "unknown option '--frob' (see agentd --help)")) {
+        try DaemonOptions.parse(["--frob"])
+    }
+}
+
+@Test func anOptionWithoutItsValueIsRefused() {
+    #expect(throws: DaemonOptionsError(message: "option --state-dir needs a value")) {
+        try DaemonOptions.parse(["--state-dir"])
+    }
+}
+
+@Test func versionAndHelpAreAnswered() throws {
+    #expect(try DaemonOptions.parse(["--version"]) == .version)
+    #expect(try DaemonOptions.parse(["-h"]) == .help)
+}
+
+@Test func aBurstOfEventsForOnePathIsOneReload() {
+    let batch: [ConfigWatchEvent] = [
+        .changed(relativePath: "jobs.d/a.job"), .changed(relativePath: "jobs.d/b.job"),
+        .changed(relativePath: "jobs.d/a.job"), .removed(relativePath: "jobs.d/b.job"),
+        .rescan(directory: "jobs.d"), .rescan(directory: "jobs.d"),
+    ]
+    #expect(Agent.coalesce(batch) == [
+        .changed(relativePath: "jobs.d/a.job"), .removed(relativePath: "jobs.d/b.job"),
+        .rescan(directory: "jobs.d"),
+    ])
+}

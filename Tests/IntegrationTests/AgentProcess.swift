@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Where `swift build` put agentd and agentctl: next to this test bundle, or AGENTD_BIN_DIR.
+enum Binaries {
+    static let directory: String = {
+        if let dir = ProcessInfo.processInfo.environment["AGENTD_BIN_DIR"] { return dir }
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        // Inside an .xctest bundle directory on some layouts.
+        if url.lastPathComponent.hasSuffix(".xctest") { url.deleteLastPathComponent() }
+        return url.path
+    }()
+    static var agentd: String { directory + "/agentd" }
+    static var agentctl: String { directory + "/agentctl" }
+}
+
+/// A scratch config/state/socket tree for one agent, removed at the end.
+final class Sandbox {
+    let root: String
+    var configDirectory: String { root + "/etc" }
+    var jobsDirectory: String { root + "/etc/jobs.d" }
+    var manifestsDirectory: String { root + "/etc/manifests.d" }
+    var stateDirectory: String { root + "/state" }
+    var socketPath: String { root + "/agentd.sock" }
+    var pluginPath: String { root + "/plugin" }
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("agentd-it-\(UUID().uuidString.prefix(8))").path
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: jobsDirectory, withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: manifestsDirectory, withIntermediateDirectories: true)
+        try write("manifests.d/local.manifest", "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=refresh processing continued\n")
+        try "#!/bin/sh\nexit 0\n".write(toFile: pluginPath, atomically: false, encoding: .utf8)
+        chmod(pluginPath, 0o755)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Writes a config file in place (open, write, close), relative to the config directory.
+    func write(_ relativePath: String, _ contents: String, mode: mode_t = 0o644) throws {
+        let path = configDirectory + "/" + relativePath
+        try contents.write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, mode)
+    }
+
+    /// Writes a temp file and renames it into place, as editors and package managers do.
+    func writeAtomically(_ relativePath: String, _ contents: String) throws {
+        let path = configDirectory + "/" + relativePath
+        let directory = (path as NSString).deletingLastPathComponent
+        let temp = directory + "/." + (path as NSString).lastPathComponent + ".swp"
+        try contents.write(toFile: temp, atomically: false, encoding: .utf8)
+        chmod(temp, 0o644)
+        guard rename(temp, path) == 0 else { throw POSIXError(.EIO) }
+    }
+
+    func jobFile(_ name: String, kind: String = "processing", interval: String = "1h") -> String {
+        "[Job]\nIdentifier=local.\(name)\nKind=\(kind)\nExec=\(pluginPath)\nInterval=\(interval)\n"
+    }
+}
+
+/// A real agentd process on a sandbox, with its stderr log collected line by line so tests can
+/// wait for the event they expect (with a deadline) instead of sleeping.
+final class AgentProcess {
+    let sandbox: Sandbox
+    let process = Process()
+    private let log = LogLines()
+    private let logPipe = Pipe()
+
+    init(sandbox: Sandbox, extraArguments: [String] = []) throws {
+        self.sandbox = sandbox
+        process.executableURL = URL(fileURLWithPath: Binaries.agentd)
+        process.arguments = ["--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
+                             "--socket", sandbox.socketPath] + extraArguments
+        process.standardError = logPipe
+        process.standardOutput = FileHandle.nullDevice
+        let log = self.log
+        let partial = Mutex<String>("")
+        logPipe.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
+            let lines: [String] = partial.withLock { buffer in
+                buffer += String(decoding: data, as: UTF8.self)
+                var parts = buffer.components(separatedBy: "\n")
+                buffer = parts.removeLast()
+                return parts
+            }
+            log.lines.withLock { $0.append(contentsOf: lines) }
+        }
+        try process.run()
+        try waitForLog("ready:")
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    var logLines: [String] { log.lines.withLock { $0 } }
+
+    /// Waits until a log line contains `text` (counting from line `after`), or fails the test.
+    @discardableResult
+    func waitForLog(_ text: String, after: Int = 0, timeout: Double = 20,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let lines = logLines
+            if let line = lines.dropFirst(after).first(where: { $0.contains(text) }) { return line }
+            if !process.isRunning && lines.count == logLines.count { break }
+            usleep(2000)
+        }
+        Issue.record("no log line containing \"\(text)\" within \(timeout) s; log:\n\(logLines.suffix(30).joined(separator: "\n"))", sourceLocation: sourceLocation)
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    /// Runs agentctl against this agent.
+    func ctl(_ arguments: String...) throws -> CommandResult {
+        try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + arguments)
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// The agent's log lines, appended from the pipe reader's thread.
+final class LogLines: Sendable {
+    let lines = Mutex<[String]>([])
+}
+
+struct CommandResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a program to completion, capturing its output.
+func runCommand(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both to EOF before waiting, so a large output cannot deadlock us.
+    let errData = Mutex<Data>(Data())
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        let data = err.fileHandleForReading.readDataToEndOfFile()
+        errData.withLock { $0 = data }
+        done.signal()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    process.waitUntilExit()
+    return CommandResult(status: process.terminationStatus,
+                         stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+}
+
+/// Decodes `agentctl … --json` output into loose JSON for assertions.
+func json(_ text: String) throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(text.utf8))
+}
+
+/// The jobs agentctl list --json reports, by identifier.
+func listedJobs(_ agent: AgentProcess) throws -> [String: [String: Any]] {
+    let result = try agent.ctl("list", "--json")
+    #expect(result.status == 0, "agentctl list failed: \(result.stderr)")
+    let array = try json(result.stdout) as? [[String: Any]] ?? []
+    var byID: [String: [String: Any]] = [:]
+    for job in array { if let id = job["identifier"] as? String { byID[id] = job } }
+    return byID
+}

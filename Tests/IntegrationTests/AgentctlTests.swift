@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+/// agentctl against a real agent, and without one.
+@Suite(.serialized) struct AgentctlTests {
+    @Test func statusWithoutAnAgentSaysHowToStartOneAndExitsUnavailable() throws {
+        let result = try runCommand(Binaries.agentctl, ["--socket", "/tmp/agentd-nobody-here.sock", "status"])
+        #expect(result.status == 5)
+        #expect(result.stderr.contains("agentctl: cannot reach agentd at /tmp/agentd-nobody-here.sock (is it running? try systemctl status agentd)"))
+    }
+
+    @Test func agentctlReadsTheSocketFromTheEnvironment() throws {
+        let sandbox = try Sandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        var environment = ProcessInfo.processInfo.environment
+        environment["AGENTD_SOCKET"] = sandbox.socketPath
+        let result = try runCommand(Binaries.agentctl, ["status"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("config:   \(sandbox.configDirectory): 1 manifests, 0 jobs"))
+        _ = agent
+    }
+
+    @Test func statusShowsVersionUptimeConfigCountsAndEmptyWork() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/a.job", sandbox.jobFile("a"))
+        let agent = try AgentProcess(sandbox: sandbox)
+        let result = try agent.ctl("status", "--json")
+        #expect(result.status == 0)
+        let status = try #require(try json(result.stdout) as? [String: Any])
+        #expect(status["version"] as? String == "0.1.0")
+        #expect(status["manifestCount"] as? Int == 1)
+        #expect(status["jobCount"] as? Int == 1)
+        #expect(status["configDirectory"] as? String == sandbox.configDirectory)
+        #expect((status["running"] as? [Any])?.isEmpty == true)
+        #expect((status["pending"] as? [Any])?.isEmpty == true)
+        #expect(status["uptimeSeconds"] is Int)
+    }
+
+    @Test func checkPrintsEveryErrorAndExitsOne() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/bad1.job", "[Job]\nIdentifier=local.bad1\nKind=batch\nExec=\(sandbox.pluginPath)\n")
+        try sandbox.write("jobs.d/bad2.job", "[Job]\nIdentifier=local.bad2\nExec=relative/path\n")
+        try sandbox.write("jobs.d/good.job", sandbox.jobFile("good"))
+        let result = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("jobs.d/bad1.job:3: Kind:"))
+        #expect(result.stdout.contains("jobs.d/bad2.job:3: Exec:"))
+        #expect(result.stdout.contains("1 jobs, 2 errors"))
+    }
+
+    @Test func checkOfAGoodDirectoryExitsZero() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/good.job", sandbox.jobFile("good"))
+        let result = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test func aUsageErrorExitsTwoAndPointsAtHelp() throws {
+        let result = try runCommand(Binaries.agentctl, ["status", "--bogus"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("see 'agentctl status --help'"))
+    }
+
+    @Test func malformedAndOversizedRequestsAreRefusedAndTheAgentKeepsAnswering() throws {
+        let sandbox = try Sandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try rawExchange(sandbox.socketPath, Array("not json\n".utf8)).contains("bad-request"))
+        let huge = Array(repeating: UInt8(ascii: "x"), count: 70 * 1024) + [10]
+        #expect(try rawExchange(sandbox.socketPath, huge).contains("request-too-large"))
+        #expect(try agent.ctl("status").status == 0)
+    }
+
+    @Test func sigtermStopsTheAgentCleanlyAndRemovesTheSocket() throws {
+        let sandbox = try Sandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(FileManager.default.fileExists(atPath: sandbox.socketPath))
+        agent.stop()
+        #expect(agent.process.terminationReason == .exit)
+        #expect(agent.process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.socketPath))
+        #expect(agent.logLines.contains { $0.hasPrefix("<6>") && $0.contains("agentd stopped") })
+    }
+}
+
+/// Sends raw bytes on the control socket and returns everything the agent answers before it
+/// closes or goes quiet.
+private func rawExchange(_ path: String, _ bytes: [UInt8]) throws -> String {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+        for (index, byte) in path.utf8.enumerated() where index < buffer.count - 1 { buffer[index] = byte }
+    }
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var answer: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n <= 0 { break }
+        answer += buffer[0..<n]
+        if answer.last == 10 { break }
+    }
+    return String(decoding: answer, as: UTF8.self)
+}

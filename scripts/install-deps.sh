@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs the Debian packages agentd builds and tests against, only those missing.
+# Used by `make demo` and `make test`; safe to run again.
+set -eu
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps"
+# `install-deps.sh bench` adds what the benchmarks need.
+[ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
