@@ -1,5 +1,6 @@
 import AgentCore
 import AgentProtocol
+import AgentStore
 import AgentSystem
 import Glibc
 
@@ -18,6 +19,13 @@ public final class Agent {
     private var server: ControlServer?
     private var configEvents: Mailbox<ConfigWatchEvent>?
     private var stateRetry: TimerToken?
+    private(set) var runs: RunSupervisor!
+    /// Set once SIGTERM/SIGINT arrived: live runs are being stopped, nothing new starts.
+    private(set) var isStopping = false
+    private var lastStoreError: String?
+
+    /// The state database's run records, when the state directory is usable.
+    var runStore: RunStore? { state.database.map(RunStore.init) }
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -37,7 +45,10 @@ public final class Agent {
         signals = try SignalSource(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             self.handle(signal: signal)
         }
+        try SignalSource.ignore(SIGPIPE)
+        runs = RunSupervisor(agent: self)
         openState()
+        runs.recoverUnfinishedRuns()
         // Watch before the first scan so nothing written meanwhile is missed.
         try startWatcher()
         logChanges(config.loadAll())
@@ -59,8 +70,31 @@ public final class Agent {
             logChanges(config.loadAll())
             if state.database == nil { openState() }
         default:
+            guard !isStopping else {
+                log.notice("signal \(signal) again: stopping without waiting for runs")
+                loop.stop()
+                return
+            }
+            isStopping = true
             log.info("signal \(signal): stopping")
-            loop.stop()
+            if runs.isIdle {
+                loop.stop()
+            } else {
+                // Live runs get the usual SIGTERM, grace period, SIGKILL; the loop ends when the
+                // last one has gone and its result is recorded.
+                runs.onIdle = { [unowned self] in self.loop.stop() }
+                runs.stopAll()
+            }
+        }
+    }
+
+    /// A state database operation failed: say so once per distinct error, keep running.
+    func storeFailed(_ error: any Error) {
+        let message = "state database: \(error) (check the state directory's permissions and free space)"
+        state.recordProblem(message)
+        if message != lastStoreError {
+            log.error(message)
+            lastStoreError = message
         }
     }
 

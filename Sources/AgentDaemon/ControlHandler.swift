@@ -28,6 +28,93 @@ struct ControlHandler {
         switch request.command {
         case .status: return ControlResponse(status: statusReport())
         case .list: return ControlResponse(jobs: jobSummaries())
+        case .history: return history(request)
+        case .cancel: return cancel(request)
+        case .simulateLaunch: return simulateLaunch(request)
+        case .simulateExpire: return simulateExpire(request)
+        }
+    }
+
+    /// Resolves a request's target to a registered job, or says why not.
+    private func registeredJob(_ target: String?) -> Result<JobDefinition, ControlError> {
+        guard let target, let id = Identifier(rawValue: target) else {
+            let problem = target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed"
+            return .failure(ControlError(code: .badRequest, message: problem))
+        }
+        guard let job = agent.config.registry.job(id) else {
+            return .failure(ControlError(code: .notFound, message: "no job \(id) (see agentctl list)"))
+        }
+        switch job.state {
+        case .registered:
+            return .success(job.definition)
+        case .notPermitted(let reason):
+            return .failure(ControlError(code: .notPermitted, message: "\(id): \(reason)"))
+        case .duplicate(let other):
+            return .failure(ControlError(code: .notFound, message: "\(id) in \(job.sourcePath) is a duplicate of \(other)"))
+        }
+    }
+
+    private func simulateLaunch(_ request: ControlRequest) -> ControlResponse {
+        if agent.isStopping { return .failure(.unavailable, "agentd is stopping") }
+        switch registeredJob(request.target) {
+        case .failure(let error):
+            return ControlResponse(ok: false, error: error)
+        case .success(let job):
+            switch agent.runs.launch(job, reason: .simulated) {
+            case .failure(let error): return ControlResponse(ok: false, error: error)
+            case .success(let id): return ControlResponse(message: "started run \(id) of \(job.identifier)", runID: id.description)
+            }
+        }
+    }
+
+    private func simulateExpire(_ request: ControlRequest) -> ControlResponse {
+        let runs = liveRuns(for: request.target)
+        guard !runs.isEmpty else {
+            return .failure(.notFound, "\(request.target ?? "?") has no live run (see agentctl status)")
+        }
+        let expired = runs.filter { agent.runs.expire($0, reason: .simulated) }
+        guard !expired.isEmpty else { return .failure(.unavailable, "\(request.target ?? "?") is already stopping") }
+        return ControlResponse(message: "expiring " + expired.map(\.description).joined(separator: ", "),
+                               runID: expired.first?.description)
+    }
+
+    private func cancel(_ request: ControlRequest) -> ControlResponse {
+        let runs = liveRuns(for: request.target)
+        guard !runs.isEmpty else {
+            return .failure(.notFound, "\(request.target ?? "?") has no live run or pending request (see agentctl status)")
+        }
+        let cancelled = runs.filter { agent.runs.cancel($0) }
+        guard !cancelled.isEmpty else { return .failure(.unavailable, "\(request.target ?? "?") is already stopping") }
+        return ControlResponse(message: "cancelling " + cancelled.map(\.description).joined(separator: ", "),
+                               runID: cancelled.first?.description)
+    }
+
+    /// A run id (`r000042`) names one run; an identifier names all its live runs.
+    private func liveRuns(for target: String?) -> [RunID] {
+        guard let target else { return [] }
+        if let id = RunID(parsing: target) {
+            return agent.runs.run(id) == nil ? [] : [id]
+        }
+        guard let identifier = Identifier(rawValue: target) else { return [] }
+        return agent.runs.runs(of: identifier).map(\.state.id)
+    }
+
+    private func history(_ request: ControlRequest) -> ControlResponse {
+        guard let store = agent.runStore else {
+            return .failure(.unavailable, agent.state.problem ?? "the state database is not open")
+        }
+        let limit = max(1, min(request.limit ?? 20, 10_000))
+        do {
+            let rows = try store.history(identifier: request.target, limit: limit)
+            return ControlResponse(runs: rows.map { row in
+                RunRecord(runID: row.runID, identifier: row.identifier, kind: row.kind, reason: row.reason,
+                          startedAt: row.startedAt, endedAt: row.endedAt, stopReason: row.stopReason,
+                          exitStatus: row.exitStatus, signal: row.signal, progress: row.progress, title: row.title,
+                          logTail: row.logTail.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? [])
+            })
+        } catch {
+            agent.storeFailed(error)
+            return .failure(.internal, "reading history failed: \(error)")
         }
     }
 
@@ -40,7 +127,7 @@ struct ControlHandler {
             stateDirectory: agent.options.stateDirectory, socketPath: agent.options.socketPath,
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
             diagnostics: registry.diagnostics, stateError: agent.state.problem,
-            running: [], pending: [])
+            running: agent.runs.summaries(), pending: [])
     }
 
     func jobSummaries() -> [JobSummary] {

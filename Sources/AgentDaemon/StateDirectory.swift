@@ -12,6 +12,16 @@ final class StateDirectory {
         self.path = path
     }
 
+    /// A later failure of the open database (read-only, disk full): shown in status until a
+    /// write succeeds again.
+    func recordProblem(_ message: String) {
+        problem = message
+    }
+
+    func clearProblem() {
+        if database != nil { problem = nil }
+    }
+
     /// Creates the directory if needed and opens the database; returns whether it is usable.
     @discardableResult
     func open() -> Bool {

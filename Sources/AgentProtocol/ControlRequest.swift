@@ -21,13 +21,19 @@ public struct ControlRequest: Codable, Sendable, Hashable {
 public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case status
     case list
+    case history
+    case cancel
+    case simulateLaunch = "simulate-launch"
+    case simulateExpire = "simulate-expire"
 
     /// Who may use a verb.
     public enum Access: Sendable { case read, change, root }
 
     public var access: Access {
         switch self {
-        case .status, .list: return .read
+        case .status, .list, .history: return .read
+        case .cancel: return .change
+        case .simulateLaunch, .simulateExpire: return .root
         }
     }
 }

@@ -6,13 +6,22 @@ public struct ControlResponse: Codable, Sendable {
     public var error: ControlError?
     public var status: StatusReport?
     public var jobs: [JobSummary]?
+    public var runs: [RunRecord]?
+    /// A short human answer for changes (`started run r000042`).
+    public var message: String?
+    /// The run a change concerned (launch, expire, cancel).
+    public var runID: String?
 
     public init(ok: Bool = true, error: ControlError? = nil, status: StatusReport? = nil,
-                jobs: [JobSummary]? = nil) {
+                jobs: [JobSummary]? = nil, runs: [RunRecord]? = nil, message: String? = nil,
+                runID: String? = nil) {
         self.ok = ok
         self.error = error
         self.status = status
         self.jobs = jobs
+        self.runs = runs
+        self.message = message
+        self.runID = runID
     }
 
     public static func failure(_ code: ControlError.Code, _ message: String) -> ControlResponse {

@@ -44,23 +44,70 @@ public struct RunSummary: Codable, Sendable, Hashable {
     public var runID: String
     public var identifier: String
     public var kind: String
+    public var reason: String
+    public var pid: Int32
+    /// Unix seconds.
     public var startedAt: Int64
+    /// Unix seconds of the SIGTERM for MaxRuntime, if any.
+    public var deadline: Int64?
+    /// 0...1
     public var progress: Double?
     public var title: String?
     public var subtitle: String?
     public var statusText: String?
+    /// `expired(max-runtime)`, `cancelled`… once the agent is stopping it.
+    public var stopping: String?
 
-    public init(runID: String, identifier: String, kind: String, startedAt: Int64,
-                progress: Double? = nil, title: String? = nil, subtitle: String? = nil,
-                statusText: String? = nil) {
+    public init(runID: String, identifier: String, kind: String, reason: String, pid: Int32,
+                startedAt: Int64, deadline: Int64?, progress: Double? = nil, title: String? = nil,
+                subtitle: String? = nil, statusText: String? = nil, stopping: String? = nil) {
         self.runID = runID
         self.identifier = identifier
         self.kind = kind
+        self.reason = reason
+        self.pid = pid
         self.startedAt = startedAt
+        self.deadline = deadline
         self.progress = progress
         self.title = title
         self.subtitle = subtitle
         self.statusText = statusText
+        self.stopping = stopping
+    }
+}
+
+/// One finished (or live) run from history.
+public struct RunRecord: Codable, Sendable, Hashable {
+    public var runID: String
+    public var identifier: String
+    public var kind: String
+    public var reason: String
+    /// Unix milliseconds.
+    public var startedAt: Int64
+    public var endedAt: Int64?
+    /// DESIGN §7 text: `success`, `failure(exit 3)`, `expired(max-runtime)`…; nil while live.
+    public var stopReason: String?
+    public var exitStatus: Int32?
+    public var signal: Int32?
+    public var progress: Double?
+    public var title: String?
+    public var logTail: [String]
+
+    public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
+                endedAt: Int64?, stopReason: String?, exitStatus: Int32?, signal: Int32?,
+                progress: Double?, title: String?, logTail: [String]) {
+        self.runID = runID
+        self.identifier = identifier
+        self.kind = kind
+        self.reason = reason
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.stopReason = stopReason
+        self.exitStatus = exitStatus
+        self.signal = signal
+        self.progress = progress
+        self.title = title
+        self.logTail = logTail
     }
 }
 

@@ -40,11 +40,13 @@ enum StatusCommand {
             lines.append("Running: none")
         } else {
             lines.append("Running:")
-            let rows = status.running.map { run in
-                [run.identifier, run.runID, HumanTime.span(seconds: context.now - run.startedAt),
-                 run.progress.map { "\(Int($0 * 100))%" } ?? "-", run.title ?? run.statusText ?? ""]
+            let rows = status.running.map { run -> [String] in
+                let left = run.stopping ?? run.deadline.map { HumanTime.span(seconds: $0 - context.now) } ?? "-"
+                let text = [run.title, run.subtitle, run.statusText].compactMap { $0 }.joined(separator: " — ")
+                return [run.identifier, run.runID, HumanTime.span(seconds: context.now - run.startedAt), left,
+                        run.progress.map { "\(Int($0 * 100))%" } ?? "-", text]
             }
-            lines.append(Table(headers: ["IDENTIFIER", "RUN", "ELAPSED", "PROGRESS", "TITLE"], rows: rows)
+            lines.append(Table(headers: ["IDENTIFIER", "RUN", "ELAPSED", "LEFT", "PROGRESS", "TITLE / STATUS"], rows: rows)
                 .render(width: context.terminalWidth))
         }
         if status.pending.isEmpty {

@@ -12,4 +12,16 @@ public enum HumanTime {
             return hours == 0 ? "\(seconds / 86_400) d" : "\(seconds / 86_400) d \(hours) h"
         }
     }
+
+    /// `2 h ago`, `just now`.
+    public static func ago(seconds: Int64) -> String {
+        seconds < 5 ? "just now" : span(seconds: seconds) + " ago"
+    }
+
+    /// Durations of runs: `0.4 s`, `12.0 s`, then `span`.
+    public static func precise(milliseconds: Int64) -> String {
+        guard milliseconds < 60_000 else { return span(seconds: milliseconds / 1000) }
+        let tenths = max(0, milliseconds) / 100
+        return "\(tenths / 10).\(tenths % 10) s"
+    }
 }

@@ -12,7 +12,9 @@ public enum ConfigWatchEvent: Sendable, Hashable {
     /// A whole directory appeared, disappeared or was replaced: `""` for the config directory
     /// itself, `"manifests.d"` or `"jobs.d"`. Re-read every file under it and forget the ones
     /// that are no longer there. Files created in a new directory before its watch existed are
-    /// only found this way.
+    /// only found this way. When the config directory itself is deleted, moved or unmounted, all
+    /// three are sent and the watcher stops: a directory recreated at that path is only watched
+    /// again after the daemon restarts.
     case rescan(directory: String)
     /// The kernel's event queue overflowed and events were lost: rescan everything.
     case overflow

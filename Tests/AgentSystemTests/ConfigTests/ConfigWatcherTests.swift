@@ -254,6 +254,35 @@ struct ConfigWatcherTests {
         for name in names { try ConfigFS.remove(watch.path(name)) }
     }
 
+    @Test func aQueueOverflowIsReportedAndWatchingGoesOn() throws {
+        let limit = try #require(Self.maxQueuedEvents())
+        // A machine with a huge queue would need too many events to overflow it in a test.
+        try #require(limit <= 1 << 20, "fs.inotify.max_queued_events is \(limit)")
+        try ConfigFS.write(watch.path("jobs.d/flip.job"))
+        try ConfigFS.write(watch.path("jobs.d/flop.job"))
+        try watch.barrier()
+        let start = watch.mark()
+        try watch.whileWatcherIsHeld(trigger: "jobs.d/hold.job") {
+            // Alternate two files: the kernel merges an event identical to the one queued last.
+            for round in 0...(limit / 2 + 16) {
+                try ConfigFS.chmod(watch.path("jobs.d/flip.job"), round % 2 == 0 ? 0o600 : 0o644)
+                try ConfigFS.chmod(watch.path("jobs.d/flop.job"), round % 2 == 0 ? 0o600 : 0o644)
+            }
+        }
+        #expect(watch.wait(for: .overflow, since: start) != nil)
+        try watch.barrier()
+    }
+
+    static func maxQueuedEvents() -> Int? {
+        let fd = open("/proc/sys/fs/inotify/max_queued_events", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = read(fd, &buffer, buffer.count)
+        guard count > 0 else { return nil }
+        return Int(String(decoding: buffer[..<count], as: UTF8.self).filter(\.isNumber))
+    }
+
     @Test func theInotifyDescriptorIsNotInheritedByPlugins() throws {
         // The library opens it without close-on-exec; the watcher sets the flag.
         for fd in InotifyToolsSession.inotifyDescriptors() {

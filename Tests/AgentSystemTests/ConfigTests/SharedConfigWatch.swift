@@ -22,7 +22,13 @@ final class SharedConfigWatch: Sendable {
     /// The events received so far, shared between the watcher thread and the tests.
     final class EventLog: Sendable {
         let events = Mutex<[ConfigWatchEvent]>([])
+        /// While set, the callback that delivers a change of this path blocks after logging
+        /// its batch until a byte arrives on the release pipe: the watcher thread then stops
+        /// reading and the kernel queue fills up. (Keyed to one path, so that a callback still
+        /// busy with an earlier batch does not block before the trigger is even logged.)
+        let holdOnChange = Mutex<String?>(nil)
     }
+    private let releaseWriter: Int32
 
     private init() throws {
         // The config directory sits below a hidden directory on purpose: libinotifytools matches
@@ -43,13 +49,40 @@ final class SharedConfigWatch: Sendable {
         }
         wakeReader = ends[0]
         let wakeWriter = ends[1]
+        var release: [Int32] = [0, 0]
+        guard pipe(&release) == 0 else { throw ConfigFS.failure("pipe") }
+        for end in release { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let releaseReader = release[0]  // blocking: the held callback sleeps in read(2)
+        releaseWriter = release[1]
         let log = EventLog()
         self.log = log
         try ConfigWatcher(configDirectory: root).start { events in
             log.events.withLock { $0.append(contentsOf: events) }
             var byte: UInt8 = 1
             _ = Glibc.write(wakeWriter, &byte, 1)  // a full pipe already means "wake up"
+            let hold = log.holdOnChange.withLock { trigger in
+                trigger.map { events.contains(.changed(relativePath: $0)) } ?? false
+            }
+            if hold { _ = Glibc.read(releaseReader, &byte, 1) }
         }
+    }
+
+    /// Runs `body` while the watcher thread is stuck in its callback and reads no events, then
+    /// lets it go on. `trigger` is a file (relative path) whose write brings the thread into
+    /// the callback.
+    func whileWatcherIsHeld(trigger: String, _ body: () throws -> Void) throws {
+        let start = mark()
+        log.holdOnChange.withLock { $0 = trigger }
+        defer {
+            log.holdOnChange.withLock { $0 = nil }
+            var byte: UInt8 = 1
+            _ = Glibc.write(releaseWriter, &byte, 1)
+        }
+        try ConfigFS.write(path(trigger))
+        guard wait(for: .changed(relativePath: trigger), since: start) != nil else {
+            throw ConfigFS.Failure(description: "\(trigger) was never reported")
+        }
+        try body()
     }
 
     /// A position in the log; `wait(since:)` looks only at events after it.

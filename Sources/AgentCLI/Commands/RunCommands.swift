@@ -1,0 +1,72 @@
+import AgentProtocol
+
+/// `agentctl simulate launch|expire ID`, `cancel ID|RUN`, `history [ID]`.
+enum RunCommands {
+    static let simulate = CommandSpec(
+        name: "simulate", abstract: "Launch or expire a job now, as the LLDB simulate calls do on iOS (root).",
+        subcommands: [
+            CommandSpec(
+                name: "launch", abstract: "Run a job now (reason simulated), bypassing policy but not permission.",
+                examples: ["agentctl simulate launch local.tidy-tmp"],
+                arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
+                run: { parsed, context in
+                    try change(.simulateLaunch, parsed.argument(0), context)
+                }),
+            CommandSpec(
+                name: "expire", abstract: "Start the expiration sequence (SIGTERM, grace, SIGKILL) of a job's live run.",
+                examples: ["agentctl simulate expire com.example.demo.cleanup"],
+                arguments: [ArgumentSpec(name: "ID", help: "Job identifier or run id (r000042).")],
+                run: { parsed, context in
+                    try change(.simulateExpire, parsed.argument(0), context)
+                }),
+        ])
+
+    static let cancel = CommandSpec(
+        name: "cancel", abstract: "Stop a live run (SIGTERM, grace period, SIGKILL); it is recorded cancelled.",
+        examples: ["agentctl cancel r000042", "agentctl cancel com.example.demo.export"],
+        arguments: [ArgumentSpec(name: "ID|RUN", help: "Job identifier (all its runs) or run id.")],
+        run: { parsed, context in
+            try change(.cancel, parsed.argument(0), context)
+        })
+
+    static let history = CommandSpec(
+        name: "history", abstract: "Show finished and live runs, newest first, with stop reasons and durations.",
+        examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history --json"],
+        options: [jsonOption, OptionSpec(long: "limit", valueName: "N", help: "How many runs (default 20).")],
+        arguments: [ArgumentSpec(name: "ID", help: "Only runs of this identifier.", isOptional: true)],
+        run: { parsed, context in
+            var limit: Int?
+            if let text = parsed.value("limit") {
+                guard let value = Int(text), value > 0 else {
+                    throw UsageError(message: "--limit: \"\(text)\" is not a positive number", commandPath: ["history"])
+                }
+                limit = value
+            }
+            let response = try context.request(ControlRequest(command: .history, target: parsed.argument(0), limit: limit))
+            let runs = response.runs ?? []
+            if parsed.flag("json") {
+                context.out(try MessageCoding.encodePretty(runs))
+            } else if runs.isEmpty {
+                context.out("No runs yet.")
+            } else {
+                context.out(render(runs, context: context))
+            }
+            return 0
+        })
+
+    static func render(_ runs: [RunRecord], context: CommandContext) -> String {
+        let rows = runs.map { run -> [String] in
+            let duration = run.endedAt.map { HumanTime.precise(milliseconds: $0 - run.startedAt) } ?? "running"
+            return [run.runID, run.identifier, run.reason, HumanTime.ago(seconds: context.now - run.startedAt / 1000),
+                    duration, run.stopReason ?? "running"]
+        }
+        return Table(headers: ["RUN", "IDENTIFIER", "REASON", "STARTED", "DURATION", "RESULT"], rows: rows)
+            .render(width: context.terminalWidth)
+    }
+
+    private static func change(_ command: ControlCommand, _ target: String?, _ context: CommandContext) throws -> Int32 {
+        let response = try context.request(ControlRequest(command: command, target: target))
+        context.out(response.message ?? "ok")
+        return 0
+    }
+}

@@ -1,0 +1,10 @@
+/// Why a run was started; handed to the plugin as `AGENTD_REASON` and kept in history.
+public enum RunReason: String, Sendable, Codable, CaseIterable {
+    case scheduled
+    case triggered
+    case submitted
+    case simulated
+    case catchUp = "catch-up"
+    case retry
+    case chained
+}

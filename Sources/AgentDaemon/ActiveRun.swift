@@ -1,0 +1,27 @@
+import AgentCore
+import AgentSystem
+
+/// One live run inside the daemon: the pure `LiveRun` state, its processes, and its timers.
+final class ActiveRun {
+    var state: LiveRun
+    let job: JobDefinition
+    var process: PluginProcess?
+    let startedAtMilliseconds: Int64
+    let startedAt: MonotonicInstant
+    var teardown: TeardownProgress?
+    var teardownTimer: TimerToken?
+    var maxRuntimeTimer: TimerToken?
+    var progressTimer: TimerToken?
+    /// Last PROGRESS= line (or launch), for continued runs' ProgressTimeout.
+    var lastProgressAt: MonotonicInstant
+    var checkpointDirty = false
+    var checkpointTimer: TimerToken?
+
+    init(state: LiveRun, job: JobDefinition, startedAtMilliseconds: Int64, startedAt: MonotonicInstant) {
+        self.state = state
+        self.job = job
+        self.startedAtMilliseconds = startedAtMilliseconds
+        self.startedAt = startedAt
+        self.lastProgressAt = startedAt
+    }
+}

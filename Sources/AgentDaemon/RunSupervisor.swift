@@ -1,0 +1,449 @@
+import AgentCore
+import AgentProtocol
+import AgentStore
+import AgentSystem
+import Glibc
+
+/// Launches plugins, follows each run to its end on the event loop, expires runs (SIGTERM, grace,
+/// SIGKILL) and records exactly one result per run.
+final class RunSupervisor {
+    private unowned let agent: Agent
+    private var live: [RunID: ActiveRun] = [:]
+    private var nextRunNumber: UInt64 = 0
+    private let buffer = ReadBuffer()
+    /// Parent cgroup of every run's cgroup; nil where cgroup v2 is not writable (process groups only).
+    private(set) var cgroupParent: String?
+    private var retryTimers: [Identifier: TimerToken] = [:]
+    private var logLimiter = LogRateLimiter<RunID>(limit: 200, interval: .seconds(1))
+    private let lang: String?
+    /// Called when the last live run has ended (used for a clean shutdown).
+    var onIdle: (() -> Void)?
+
+    init(agent: Agent) {
+        self.agent = agent
+        lang = getenv("LANG").map { String(cString: $0) }
+        setUpCgroups()
+        Subreaper.become()
+    }
+
+    var liveRuns: [ActiveRun] { live.values.sorted { $0.state.id < $1.state.id } }
+    var isIdle: Bool { live.isEmpty }
+
+    // MARK: start-up
+
+    private func setUpCgroups() {
+        guard let hierarchy = CgroupHierarchy.detect() else {
+            agent.log.notice("no cgroup v2 hierarchy: runs are tracked by process group only")
+            return
+        }
+        let parent = hierarchy.ownDirectory + "/agentd-runs.\(getpid())"
+        if mkdir(parent, 0o755) == 0 || errno == EEXIST {
+            cgroupParent = parent
+            agent.log.info("runs get cgroups under \(parent)")
+        } else {
+            agent.log.notice("cgroup \(hierarchy.ownDirectory) is not writable (\(String(cString: strerror(errno)))): runs are tracked by process group only")
+        }
+    }
+
+    /// After a restart (clean or SIGKILL): runs still open in the database are recorded
+    /// `agent-restart` and whatever they left running is killed.
+    func recoverUnfinishedRuns() {
+        guard let store = agent.runStore else { return }
+        do {
+            nextRunNumber = try store.highestRunNumber()
+            for run in try store.unfinishedRuns() {
+                if let path = run.cgroup, access(path, F_OK) == 0 {
+                    writeFile(path + "/cgroup.kill", "1")
+                    rmdir(path)
+                }
+                if let group = run.processGroup, group > 1 {
+                    kill(-group, SIGKILL)
+                }
+                var ended = run
+                ended.endedAt = WallClock.now() / 1_000_000
+                ended.stopReason = StopReason.agentRestart.description
+                try store.finish(ended)
+                agent.log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart, leftovers killed")
+            }
+        } catch {
+            agent.storeFailed(error)
+        }
+    }
+
+    // MARK: launching
+
+    /// Starts a run of `job` now. Fails (without a run) only when the request itself is wrong;
+    /// a plugin that cannot be started is a run that ends `spawn-failed(reason)`.
+    func launch(_ job: JobDefinition, reason: RunReason, extraArguments: [String] = []) -> Result<RunID, ControlError> {
+        if job.kind != .continued, let running = live.values.first(where: { $0.job.identifier == job.identifier }) {
+            return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running.state.id) (wait for it, or agentctl cancel \(running.state.id))"))
+        }
+        nextRunNumber += 1
+        let id = RunID(nextRunNumber)
+        let nowMs = WallClock.now() / 1_000_000
+        let deadline = job.maxRuntime.map { nowMs / 1000 + $0.components.seconds }
+        let checkpoint = try? agent.runStore?.checkpoint(identifier: job.identifier.rawValue)
+        let state = LiveRun(id: id, identifier: job.identifier, kind: job.kind, reason: reason,
+                            startedAt: nowMs / 1000, deadline: deadline, checkpoint: checkpoint ?? nil)
+        let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: agent.loop.now)
+        live[id] = run
+
+        switch spawn(run, extraArguments: extraArguments) {
+        case .success(let process):
+            run.process = process
+            persist { store in
+                try store.insert(StoredRun(runID: id.description, identifier: job.identifier.rawValue,
+                                           kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs,
+                                           processGroup: process.processGroup, cgroup: process.cgroup?.path))
+            }
+            agent.log.info("run \(id) of \(job.identifier) started (\(reason.rawValue), pid \(process.pid))")
+            armTimers(run)
+        case .failure(let failure):
+            persist { store in
+                try store.insert(StoredRun(runID: id.description, identifier: job.identifier.rawValue,
+                                           kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs))
+            }
+            finish(run, stopReason: .spawnFailed(failure.message))
+        }
+        return .success(id)
+    }
+
+    private func spawn(_ run: ActiveRun, extraArguments: [String]) -> Result<PluginProcess, LaunchProblem> {
+        let job = run.job
+        var user: UserAccount?
+        if geteuid() == 0 {
+            let name = job.user ?? agent.config.registry.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
+            guard let account = UserAccount.lookup(name) else { return .failure(LaunchProblem("no such user \(name)")) }
+            user = account
+        }
+        let stateDirectory = agent.options.stateDirectory + "/jobs/" + job.identifier.rawValue
+        if let problem = prepareStateDirectory(stateDirectory, for: user) { return .failure(LaunchProblem(problem)) }
+
+        var cgroup: RunCgroup?
+        if let parent = cgroupParent {
+            do {
+                cgroup = try RunCgroup.create(parent: parent, name: "run-\(run.state.id)")
+            } catch {
+                agent.log.warning("run \(run.state.id): no cgroup (\(error)); tracking its process group only")
+            }
+        }
+        let request = SpawnRequest(
+            arguments: job.exec + extraArguments,
+            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
+            workingDirectory: stateDirectory, user: user, cgroup: cgroup)
+        switch PluginSpawner.spawn(request) {
+        case .failure(let failure):
+            cgroup?.remove()
+            return .failure(LaunchProblem(failure.description))
+        case .success(let child):
+            let id = run.state.id
+            let callbacks = PluginProcess.Callbacks(
+                onLine: { [unowned self] stream, line in self.line(id, stream, line) },
+                onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
+                onGone: { [unowned self] in self.gone(id) })
+            do {
+                return .success(try PluginProcess(loop: agent.loop, child: child, cgroup: cgroup,
+                                                  buffer: buffer, callbacks: callbacks))
+            } catch {
+                kill(-child.pid, SIGKILL)
+                cgroup?.killAll()
+                return .failure(LaunchProblem("cannot watch the child: \(error)"))
+            }
+        }
+    }
+
+    /// Creates the job's `STATE_DIRECTORY`, owned by the user it runs as.
+    private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> String? {
+        do {
+            try FileSystem.makeDirectories(path, mode: 0o750)
+        } catch {
+            return "state directory: \(error)"
+        }
+        if let user, chown(path, user.uid, user.gid) != 0 {
+            return "state directory: chown \(path): \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
+    private func armTimers(_ run: ActiveRun) {
+        let id = run.state.id
+        if let limit = run.job.maxRuntime {
+            run.maxRuntimeTimer = agent.loop.schedule(at: run.startedAt + limit) { [unowned self] in
+                self.live[id]?.maxRuntimeTimer = nil
+                self.expire(id, reason: .maxRuntime)
+            }
+        }
+        if run.job.kind == .continued {
+            scheduleProgressCheck(run, at: run.startedAt + run.job.progressTimeout)
+        }
+    }
+
+    /// One timer per ProgressTimeout window, not one per PROGRESS= line: when it fires it looks at
+    /// when progress last came and either expires the run or sleeps until the window's new end.
+    private func scheduleProgressCheck(_ run: ActiveRun, at deadline: MonotonicInstant) {
+        let id = run.state.id
+        run.progressTimer = agent.loop.schedule(at: deadline) { [unowned self] in
+            guard let run = self.live[id] else { return }
+            run.progressTimer = nil
+            let due = run.lastProgressAt + run.job.progressTimeout
+            if due <= self.agent.loop.now {
+                self.expire(id, reason: .noProgress)
+            } else {
+                self.scheduleProgressCheck(run, at: due)
+            }
+        }
+    }
+
+    // MARK: output
+
+    private func line(_ id: RunID, _ stream: PluginProcess.Stream, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let run = live[id] else { return }
+        switch stream {
+        case .stdout:
+            switch run.state.apply(PluginDirective.parse(bytes)) {
+            case .progressed:
+                run.lastProgressAt = agent.loop.now
+            case .checkpointed:
+                markCheckpointDirty(run)
+            case .logLine(let text):
+                logPluginLine(run, text)
+            case .invalid, .none:
+                break
+            }
+        case .stderr:
+            let text = String(decoding: bytes, as: UTF8.self)
+            run.state.appendLog(text)
+            logPluginLine(run, text)
+        }
+    }
+
+    private func logPluginLine(_ run: ActiveRun, _ text: String) {
+        switch logLimiter.admit(run.state.id, now: agent.loop.now) {
+        case .emit(let suppressed):
+            if suppressed > 0 {
+                agent.log.notice("[\(run.state.identifier) \(run.state.id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))")
+            }
+            agent.log.info("[\(run.state.identifier) \(run.state.id)] \(text)")
+        case .suppress:
+            break
+        }
+    }
+
+    /// Checkpoints are written at most once a second while a run is live, and at its end.
+    private func markCheckpointDirty(_ run: ActiveRun) {
+        run.checkpointDirty = true
+        guard run.checkpointTimer == nil else { return }
+        let id = run.state.id
+        run.checkpointTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
+            guard let run = self.live[id] else { return }
+            run.checkpointTimer = nil
+            self.saveCheckpoint(run)
+        }
+    }
+
+    private func saveCheckpoint(_ run: ActiveRun) {
+        guard run.checkpointDirty, let value = run.state.checkpoint else { return }
+        run.checkpointDirty = false
+        persist { store in
+            try store.saveCheckpoint(value, identifier: run.state.identifier.rawValue, at: WallClock.now() / 1_000_000)
+        }
+    }
+
+    // MARK: stopping
+
+    /// Starts the teardown of a run: SIGTERM to all its processes, then SIGKILL after GracePeriod.
+    @discardableResult
+    func expire(_ id: RunID, reason: ExpiryReason) -> Bool {
+        guard let run = live[id], run.state.expire(reason) else { return false }
+        agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
+        startTeardown(run)
+        return true
+    }
+
+    /// Stops a run because a person asked (`agentctl cancel`), with the same teardown.
+    @discardableResult
+    func cancel(_ id: RunID) -> Bool {
+        guard let run = live[id], run.state.cancel() else { return false }
+        agent.log.notice("run \(id) of \(run.state.identifier): cancelled")
+        startTeardown(run)
+        return true
+    }
+
+    private func startTeardown(_ run: ActiveRun) {
+        cancelTimers(run, keepTeardown: false)
+        let origin = agent.loop.now
+        run.teardown = TeardownProgress(teardown: Teardown(gracePeriod: run.job.gracePeriod), startedAt: .zero)
+        advanceTeardown(run, origin: origin)
+    }
+
+    private func advanceTeardown(_ run: ActiveRun, origin: MonotonicInstant) {
+        guard var teardown = run.teardown, let process = run.process else { return }
+        for action in teardown.advance(now: origin.duration(to: agent.loop.now)) {
+            switch action {
+            case .sendSignal(let signal): process.signalAll(signal)
+            case .killAll: process.killAll()
+            }
+        }
+        run.teardown = teardown
+        if let next = teardown.nextDeadline {
+            let id = run.state.id
+            run.teardownTimer = agent.loop.schedule(at: origin + next) { [unowned self] in
+                guard let run = self.live[id] else { return }
+                run.teardownTimer = nil
+                self.advanceTeardown(run, origin: origin)
+            }
+        }
+    }
+
+    private func cancelTimers(_ run: ActiveRun, keepTeardown: Bool) {
+        for token in [run.maxRuntimeTimer, run.progressTimer, keepTeardown ? nil : run.teardownTimer].compactMap({ $0 }) {
+            agent.loop.cancel(token)
+        }
+        run.maxRuntimeTimer = nil
+        run.progressTimer = nil
+        if !keepTeardown { run.teardownTimer = nil }
+    }
+
+    /// At shutdown: every live run gets the teardown; `onIdle` fires when the last one is gone.
+    func stopAll() {
+        for run in live.values where !run.state.isStopping {
+            _ = run.state.expire(.simulated)
+            agent.log.notice("run \(run.state.id) of \(run.state.identifier): stopping with the agent")
+            startTeardown(run)
+        }
+    }
+
+    // MARK: ending
+
+    private func mainExited(_ id: RunID, _ termination: ProcessTermination) {
+        live[id]?.state.recordTermination(termination)
+    }
+
+    private func gone(_ id: RunID) {
+        guard let run = live[id], let stop = run.state.stopReason else { return }
+        finish(run, stopReason: agent.isStopping && !run.state.cancelled ? .agentRestart : stop)
+    }
+
+    private func finish(_ run: ActiveRun, stopReason: StopReason) {
+        let id = run.state.id
+        cancelTimers(run, keepTeardown: false)
+        if let token = run.checkpointTimer { agent.loop.cancel(token); run.checkpointTimer = nil }
+        saveCheckpoint(run)
+        live[id] = nil
+        let suppressed = logLimiter.finish(id)
+        if suppressed > 0 {
+            agent.log.notice("[\(run.state.identifier) \(id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))")
+        }
+        let endedMs = WallClock.now() / 1_000_000
+        var exitStatus: Int32?
+        var signal: Int32?
+        switch run.state.termination {
+        case .exited(let status)?: exitStatus = status
+        case .signaled(let number)?: signal = number
+        case nil: break
+        }
+        let record = StoredRun(
+            runID: id.description, identifier: run.state.identifier.rawValue, kind: run.state.kind.rawValue,
+            reason: run.state.reason.rawValue, startedAt: run.startedAtMilliseconds, endedAt: endedMs,
+            stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
+            progress: run.state.progress?.fraction, title: run.state.title,
+            logTail: run.state.logTail.lines.joined(separator: "\n"))
+        var failures = 0
+        persist { store in
+            try store.finish(record)
+            failures = try store.recordOutcome(identifier: run.state.identifier.rawValue, at: endedMs,
+                                               success: stopReason == .success)
+        }
+        let seconds = Double(endedMs - run.startedAtMilliseconds) / 1000
+        let truncated = run.process?.truncatedLines ?? 0
+        let invalid = run.state.invalidDirectives
+        var notes = ""
+        if truncated > 0 { notes += ", \(truncated) lines truncated at 4096 bytes" }
+        if invalid > 0 { notes += ", \(invalid) invalid directives ignored" }
+        agent.log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)")
+        followUp(run.job, stopReason: stopReason, failures: failures)
+        if live.isEmpty { onIdle?() }
+    }
+
+    /// Retry after a failure (`Retry=`) and chaining after a success (`OnSuccess=`).
+    private func followUp(_ job: JobDefinition, stopReason: StopReason, failures: Int) {
+        guard !agent.isStopping else { return }
+        switch stopReason {
+        case .success:
+            if let token = retryTimers.removeValue(forKey: job.identifier) { agent.loop.cancel(token) }
+            if let next = job.onSuccess {
+                guard let target = agent.config.registry.job(next), case .registered = target.state else {
+                    agent.log.warning("\(job.identifier): OnSuccess=\(next) is not a registered job; nothing chained")
+                    return
+                }
+                _ = launch(target.definition, reason: .chained)
+            }
+        case .failure, .crashed, .spawnFailed:
+            guard let policy = job.retry else { return }
+            let delay = policy.delay(afterFailures: max(1, failures))
+            agent.log.info("\(job.identifier): retrying in \(TimeSpan.format(delay)) (failure \(failures), Retry=\(policy))")
+            if let token = retryTimers[job.identifier] { agent.loop.cancel(token) }
+            let identifier = job.identifier
+            retryTimers[identifier] = agent.loop.schedule(after: delay) { [unowned self] in
+                self.retryTimers[identifier] = nil
+                guard let current = self.agent.config.registry.job(identifier), case .registered = current.state else { return }
+                _ = self.launch(current.definition, reason: .retry)
+            }
+        default:
+            break
+        }
+    }
+
+    private func persist(_ body: (RunStore) throws -> Void) {
+        guard let store = agent.runStore else { return }
+        do {
+            try body(store)
+            agent.state.clearProblem()
+        } catch {
+            agent.storeFailed(error)
+        }
+    }
+
+    // MARK: queries
+
+    func run(_ id: RunID) -> ActiveRun? { live[id] }
+
+    func runs(of identifier: Identifier) -> [ActiveRun] {
+        live.values.filter { $0.state.identifier == identifier }.sorted { $0.state.id < $1.state.id }
+    }
+
+    func summaries() -> [RunSummary] {
+        liveRuns.map { run in
+            let stopping: String? = run.state.cancelled ? "cancelled" : run.state.expiredFor.map { "expired(\($0.rawValue))" }
+            return RunSummary(
+                runID: run.state.id.description, identifier: run.state.identifier.rawValue,
+                kind: run.state.kind.rawValue, reason: run.state.reason.rawValue, pid: run.process?.pid ?? 0,
+                startedAt: run.state.startedAt, deadline: run.state.deadline,
+                progress: run.state.progress?.fraction, title: run.state.title, subtitle: run.state.subtitle,
+                statusText: run.state.statusText, stopping: stopping)
+        }
+    }
+
+    deinit {
+        if let parent = cgroupParent { rmdir(parent) }
+    }
+}
+
+/// Why a plugin could not be started: becomes `spawn-failed(message)`.
+struct LaunchProblem: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+private func formatSeconds(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) s"
+}
+
+@discardableResult
+private func writeFile(_ path: String, _ value: String) -> Bool {
+    let fd = open(path, O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    return value.withCString { write(fd, $0, strlen($0)) } >= 0
+}

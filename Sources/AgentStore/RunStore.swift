@@ -1,0 +1,153 @@
+/// A run as stored: the row the history is made of.
+public struct StoredRun: Sendable, Hashable {
+    public var runID: String
+    public var identifier: String
+    public var kind: String
+    public var reason: String
+    /// Unix milliseconds.
+    public var startedAt: Int64
+    public var endedAt: Int64?
+    public var stopReason: String?
+    public var exitStatus: Int32?
+    public var signal: Int32?
+    public var progress: Double?
+    public var title: String?
+    /// Lines joined with `\n`.
+    public var logTail: String?
+    public var processGroup: Int32?
+    public var cgroup: String?
+
+    public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
+                endedAt: Int64? = nil, stopReason: String? = nil, exitStatus: Int32? = nil,
+                signal: Int32? = nil, progress: Double? = nil, title: String? = nil,
+                logTail: String? = nil, processGroup: Int32? = nil, cgroup: String? = nil) {
+        self.runID = runID
+        self.identifier = identifier
+        self.kind = kind
+        self.reason = reason
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.stopReason = stopReason
+        self.exitStatus = exitStatus
+        self.signal = signal
+        self.progress = progress
+        self.title = title
+        self.logTail = logTail
+        self.processGroup = processGroup
+        self.cgroup = cgroup
+    }
+}
+
+/// Runs, checkpoints and per-identifier facts in the state database.
+public struct RunStore {
+    public let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// The highest run number recorded (`r000042` → 42), so numbering continues after a restart.
+    public func highestRunNumber() throws -> UInt64 {
+        let statement = try database.prepare("SELECT MAX(CAST(substr(run_id, 2) AS INTEGER)) FROM runs")
+        guard try statement.step(), !statement.isNull(0) else { return 0 }
+        return UInt64(max(0, statement.int64(0)))
+    }
+
+    /// Records a run at launch (before any of its output), with where its processes live, so a
+    /// restarted agent can find and kill leftovers.
+    public func insert(_ run: StoredRun) throws {
+        try database.prepare("""
+            INSERT INTO runs (run_id, identifier, kind, reason, started_at, process_group, cgroup)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
+                      .integer(run.startedAt), run.processGroup.map { .integer(Int64($0)) },
+                      run.cgroup.map { .text($0) }])
+    }
+
+    /// Records how a run ended; exactly once (a second call for the same run changes nothing).
+    public func finish(_ run: StoredRun) throws {
+        try database.prepare("""
+            UPDATE runs SET ended_at = ?, stop_reason = ?, exit_status = ?, signal = ?, progress = ?,
+                title = ?, log_tail = ?
+            WHERE run_id = ? AND ended_at IS NULL
+            """).run([run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0) },
+                      run.exitStatus.map { .integer(Int64($0)) }, run.signal.map { .integer(Int64($0)) },
+                      run.progress.map { .real($0) }, run.title.map { .text($0) },
+                      run.logTail.map { .text($0) }, .text(run.runID)])
+    }
+
+    /// Runs that were live when the agent last stopped (no end recorded).
+    public func unfinishedRuns() throws -> [StoredRun] {
+        try select("WHERE ended_at IS NULL ORDER BY started_at", [])
+    }
+
+    /// The most recent runs, newest first, of one identifier or all.
+    public func history(identifier: String?, limit: Int) throws -> [StoredRun] {
+        if let identifier {
+            return try select("WHERE identifier = ? ORDER BY started_at DESC, run_id DESC LIMIT ?",
+                              [.text(identifier), .integer(Int64(limit))])
+        }
+        return try select("ORDER BY started_at DESC, run_id DESC LIMIT ?", [.integer(Int64(limit))])
+    }
+
+    public func run(_ runID: String) throws -> StoredRun? {
+        try select("WHERE run_id = ?", [.text(runID)]).first
+    }
+
+    private func select(_ tail: String, _ values: [StoreValue?]) throws -> [StoredRun] {
+        let statement = try database.prepare("""
+            SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
+                   signal, progress, title, log_tail, process_group, cgroup FROM runs
+            """ + " " + tail)
+        try statement.bind(values)
+        var rows: [StoredRun] = []
+        while try statement.step() {
+            func optionalInt(_ column: Int32) -> Int64? { statement.isNull(column) ? nil : statement.int64(column) }
+            rows.append(StoredRun(
+                runID: statement.text(0) ?? "", identifier: statement.text(1) ?? "",
+                kind: statement.text(2) ?? "", reason: statement.text(3) ?? "",
+                startedAt: statement.int64(4), endedAt: optionalInt(5), stopReason: statement.text(6),
+                exitStatus: optionalInt(7).map { Int32(truncatingIfNeeded: $0) },
+                signal: optionalInt(8).map { Int32(truncatingIfNeeded: $0) },
+                progress: statement.isNull(9) ? nil : statement.double(9), title: statement.text(10),
+                logTail: statement.text(11),
+                processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
+                cgroup: statement.text(13)))
+        }
+        return rows
+    }
+
+    // MARK: checkpoints
+
+    public func saveCheckpoint(_ value: String, identifier: String, at time: Int64) throws {
+        try database.prepare("""
+            INSERT INTO checkpoints (identifier, value, updated_at) VALUES (?, ?, ?)
+            ON CONFLICT(identifier) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+            """).run([.text(identifier), .text(value), .integer(time)])
+    }
+
+    public func checkpoint(identifier: String) throws -> String? {
+        let statement = try database.prepare("SELECT value FROM checkpoints WHERE identifier = ?")
+        try statement.bind([.text(identifier)])
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    // MARK: per-identifier facts
+
+    /// Records a run's end in the identifier's facts: last run, last success, consecutive
+    /// failures (reset by a success). Returns the consecutive failure count after this run.
+    @discardableResult
+    public func recordOutcome(identifier: String, at time: Int64, success: Bool) throws -> Int {
+        try database.prepare("""
+            INSERT INTO job_facts (identifier, last_run_at, last_success_at, consecutive_failures)
+            VALUES (?1, ?2, CASE WHEN ?3 THEN ?2 END, CASE WHEN ?3 THEN 0 ELSE 1 END)
+            ON CONFLICT(identifier) DO UPDATE SET
+                last_run_at = ?2,
+                last_success_at = CASE WHEN ?3 THEN ?2 ELSE last_success_at END,
+                consecutive_failures = CASE WHEN ?3 THEN 0 ELSE consecutive_failures + 1 END
+            """).run([.text(identifier), .integer(time), .integer(success ? 1 : 0)])
+        let statement = try database.prepare("SELECT consecutive_failures FROM job_facts WHERE identifier = ?")
+        try statement.bind([.text(identifier)])
+        return try statement.step() ? Int(statement.int64(0)) : 0
+    }
+}

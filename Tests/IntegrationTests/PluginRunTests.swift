@@ -1,0 +1,233 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Real plugins run by a real agentd: exits, signals, expiry, output floods, leftovers.
+@Suite(.serialized) struct PluginRunTests {
+    /// Starts an agent with one job whose plugin is `script`, launches it with `simulate launch`,
+    /// waits for the run to end and returns its history record. Afterwards nothing of the run may
+    /// be left: no process, no zombie, no leaked descriptor in the agent.
+    private func runPlugin(_ name: String, script: String, jobKeys: String = "",
+                           during: ((AgentProcess) throws -> Void)? = nil,
+                           after: ((AgentProcess) throws -> Void)? = nil,
+                           sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/\(name).sh"
+        try ("#!/bin/bash\n" + script).write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/\(name).job", "[Job]\nIdentifier=local.\(name)\nKind=processing\nExec=\(plugin)\n\(jobKeys)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let baseline = ProcessInspection.openDescriptors(of: agent.process.processIdentifier)
+        let launched = try agent.ctl("simulate", "launch", "local.\(name)")
+        #expect(launched.status == 0, "\(launched.stderr)", sourceLocation: sourceLocation)
+        try during?(agent)
+        try agent.waitForLog("of local.\(name) ended:", timeout: 60, sourceLocation: sourceLocation)
+        let history = try agent.ctl("history", "local.\(name)", "--json")
+        let record = (try json(history.stdout) as? [[String: Any]])?.first ?? [:]
+        try after?(agent)
+        #expect(ProcessInspection.processes(of: "local.\(name)").isEmpty, "leftover processes", sourceLocation: sourceLocation)
+        #expect(ProcessInspection.zombies(of: agent.process.processIdentifier).isEmpty, "zombies", sourceLocation: sourceLocation)
+        #expect(ProcessInspection.openDescriptors(of: agent.process.processIdentifier) == baseline,
+                "descriptor leak", sourceLocation: sourceLocation)
+        return record
+    }
+
+    @Test func aPluginThatExitsZeroSucceeds() throws {
+        let run = try runPlugin("ok", script: "echo PROGRESS=1/1\necho TITLE=done\nexit 0\n")
+        #expect(run["stopReason"] as? String == "success")
+        #expect(run["exitStatus"] as? Int == 0)
+        #expect(run["title"] as? String == "done")
+        #expect(run["reason"] as? String == "simulated")
+    }
+
+    @Test func aNonZeroExitIsAFailureWithItsStatus() throws {
+        let run = try runPlugin("three", script: "echo about to fail >&2\nexit 3\n")
+        #expect(run["stopReason"] as? String == "failure(exit 3)")
+        #expect((run["logTail"] as? [String])?.contains("about to fail") == true)
+    }
+
+    @Test func aSegfaultIsACrashWithTheSignal() throws {
+        let run = try runPlugin("segv", script: "kill -SEGV $$\n")
+        #expect(run["stopReason"] as? String == "crashed(signal 11)")
+    }
+
+    @Test func aPluginIgnoringSIGTERMIsKilledAtTheEndOfTheGracePeriod() throws {
+        let run = try runPlugin("stubborn", script: "trap '' TERM\necho PROGRESS=1/2\nwhile :; do sleep 0.05; done\n",
+                                jobKeys: "MaxRuntime=1s\nGracePeriod=1s\n")
+        #expect(run["stopReason"] as? String == "expired(max-runtime)")
+        #expect(run["signal"] as? Int == 9)
+        let duration = ((run["endedAt"] as? Int) ?? 0) - ((run["startedAt"] as? Int) ?? 0)
+        #expect(duration >= 2000, "SIGKILL must come only after MaxRuntime + GracePeriod")
+    }
+
+    @Test func aPluginThatExitsCleanlyInTheGracePeriodIsStillExpired() throws {
+        let run = try runPlugin("polite", script: "trap 'echo bye; exit 0' TERM\nwhile :; do sleep 0.05; done\n",
+                                jobKeys: "MaxRuntime=1s\nGracePeriod=5s\n")
+        #expect(run["stopReason"] as? String == "expired(max-runtime)")
+        #expect(run["exitStatus"] as? Int == 0)
+    }
+
+    @Test func simulateExpireStartsTheExpirationSequence() throws {
+        let run = try runPlugin("expireme", script: "echo STATUS=waiting\nwhile :; do sleep 0.05; done\n",
+                                jobKeys: "GracePeriod=1s\n") { agent in
+            try agent.waitForLog("run r000001 of local.expireme started")
+            let result = try agent.ctl("simulate", "expire", "local.expireme")
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(run["stopReason"] as? String == "expired(simulated)")
+    }
+
+    @Test func cancelStopsARunAndRecordsItCancelled() throws {
+        let run = try runPlugin("cancelme", script: "while :; do sleep 0.05; done\n") { agent in
+            try agent.waitForLog("run r000001 of local.cancelme started")
+            #expect(try agent.ctl("cancel", "r000001").status == 0)
+        }
+        #expect(run["stopReason"] as? String == "cancelled")
+    }
+
+    @Test func grandchildrenHoldingStdoutOpenAreKilledWhenTheMainProcessExits() throws {
+        let run = try runPlugin("forker", script: "sleep 300 &\nsleep 300 &\necho started children\nexit 0\n")
+        #expect(run["stopReason"] as? String == "success")
+    }
+
+    @Test func aDoubleForkedSetsidGrandchildIsKilledThroughTheCgroup() throws {
+        let run = try runPlugin("escaper", script: "setsid bash -c 'sleep 300' </dev/null >/dev/null 2>&1 &\nsleep 0.2\nexit 0\n")
+        #expect(run["stopReason"] as? String == "success")
+    }
+
+    @Test func aFiveMegabyteLineWithoutNewlineIsTruncatedNotFatal() throws {
+        let run = try runPlugin("longline", script: "head -c 5000000 /dev/zero | tr '\\0' x\nexit 0\n")
+        #expect(run["stopReason"] as? String == "success")
+        let tail = run["logTail"] as? [String] ?? []
+        #expect(tail.allSatisfy { $0.utf8.count <= 4096 })
+    }
+
+    @Test func aGigabyteOfOutputIsReadWithoutGrowingTheAgent() throws {
+        let rss = Mutex<(before: Int, after: Int)>((0, 0))
+        let run = try runPlugin("flood", script: "yes \"$(head -c 3999 /dev/zero | tr '\\0' x)\" | head -c 1000000000\nexit 0\n",
+                                during: { agent in
+                                    let before = residentKiB(agent.process.processIdentifier)
+                                    rss.withLock { $0.before = before }
+                                },
+                                after: { agent in
+                                    let after = residentKiB(agent.process.processIdentifier)
+                                    rss.withLock { $0.after = after }
+                                })
+        #expect(run["stopReason"] as? String == "success")
+        let (before, after) = rss.withLock { $0 }
+        #expect(before > 0 && after - before < 8 * 1024, "agent RSS grew from \(before) KiB to \(after) KiB")
+    }
+
+    @Test func aPluginThatClosesStdoutAndKeepsRunningIsFollowedToItsExit() throws {
+        let run = try runPlugin("closer", script: "exec 1>&-\nsleep 0.3\nexit 4\n")
+        #expect(run["stopReason"] as? String == "failure(exit 4)")
+    }
+
+    @Test func stdinIsDevNull() throws {
+        let run = try runPlugin("reader", script: "if read -r line; then exit 1; else exit 0; fi\n")
+        #expect(run["stopReason"] as? String == "success")
+    }
+
+    @Test func aPluginRemovedAfterRegistrationEndsSpawnFailed() throws {
+        // The plugin disappears behind the agent's back (not through the config directory).
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/gone.sh"
+        try "#!/bin/sh\nexit 0\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/gone.job", "[Job]\nIdentifier=local.gone\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        try FileManager.default.removeItem(atPath: plugin)
+        #expect(try agent.ctl("simulate", "launch", "local.gone").status == 0)
+        try agent.waitForLog("of local.gone ended:")
+        let history = try json(try agent.ctl("history", "local.gone", "--json").stdout) as? [[String: Any]]
+        #expect(history?.first?["stopReason"] as? String == "spawn-failed(No such file or directory)")
+    }
+
+    @Test func thePluginSeesTheContractEnvironment() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/env.sh"
+        try "#!/bin/sh\nenv > \"$STATE_DIRECTORY/env.txt\"\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/env.job", "[Job]\nIdentifier=local.env\nKind=refresh\nExec=\(plugin) a b\nEnvironment=GREETING=hello\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.env").status == 0)
+        try agent.waitForLog("of local.env ended: success")
+        let env = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.env/env.txt", encoding: .utf8)
+        let lines = Set(env.split(separator: "\n").map(String.init))
+        #expect(lines.contains("AGENTD_IDENTIFIER=local.env"))
+        #expect(lines.contains("AGENTD_KIND=refresh"))
+        #expect(lines.contains("AGENTD_RUN_ID=r000001"))
+        #expect(lines.contains("AGENTD_REASON=simulated"))
+        #expect(lines.contains("GREETING=hello"))
+        #expect(lines.contains("STATE_DIRECTORY=\(sandbox.stateDirectory)/jobs/local.env"))
+        #expect(lines.contains { $0.hasPrefix("AGENTD_DEADLINE=") })
+        #expect(!lines.contains { $0.hasPrefix("HOME=") || $0.hasPrefix("AGENTD_SOCKET=") })
+    }
+
+    @Test func aCheckpointIsHandedBackToTheNextRun() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/cp.sh"
+        try "#!/bin/sh\necho \"${AGENTD_CHECKPOINT:-none}\" >> \"$STATE_DIRECTORY/seen.txt\"\nn=${AGENTD_CHECKPOINT#batch-}\necho CHECKPOINT=batch-$(( ${n:-0} + 1 ))\n"
+            .write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/cp.job", "[Job]\nIdentifier=local.cp\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        for index in 1...2 {
+            #expect(try agent.ctl("simulate", "launch", "local.cp").status == 0)
+            try agent.waitForLog("run r00000\(index) of local.cp ended: success")
+        }
+        agent.stop()
+        let restarted = try AgentProcess(sandbox: sandbox)
+        #expect(try restarted.ctl("simulate", "launch", "local.cp").status == 0)
+        try restarted.waitForLog("run r000003 of local.cp ended: success")
+        let seen = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.cp/seen.txt", encoding: .utf8)
+        #expect(seen == "none\nbatch-1\nbatch-2\n")
+    }
+
+    @Test func aPluginRunsAsItsUserAndOwnsItsStateDirectory() throws {
+        guard getuid() == 0 else { return }
+        let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)
+        let plugin = sandbox.root + "/whoami.sh"
+        try "#!/bin/sh\nid -un > \"$STATE_DIRECTORY/user.txt\"\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/user.job", "[Job]\nIdentifier=local.user\nExec=\(plugin)\nUser=nobody\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.user").status == 0)
+        try agent.waitForLog("of local.user ended:")
+        let directory = sandbox.stateDirectory + "/jobs/local.user"
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect(attributes[.ownerAccountName] as? String == "nobody")
+        let user = try String(contentsOfFile: directory + "/user.txt", encoding: .utf8)
+        #expect(user.trimmingCharacters(in: .whitespacesAndNewlines) == "nobody")
+    }
+
+    @Test func progressAndTitleShowInStatusWhileTheRunIsLive() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/slow.sh"
+        try "#!/bin/sh\necho TITLE=Exporting\necho SUBTITLE='3 of 4'\necho PROGRESS=3/4\necho ready\nexec sleep 300\n"
+            .write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/slow.job", "[Job]\nIdentifier=local.slow\nExec=\(plugin)\nMaxRuntime=10min\nGracePeriod=1s\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.slow").status == 0)
+        try agent.waitForLog("[local.slow r000001] ready")
+        let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
+        let running = (status?["running"] as? [[String: Any]])?.first
+        #expect(running?["title"] as? String == "Exporting")
+        #expect(running?["subtitle"] as? String == "3 of 4")
+        #expect(running?["progress"] as? Double == 0.75)
+        #expect(running?["deadline"] is Int)
+        let table = try agent.ctl("status")
+        #expect(table.stdout.contains("local.slow"))
+        #expect(table.stdout.contains("75%"))
+        #expect(try agent.ctl("cancel", "local.slow").status == 0)
+        try agent.waitForLog("of local.slow ended: cancelled")
+    }
+}
+
+func residentKiB(_ pid: Int32) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Looks at the real process table: leftovers of a job, zombies of the agent, its open fds.
+enum ProcessInspection {
+    /// Pids of processes whose environment says they belong to `identifier` (plugins and anything
+    /// they started inherit AGENTD_IDENTIFIER).
+    static func processes(of identifier: String) -> [Int32] {
+        let marker = Data("AGENTD_IDENTIFIER=\(identifier)\u{0}".utf8)
+        return allPids().filter { pid in
+            guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return environ.range(of: marker) != nil && state(of: pid) != "Z"
+        }
+    }
+
+    /// Children of `parent` that are zombies.
+    static func zombies(of parent: Int32) -> [Int32] {
+        allPids().filter { pid in
+            guard let fields = statFields(pid) else { return false }
+            return fields.state == "Z" && fields.ppid == parent
+        }
+    }
+
+    static func openDescriptors(of pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+    }
+
+    static func state(of pid: Int32) -> String? { statFields(pid)?.state }
+
+    private static func allPids() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
+    }
+
+    private static func statFields(_ pid: Int32) -> (state: String, ppid: Int32)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let rest = text[text.index(after: close)...].split(separator: " ")
+        guard rest.count > 2, let ppid = Int32(rest[1]) else { return nil }
+        return (String(rest[0]), ppid)
+    }
+}
