@@ -4,6 +4,7 @@ import AgentProtocol
 enum RunCommands {
     static let simulate = CommandSpec(
         name: "simulate", abstract: "Launch or expire a job now, as the LLDB simulate calls do on iOS (root).",
+        examples: ["agentctl simulate launch local.tidy-tmp", "agentctl simulate expire local.tidy-tmp"],
         subcommands: [
             CommandSpec(
                 name: "launch", abstract: "Run a job now (reason simulated), bypassing policy but not permission.",
