@@ -203,6 +203,105 @@ def bench_idle(jobs=100):
         sandbox.cleanup()
 
 
+def request_many(path, lines):
+    """Sends every request line at once on one connection and reads as many answers."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.sendall(b"".join(line + b"\n" for line in lines))
+    data = b""
+    while data.count(b"\n") < len(lines):
+        chunk = s.recv(1 << 20)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def write_raw_job(sandbox, name, body):
+    path = os.path.join(sandbox.jobs, name + ".job")
+    with open(path, "w") as f:
+        f.write(body)
+    os.chmod(path, 0o644)
+
+
+def bench_launch(n=2000):
+    baseline_exe = compile_c("spawn_baseline")
+    out = subprocess.run([baseline_exe, str(n)], capture_output=True, check=True).stdout.split()
+    raw_rate = n / float(out[0])
+    sandbox = Sandbox(0)
+    write_raw_job(sandbox, "true", "[Job]\nIdentifier=local.true\nKind=continued\nExec=/bin/true\nProgressTimeout=1h\n")
+    agent = Agent(sandbox)
+    try:
+        _, cursor = agent.wait_for(r"ready:", timeout=60)
+        start = time.monotonic()
+        answers = request_many(sandbox.socket, [b'{"command":"simulate-launch","target":"local.true"}'] * n)
+        assert all(a.get("ok") for a in answers), answers[:3]
+        ended = 0
+        while ended < n:
+            m, cursor = agent.wait_for(r"of local\.true ended: (\S+)", start=cursor, timeout=120)
+            assert m.group(1) == "success", m.string
+            ended += 1
+        elapsed = time.monotonic() - start
+        return n / elapsed, raw_rate
+    finally:
+        agent.stop()
+        sandbox.cleanup()
+
+
+def bench_expiry(n=200):
+    timer_exe = compile_c("timer_baseline")
+    base = [float(x) for x in subprocess.run([timer_exe, str(n)], capture_output=True, check=True).stdout.split()]
+    sandbox = Sandbox(0)
+    plugin = os.path.join(sandbox.root, "stubborn")
+    with open(plugin, "w") as f:
+        f.write("#!/bin/sh\ntrap '' TERM\nexec sleep 600\n")
+    os.chmod(plugin, 0o755)
+    write_raw_job(sandbox, "stubborn", "[Job]\nIdentifier=local.stubborn\nKind=continued\nExec=%s\n"
+                  "MaxRuntime=3s\nGracePeriod=1s\nProgressTimeout=1h\n" % plugin)
+    agent = Agent(sandbox)
+    try:
+        _, cursor = agent.wait_for(r"ready:", timeout=60)
+        answers = request_many(sandbox.socket, [b'{"command":"simulate-launch","target":"local.stubborn"}'] * n)
+        assert all(a.get("ok") for a in answers), answers[:3]
+        term, kill = [], []
+        while len(term) < n or len(kill) < n:
+            m, cursor = agent.wait_for(r": (sendSignal\(15\)|killAll) sent (-?\d+) us after", start=cursor, timeout=60)
+            (term if m.group(1).startswith("send") else kill).append(int(m.group(2)) / 1000.0)
+        for _ in range(n):
+            m, cursor = agent.wait_for(r"of local\.stubborn ended: (\S+)", start=cursor, timeout=60)
+            assert m.group(1) == "expired(max-runtime)", m.string
+        return term, kill, [b / 1000.0 for b in base]
+    finally:
+        agent.stop()
+        sandbox.cleanup()
+
+
+def bench_progress(lines=2000000):
+    gen = compile_c("progress_gen")
+    reader = compile_c("pipe_reader")
+    producer = subprocess.Popen([gen, str(lines)], stdout=subprocess.PIPE)
+    out = subprocess.run([reader], stdin=producer.stdout, capture_output=True, check=True).stdout.split()
+    producer.wait()
+    c_rate = int(out[1]) / float(out[0])
+    sandbox = Sandbox(0)
+    write_raw_job(sandbox, "progress", "[Job]\nIdentifier=local.progress\nKind=continued\nExec=%s %d\n" % (gen, lines))
+    agent = Agent(sandbox)
+    try:
+        _, cursor = agent.wait_for(r"ready:", timeout=60)
+        status_answers(sandbox.socket)
+        _, rss_before = ctxt(agent.proc.pid)
+        request_many(sandbox.socket, [b'{"command":"simulate-launch","target":"local.progress"}'])
+        started, cursor = agent.wait_for(r"of local\.progress started", start=cursor)
+        ended, cursor = agent.wait_for(r"of local\.progress ended: success", start=cursor, timeout=120)
+        _, rss_after = ctxt(agent.proc.pid)
+        rate = lines / (mono_of(ended.string) - mono_of(started.string))
+        return rate, c_rate, rss_after - rss_before
+    finally:
+        agent.stop()
+        sandbox.cleanup()
+
+
 def main():
     results = []
     for jobs in (1000, 10000):
@@ -217,7 +316,16 @@ def main():
     idle_agent, idle_sleep, rss = bench_idle()
     print("idle %d s, 100 jobs: agentd %d voluntary context switches, sleep(1) %d; RSS %d KiB"
           % (IDLE_SECONDS, idle_agent, idle_sleep, rss), flush=True)
+    launch_rate, raw_rate = bench_launch()
+    print("launch: agentd %.0f/s, C posix_spawn+waitpid %.0f/s" % (launch_rate, raw_rate), flush=True)
+    term, kill, base = bench_expiry()
+    print("expiry, 200 runs: SIGTERM p50 %.3f ms p99 %.3f ms; SIGKILL p50 %.3f ms p99 %.3f ms; C timerfd p99 %.3f ms"
+          % (statistics.median(term), percentile(term, 0.99), statistics.median(kill), percentile(kill, 0.99),
+             percentile(base, 0.99)), flush=True)
+    progress_rate, c_rate, rss_growth = bench_progress()
+    print("progress: agentd %.0f lines/s, C reader %.0f lines/s, RSS growth %d KiB" % (progress_rate, c_rate, rss_growth), flush=True)
     write_markdown(results, cold, cold_base, idle_agent, idle_sleep, rss)
+    append_runs_markdown(launch_rate, raw_rate, term, kill, base, progress_rate, c_rate, rss_growth)
 
 
 def write_markdown(reload_rows, cold, cold_base, idle_agent, idle_sleep, rss):
@@ -261,6 +369,43 @@ def write_markdown(reload_rows, cold, cold_base, idle_agent, idle_sleep, rss):
         "",
     ]
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def append_runs_markdown(launch_rate, raw_rate, term, kill, base, progress_rate, c_rate, rss_growth):
+    lines = [
+        "## Launch throughput (issue #3; target ≥ 0.5× the raw rate)",
+        "",
+        "2,000 `simulate launch` requests of a job whose plugin is `/bin/true`, sent in one burst, until the",
+        "2,000th run is recorded ended. Baseline: a C loop of posix_spawn + waitpid (`bench/spawn_baseline.c`).",
+        "",
+        "| agentd | C posix_spawn + waitpid | ratio |",
+        "| ---: | ---: | ---: |",
+        "| %.0f launches/s | %.0f launches/s | %.2f× |" % (launch_rate, raw_rate, launch_rate / raw_rate),
+        "",
+        "## Expiration precision (target: SIGTERM and SIGKILL within 2 ms of their due time, p99)",
+        "",
+        "200 concurrent runs of a plugin that ignores SIGTERM, `MaxRuntime=3s`, `GracePeriod=1s`; agentd measures",
+        "each signal right after sending it against its due time. Baseline: 200 deadlines on one timerfd in a C",
+        "epoll loop (`bench/timer_baseline.c`).",
+        "",
+        "| | p50 | p99 | max |",
+        "| --- | ---: | ---: | ---: |",
+        "| agentd SIGTERM | %.3f ms | %.3f ms | %.3f ms |" % (statistics.median(term), percentile(term, 0.99), max(term)),
+        "| agentd SIGKILL | %.3f ms | %.3f ms | %.3f ms |" % (statistics.median(kill), percentile(kill, 0.99), max(kill)),
+        "| C timerfd loop | %.3f ms | %.3f ms | %.3f ms |" % (statistics.median(base), percentile(base, 0.99), max(base)),
+        "",
+        "## Progress throughput (target ≥ 0.25× a C reader; RSS growth < 2 MB)",
+        "",
+        "A plugin writing 2,000,000 `PROGRESS=` lines block-buffered (`bench/progress_gen.c`), from agentd's",
+        "start to end log lines. Baseline: the same generator piped into a C line counter (`bench/pipe_reader.c`).",
+        "",
+        "| agentd | C reader | ratio | agentd RSS growth |",
+        "| ---: | ---: | ---: | ---: |",
+        "| %.2fM lines/s | %.2fM lines/s | %.2f× | %d KiB |" % (progress_rate / 1e6, c_rate / 1e6, progress_rate / c_rate, rss_growth),
+        "",
+    ]
+    with open(os.path.join(ROOT, "BENCHMARKS.md"), "a") as f:
         f.write("\n".join(lines))
 
 

@@ -168,9 +168,10 @@ final class RunSupervisor {
     private func armTimers(_ run: ActiveRun) {
         let id = run.state.id
         if let limit = run.job.maxRuntime {
-            run.maxRuntimeTimer = agent.loop.schedule(at: run.startedAt + limit) { [unowned self] in
+            let deadline = run.startedAt + limit
+            run.maxRuntimeTimer = agent.loop.schedule(at: deadline) { [unowned self] in
                 self.live[id]?.maxRuntimeTimer = nil
-                self.expire(id, reason: .maxRuntime)
+                self.expire(id, reason: .maxRuntime, deadline: deadline)
             }
         }
         if run.job.kind == .continued {
@@ -252,11 +253,13 @@ final class RunSupervisor {
     // MARK: stopping
 
     /// Starts the teardown of a run: SIGTERM to all its processes, then SIGKILL after GracePeriod.
+    /// `deadline` anchors the teardown to when the expiry was due (MaxRuntime), so the grace
+    /// period ends exactly GracePeriod after it whatever the loop was doing.
     @discardableResult
-    func expire(_ id: RunID, reason: ExpiryReason) -> Bool {
+    func expire(_ id: RunID, reason: ExpiryReason, deadline: MonotonicInstant? = nil) -> Bool {
         guard let run = live[id], run.state.expire(reason) else { return false }
         agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
-        startTeardown(run)
+        startTeardown(run, origin: deadline)
         return true
     }
 
@@ -269,19 +272,25 @@ final class RunSupervisor {
         return true
     }
 
-    private func startTeardown(_ run: ActiveRun) {
+    private func startTeardown(_ run: ActiveRun, origin anchor: MonotonicInstant? = nil) {
         cancelTimers(run, keepTeardown: false)
-        let origin = agent.loop.now
+        let origin = anchor ?? agent.loop.now
         run.teardown = TeardownProgress(teardown: Teardown(gracePeriod: run.job.gracePeriod), startedAt: .zero)
         advanceTeardown(run, origin: origin)
     }
 
     private func advanceTeardown(_ run: ActiveRun, origin: MonotonicInstant) {
         guard var teardown = run.teardown, let process = run.process else { return }
+        let due = teardown.nextDeadline.map { origin + $0 } ?? origin
         for action in teardown.advance(now: origin.duration(to: agent.loop.now)) {
             switch action {
             case .sendSignal(let signal): process.signalAll(signal)
             case .killAll: process.killAll()
+            }
+            if agent.options.logTimestamps {
+                // Benchmarks read how late each signal went out, measured right after sending it.
+                let late = due.duration(to: MonotonicInstant.now())
+                agent.log.info("run \(run.state.id): \(action) sent \(late.components.attoseconds / 1_000_000_000 + late.components.seconds * 1_000_000) us after its due time")
             }
         }
         run.teardown = teardown

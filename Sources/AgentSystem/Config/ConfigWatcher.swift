@@ -24,8 +24,9 @@ public final class ConfigWatcher: Sendable {
     /// thousands of files) still reaches the daemon in bounded pieces.
     static let maxEventsPerBatch = 4096
 
-    /// Whether some instance has claimed libinotifytools for this process.
-    private static let processClaim = Atomic<Bool>(false)
+    /// Whether some instance has claimed libinotifytools for this process; the watcher thread
+    /// runs while it is held.
+    static let processClaim = Atomic<Bool>(false)
 
     public init(configDirectory: String) {
         var path = configDirectory
@@ -115,8 +116,9 @@ final class ConfigWatchThread {
         var handle = pthread_t()
         let result = pthread_create(&handle, &attributes, { raw in
             guard let raw else { return nil }
-            // Never returns: the watcher lives as long as the process.
+            // Returns only if the claim is given up: the watcher lives as long as the process.
             Unmanaged<ConfigWatchThread>.fromOpaque(raw).takeRetainedValue().run()
+            return nil
         }, context)
         guard result == 0 else {
             Unmanaged<ConfigWatchThread>.fromOpaque(context).release()
@@ -124,14 +126,17 @@ final class ConfigWatchThread {
         }
     }
 
-    private func run() -> Never {
+    /// The watch loop. It is written to end when the process claim is released (it never is
+    /// while the daemon runs) rather than as `-> Never` with `while true`: Swift 6.3's optimizer
+    /// does not terminate on the latter form in a release build.
+    private func run() {
         // Again, as the contract of this thread: every signal goes to the daemon's loop.
         var all = sigset_t()
         sigfillset(&all)
         pthread_sigmask(SIG_BLOCK, &all, nil)
 
         var failures = 0
-        while true {
+        while ConfigWatcher.processClaim.load(ordering: .relaxed) {
             var host = session
             var batch = ConfigWatchBatch()
             switch session.next(blocking: true) {
