@@ -37,6 +37,7 @@ def percentile(values, p):
 class Sandbox:
     def __init__(self, jobs):
         self.root = tempfile.mkdtemp(prefix="agentd-bench-")
+        os.chmod(self.root, 0o755)  # plugins run as nobody when the agent is root
         self.etc = os.path.join(self.root, "etc")
         self.jobs = os.path.join(self.etc, "jobs.d")
         os.makedirs(self.jobs)

@@ -14,6 +14,7 @@ final class RunSupervisor {
     /// Parent cgroup of every run's cgroup; nil where cgroup v2 is not writable (process groups only).
     private(set) var cgroupParent: String?
     private var retryTimers: [Identifier: TimerToken] = [:]
+    private var users = UserCache()
     private var logLimiter = LogRateLimiter<RunID>(limit: 200, interval: .seconds(1))
     private let lang: String?
     /// Called when the last live run has ended (used for a clean shutdown).
@@ -85,7 +86,9 @@ final class RunSupervisor {
         let checkpoint = try? agent.runStore?.checkpoint(identifier: job.identifier.rawValue)
         let state = LiveRun(id: id, identifier: job.identifier, kind: job.kind, reason: reason,
                             startedAt: nowMs / 1000, deadline: deadline, checkpoint: checkpoint ?? nil)
-        let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: agent.loop.now)
+        // A fresh clock read, not the loop's: launches in one burst each start when they start,
+        // and MaxRuntime counts from there.
+        let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: MonotonicInstant.now())
         live[id] = run
 
         switch spawn(run, extraArguments: extraArguments) {
@@ -113,7 +116,7 @@ final class RunSupervisor {
         var user: UserAccount?
         if geteuid() == 0 {
             let name = job.user ?? agent.config.registry.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
-            guard let account = UserAccount.lookup(name) else { return .failure(LaunchProblem("no such user \(name)")) }
+            guard let account = users.lookup(name, now: agent.loop.now) else { return .failure(LaunchProblem("no such user \(name)")) }
             user = account
         }
         let stateDirectory = agent.options.stateDirectory + "/jobs/" + job.identifier.rawValue
@@ -152,8 +155,14 @@ final class RunSupervisor {
         }
     }
 
-    /// Creates the job's `STATE_DIRECTORY`, owned by the user it runs as.
+    /// Creates the job's `STATE_DIRECTORY`, owned by the user it runs as (one stat when it is
+    /// already so).
     private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+           user.map({ info.st_uid == $0.uid && info.st_gid == $0.gid }) ?? true {
+            return nil
+        }
         do {
             try FileSystem.makeDirectories(path, mode: 0o750)
         } catch {
@@ -290,7 +299,7 @@ final class RunSupervisor {
             if agent.options.logTimestamps {
                 // Benchmarks read how late each signal went out, measured right after sending it.
                 let late = due.duration(to: MonotonicInstant.now())
-                agent.log.info("run \(run.state.id): \(action) sent \(late.components.attoseconds / 1_000_000_000 + late.components.seconds * 1_000_000) us after its due time")
+                agent.log.info("run \(run.state.id): \(action) sent \(late.components.seconds * 1_000_000 + late.components.attoseconds / 1_000_000_000_000) us after its due time")
             }
         }
         run.teardown = teardown

@@ -5,6 +5,8 @@ import CSQLite
 public final class Database {
     public let path: String
     private var handle: OpaquePointer?
+    /// Statements the agent runs again and again (one per run launched and ended), compiled once.
+    private var cache: [String: Statement] = [:]
 
     /// Opens (creating if needed) the database at `path`, switches it to WAL and applies
     /// `busy_timeout` so a concurrent reader (agentctl check, sqlite3 shell) never fails us.
@@ -26,7 +28,17 @@ public final class Database {
     }
 
     deinit {
+        cache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Like `prepare`, but keeps the compiled statement for the next call with the same SQL.
+    /// Bind replaces all parameters, so a cached statement carries nothing over.
+    public func cached(_ sql: String) throws -> Statement {
+        if let statement = cache[sql] { return statement }
+        let statement = try prepare(sql)
+        cache[sql] = statement
+        return statement
     }
 
     /// Runs one or more statements that return no rows.

@@ -48,7 +48,9 @@ public struct RunStore {
 
     /// The highest run number recorded (`r000042` → 42), so numbering continues after a restart.
     public func highestRunNumber() throws -> UInt64 {
-        let statement = try database.prepare("SELECT MAX(CAST(substr(run_id, 2) AS INTEGER)) FROM runs")
+        let statement = try database.cached("SELECT MAX(CAST(substr(run_id, 2) AS INTEGER)) FROM runs")
+        defer { statement.reset() }
+        try statement.bind([])
         guard try statement.step(), !statement.isNull(0) else { return 0 }
         return UInt64(max(0, statement.int64(0)))
     }
@@ -56,7 +58,7 @@ public struct RunStore {
     /// Records a run at launch (before any of its output), with where its processes live, so a
     /// restarted agent can find and kill leftovers.
     public func insert(_ run: StoredRun) throws {
-        try database.prepare("""
+        try database.cached("""
             INSERT INTO runs (run_id, identifier, kind, reason, started_at, process_group, cgroup)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
@@ -66,7 +68,7 @@ public struct RunStore {
 
     /// Records how a run ended; exactly once (a second call for the same run changes nothing).
     public func finish(_ run: StoredRun) throws {
-        try database.prepare("""
+        try database.cached("""
             UPDATE runs SET ended_at = ?, stop_reason = ?, exit_status = ?, signal = ?, progress = ?,
                 title = ?, log_tail = ?
             WHERE run_id = ? AND ended_at IS NULL
@@ -95,7 +97,7 @@ public struct RunStore {
     }
 
     private func select(_ tail: String, _ values: [StoreValue?]) throws -> [StoredRun] {
-        let statement = try database.prepare("""
+        let statement = try database.cached("""
             SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
                    signal, progress, title, log_tail, process_group, cgroup FROM runs
             """ + " " + tail)
@@ -120,14 +122,15 @@ public struct RunStore {
     // MARK: checkpoints
 
     public func saveCheckpoint(_ value: String, identifier: String, at time: Int64) throws {
-        try database.prepare("""
+        try database.cached("""
             INSERT INTO checkpoints (identifier, value, updated_at) VALUES (?, ?, ?)
             ON CONFLICT(identifier) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
             """).run([.text(identifier), .text(value), .integer(time)])
     }
 
     public func checkpoint(identifier: String) throws -> String? {
-        let statement = try database.prepare("SELECT value FROM checkpoints WHERE identifier = ?")
+        let statement = try database.cached("SELECT value FROM checkpoints WHERE identifier = ?")
+        defer { statement.reset() }
         try statement.bind([.text(identifier)])
         return try statement.step() ? statement.text(0) : nil
     }
@@ -138,7 +141,7 @@ public struct RunStore {
     /// failures (reset by a success). Returns the consecutive failure count after this run.
     @discardableResult
     public func recordOutcome(identifier: String, at time: Int64, success: Bool) throws -> Int {
-        try database.prepare("""
+        try database.cached("""
             INSERT INTO job_facts (identifier, last_run_at, last_success_at, consecutive_failures)
             VALUES (?1, ?2, CASE WHEN ?3 THEN ?2 END, CASE WHEN ?3 THEN 0 ELSE 1 END)
             ON CONFLICT(identifier) DO UPDATE SET
@@ -146,7 +149,8 @@ public struct RunStore {
                 last_success_at = CASE WHEN ?3 THEN ?2 ELSE last_success_at END,
                 consecutive_failures = CASE WHEN ?3 THEN 0 ELSE consecutive_failures + 1 END
             """).run([.text(identifier), .integer(time), .integer(success ? 1 : 0)])
-        let statement = try database.prepare("SELECT consecutive_failures FROM job_facts WHERE identifier = ?")
+        let statement = try database.cached("SELECT consecutive_failures FROM job_facts WHERE identifier = ?")
+        defer { statement.reset() }
         try statement.bind([.text(identifier)])
         return try statement.step() ? Int(statement.int64(0)) : 0
     }

@@ -53,6 +53,12 @@ public final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// Ends the statement's current execution. A cached SELECT read only up to its first row
+    /// keeps a read transaction (and, in WAL mode, the WAL) pinned until this is called.
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

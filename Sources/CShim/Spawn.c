@@ -2,8 +2,7 @@
 #include "CShimSpawn.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -12,84 +11,98 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-// The child reports a failure before execve as {errno, step index} on a close-on-exec pipe:
-// EOF on the pipe means execve succeeded.
-static const char *const steps[] = {"setsid", "cgroup", "setgroups", "setgid", "setuid", "dup2",
-                                    "chdir", "execve"};
+// The child shares the parent's memory (CLONE_VM | CLONE_VFORK, as posix_spawn does) so that a
+// launch costs no page-table copy however large the agent is; the parent is suspended until
+// the child has called execve or exited. The child therefore uses raw system calls only: glibc's
+// setuid() and friends would try to synchronise the parent's threads, and nothing here may touch
+// state the parent relies on. A failure before execve is reported through `failure`, which the
+// parent reads once it resumes.
 
-static void child_fail(int pipe_fd, int step) {
-    int report[2] = {errno, step};
-    ssize_t ignored = write(pipe_fd, report, sizeof report);
-    (void)ignored;
-    _exit(127);
-}
+static const char *const steps[] = {"signals", "setsid", "cgroup", "setgroups", "setgid", "setuid",
+                                    "dup2", "chdir", "execve"};
 
-static void run_child(const struct cshim_spawn_request *r, int report_fd) {
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
-    if (setsid() < 0) child_fail(report_fd, 0);
-    if (r->drop_privileges) {
-        if (setgroups((size_t)r->group_count, r->groups) != 0) child_fail(report_fd, 2);
-        if (setgid(r->gid) != 0) child_fail(report_fd, 3);
-        if (setuid(r->uid) != 0) child_fail(report_fd, 4);
+struct child_args {
+    const struct cshim_spawn_request *request;
+    volatile int failed_errno;
+    volatile int failed_step;
+};
+
+// The kernel's struct sigaction for rt_sigaction(2).
+struct kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    uint64_t mask;
+};
+
+static int child_main(void *raw) {
+    struct child_args *args = raw;
+    const struct cshim_spawn_request *r = args->request;
+    int step = 0;
+#define CHECK(call, index) do { step = (index); if ((long)(call) < 0) goto fail; } while (0)
+    // Default dispositions (SIGPIPE is ignored by the agent, and SIG_IGN survives execve) and an
+    // empty mask (the agent blocks the signals it reads through signalfd).
+    struct kernel_sigaction dfl = {0};
+    dfl.handler = SIG_DFL;
+    for (int sig = 1; sig < 65; sig++) {
+        if (sig == SIGKILL || sig == SIGSTOP) continue;
+        syscall(SYS_rt_sigaction, sig, &dfl, NULL, 8);
     }
-    // dup2 onto 0,1,2; fds above are close-on-exec (the agent opens everything O_CLOEXEC) and
-    // close_range below catches any that are not.
-    if (dup2(r->stdin_fd, 0) < 0 || dup2(r->stdout_fd, 1) < 0 || dup2(r->stderr_fd, 2) < 0)
-        child_fail(report_fd, 5);
-    if (r->working_directory && chdir(r->working_directory) != 0) child_fail(report_fd, 6);
-    // Close everything above stderr except the report pipe (close-on-exec itself).
-    if (report_fd > 3) syscall(SYS_close_range, 3, report_fd - 1, 0);
-    syscall(SYS_close_range, report_fd + 1, ~0U, 0);
-    execve(r->path, r->argv, r->envp);
-    child_fail(report_fd, 7);
+    uint64_t none = 0;
+    CHECK(syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, 8), 0);
+    CHECK(syscall(SYS_setsid), 1);
+    if (r->cgroup_procs_fd >= 0) {
+        // Writing "0" to cgroup.procs moves the writing process: the child, before execve.
+        CHECK(syscall(SYS_write, r->cgroup_procs_fd, "0", 1), 2);
+    }
+    if (r->drop_privileges) {
+        CHECK(syscall(SYS_setgroups, (size_t)r->group_count, r->groups), 3);
+        CHECK(syscall(SYS_setresgid, r->gid, r->gid, r->gid), 4);
+        CHECK(syscall(SYS_setresuid, r->uid, r->uid, r->uid), 5);
+    }
+    CHECK(syscall(SYS_dup2, r->stdin_fd, 0), 6);
+    CHECK(syscall(SYS_dup2, r->stdout_fd, 1), 6);
+    CHECK(syscall(SYS_dup2, r->stderr_fd, 2), 6);
+    if (r->working_directory) CHECK(syscall(SYS_chdir, r->working_directory), 7);
+    // Whatever the agent opened without O_CLOEXEC still never reaches the plugin.
+    syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+    step = 8;
+    syscall(SYS_execve, r->path, r->argv, r->envp);
+fail:
+    args->failed_errno = errno ? errno : EINVAL;
+    args->failed_step = step;
+    syscall(SYS_exit, 127);
+    return 127;
+#undef CHECK
 }
 
 int cshim_spawn_plugin(const struct cshim_spawn_request *r, pid_t *pid, int *pidfd,
                        const char **failed_step) {
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) { *failed_step = "pipe"; return errno; }
-
-    struct clone_args args;
-    memset(&args, 0, sizeof args);
+    struct child_args args = {.request = r, .failed_errno = 0, .failed_step = -1};
+    // The child runs on this buffer (part of this frame) while this thread is suspended
+    // (CLONE_VFORK); it only makes system calls, so 16 KiB is ample.
+    char stack_storage[16 * 1024] __attribute__((aligned(16)));
     int child_pidfd = -1;
-    args.flags = CLONE_PIDFD;
-    args.pidfd = (uint64_t)(uintptr_t)&child_pidfd;
-    args.exit_signal = SIGCHLD;
-    if (r->cgroup_fd >= 0) {
-        args.flags |= CLONE_INTO_CGROUP;
-        args.cgroup = (uint64_t)r->cgroup_fd;
-    }
-    long child = syscall(SYS_clone3, &args, sizeof args);
-    if (child == 0) {
-        close(report[0]);
-        run_child(r, report[1]);
-    }
-    int saved = errno;
-    close(report[1]);
+    pid_t child = clone(child_main, stack_storage + sizeof stack_storage,
+                        CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &child_pidfd);
     if (child < 0) {
-        close(report[0]);
-        *failed_step = r->cgroup_fd >= 0 ? "clone3 into cgroup" : "clone3";
-        return saved;
+        *failed_step = "clone";
+        return errno;
     }
-    // The pidfd was created by clone3 without O_CLOEXEC: set it, so later children don't inherit it.
-    fcntl(child_pidfd, F_SETFD, FD_CLOEXEC);
-    int failure[2];
-    ssize_t n;
-    do { n = read(report[0], failure, sizeof failure); } while (n < 0 && errno == EINTR);
-    close(report[0]);
-    *pid = (pid_t)child;
+    // CLONE_PIDFD descriptors are created close-on-exec.
+    *pid = child;
     *pidfd = child_pidfd;
-    if (n == (ssize_t)sizeof failure) {
-        int step = failure[1];
-        *failed_step = (step >= 0 && step < (int)(sizeof steps / sizeof *steps)) ? steps[step] : "exec";
-        return failure[0] ? failure[0] : EINVAL;
+    if (args.failed_step >= 0) {
+        int step = args.failed_step;
+        *failed_step = (step < (int)(sizeof steps / sizeof *steps)) ? steps[step] : "exec";
+        return args.failed_errno;
     }
     return 0;
 }

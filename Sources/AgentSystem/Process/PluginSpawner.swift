@@ -44,7 +44,7 @@ public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Starts plugins (clone3 + execve in C; see CShimSpawn.h): stdin /dev/null, stdout and stderr on
+/// Starts plugins (clone with CLONE_VM|CLONE_VFORK + execve in C; see CShimSpawn.h): stdin /dev/null, stdout and stderr on
 /// pipes, a new session, privileges dropped, no agent descriptor leaked.
 public enum PluginSpawner {
     public static func spawn(_ request: SpawnRequest) -> Result<SpawnedChild, SpawnFailure> {
@@ -81,7 +81,7 @@ public enum PluginSpawner {
                         spec.stdin_fd = devNull
                         spec.stdout_fd = out[1]
                         spec.stderr_fd = err[1]
-                        spec.cgroup_fd = request.cgroup?.directoryFD ?? -1
+                        spec.cgroup_procs_fd = request.cgroup?.procsFD ?? -1
                         // Only root can change user; an unprivileged agent runs plugins as itself.
                         if let user = request.user, geteuid() == 0, user.uid != 0 {
                             spec.drop_privileges = 1

@@ -1,23 +1,23 @@
 import Glibc
 
-/// The cgroup of one run: created before the spawn (the child is cloned straight into it with
-/// CLONE_INTO_CGROUP, so not even its first fork escapes), signalled and killed as a whole, and
+/// The cgroup of one run: created before the spawn (the child moves itself into it before
+/// execve, so not even the plugin's first fork escapes), signalled and killed as a whole, and
 /// removed once empty.
 public final class RunCgroup {
     public let path: String
-    /// O_DIRECTORY descriptor, given to clone3.
-    public let directoryFD: Int32
+    /// `cgroup.procs`, written by the child to enter the cgroup.
+    public let procsFD: Int32
     /// `cgroup.events`, watched for `populated 0` (the kernel signals changes as EPOLLPRI).
     public let eventsFD: Int32
 
-    private init(path: String, directoryFD: Int32, eventsFD: Int32) {
+    private init(path: String, procsFD: Int32, eventsFD: Int32) {
         self.path = path
-        self.directoryFD = directoryFD
+        self.procsFD = procsFD
         self.eventsFD = eventsFD
     }
 
     deinit {
-        close(directoryFD)
+        close(procsFD)
         close(eventsFD)
     }
 
@@ -27,15 +27,15 @@ public final class RunCgroup {
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw RunCgroupError(path: path, call: "mkdir", errno: errno)
         }
-        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { throw RunCgroupError(path: path, call: "open", errno: errno) }
+        let procs = open(path + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
+        guard procs >= 0 else { throw RunCgroupError(path: path, call: "open cgroup.procs", errno: errno) }
         let events = open(path + "/cgroup.events", O_RDONLY | O_CLOEXEC)
         guard events >= 0 else {
             let saved = errno
-            close(directory)
+            close(procs)
             throw RunCgroupError(path: path, call: "open cgroup.events", errno: saved)
         }
-        return RunCgroup(path: path, directoryFD: directory, eventsFD: events)
+        return RunCgroup(path: path, procsFD: procs, eventsFD: events)
     }
 
     /// Whether any process is still in the cgroup (`populated 1` in cgroup.events).

@@ -141,6 +141,18 @@ public final class ClientConnection {
         }
     }
 
+    /// Resumes `processInput` in the next loop iteration (a timer due now fires there, after the
+    /// other ready descriptors), not in this one.
+    private func continueNextTurn() {
+        guard !processScheduled else { return }
+        processScheduled = true
+        loop.schedule(at: loop.now) { [weak self] in
+            guard let self else { return }
+            self.processScheduled = false
+            self.processInput()
+        }
+    }
+
     private func scheduleProcessing() {
         guard !processScheduled else { return }
         processScheduled = true
@@ -152,11 +164,23 @@ public final class ClientConnection {
         }
     }
 
+    /// Requests answered per connection per loop iteration before the loop looks at its other
+    /// descriptors again: a client pipelining thousands of requests must not starve child exits,
+    /// timers or other clients.
+    static let requestsPerTurn = 4
+
     private func processInput() {
         guard state == .open else { return }
         processing = true
         defer { processing = false }
-        while state == .open, outstanding == nil, let frame = framer.next() {
+        var delivered = 0
+        while state == .open, outstanding == nil {
+            if delivered == Self.requestsPerTurn {
+                continueNextTurn()
+                return
+            }
+            guard let frame = framer.next() else { break }
+            delivered += 1
             switch frame {
             case .tooLong:
                 let refusal = server?.refusals.requestTooLarge(limits.maxRequestBytes)

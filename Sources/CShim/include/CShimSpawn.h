@@ -1,6 +1,6 @@
-// Spawning a plugin: clone3() with a pidfd, optionally straight into a cgroup, a new session,
-// dropped privileges, its own stdio, and no inherited descriptors. The child side runs only
-// async-signal-safe C between clone and execve, never Swift.
+// Spawning a plugin: clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) — posix_spawn's cost, plus a
+// pidfd — into the run's cgroup, a new session, dropped privileges, its own stdio, and no
+// inherited descriptors. The child runs only raw system calls between clone and execve.
 #ifndef AGENTD_CSHIM_SPAWN_H
 #define AGENTD_CSHIM_SPAWN_H
 #include <sys/types.h>
@@ -11,7 +11,7 @@ struct cshim_spawn_request {
     char *const *envp;         // NULL-terminated
     const char *working_directory; // chdir() target, or NULL
     int stdin_fd, stdout_fd, stderr_fd;
-    int cgroup_fd;             // O_DIRECTORY fd of the run's cgroup, or -1
+    int cgroup_procs_fd;       // O_WRONLY fd of the run's cgroup.procs, or -1
     int drop_privileges;       // non-zero: setgroups/setgid/setuid below
     uid_t uid;
     gid_t gid;
@@ -20,7 +20,7 @@ struct cshim_spawn_request {
 };
 
 /// Starts the child. On success returns 0 and fills *pid and *pidfd. On failure returns an errno
-/// and sets *failed_step to a short static description ("clone3", "execve", "setuid"…). When the
+/// and sets *failed_step to a short static description ("clone", "execve", "setuid"…). When the
 /// child was created but failed before execve, *pid and *pidfd are filled too (non-negative) and
 /// the caller must reap it (it has already exited with status 127).
 int cshim_spawn_plugin(const struct cshim_spawn_request *request, pid_t *pid, int *pidfd,
