@@ -29,11 +29,12 @@ test: deps
 	swift build --build-tests
 	swift test --skip-build
 
-## bench: run the benchmarks and write BENCHMARKS.md (takes a few minutes).
+## bench: run the benchmarks and write BENCHMARKS.md (takes a few minutes). They measure the
+## shipped configuration: a release build with the Swift runtime linked statically.
 bench: deps
 	@./scripts/install-deps.sh bench
-	swift build -c release
-	python3 bench/run.py
+	swift build -c release --static-swift-stdlib --scratch-path .build-static
+	AGENTD_BIN_DIR=$(CURDIR)/.build-static/release python3 bench/run.py
 
 clean:
 	rm -rf .build run

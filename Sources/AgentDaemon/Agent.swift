@@ -48,7 +48,6 @@ public final class Agent {
         try SignalSource.ignore(SIGPIPE)
         runs = RunSupervisor(agent: self)
         openState()
-        runs.recoverUnfinishedRuns()
         // Watch before the first scan so nothing written meanwhile is missed.
         try startWatcher()
         logChanges(config.loadAll())
@@ -101,8 +100,11 @@ public final class Agent {
     // MARK: state
 
     private func openState() {
+        let wasOpen = state.database != nil
         if state.open() {
             if let token = stateRetry { loop.cancel(token); stateRetry = nil }
+            // First time the database is usable: account for runs of an earlier agent.
+            if !wasOpen { runs.recoverUnfinishedRuns() }
             return
         }
         log.error(state.problem ?? "state directory unusable")

@@ -51,7 +51,7 @@ final class RunSupervisor {
     func recoverUnfinishedRuns() {
         guard let store = agent.runStore else { return }
         do {
-            nextRunNumber = try store.highestRunNumber()
+            nextRunNumber = max(nextRunNumber, try store.highestRunNumber())
             for run in try store.unfinishedRuns() {
                 if let path = run.cgroup, access(path, F_OK) == 0 {
                     writeFile(path + "/cgroup.kill", "1")
