@@ -378,6 +378,7 @@ def write_markdown(reload_rows, cold, cold_base, idle_agent, idle_sleep, rss):
 
 def append_runs_markdown(launch_rate, raw_rate, term, kill, base, progress_rate, c_rate, rss_growth):
     lines = [
+        "",
         "## Launch throughput (issue #3; target ≥ 0.5× the raw rate)",
         "",
         "2,000 `simulate launch` requests of a job whose plugin is `/bin/true`, sent in one burst, until the",
