@@ -16,13 +16,15 @@ let package = Package(
         .target(name: "CShim", path: "Sources/CShim"),
         .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
 
         // Pure core: model, config syntax and validation, no I/O.
         .target(name: "AgentCore", swiftSettings: strict),
         // Control-socket messages and framing, shared by agentd and agentctl.
         .target(name: "AgentProtocol", dependencies: ["AgentCore"], swiftSettings: strict),
         // Linux adapters: event loop, inotify, sockets, files.
-        .target(name: "AgentSystem", dependencies: ["AgentCore", "CShim", "CInotifyTools"], swiftSettings: strict),
+        .target(name: "AgentSystem", dependencies: ["AgentCore", "CShim", "CInotifyTools", "CSystemd"],
+                swiftSettings: strict),
         // SQLite state.
         .target(name: "AgentStore", dependencies: ["CSQLite"], swiftSettings: strict),
         // Wiring: kernel events -> core, core -> system calls.

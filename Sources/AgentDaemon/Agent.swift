@@ -23,6 +23,8 @@ public final class Agent {
     /// Set once SIGTERM/SIGINT arrived: live runs are being stopped, nothing new starts.
     private(set) var isStopping = false
     private var lastStoreError: String?
+    let service = ServiceNotifier()
+    private var lastServiceStatus = ""
 
     /// The state database's run records, when the state directory is usable.
     var runStore: RunStore? { state.database.map(RunStore.init) }
@@ -53,6 +55,9 @@ public final class Agent {
         logChanges(config.loadAll())
         server = try openControlSocket()
         log.notice("ready: \(config.registry.manifestCount) manifests, \(config.registry.jobCount) jobs, \(errorCount) config errors; socket \(options.socketPath)")
+        service.ready(status: serviceStatus)
+        lastServiceStatus = serviceStatus
+        startWatchdog()
         loop.run()
         server?.close()
         log.info("agentd stopped")
@@ -75,6 +80,7 @@ public final class Agent {
                 return
             }
             isStopping = true
+            service.stopping()
             log.info("signal \(signal): stopping")
             if runs.isIdle {
                 loop.stop()
@@ -84,6 +90,32 @@ public final class Agent {
                 runs.onIdle = { [unowned self] in self.loop.stop() }
                 runs.stopAll()
             }
+        }
+    }
+
+    /// The one-line summary systemd shows (`systemctl status agentd`).
+    var serviceStatus: String {
+        let running = runs?.liveRuns.count ?? 0
+        var text = "\(config.registry.jobCount) jobs loaded, \(running) running, 0 waiting"
+        if errorCount > 0 { text += ", \(errorCount) config errors" }
+        if state.problem != nil { text += ", state directory unusable" }
+        return text
+    }
+
+    /// Sends STATUS= when the summary changed (called after config changes and run ends).
+    func updateServiceStatus() {
+        let text = serviceStatus
+        guard text != lastServiceStatus else { return }
+        lastServiceStatus = text
+        service.status(text)
+    }
+
+    /// Keep-alives at half the interval systemd asked for; no timer at all otherwise.
+    private func startWatchdog() {
+        guard let interval = service.watchdogInterval else { return }
+        loop.schedule(after: interval) { [unowned self] in
+            self.service.watchdog()
+            self.startWatchdog()
         }
     }
 
@@ -163,6 +195,7 @@ public final class Agent {
     }
 
     private func logChanges(_ changes: [RegistryChange]) {
+        defer { if !changes.isEmpty { updateServiceStatus() } }
         for change in changes {
             for id in change.added { log.info("registered \(id) from \(source(of: id))") }
             for id in change.updated { log.info("updated \(id) from \(source(of: id))") }

@@ -100,6 +100,7 @@ final class RunSupervisor {
                                            processGroup: process.processGroup, cgroup: process.cgroup?.path))
             }
             agent.log.info("run \(id) of \(job.identifier) started (\(reason.rawValue), pid \(process.pid))")
+            agent.updateServiceStatus()
             armTimers(run)
         case .failure(let failure):
             persist { store in
@@ -380,6 +381,7 @@ final class RunSupervisor {
         if invalid > 0 { notes += ", \(invalid) invalid directives ignored" }
         agent.log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)")
         followUp(run.job, stopReason: stopReason, failures: failures)
+        agent.updateServiceStatus()
         if live.isEmpty { onIdle?() }
     }
 

@@ -70,9 +70,12 @@ final class AgentProcess {
     private let log = LogLines()
     private let logPipe = Pipe()
 
-    init(sandbox: Sandbox, extraArguments: [String] = []) throws {
+    init(sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
         self.sandbox = sandbox
         process.executableURL = URL(fileURLWithPath: Binaries.agentd)
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.arguments = ["--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
                              "--socket", sandbox.socketPath] + extraArguments
         process.standardError = logPipe
