@@ -8,8 +8,11 @@ public enum AgentControl {
         examples: ["agentctl status", "agentctl list --json", "agentctl check /etc/agentd"],
         options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
                   OptionSpec(long: "version", help: "Print agentctl's version.")],
-        subcommands: [StatusCommand.spec, ListCommand.spec, RunCommands.history, RunCommands.simulate,
-                      RunCommands.cancel, CheckCommand.spec])
+        subcommands: [StatusCommand.spec, ListCommand.spec, SchedulingCommands.pending, RunCommands.history,
+                      SchedulingCommands.explain, SchedulingCommands.submit, SchedulingCommands.trigger,
+                      RunCommands.cancel, SchedulingCommands.enable, SchedulingCommands.disable,
+                      SchedulingCommands.pause, SchedulingCommands.resume, RunCommands.simulate,
+                      CheckCommand.spec])
 
     /// Parses and runs; returns the exit status.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {

@@ -30,6 +30,12 @@ public struct CommandContext: Sendable {
         write(text, to: STDOUT_FILENO)
     }
 
+    /// Writes without adding a newline (progress lines redrawn in place).
+    public func outRaw(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    }
+
     public func err(_ text: String) {
         write(text, to: STDERR_FILENO)
     }

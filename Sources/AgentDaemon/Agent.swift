@@ -20,6 +20,7 @@ public final class Agent {
     private var configEvents: Mailbox<ConfigWatchEvent>?
     private var stateRetry: TimerToken?
     private(set) var runs: RunSupervisor!
+    private(set) var scheduling: SchedulerDriver?
     /// Set once SIGTERM/SIGINT arrived: live runs are being stopped, nothing new starts.
     private(set) var isStopping = false
     private var lastStoreError: String?
@@ -53,12 +54,18 @@ public final class Agent {
         // Watch before the first scan so nothing written meanwhile is missed.
         try startWatcher()
         logChanges(config.loadAll())
+        let driver = SchedulerDriver(agent: self)
+        runs.onRunStarted = { [unowned driver] job, run, reason in driver.handle(.runStarted(job, run, reason: reason)) }
+        runs.onRunEnded = { [unowned driver] job, run, stop in driver.handle(.runEnded(job, run, stop)) }
+        scheduling = driver
+        driver.start()
         server = try openControlSocket()
         log.notice("ready: \(config.registry.manifestCount) manifests, \(config.registry.jobCount) jobs, \(errorCount) config errors; socket \(options.socketPath)")
         service.ready(status: serviceStatus)
         lastServiceStatus = serviceStatus
         startWatchdog()
         loop.run()
+        scheduling?.flush()
         server?.close()
         log.info("agentd stopped")
     }
@@ -96,7 +103,8 @@ public final class Agent {
     /// The one-line summary systemd shows (`systemctl status agentd`).
     var serviceStatus: String {
         let running = runs?.liveRuns.count ?? 0
-        var text = "\(config.registry.jobCount) jobs loaded, \(running) running, 0 waiting"
+        let waiting = scheduling.map { $0.scheduler.waiting(now: $0.now).count } ?? 0
+        var text = "\(config.registry.jobCount) jobs loaded, \(running) running, \(waiting) waiting"
         if errorCount > 0 { text += ", \(errorCount) config errors" }
         if state.problem != nil { text += ", state directory unusable" }
         return text
@@ -195,7 +203,15 @@ public final class Agent {
     }
 
     private func logChanges(_ changes: [RegistryChange]) {
-        defer { if !changes.isEmpty { updateServiceStatus() } }
+        defer {
+            if !changes.isEmpty {
+                if changes.contains(where: { $0.settingsChanged }) { scheduling?.settingsChanged() }
+                if changes.contains(where: { !$0.added.isEmpty || !$0.removed.isEmpty || !$0.updated.isEmpty || $0.permissionsChanged }) {
+                    scheduling?.jobsChanged()
+                }
+                updateServiceStatus()
+            }
+        }
         for change in changes {
             for id in change.added { log.info("registered \(id) from \(source(of: id))") }
             for id in change.updated { log.info("updated \(id) from \(source(of: id))") }

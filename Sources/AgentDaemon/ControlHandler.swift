@@ -9,13 +9,22 @@ struct ControlHandler {
     unowned let agent: Agent
 
     func handle(_ request: ControlServer.Request) {
-        let response: ControlResponse
+        let decoded: ControlRequest
         do {
-            let decoded = try MessageCoding.decode(ControlRequest.self, from: request.bytes)
-            response = answer(decoded, peer: request.peer)
+            decoded = try MessageCoding.decode(ControlRequest.self, from: request.bytes)
         } catch {
-            response = .failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")))")
+            send(.failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")))"), to: request)
+            return
         }
+        if decoded.command == .submit, AccessPolicy.refusal(for: .submit, peer: request.peer) == nil {
+            // Answered when the scheduler has decided (at once, in practice).
+            submit(decoded) { send($0, to: request) }
+            return
+        }
+        send(answer(decoded, peer: request.peer), to: request)
+    }
+
+    private func send(_ response: ControlResponse, to request: ControlServer.Request) {
         let line = (try? MessageCoding.encodeLine(response))
             ?? Array(#"{"ok":false,"error":{"code":"internal","message":"cannot encode response"}}"#.utf8)
         request.respond(line)
@@ -32,7 +41,133 @@ struct ControlHandler {
         case .cancel: return cancel(request)
         case .simulateLaunch: return simulateLaunch(request)
         case .simulateExpire: return simulateExpire(request)
+        case .pending: return ControlResponse(pending: pendingSummaries(filter: request.target))
+        case .explain: return explain(request)
+        case .trigger: return trigger(request)
+        case .enable, .disable: return setEnabled(request, request.command == .enable)
+        case .pause, .resume: return setPaused(request.command == .pause)
+        case .submit: return .failure(.internal, "submit is answered asynchronously")
         }
+    }
+
+    // MARK: scheduling requests
+
+    private var scheduling: SchedulerDriver? { agent.scheduling }
+
+    func pendingSummaries(filter: String? = nil) -> [PendingSummary] {
+        guard let driver = scheduling else { return [] }
+        return driver.scheduler.waiting(now: driver.now)
+            .filter { filter == nil || $0.identifier.rawValue == filter }
+            .map { work in
+                PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
+                               kind: work.kind.rawValue, waitingFor: work.waitingFor.description,
+                               earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
+                               title: work.submission?.title)
+            }
+    }
+
+    private func trigger(_ request: ControlRequest) -> ControlResponse {
+        switch registeredJob(request.target) {
+        case .failure(let error):
+            return ControlResponse(ok: false, error: error)
+        case .success(let job):
+            guard job.kind != .continued else {
+                return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
+            }
+            scheduling?.handle(.trigger(job.identifier))
+            let waiting = pendingSummaries(filter: job.identifier.rawValue).first
+            let note = waiting.map { "; waiting: \($0.waitingFor)" } ?? ""
+            return ControlResponse(message: "triggered \(job.identifier)\(note)")
+        }
+    }
+
+    private func setEnabled(_ request: ControlRequest, _ enabled: Bool) -> ControlResponse {
+        switch registeredJob(request.target) {
+        case .failure(let error):
+            return ControlResponse(ok: false, error: error)
+        case .success(let job):
+            scheduling?.handle(.setEnabled(job.identifier, enabled))
+            return ControlResponse(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)")
+        }
+    }
+
+    private func setPaused(_ paused: Bool) -> ControlResponse {
+        scheduling?.handle(.setPaused(paused))
+        return ControlResponse(message: paused ? "paused: discretionary work waits until agentctl resume (continued work still runs)" : "resumed")
+    }
+
+    private func explain(_ request: ControlRequest) -> ControlResponse {
+        guard let target = request.target, let id = Identifier(rawValue: target) else {
+            return .failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed")
+        }
+        guard agent.config.registry.job(id) != nil || scheduling?.scheduler.explain(id).isEmpty == false else {
+            return .failure(.notFound, "no job \(id) (see agentctl list)")
+        }
+        var records = (scheduling?.scheduler.explain(id) ?? []).map {
+            TimelineRecord(time: $0.time.seconds, event: $0.description)
+        }
+        if let job = agent.config.registry.job(id) {
+            switch job.state {
+            case .registered: break
+            case .notPermitted(let reason): records.append(TimelineRecord(time: Double(WallClock.now()) / 1e9, event: "not registered: \(reason)"))
+            case .duplicate(let other): records.append(TimelineRecord(time: Double(WallClock.now()) / 1e9, event: "not registered: duplicate of \(other)"))
+            }
+        }
+        let waiting = pendingSummaries(filter: target)
+        return ControlResponse(pending: waiting, timeline: records)
+    }
+
+    private func submit(_ request: ControlRequest, reply: @escaping (ControlResponse) -> Void) {
+        guard let target = request.target, let id = Identifier(rawValue: target) else {
+            reply(.failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed"))
+            return
+        }
+        guard let job = continuedJob(for: id) else {
+            reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
+            return
+        }
+        let details = request.submission ?? SubmitRequest()
+        guard let strategy = SubmitStrategy(rawValue: details.strategy) else {
+            reply(.failure(.badRequest, "--strategy: \"\(details.strategy)\" is not a strategy (queue, fail)"))
+            return
+        }
+        let submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
+                                    subtitle: details.subtitle, arguments: details.arguments,
+                                    strategy: strategy, requestID: 0)
+        guard let driver = scheduling else {
+            reply(.failure(.unavailable, "agentd is starting; try again"))
+            return
+        }
+        driver.submit(submission) { outcome in
+            switch outcome {
+            case .accepted(let position):
+                reply(ControlResponse(message: position == 0 ? "submitted \(id)" : "submitted \(id): queued (position \(position))"))
+            case .refused(.notPermitted):
+                reply(.failure(.notPermitted, "not-permitted: \(id)"))
+            case .refused(.tooManyPending):
+                reply(.failure(.tooManyPending, "\(job.identifier) already has 16 pending submissions: wait for some to finish or agentctl cancel \(job.identifier)"))
+            case .refused(.cannotStartNow(let reason)):
+                reply(.failure(.unavailable, "\(id) cannot start now (\(reason)) and --strategy fail was given: retry later or use --strategy queue"))
+            }
+        }
+    }
+
+    /// The continued job a submission resolves to: its own identifier, or the longest registered
+    /// job identifier it extends with a dynamic suffix that a manifest permits (`X.*`).
+    private func continuedJob(for id: Identifier) -> JobDefinition? {
+        let registry = agent.config.registry
+        if let job = registry.job(id), case .registered = job.state, job.definition.kind == .continued {
+            return job.definition
+        }
+        var prefix = id.rawValue
+        while let dot = prefix.lastIndex(of: ".") {
+            prefix = String(prefix[..<dot])
+            if let parent = Identifier(rawValue: prefix), let job = registry.job(parent), case .registered = job.state,
+               job.definition.kind == .continued, registry.isPermitted(id, kind: .continued) {
+                return job.definition
+            }
+        }
+        return nil
     }
 
     /// Resolves a request's target to a registered job, or says why not.
@@ -80,6 +215,14 @@ struct ControlHandler {
 
     private func cancel(_ request: ControlRequest) -> ControlResponse {
         let runs = liveRuns(for: request.target)
+        var droppedPending = false
+        if let target = request.target, let id = Identifier(rawValue: target), RunID(parsing: target) == nil {
+            droppedPending = !pendingSummaries(filter: target).isEmpty
+            scheduling?.handle(.cancelPending(id))
+        }
+        if runs.isEmpty && droppedPending {
+            return ControlResponse(message: "dropped the pending requests of \(request.target ?? "?")")
+        }
         guard !runs.isEmpty else {
             return .failure(.notFound, "\(request.target ?? "?") has no live run or pending request (see agentctl status)")
         }
@@ -127,7 +270,7 @@ struct ControlHandler {
             stateDirectory: agent.options.stateDirectory, socketPath: agent.options.socketPath,
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
             diagnostics: registry.diagnostics, stateError: agent.state.problem,
-            running: agent.runs.summaries(), pending: [])
+            running: agent.runs.summaries(), pending: pendingSummaries())
     }
 
     func jobSummaries() -> [JobSummary] {

@@ -13,12 +13,14 @@ final class RunSupervisor {
     private let buffer = ReadBuffer()
     /// Parent cgroup of every run's cgroup; nil where cgroup v2 is not writable (process groups only).
     private(set) var cgroupParent: String?
-    private var retryTimers: [Identifier: TimerToken] = [:]
     private var users = UserCache()
     private var logLimiter = LogRateLimiter<RunID>(limit: 200, interval: .seconds(1))
     private let lang: String?
     /// Called when the last live run has ended (used for a clean shutdown).
     var onIdle: (() -> Void)?
+    /// Every run start and end, by job identifier, for the scheduler.
+    var onRunStarted: ((Identifier, RunID, RunReason) -> Void)?
+    var onRunEnded: ((Identifier, RunID, StopReason) -> Void)?
 
     init(agent: Agent) {
         self.agent = agent
@@ -55,7 +57,7 @@ final class RunSupervisor {
             for run in try store.unfinishedRuns() {
                 if let path = run.cgroup, access(path, F_OK) == 0 {
                     writeFile(path + "/cgroup.kill", "1")
-                    rmdir(path)
+                    removeWhenEmpty(path)
                 }
                 if let group = run.processGroup, group > 1 {
                     kill(-group, SIGKILL)
@@ -71,11 +73,23 @@ final class RunSupervisor {
         }
     }
 
+    /// Removes a killed run's cgroup (and its old agent's parent, once empty). cgroup.kill is
+    /// asynchronous, so this waits briefly for the kernel to empty it.
+    private func removeWhenEmpty(_ path: String) {
+        for _ in 0..<200 where rmdir(path) != 0 && errno == EBUSY {
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            nanosleep(&pause, nil)
+        }
+        let parent = FileSystem.parentDirectory(of: path)
+        if parent != cgroupParent { rmdir(parent) }
+    }
+
     // MARK: launching
 
     /// Starts a run of `job` now. Fails (without a run) only when the request itself is wrong;
     /// a plugin that cannot be started is a run that ends `spawn-failed(reason)`.
-    func launch(_ job: JobDefinition, reason: RunReason, extraArguments: [String] = []) -> Result<RunID, ControlError> {
+    func launch(_ job: JobDefinition, reason: RunReason, submission: Submission? = nil) -> Result<RunID, ControlError> {
+        let extraArguments = submission?.arguments ?? []
         if job.kind != .continued, let running = live.values.first(where: { $0.job.identifier == job.identifier }) {
             return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running.state.id) (wait for it, or agentctl cancel \(running.state.id))"))
         }
@@ -84,8 +98,12 @@ final class RunSupervisor {
         let nowMs = WallClock.now() / 1_000_000
         let deadline = job.maxRuntime.map { nowMs / 1000 + $0.components.seconds }
         let checkpoint = try? agent.runStore?.checkpoint(identifier: job.identifier.rawValue)
-        let state = LiveRun(id: id, identifier: job.identifier, kind: job.kind, reason: reason,
-                            startedAt: nowMs / 1000, deadline: deadline, checkpoint: checkpoint ?? nil)
+        // A submission may name the job with a dynamic suffix (com.example.export.<uuid>).
+        var state = LiveRun(id: id, identifier: submission?.identifier ?? job.identifier, kind: job.kind,
+                            reason: reason, startedAt: nowMs / 1000, deadline: deadline,
+                            checkpoint: checkpoint ?? nil)
+        if let title = submission?.title { _ = state.apply(.title(title)) }
+        if let subtitle = submission?.subtitle { _ = state.apply(.subtitle(subtitle)) }
         // A fresh clock read, not the loop's: launches in one burst each start when they start,
         // and MaxRuntime counts from there.
         let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: MonotonicInstant.now())
@@ -95,18 +113,20 @@ final class RunSupervisor {
         case .success(let process):
             run.process = process
             persist { store in
-                try store.insert(StoredRun(runID: id.description, identifier: job.identifier.rawValue,
+                try store.insert(StoredRun(runID: id.description, identifier: state.identifier.rawValue,
                                            kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs,
                                            processGroup: process.processGroup, cgroup: process.cgroup?.path))
             }
-            agent.log.info("run \(id) of \(job.identifier) started (\(reason.rawValue), pid \(process.pid))")
+            agent.log.info("run \(id) of \(state.identifier) started (\(reason.rawValue), pid \(process.pid))")
             agent.updateServiceStatus()
+            onRunStarted?(job.identifier, id, reason)
             armTimers(run)
         case .failure(let failure):
             persist { store in
-                try store.insert(StoredRun(runID: id.description, identifier: job.identifier.rawValue,
+                try store.insert(StoredRun(runID: id.description, identifier: state.identifier.rawValue,
                                            kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs))
             }
+            onRunStarted?(job.identifier, id, reason)
             finish(run, stopReason: .spawnFailed(failure.message))
         }
         return .success(id)
@@ -367,11 +387,10 @@ final class RunSupervisor {
             stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
             progress: run.state.progress?.fraction, title: run.state.title,
             logTail: run.state.logTail.lines.joined(separator: "\n"))
-        var failures = 0
         persist { store in
             try store.finish(record)
-            failures = try store.recordOutcome(identifier: run.state.identifier.rawValue, at: endedMs,
-                                               success: stopReason == .success)
+            try store.recordOutcome(identifier: run.state.identifier.rawValue, at: endedMs,
+                                    success: stopReason == .success)
         }
         let seconds = Double(endedMs - run.startedAtMilliseconds) / 1000
         let truncated = run.process?.truncatedLines ?? 0
@@ -380,38 +399,9 @@ final class RunSupervisor {
         if truncated > 0 { notes += ", \(truncated) lines truncated at 4096 bytes" }
         if invalid > 0 { notes += ", \(invalid) invalid directives ignored" }
         agent.log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)")
-        followUp(run.job, stopReason: stopReason, failures: failures)
         agent.updateServiceStatus()
+        onRunEnded?(run.job.identifier, id, stopReason)
         if live.isEmpty { onIdle?() }
-    }
-
-    /// Retry after a failure (`Retry=`) and chaining after a success (`OnSuccess=`).
-    private func followUp(_ job: JobDefinition, stopReason: StopReason, failures: Int) {
-        guard !agent.isStopping else { return }
-        switch stopReason {
-        case .success:
-            if let token = retryTimers.removeValue(forKey: job.identifier) { agent.loop.cancel(token) }
-            if let next = job.onSuccess {
-                guard let target = agent.config.registry.job(next), case .registered = target.state else {
-                    agent.log.warning("\(job.identifier): OnSuccess=\(next) is not a registered job; nothing chained")
-                    return
-                }
-                _ = launch(target.definition, reason: .chained)
-            }
-        case .failure, .crashed, .spawnFailed:
-            guard let policy = job.retry else { return }
-            let delay = policy.delay(afterFailures: max(1, failures))
-            agent.log.info("\(job.identifier): retrying in \(TimeSpan.format(delay)) (failure \(failures), Retry=\(policy))")
-            if let token = retryTimers[job.identifier] { agent.loop.cancel(token) }
-            let identifier = job.identifier
-            retryTimers[identifier] = agent.loop.schedule(after: delay) { [unowned self] in
-                self.retryTimers[identifier] = nil
-                guard let current = self.agent.config.registry.job(identifier), case .registered = current.state else { return }
-                _ = self.launch(current.definition, reason: .retry)
-            }
-        default:
-            break
-        }
     }
 
     private func persist(_ body: (RunStore) throws -> Void) {
@@ -428,8 +418,10 @@ final class RunSupervisor {
 
     func run(_ id: RunID) -> ActiveRun? { live[id] }
 
+    /// Live runs of a job, or of one submission's dynamic identifier.
     func runs(of identifier: Identifier) -> [ActiveRun] {
-        live.values.filter { $0.state.identifier == identifier }.sorted { $0.state.id < $1.state.id }
+        live.values.filter { $0.state.identifier == identifier || $0.job.identifier == identifier }
+            .sorted { $0.state.id < $1.state.id }
     }
 
     func summaries() -> [RunSummary] {

@@ -8,11 +8,34 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var target: String?
     /// Limit on returned rows (history).
     public var limit: Int?
+    /// `submit`: what a person asked for.
+    public var submission: SubmitRequest?
+    /// `lowpower`: on, off or auto (later).
+    public var mode: String?
 
-    public init(command: ControlCommand, target: String? = nil, limit: Int? = nil) {
+    public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
+                submission: SubmitRequest? = nil, mode: String? = nil) {
         self.command = command
         self.target = target
         self.limit = limit
+        self.submission = submission
+        self.mode = mode
+    }
+}
+
+/// `agentctl submit ID [--title T] [--subtitle S] [--strategy queue|fail] [-- ARGS]`.
+public struct SubmitRequest: Codable, Sendable, Hashable {
+    public var title: String?
+    public var subtitle: String?
+    /// `queue` (default) or `fail`.
+    public var strategy: String
+    public var arguments: [String]
+
+    public init(title: String? = nil, subtitle: String? = nil, strategy: String = "queue", arguments: [String] = []) {
+        self.title = title
+        self.subtitle = subtitle
+        self.strategy = strategy
+        self.arguments = arguments
     }
 }
 
@@ -25,14 +48,22 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case cancel
     case simulateLaunch = "simulate-launch"
     case simulateExpire = "simulate-expire"
+    case pending
+    case explain
+    case trigger
+    case submit
+    case enable
+    case disable
+    case pause
+    case resume
 
     /// Who may use a verb.
     public enum Access: Sendable { case read, change, root }
 
     public var access: Access {
         switch self {
-        case .status, .list, .history: return .read
-        case .cancel: return .change
+        case .status, .list, .history, .pending, .explain: return .read
+        case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume: return .change
         case .simulateLaunch, .simulateExpire: return .root
         }
     }

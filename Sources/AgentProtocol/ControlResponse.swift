@@ -11,10 +11,12 @@ public struct ControlResponse: Codable, Sendable {
     public var message: String?
     /// The run a change concerned (launch, expire, cancel).
     public var runID: String?
+    public var pending: [PendingSummary]?
+    public var timeline: [TimelineRecord]?
 
     public init(ok: Bool = true, error: ControlError? = nil, status: StatusReport? = nil,
                 jobs: [JobSummary]? = nil, runs: [RunRecord]? = nil, message: String? = nil,
-                runID: String? = nil) {
+                runID: String? = nil, pending: [PendingSummary]? = nil, timeline: [TimelineRecord]? = nil) {
         self.ok = ok
         self.error = error
         self.status = status
@@ -22,6 +24,8 @@ public struct ControlResponse: Codable, Sendable {
         self.runs = runs
         self.message = message
         self.runID = runID
+        self.pending = pending
+        self.timeline = timeline
     }
 
     public static func failure(_ code: ControlError.Code, _ message: String) -> ControlResponse {
@@ -58,5 +62,17 @@ public struct ControlError: Codable, Sendable, Hashable, Error {
     public init(code: Code, message: String) {
         self.code = code
         self.message = message
+    }
+}
+
+/// One line of `agentctl explain`: when, and what happened.
+public struct TimelineRecord: Codable, Sendable, Hashable {
+    /// Unix seconds.
+    public var time: Double
+    public var event: String
+
+    public init(time: Double, event: String) {
+        self.time = time
+        self.event = event
     }
 }

@@ -18,6 +18,11 @@ public struct StatusReport: Codable, Sendable {
     public var stateError: String?
     public var running: [RunSummary]
     public var pending: [PendingSummary]
+    /// `pause` in force: discretionary work waits.
+    public var paused: Bool?
+    /// Discretionary launches left today, and the daily budget.
+    public var budgetLeft: Int?
+    public var dailyBudget: Int?
 
     public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
                 configDirectory: String, stateDirectory: String, socketPath: String,
@@ -115,12 +120,20 @@ public struct RunRecord: Codable, Sendable, Hashable {
 public struct PendingSummary: Codable, Sendable, Hashable {
     public var identifier: String
     public var kind: String
+    /// Why it waits: `interval`, `budget`, `paused`, `max concurrent`, `denied`, `restricted`…
     public var waitingFor: String
+    /// Unix seconds when it may start at the earliest (interval end, budget refill…), if known.
+    public var earliestBegin: Double?
+    /// Continued submissions: the title a person gave.
+    public var title: String?
 
-    public init(identifier: String, kind: String, waitingFor: String) {
+    public init(identifier: String, kind: String, waitingFor: String, earliestBegin: Double? = nil,
+                title: String? = nil) {
         self.identifier = identifier
         self.kind = kind
         self.waitingFor = waitingFor
+        self.earliestBegin = earliestBegin
+        self.title = title
     }
 }
 

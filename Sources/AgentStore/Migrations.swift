@@ -49,6 +49,15 @@ public enum Migrations {
             launches INTEGER NOT NULL
         );
         """,
+        // 2: the scheduler's own state (pending triggers and submissions, last runs, budget,
+        // disabled identifiers, pause), one JSON document written in one statement.
+        """
+        CREATE TABLE scheduler_state (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            snapshot TEXT NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// Applies every migration the database has not seen. Returns the resulting version.

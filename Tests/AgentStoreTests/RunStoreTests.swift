@@ -64,3 +64,15 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
         #expect([first, second, afterSuccess] == [1, 2, 0])
     }
 }
+
+@Test func theSchedulerStateIsOneDocumentReplacedOnEachSave() throws {
+    try withStore { _, dir in
+        let db = try Database(path: dir + "/state.db")
+        let store = SchedulerStateStore(database: db)
+        #expect(try store.load() == nil)
+        try store.save(#"{"paused":false}"#, at: 1)
+        try store.save(#"{"paused":true}"#, at: 2)
+        let reopened = SchedulerStateStore(database: try Database(path: dir + "/state.db"))
+        #expect(try reopened.load() == #"{"paused":true}"#)
+    }
+}

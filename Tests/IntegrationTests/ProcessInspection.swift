@@ -12,6 +12,16 @@ enum ProcessInspection {
         }
     }
 
+    /// Processes of `identifier` and of its dynamic suffixes (`identifier.*`).
+    static func processes(ofJob identifier: String) -> [Int32] {
+        let exact = Data("AGENTD_IDENTIFIER=\(identifier)\u{0}".utf8)
+        let prefix = Data("AGENTD_IDENTIFIER=\(identifier).".utf8)
+        return allPids().filter { pid in
+            guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return (environ.range(of: exact) != nil || environ.range(of: prefix) != nil) && state(of: pid) != "Z"
+        }
+    }
+
     /// Children of `parent` that are zombies.
     static func zombies(of parent: Int32) -> [Int32] {
         allPids().filter { pid in

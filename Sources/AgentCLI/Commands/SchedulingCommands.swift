@@ -1,0 +1,179 @@
+import AgentProtocol
+import Glibc
+
+/// `pending`, `trigger`, `submit`, `enable`, `disable`, `pause`, `resume`, `explain`.
+enum SchedulingCommands {
+    static let pending = CommandSpec(
+        name: "pending", abstract: "Show waiting requests and why each waits (getPendingTaskRequests).",
+        examples: ["agentctl pending", "agentctl pending --json"],
+        options: [jsonOption],
+        run: { parsed, context in
+            let response = try context.request(ControlRequest(command: .pending))
+            let items = response.pending ?? []
+            if parsed.flag("json") {
+                context.out(try MessageCoding.encodePretty(items))
+            } else if items.isEmpty {
+                context.out("Nothing is waiting.")
+            } else {
+                context.out(Table(headers: ["IDENTIFIER", "KIND", "EARLIEST", "WAITING FOR"], rows: items.map { item in
+                    [item.identifier, item.kind, earliest(item.earliestBegin, context), item.waitingFor]
+                }).render(width: context.terminalWidth))
+            }
+            return 0
+        })
+
+    static let trigger = CommandSpec(
+        name: "trigger", abstract: "Ask for a run soon (the silent-push analog): rate-limited, repeated triggers merge.",
+        examples: ["agentctl trigger com.example.demo.refresh"],
+        arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
+        run: { parsed, context in try change(.trigger, parsed.argument(0), context) })
+
+    static let submit = CommandSpec(
+        name: "submit", abstract: "Start a continued task on a person's behalf.",
+        discussion: "The identifier is a continued job's, or extends one with a suffix a manifest permits (ID.*).\n--strategy fail refuses at once (exit 5) when it cannot start now; queue (default) waits.",
+        examples: ["agentctl submit com.example.demo.export --title 'Export' -- --album Holidays",
+                   "agentctl submit com.example.demo.export.$(uuidgen) --strategy fail --wait"],
+        options: [OptionSpec(long: "title", valueName: "T", help: "Title shown until the plugin sets one."),
+                  OptionSpec(long: "subtitle", valueName: "S", help: "Subtitle shown until the plugin sets one."),
+                  OptionSpec(long: "strategy", valueName: "queue|fail", help: "When it cannot start now: wait (queue) or refuse (fail)."),
+                  OptionSpec(long: "wait", help: "Follow the run to its end and exit with its result.")],
+        arguments: [ArgumentSpec(name: "ID", help: "Identifier of the continued job, optionally with a dynamic suffix.")],
+        acceptsPassthrough: true,
+        run: { parsed, context in
+            let strategy = parsed.value("strategy") ?? "queue"
+            guard strategy == "queue" || strategy == "fail" else {
+                throw UsageError(message: "--strategy: \"\(strategy)\" is not a strategy (queue, fail)", commandPath: ["submit"])
+            }
+            let id = parsed.argument(0) ?? ""
+            let startedAfter = context.now
+            let response = try context.request(ControlRequest(
+                command: .submit, target: id,
+                submission: SubmitRequest(title: parsed.value("title"), subtitle: parsed.value("subtitle"),
+                                          strategy: strategy, arguments: parsed.passthrough)))
+            context.out(response.message ?? "submitted \(id)")
+            return parsed.flag("wait") ? try SubmitWait.follow(id, startedAfter: startedAfter, context: context) : 0
+        })
+
+    static let enable = CommandSpec(
+        name: "enable", abstract: "Let a job run again after disable.",
+        examples: ["agentctl enable local.tidy-tmp"],
+        arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
+        run: { parsed, context in try change(.enable, parsed.argument(0), context) })
+
+    static let disable = CommandSpec(
+        name: "disable", abstract: "Stop a job from running (it waits as \"denied\") until enable.",
+        examples: ["agentctl disable local.tidy-tmp"],
+        arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
+        run: { parsed, context in try change(.disable, parsed.argument(0), context) })
+
+    static let pause = CommandSpec(
+        name: "pause", abstract: "Hold all discretionary work (refresh, processing); continued work still runs.",
+        examples: ["agentctl pause"],
+        run: { _, context in try change(.pause, nil, context) })
+
+    static let resume = CommandSpec(
+        name: "resume", abstract: "Let discretionary work run again after pause.",
+        examples: ["agentctl resume"],
+        run: { _, context in try change(.resume, nil, context) })
+
+    static let explain = CommandSpec(
+        name: "explain", abstract: "Why didn't my job run? Its recent timeline and what it waits for.",
+        examples: ["agentctl explain com.example.demo.refresh"],
+        options: [jsonOption],
+        arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
+        run: { parsed, context in
+            let id = parsed.argument(0) ?? ""
+            let response = try context.request(ControlRequest(command: .explain, target: id))
+            let history = try context.request(ControlRequest(command: .history, target: id, limit: 10)).runs ?? []
+            if parsed.flag("json") {
+                context.out(try MessageCoding.encodePretty(ExplainReport(timeline: response.timeline ?? [],
+                                                                          waiting: response.pending ?? [], runs: history)))
+                return 0
+            }
+            var lines = ["\(id):"]
+            if let waiting = response.pending?.first {
+                lines.append("  now: waiting: \(waiting.waitingFor)" + (waiting.earliestBegin.map { " (earliest \(clock($0)))" } ?? ""))
+            } else {
+                lines.append("  now: not waiting")
+            }
+            lines.append("Timeline (oldest first):")
+            let timeline = response.timeline ?? []
+            if timeline.isEmpty { lines.append("  nothing yet since the agent started") }
+            for entry in timeline { lines.append("  \(clock(entry.time))  \(entry.event)") }
+            if !history.isEmpty {
+                lines.append("Recent runs:")
+                lines.append(RunCommands.render(history, context: context))
+            }
+            context.out(lines.joined(separator: "\n"))
+            return 0
+        })
+
+    static func change(_ command: ControlCommand, _ target: String?, _ context: CommandContext) throws -> Int32 {
+        let response = try context.request(ControlRequest(command: command, target: target))
+        context.out(response.message ?? "ok")
+        return 0
+    }
+
+    static func earliest(_ time: Double?, _ context: CommandContext) -> String {
+        guard let time else { return "-" }
+        let delta = Int64(time) - context.now
+        return delta <= 0 ? "now" : "in " + HumanTime.span(seconds: delta) + " (\(clock(time)))"
+    }
+
+    /// Local time of day, `14:05`.
+    static func clock(_ time: Double) -> String {
+        var seconds = time_t(time)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        let hour = parts.tm_hour < 10 ? "0\(parts.tm_hour)" : "\(parts.tm_hour)"
+        let minute = parts.tm_min < 10 ? "0\(parts.tm_min)" : "\(parts.tm_min)"
+        return "\(hour):\(minute)"
+    }
+}
+
+/// `agentctl explain --json`.
+struct ExplainReport: Codable {
+    var timeline: [TimelineRecord]
+    var waiting: [PendingSummary]
+    var runs: [RunRecord]
+}
+
+/// `submit --wait`: follows the submitted identifier's run to its end, with a progress bar on a
+/// terminal and plain lines otherwise; exits 0 on success, 1 otherwise.
+enum SubmitWait {
+    static func follow(_ id: String, startedAfter: Int64, context: CommandContext) throws -> Int32 {
+        var lastLine = ""
+        while true {
+            let runs = try context.request(ControlRequest(command: .history, target: id, limit: 5)).runs ?? []
+            if let run = runs.first(where: { $0.startedAt / 1000 >= startedAfter - 1 }) {
+                if let stop = run.stopReason {
+                    if context.isTerminal { context.out("") }
+                    context.out("\(run.runID) \(id): \(stop)")
+                    return stop == "success" ? 0 : 1
+                }
+                let status = try context.request(ControlRequest(command: .status)).status
+                let live = status?.running.first { $0.runID == run.runID }
+                let line = progressLine(live, run: run, width: context.terminalWidth)
+                if line != lastLine {
+                    if context.isTerminal {
+                        context.outRaw("\r\u{1B}[K" + line)
+                    } else {
+                        context.out(line)
+                    }
+                    lastLine = line
+                }
+            }
+            var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+            nanosleep(&pause, nil)
+        }
+    }
+
+    static func progressLine(_ live: RunSummary?, run: RunRecord, width: Int) -> String {
+        let title = live?.title ?? run.title ?? run.identifier
+        guard let fraction = live?.progress else { return "\(run.runID) \(title): running" }
+        let barWidth = max(10, min(40, width - title.count - 20))
+        let filled = Int(fraction * Double(barWidth))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
+        return "\(run.runID) \(title) [\(bar)] \(Int(fraction * 100))%"
+    }
+}

@@ -1,0 +1,177 @@
+import AgentCore
+import AgentProtocol
+import AgentStore
+import AgentSystem
+import FoundationEssentials
+import Glibc
+
+/// Drives the pure `Scheduler` from the event loop: feeds it config changes, run starts and ends,
+/// requests and the passing of time (one timer at its `nextDeadline`, none when nothing is due),
+/// and carries out what it decides — launches, replies, persistence.
+final class SchedulerDriver {
+    private unowned let agent: Agent
+    private(set) var scheduler: Scheduler
+    private var timer: TimerToken?
+    private var replies: [Int64: (SubmitOutcome) -> Void] = [:]
+    private var nextRequestID: Int64 = 0
+    private var persistTimer: TimerToken?
+    private var unsavedSnapshot: PersistedSchedule?
+    private var lastSavedRequests: RequestState?
+    /// Time spent suspended so far (CLOCK_BOOTTIME − CLOCK_MONOTONIC): growth means a suspend.
+    private var suspended: Duration
+
+    /// The part of the persisted state that is a person's or a program's request: written at
+    /// once, so nothing asked for is lost even to a SIGKILL. The rest is written within a second.
+    private struct RequestState: Equatable {
+        var triggers: Set<Identifier>
+        var submissions: [Submission]
+        var disabled: Set<Identifier>
+        var paused: Bool
+    }
+
+    init(agent: Agent) {
+        self.agent = agent
+        scheduler = Scheduler(settings: agent.config.registry.settings,
+                              calendar: LocalCalendar(utcOffsetSeconds: Self.localUTCOffset()),
+                              seed: UInt64(truncatingIfNeeded: WallClock.now()) ^ UInt64(getpid()))
+        suspended = BootClock.suspendedTotal()
+    }
+
+    var now: SchedulerTime { SchedulerTime(seconds: Double(WallClock.now()) / 1_000_000_000) }
+
+    /// Restores what the database kept, then hands over the registered jobs.
+    func start() {
+        if let snapshot = loadSnapshot() {
+            handle(.restored(snapshot))
+        }
+        handle(.settingsChanged(agent.config.registry.settings))
+        jobsChanged()
+    }
+
+    func jobsChanged() {
+        let jobs = agent.config.registry.allJobs.compactMap { job -> JobDefinition? in
+            if case .registered = job.state { return job.definition }
+            return nil
+        }
+        handle(.jobsChanged(jobs))
+    }
+
+    func settingsChanged() {
+        handle(.settingsChanged(agent.config.registry.settings))
+    }
+
+    func handle(_ event: SchedulerEvent) {
+        let actions = scheduler.handle(event, now: now)
+        perform(actions)
+        rearm()
+    }
+
+    // MARK: requests from agentctl
+
+    func submit(_ submission: Submission, reply: @escaping (SubmitOutcome) -> Void) {
+        nextRequestID += 1
+        var request = submission
+        request.requestID = nextRequestID
+        replies[nextRequestID] = reply
+        handle(.submit(request))
+        // The scheduler answers every submission; should it not, the client still gets one.
+        if let pending = replies.removeValue(forKey: nextRequestID) {
+            pending(.accepted(position: 0))
+        }
+    }
+
+    // MARK: actions
+
+    private func perform(_ actions: [SchedulerAction]) {
+        for action in actions {
+            switch action {
+            case .launch(let job, let reason, let submission):
+                launch(job, reason: reason, submission: submission)
+            case .reply(let requestID, let outcome):
+                replies.removeValue(forKey: requestID)?(outcome)
+            case .persist(.schedule(let snapshot)):
+                persist(snapshot)
+            case .log(let text):
+                agent.log.info(text)
+            }
+        }
+    }
+
+    private func launch(_ identifier: Identifier, reason: RunReason, submission: Submission?) {
+        guard let job = agent.config.registry.job(identifier), case .registered = job.state else {
+            agent.log.warning("\(identifier) was due but is no longer a registered job")
+            return
+        }
+        _ = agent.runs.launch(job.definition, reason: reason, submission: submission)
+    }
+
+    /// One timer at the scheduler's next deadline; none when nothing is due.
+    private func rearm() {
+        if let token = timer { agent.loop.cancel(token); timer = nil }
+        guard let deadline = scheduler.nextDeadline else { return }
+        let delay = deadline.duration(since: now)
+        timer = agent.loop.schedule(after: max(.zero, delay)) { [unowned self] in
+            self.timer = nil
+            self.checkForSuspend()
+            self.handle(.tick)
+        }
+    }
+
+    /// A suspend shows as CLOCK_BOOTTIME running ahead of CLOCK_MONOTONIC: catch-up rules apply.
+    private func checkForSuspend() {
+        let total = BootClock.suspendedTotal()
+        if total - suspended > .seconds(5) {
+            agent.log.notice("resumed after \(TimeSpan.format(total - suspended)) suspended: overdue jobs catch up")
+            handle(.resumedAfterDowntime)
+        }
+        suspended = total
+    }
+
+    // MARK: persistence
+
+    private func persist(_ snapshot: PersistedSchedule) {
+        let requests = RequestState(triggers: snapshot.pendingTriggers, submissions: snapshot.submissions,
+                                    disabled: snapshot.disabled, paused: snapshot.paused)
+        unsavedSnapshot = snapshot
+        if requests != lastSavedRequests {
+            lastSavedRequests = requests
+            flush()
+        } else if persistTimer == nil {
+            persistTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
+                self.persistTimer = nil
+                self.flush()
+            }
+        }
+    }
+
+    /// Writes the latest snapshot now (also at shutdown).
+    func flush() {
+        guard let snapshot = unsavedSnapshot, let database = agent.state.database else { return }
+        do {
+            let json = String(decoding: try JSONEncoder().encode(snapshot), as: UTF8.self)
+            try SchedulerStateStore(database: database).save(json, at: WallClock.now() / 1_000_000)
+            unsavedSnapshot = nil
+        } catch {
+            agent.storeFailed(error)
+        }
+    }
+
+    private func loadSnapshot() -> PersistedSchedule? {
+        guard let database = agent.state.database else { return nil }
+        do {
+            guard let json = try SchedulerStateStore(database: database).load() else { return nil }
+            return try JSONDecoder().decode(PersistedSchedule.self, from: Data(json.utf8))
+        } catch {
+            agent.log.error("state database: the scheduler's saved state cannot be read (\(error)); starting without it")
+            return nil
+        }
+    }
+
+    /// The local UTC offset now (tm_gmtoff), for midnight budget refills.
+    static func localUTCOffset() -> Int {
+        var seconds = time(nil)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        return Int(parts.tm_gmtoff)
+    }
+}
