@@ -1,0 +1,114 @@
+/// An indexed binary min-heap: at most one entry per key, each with a priority that can be
+/// raised, lowered or removed in O(log n). The scheduler keeps its jobs in these so that a tick
+/// looks only at the jobs whose time has come, never at all of them.
+///
+/// Ties are the caller's business: priorities embed a tie-breaker (the identifier, a sequence
+/// number), so the order is total and deterministic.
+struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sendable>: Sendable {
+    private var keys: [Key] = []
+    private var priorities: [Priority] = []
+    private var positions: [Key: Int] = [:]
+
+    init() {}
+
+    var count: Int { keys.count }
+    var isEmpty: Bool { keys.isEmpty }
+
+    /// The entry with the smallest priority.
+    var min: (key: Key, priority: Priority)? {
+        guard let key = keys.first, let priority = priorities.first else { return nil }
+        return (key, priority)
+    }
+
+    func contains(_ key: Key) -> Bool { positions[key] != nil }
+
+    func priority(of key: Key) -> Priority? {
+        positions[key].map { priorities[$0] }
+    }
+
+    /// Inserts `key` or moves it to `priority`.
+    mutating func set(_ key: Key, _ priority: Priority) {
+        if let index = positions[key] {
+            let old = priorities[index]
+            priorities[index] = priority
+            if priority < old { siftUp(index) } else { siftDown(index) }
+        } else {
+            keys.append(key)
+            priorities.append(priority)
+            positions[key] = keys.count - 1
+            siftUp(keys.count - 1)
+        }
+    }
+
+    /// Removes `key`; returns its priority if it was there.
+    @discardableResult
+    mutating func remove(_ key: Key) -> Priority? {
+        guard let index = positions[key] else { return nil }
+        let removed = priorities[index]
+        let last = keys.count - 1
+        if index != last { swapAt(index, last) }
+        keys.removeLast()
+        priorities.removeLast()
+        positions[key] = nil
+        if index < keys.count {
+            siftDown(index)
+            siftUp(index)
+        }
+        return removed
+    }
+
+    /// Removes and returns the smallest entry.
+    mutating func popMin() -> (key: Key, priority: Priority)? {
+        guard let top = min else { return nil }
+        remove(top.key)
+        return top
+    }
+
+    /// Every entry, in no particular order (for queries, not for decisions).
+    var entries: [(key: Key, priority: Priority)] {
+        Array(zip(keys, priorities)).map { (key: $0.0, priority: $0.1) }
+    }
+
+    private mutating func swapAt(_ i: Int, _ j: Int) {
+        keys.swapAt(i, j)
+        priorities.swapAt(i, j)
+        positions[keys[i]] = i
+        positions[keys[j]] = j
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard priorities[child] < priorities[parent] else { return }
+            swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        let count = keys.count
+        while true {
+            let left = 2 * parent + 1
+            guard left < count else { return }
+            let right = left + 1
+            var smallest = left
+            if right < count, priorities[right] < priorities[left] { smallest = right }
+            guard priorities[smallest] < priorities[parent] else { return }
+            swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}
+
+/// A heap priority for jobs: a time, then the identifier (deterministic ties).
+struct TimedKey: Comparable, Sendable {
+    var time: SchedulerTime
+    var identifier: Identifier
+
+    static func < (lhs: TimedKey, rhs: TimedKey) -> Bool {
+        if lhs.time != rhs.time { return lhs.time < rhs.time }
+        return lhs.identifier < rhs.identifier
+    }
+}

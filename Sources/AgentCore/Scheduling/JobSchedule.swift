@@ -1,0 +1,87 @@
+/// The pending request of a refresh or processing identifier: at most one, into which every
+/// trigger, retry and chain request merges (DESIGN §4: "1 (re-requests merge)"). A launch of
+/// the identifier, for any reason, consumes it.
+struct PendingRequest: Sendable, Hashable {
+    /// When the first unserved trigger arrived.
+    var triggeredAt: SchedulerTime?
+    /// When the `Retry=` backoff ends.
+    var retryAt: SchedulerTime?
+    /// When an `OnSuccess=` chain asked for it.
+    var chainedAt: SchedulerTime?
+
+    var isEmpty: Bool { triggeredAt == nil && retryAt == nil && chainedAt == nil }
+}
+
+/// A catch-up slot after downtime.
+struct CatchUpSlot: Sendable, Hashable {
+    /// When it may launch.
+    var at: SchedulerTime
+    /// When it became due, for "most overdue first".
+    var dueSince: SchedulerTime
+}
+
+/// When a discretionary job will want to launch next, and why: the earliest of its interval,
+/// its pending request's parts and its catch-up slot.
+struct LaunchCandidate: Sendable, Hashable {
+    /// The earliest time it may launch (time gates only; blockers come on top).
+    var eligibleAt: SchedulerTime
+    /// How long it has been due counts from here: "most overdue first".
+    var dueSince: SchedulerTime
+    var reason: RunReason
+    /// What it waits for while `now < eligibleAt`.
+    var timeGate: WaitReason
+}
+
+/// The scheduler's view of one registered job.
+struct JobSchedule: Sendable {
+    var definition: JobDefinition
+    /// When the scheduler first saw it: a new job without history is due from then.
+    var firstSeen: SchedulerTime
+    var request = PendingRequest()
+    var catchUp: CatchUpSlot?
+    /// `Deny=` matches it (cached from the settings).
+    var restricted: Bool
+    /// A "became due" entry was written for the current due cycle.
+    var announced = false
+
+    var identifier: Identifier { definition.identifier }
+    var isDiscretionary: Bool { definition.kind != .continued }
+
+    /// The next launch this job wants, or nil when it has none (no interval, nothing pending):
+    /// it then never becomes due on its own.
+    ///
+    /// Ties between sources at the same time prefer, in order: the interval (`scheduled`),
+    /// a retry, a chain, a trigger — so a trigger that coincides with an interval run is
+    /// served by it without counting as a triggered launch.
+    func candidate(lastRunStart: SchedulerTime?, triggerSpacing: Duration) -> LaunchCandidate? {
+        if let slot = catchUp {
+            return LaunchCandidate(eligibleAt: slot.at, dueSince: slot.dueSince, reason: .catchUp,
+                                   timeGate: .catchUp(at: slot.at))
+        }
+        var best: LaunchCandidate?
+        func consider(_ option: LaunchCandidate) {
+            if let current = best, current.eligibleAt <= option.eligibleAt { return }
+            best = option
+        }
+        if let interval = definition.interval, isDiscretionary {
+            let due = lastRunStart.map { $0 + interval } ?? firstSeen
+            consider(LaunchCandidate(eligibleAt: due, dueSince: due, reason: .scheduled,
+                                     timeGate: .interval(earliest: due)))
+        }
+        if let retryAt = request.retryAt {
+            consider(LaunchCandidate(eligibleAt: retryAt, dueSince: retryAt, reason: .retry,
+                                     timeGate: .retry(earliest: retryAt)))
+        }
+        if let chainedAt = request.chainedAt {
+            consider(LaunchCandidate(eligibleAt: chainedAt, dueSince: chainedAt, reason: .chained,
+                                     timeGate: .interval(earliest: chainedAt)))
+        }
+        if let triggeredAt = request.triggeredAt {
+            let earliest = TriggerSpacing.earliestLaunch(
+                triggeredAt: triggeredAt, lastLaunch: lastRunStart, spacing: triggerSpacing)
+            consider(LaunchCandidate(eligibleAt: earliest, dueSince: earliest, reason: .triggered,
+                                     timeGate: .triggerSpacing(earliest: earliest)))
+        }
+        return best
+    }
+}

@@ -1,0 +1,75 @@
+/// One run the scheduler counts as live: from its `.launch` (or the shell's `.runStarted` for
+/// runs the shell started itself) until `.runEnded`.
+struct CountedRun: Sendable, Hashable {
+    /// The run's identifier (a submission's may carry a dynamic suffix).
+    var identifier: Identifier
+    /// The registered job it belongs to.
+    var job: Identifier
+    var reason: RunReason
+}
+
+/// Live runs, for `MaxConcurrent=` (all kinds) and "one run at a time" per refresh/processing
+/// identifier. A launch counts at once, before the shell reports it started, so a second event
+/// in between cannot launch past the limits.
+struct LiveRuns: Sendable {
+    /// Launched, not yet reported started, per job, oldest first. Keyed by job so the shell
+    /// may report a submission's run under its dynamic identifier or under its job's.
+    private var unstarted: [Identifier: [CountedRun]] = [:]
+    private var started: [RunID: CountedRun] = [:]
+    private var perJob: [Identifier: Int] = [:]
+    private(set) var total = 0
+
+    func count(job: Identifier) -> Int { perJob[job] ?? 0 }
+    func isRunning(_ job: Identifier) -> Bool { (perJob[job] ?? 0) > 0 }
+
+    /// A launch the scheduler decided.
+    mutating func launched(_ run: CountedRun) {
+        unstarted[run.job, default: []].append(run)
+        add(run)
+    }
+
+    /// The shell started a run. Returns false when it was not one the scheduler launched (it
+    /// is counted from now on).
+    mutating func started(_ identifier: Identifier, _ runID: RunID, job: Identifier,
+                          reason: RunReason) -> Bool
+    {
+        if started[runID] != nil { return true }
+        if var waiting = unstarted[job], !waiting.isEmpty {
+            var run = waiting.removeFirst()
+            unstarted[job] = waiting.isEmpty ? nil : waiting
+            run.identifier = identifier
+            started[runID] = run
+            return true
+        }
+        let run = CountedRun(identifier: identifier, job: job, reason: reason)
+        started[runID] = run
+        add(run)
+        return false
+    }
+
+    /// A run ended; returns what was counted for it, or nil for a run never counted.
+    mutating func ended(_ runID: RunID, job: Identifier) -> CountedRun? {
+        if let run = started.removeValue(forKey: runID) {
+            remove(run)
+            return run
+        }
+        if var waiting = unstarted[job], !waiting.isEmpty {
+            let run = waiting.removeFirst()
+            unstarted[job] = waiting.isEmpty ? nil : waiting
+            remove(run)
+            return run
+        }
+        return nil
+    }
+
+    private mutating func add(_ run: CountedRun) {
+        total += 1
+        perJob[run.job, default: 0] += 1
+    }
+
+    private mutating func remove(_ run: CountedRun) {
+        total = max(0, total - 1)
+        let left = (perJob[run.job] ?? 1) - 1
+        perJob[run.job] = left > 0 ? left : nil
+    }
+}

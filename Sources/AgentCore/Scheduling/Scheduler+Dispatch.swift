@@ -1,0 +1,208 @@
+/// Deciding launches: moving due jobs into the ready heap, launching what the blockers allow,
+/// and the catch-up plan.
+extension Scheduler {
+    /// Runs after every event: starts queued submissions while slots are free, then — unless
+    /// discretionary launches are held (before the first tick, or until the tick that plans a
+    /// catch-up) — moves jobs whose time has come into the ready heap and
+    /// launches from it, most overdue first, while not paused, the budget lasts and slots are
+    /// free. Jobs that became due and stay held get one `deferred` entry.
+    mutating func dispatch(now: SchedulerTime) {
+        launchQueuedSubmissions(now: now)
+        guard holdingSince == nil else { return }
+        promoteDue(now: now)
+        while !paused, live.total < settings.maxConcurrent,
+              budgetRemaining(now: now) > 0, let top = ready.popMin()
+        {
+            lastEventWork += 1
+            launchDiscretionary(top.key, now: now)
+        }
+        if !newlyReady.isEmpty {
+            let stillWaiting = newlyReady.filter { ready.contains($0) }
+            newlyReady = []
+            guard let held = paused ? WaitReason.paused : globalBlocker(now: now),
+                  !stillWaiting.isEmpty else { return }
+            // One timeline entry each, but one log line for a crowd (10,000 new jobs at the
+            // first start must not write 10,000 lines).
+            let quiet = stillWaiting.count > Self.deferralLogLimit
+            for id in stillWaiting { deferred(id, held, now: now, logged: !quiet) }
+            if quiet {
+                log("\(stillWaiting.count) due jobs deferred: \(held)\(detail(held))")
+            }
+        }
+    }
+
+    /// Due heap → ready heap for every job whose time has come.
+    mutating func promoteDue(now: SchedulerTime) {
+        while let top = due.min, top.priority.time <= now {
+            due.remove(top.key)
+            lastEventWork += 1
+            guard let job = jobs[top.key], let candidate = candidate(job) else { continue }
+            guard candidate.eligibleAt <= now else {
+                due.set(top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key))
+                continue
+            }
+            ready.set(top.key, TimedKey(time: candidate.dueSince, identifier: top.key))
+            if !job.announced {
+                jobs[top.key]?.announced = true
+                note(top.key, .becameDue(candidate.reason, since: candidate.dueSince), now: now)
+                newlyReady.append(top.key)
+            }
+        }
+    }
+
+    /// Puts a discretionary job where it belongs after anything about it changed: nowhere
+    /// (restricted, denied, running, nothing wanted), the due heap (waiting for its time) or
+    /// the ready heap (already due and waiting there).
+    mutating func reschedule(_ id: Identifier, now: SchedulerTime) {
+        lastEventWork += 1
+        due.remove(id)
+        let wasReady = ready.remove(id) != nil
+        guard let job = jobs[id], job.isDiscretionary else { return }
+        guard !job.restricted, !disabled.contains(id), !live.isRunning(id),
+              let candidate = candidate(job)
+        else {
+            jobs[id]?.announced = false
+            return
+        }
+        if wasReady, candidate.eligibleAt <= now {
+            ready.set(id, TimedKey(time: candidate.dueSince, identifier: id))
+        } else {
+            if candidate.eligibleAt > now { jobs[id]?.announced = false }
+            due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
+        }
+    }
+
+    /// Starts one discretionary job: consumes its pending request and catch-up slot, records
+    /// the launch for interval, trigger spacing and budget, and counts it live.
+    mutating func launchDiscretionary(_ id: Identifier, now: SchedulerTime) {
+        guard var job = jobs[id], let candidate = candidate(job) else { return }
+        guard candidate.eligibleAt <= now else {
+            due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
+            return
+        }
+        job.request = PendingRequest()
+        job.catchUp = nil
+        job.announced = false
+        jobs[id] = job
+        pendingTriggers.remove(id)
+        pendingRetries[id] = nil
+        pendingChained.remove(id)
+        lastRunStart[id] = now
+        if candidate.reason == .triggered { lastTriggerLaunch[id] = now }
+        budget.spent += 1
+        live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason))
+        note(id, .launched(candidate.reason), now: now)
+        output.append(.launch(job: id, reason: candidate.reason, submission: nil))
+        dirty = true
+    }
+
+    /// Queued continued submissions, FIFO across jobs, while slots are free.
+    mutating func launchQueuedSubmissions(now: SchedulerTime) {
+        while live.total < settings.maxConcurrent, let top = continuedReady.min {
+            let jobID = top.key
+            guard let item = queues[jobID]?.popFirst() else {
+                continuedReady.remove(jobID)
+                queues[jobID] = nil
+                continue
+            }
+            queuedTotal = max(0, queuedTotal - 1)
+            dirty = true
+            refreshContinued(jobID)
+            if let reason = continuedBlocker(item.submission), reason != .maxConcurrent {
+                // Only a submission whose own dynamic identifier became forbidden gets here.
+                note(item.submission.identifier, job: jobID, .pendingCancelled, now: now)
+                log("\(item.submission.identifier): queued submission (request "
+                    + "\(item.submission.requestID)) dropped: \(reason)")
+                continue
+            }
+            launchSubmission(item.submission, now: now)
+        }
+    }
+
+    mutating func launchSubmission(_ submission: Submission, now: SchedulerTime) {
+        let jobID = submission.jobIdentifier
+        lastRunStart[jobID] = now
+        live.launched(CountedRun(identifier: submission.identifier, job: jobID, reason: .submitted))
+        note(submission.identifier, job: jobID, .launched(.submitted), now: now)
+        output.append(.launch(job: jobID, reason: .submitted, submission: submission))
+        dirty = true
+    }
+
+    /// Whether a continued job's queue may start: non-empty, not restricted, not denied.
+    mutating func refreshContinued(_ jobID: Identifier) {
+        guard let job = jobs[jobID], !job.isDiscretionary, let first = queues[jobID]?.first,
+              !job.restricted, !disabled.contains(jobID)
+        else {
+            continuedReady.remove(jobID)
+            if queues[jobID]?.isEmpty == true { queues[jobID] = nil }
+            return
+        }
+        continuedReady.set(jobID, first.sequence)
+    }
+
+    /// Deferral log lines beyond this many per event are summed up in one.
+    static let deferralLogLimit = 8
+
+    /// One `deferred` timeline entry, and a log line unless `logged` is false.
+    mutating func deferred(_ id: Identifier, _ reason: WaitReason, now: SchedulerTime,
+                           logged: Bool = true)
+    {
+        note(id, .deferred(reason), now: now)
+        if logged { log("\(id): due, deferred: \(reason)\(detail(reason))") }
+    }
+
+    /// The numbers behind a global blocker, for log lines.
+    func detail(_ reason: WaitReason) -> String {
+        switch reason {
+        case .budget:
+            " (\(budget.spent) of \(settings.dailyBudget) discretionary launches used today; "
+                + "refills at local midnight)"
+        case .maxConcurrent:
+            " (\(live.total) of \(settings.maxConcurrent) runs live)"
+        default:
+            ""
+        }
+    }
+
+    /// The first tick after start-up or downtime: every overdue discretionary job (it has run
+    /// before or has a pending request, and its time has come) gets exactly one catch-up slot;
+    /// slots are seeded pseudo-random offsets in `[0, CatchUpSpread)`, the earliest going to
+    /// the most overdue. A job overdue by ten intervals still runs once.
+    mutating func planCatchUp(now: SchedulerTime) {
+        var overdue: [(id: Identifier, since: SchedulerTime)] = []
+        var others: [Identifier] = []
+        func consider(_ id: Identifier) {
+            guard let job = jobs[id], let candidate = candidate(job) else { return }
+            if candidate.eligibleAt <= now,
+               lastRunStart[id] != nil || !job.request.isEmpty || job.catchUp != nil
+            {
+                overdue.append((id, candidate.dueSince))
+            } else {
+                others.append(id)
+            }
+        }
+        while let top = due.min, top.priority.time <= now {
+            due.remove(top.key)
+            lastEventWork += 1
+            consider(top.key)
+        }
+        while let top = ready.popMin() {
+            lastEventWork += 1
+            consider(top.key)
+        }
+        for id in others { reschedule(id, now: now) }
+        guard !overdue.isEmpty else { return }
+        overdue.sort { $0.since != $1.since ? $0.since < $1.since : $0.id < $1.id }
+        let slots = CatchUp.slots(count: overdue.count, now: now, spread: settings.catchUpSpread,
+                                  random: &random)
+        for (index, entry) in overdue.enumerated() {
+            let slot = slots[index]
+            jobs[entry.id]?.catchUp = CatchUpSlot(at: slot, dueSince: entry.since)
+            jobs[entry.id]?.announced = false
+            note(entry.id, .catchUpScheduled(at: slot), now: now)
+            reschedule(entry.id, now: now)
+        }
+        log("catch-up: \(overdue.count) overdue job\(overdue.count == 1 ? "" : "s") run once each, "
+            + "spread over \(TimeSpan.format(settings.catchUpSpread)), most overdue first")
+    }
+}

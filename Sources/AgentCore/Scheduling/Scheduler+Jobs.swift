@@ -1,0 +1,219 @@
+/// Registered jobs, settings, people's choices and restored state.
+extension Scheduler {
+    /// The full set of registered jobs now. New jobs start their history here (a new job
+    /// without history is due at once); changed ones are re-planned; removed ones disappear
+    /// with their pending requests and queued submissions. Restored requests for identifiers
+    /// registered now are attached; those still unregistered are dropped.
+    mutating func jobsChanged(_ definitions: [JobDefinition], now: SchedulerTime) {
+        var incoming: [Identifier: JobDefinition] = [:]
+        for definition in definitions { incoming[definition.identifier] = definition }
+
+        for id in jobs.keys.filter({ incoming[$0] == nil }).sorted() {
+            removeJob(id, now: now)
+        }
+        for id in incoming.keys.sorted() {
+            guard let definition = incoming[id] else { continue }
+            if var job = jobs[id] {
+                guard job.definition != definition else { continue }
+                let wasContinued = !job.isDiscretionary
+                job.definition = definition
+                jobs[id] = job
+                if wasContinued != !job.isDiscretionary {
+                    // Kind changed between continued and discretionary: what was pending no
+                    // longer fits.
+                    dropPending(id, now: now, why: "its kind changed")
+                }
+                note(id, .registered, now: now)
+                reschedule(id, now: now)
+                refreshContinued(id)
+            } else {
+                var job = JobSchedule(definition: definition, firstSeen: now,
+                                      restricted: settings.denies(id))
+                if job.isDiscretionary {
+                    job.request = PendingRequest(
+                        triggeredAt: pendingTriggers.contains(id) ? now : nil,
+                        retryAt: pendingRetries[id],
+                        chainedAt: pendingChained.contains(id) ? now : nil)
+                }
+                jobs[id] = job
+                note(id, .registered, now: now)
+                reschedule(id, now: now)
+            }
+        }
+        dropOrphans(now: now)
+    }
+
+    /// Restored requests and submissions whose identifier is not a registered job of the
+    /// right kind: attached when it is, dropped otherwise.
+    mutating func dropOrphans(now: SchedulerTime) {
+        func isDiscretionaryJob(_ id: Identifier) -> Bool { jobs[id]?.isDiscretionary == true }
+        let strayTriggers = pendingTriggers.filter { !isDiscretionaryJob($0) }
+        let strayRetries = pendingRetries.keys.filter { !isDiscretionaryJob($0) }
+        let strayChains = pendingChained.filter { !isDiscretionaryJob($0) }
+        let stray = Set(strayTriggers).union(strayRetries).union(strayChains)
+        for id in stray.sorted() {
+            pendingTriggers.remove(id)
+            pendingRetries[id] = nil
+            pendingChained.remove(id)
+            log("\(id): pending request dropped: not a registered refresh or processing job")
+            dirty = true
+        }
+        guard !orphanSubmissions.isEmpty else { return }
+        let orphans = orphanSubmissions
+        orphanSubmissions = []
+        dirty = true
+        for submission in orphans {
+            let jobID = submission.jobIdentifier
+            guard let job = jobs[jobID], !job.isDiscretionary else {
+                log("\(submission.identifier): queued submission (request \(submission.requestID)) "
+                    + "dropped: \(jobID) is not a registered continued job")
+                continue
+            }
+            enqueue(submission)
+        }
+    }
+
+    /// Appends to a continued job's queue (no limit check: callers decide).
+    @discardableResult
+    mutating func enqueue(_ submission: Submission) -> Int {
+        let jobID = submission.jobIdentifier
+        nextSequence += 1
+        queues[jobID, default: SubmissionQueue()].append(
+            QueuedSubmission(sequence: nextSequence, submission: submission))
+        queuedTotal += 1
+        refreshContinued(jobID)
+        dirty = true
+        return queuedTotal
+    }
+
+    mutating func removeJob(_ id: Identifier, now: SchedulerTime) {
+        dropPending(id, now: now, why: "the job was removed")
+        due.remove(id)
+        ready.remove(id)
+        continuedReady.remove(id)
+        note(id, .removed, now: now)
+        jobs[id] = nil
+    }
+
+    /// Drops every pending request and queued submission of a job.
+    mutating func dropPending(_ id: Identifier, now: SchedulerTime, why: String) {
+        if var job = jobs[id] {
+            job.request = PendingRequest()
+            job.catchUp = nil
+            jobs[id] = job
+        }
+        if pendingTriggers.remove(id) != nil { dirty = true }
+        if pendingRetries.removeValue(forKey: id) != nil { dirty = true }
+        if pendingChained.remove(id) != nil { dirty = true }
+        if let queue = queues.removeValue(forKey: id), !queue.isEmpty {
+            queuedTotal = max(0, queuedTotal - queue.count)
+            continuedReady.remove(id)
+            dirty = true
+            for item in queue.all {
+                note(item.submission.identifier, job: id, .pendingCancelled, now: now)
+            }
+            log("\(id): \(queue.count) queued submission\(queue.count == 1 ? "" : "s") dropped: \(why)")
+        }
+    }
+
+    /// New agentd.conf: `Deny=` re-evaluated for every job, trigger spacing for every pending
+    /// trigger; budget and `MaxConcurrent` apply at the next decision.
+    mutating func settingsChanged(_ new: AgentSettings, now: SchedulerTime) {
+        let old = settings
+        settings = new
+        if old.deny != new.deny {
+            for id in jobs.keys.sorted() {
+                let restricted = new.denies(id)
+                guard jobs[id]?.restricted != restricted else { continue }
+                jobs[id]?.restricted = restricted
+                reschedule(id, now: now)
+                refreshContinued(id)
+            }
+        }
+        if old.triggerSpacing != new.triggerSpacing {
+            for id in pendingTriggers.sorted() where jobs[id] != nil {
+                reschedule(id, now: now)
+            }
+        }
+    }
+
+    /// `agentctl enable|disable`: a disabled identifier is "denied" until enabled.
+    mutating func setEnabled(_ id: Identifier, _ enabled: Bool, now: SchedulerTime) {
+        if enabled {
+            guard disabled.remove(id) != nil else { return }
+            note(id, .enabled, now: now)
+            log("\(id): enabled")
+        } else {
+            guard disabled.insert(id).inserted else { return }
+            note(id, .disabled, now: now)
+            log("\(id): disabled (denied)")
+        }
+        dirty = true
+        if jobs[id] != nil {
+            reschedule(id, now: now)
+            refreshContinued(id)
+        }
+    }
+
+    /// `agentctl pause|resume`: all discretionary work.
+    mutating func setPaused(_ value: Bool, now: SchedulerTime) {
+        guard paused != value else { return }
+        paused = value
+        dirty = true
+        log(value ? "paused: discretionary work waits until resume (continued submissions still start)"
+                  : "resumed: discretionary work runs again")
+    }
+
+    /// Start-up: takes what SQLite kept. Pending requests attach to registered jobs (the
+    /// others wait for `.jobsChanged`), the budget ledger is kept if it is today's, and the
+    /// next `.tick` plans the catch-up.
+    mutating func restore(_ snapshot: PersistedSchedule, now: SchedulerTime) {
+        lastRunStart = snapshot.lastRunStart
+        lastSuccess = snapshot.lastSuccess
+        consecutiveFailures = snapshot.consecutiveFailures
+        disabled = snapshot.disabled
+        paused = snapshot.paused
+        lastTriggerLaunch = snapshot.lastTriggerLaunch
+        budget.restore(day: snapshot.budgetDay, spent: snapshot.budgetSpent, now: now, calendar: calendar)
+        pendingTriggers = snapshot.pendingTriggers
+        pendingRetries = snapshot.pendingRetries
+        pendingChained = snapshot.pendingChained
+
+        for id in jobs.keys.sorted() {
+            guard var job = jobs[id] else { continue }
+            job.catchUp = nil
+            job.announced = false
+            if job.isDiscretionary {
+                job.request = PendingRequest(
+                    triggeredAt: pendingTriggers.contains(id) ? now : nil,
+                    retryAt: pendingRetries[id],
+                    chainedAt: pendingChained.contains(id) ? now : nil)
+            } else {
+                pendingTriggers.remove(id)
+                pendingRetries[id] = nil
+                pendingChained.remove(id)
+            }
+            jobs[id] = job
+        }
+
+        // Queued submissions: the restored ones, in their order, replace what was queued.
+        for id in Array(queues.keys) { continuedReady.remove(id) }
+        queues = [:]
+        queuedTotal = 0
+        orphanSubmissions = []
+        for submission in snapshot.submissions {
+            if let job = jobs[submission.jobIdentifier], !job.isDiscretionary {
+                enqueue(submission)
+            } else {
+                orphanSubmissions.append(submission)
+            }
+        }
+        for id in jobs.keys.sorted() { reschedule(id, now: now) }
+        catchUpPending = true
+        holdingSince = holdingSince ?? now
+        dirty = true
+        log("restored: \(snapshot.pendingTriggers.count + snapshot.pendingRetries.count + snapshot.pendingChained.count) "
+            + "pending request(s), \(snapshot.submissions.count) queued submission(s); "
+            + "overdue jobs catch up on the next tick")
+    }
+}

@@ -1,0 +1,105 @@
+/// Requests from people and plugins: triggers, continued submissions, cancellations.
+extension Scheduler {
+    /// `agentctl trigger`: creates the identifier's pending request, or merges into it.
+    mutating func trigger(_ id: Identifier, now: SchedulerTime) {
+        guard let job = jobs[id] else {
+            log("\(id): trigger ignored: not a registered job")
+            return
+        }
+        guard job.isDiscretionary else {
+            log("\(id): trigger ignored: a continued job starts only through agentctl submit")
+            return
+        }
+        if job.request.triggeredAt != nil {
+            note(id, .mergedTrigger, now: now)
+        } else {
+            jobs[id]?.request.triggeredAt = now
+            pendingTriggers.insert(id)
+            dirty = true
+            note(id, .triggered, now: now)
+        }
+        held(id, now: now)
+        reschedule(id, now: now)
+    }
+
+    /// `agentctl submit`: launched now, queued, or refused — always answered with `.reply`.
+    ///
+    /// Restricted and denied are refused for both strategies (no wait would cure them);
+    /// `fail` is refused with the reason when no slot is free; `queue` waits in the job's
+    /// queue of at most 16 (agent-wide FIFO).
+    mutating func submit(_ submission: Submission, now: SchedulerTime) {
+        let jobID = submission.jobIdentifier
+        guard let job = jobs[jobID], !job.isDiscretionary else {
+            refuse(submission, .notPermitted, now: now)
+            return
+        }
+        if let reason = continuedBlocker(submission), reason != .maxConcurrent {
+            refuse(submission, .cannotStartNow(reason), now: now)
+            return
+        }
+        if live.total < settings.maxConcurrent, continuedReady.isEmpty {
+            note(submission.identifier, job: jobID,
+                 .submitted(requestID: submission.requestID, position: 0), now: now)
+            launchSubmission(submission, now: now)
+            replies.append(.reply(requestID: submission.requestID, .accepted(position: 0)))
+            return
+        }
+        if submission.strategy == .fail {
+            refuse(submission, .cannotStartNow(.maxConcurrent), now: now)
+            return
+        }
+        if queues[jobID]?.isFull == true {
+            refuse(submission, .tooManyPending, now: now)
+            return
+        }
+        let position = enqueue(submission)
+        note(submission.identifier, job: jobID,
+             .submitted(requestID: submission.requestID, position: position), now: now)
+        log("\(submission.identifier): submission (request \(submission.requestID)) queued at "
+            + "position \(position): max concurrent (\(live.total) of \(settings.maxConcurrent) runs live)")
+        replies.append(.reply(requestID: submission.requestID, .accepted(position: position)))
+    }
+
+    mutating func refuse(_ submission: Submission, _ why: SubmitRefusal, now: SchedulerTime) {
+        note(submission.identifier, job: jobs[submission.jobIdentifier] != nil ? submission.jobIdentifier : nil,
+             .refused(requestID: submission.requestID, why), now: now)
+        log("\(submission.identifier): submission (request \(submission.requestID)) refused: \(why)")
+        replies.append(.reply(requestID: submission.requestID, .refused(why)))
+    }
+
+    /// Drops pending requests: a discretionary job's trigger/retry/chain request (its interval
+    /// and any catch-up slot stay), or queued submissions — all of a continued job's, or those
+    /// of one dynamic identifier.
+    mutating func cancelPending(_ id: Identifier, now: SchedulerTime) {
+        if let job = jobs[id], job.isDiscretionary {
+            guard !job.request.isEmpty else { return }
+            jobs[id]?.request = PendingRequest()
+            pendingTriggers.remove(id)
+            pendingRetries[id] = nil
+            pendingChained.remove(id)
+            dirty = true
+            note(id, .pendingCancelled, now: now)
+            log("\(id): pending request cancelled")
+            reschedule(id, now: now)
+            return
+        }
+        let jobID = resolveJob(id)
+        var dropped: [QueuedSubmission] = []
+        if var queue = queues[jobID] {
+            dropped = queue.removeAll { id == jobID || $0.submission.identifier == id }
+            queues[jobID] = queue
+            queuedTotal = max(0, queuedTotal - dropped.count)
+            refreshContinued(jobID)
+        }
+        let orphanCount = orphanSubmissions.count
+        orphanSubmissions.removeAll { $0.identifier == id || $0.jobIdentifier == id }
+        guard !dropped.isEmpty || orphanSubmissions.count != orphanCount else { return }
+        dirty = true
+        for item in dropped {
+            note(item.submission.identifier, job: jobID, .pendingCancelled, now: now)
+        }
+        let requests = dropped.map { String($0.submission.requestID) }.joined(separator: ", ")
+        log("\(id): \(dropped.count) queued submission\(dropped.count == 1 ? "" : "s") cancelled"
+            + (requests.isEmpty ? "" : " (requests \(requests))"))
+    }
+}

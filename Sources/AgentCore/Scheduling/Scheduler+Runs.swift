@@ -1,0 +1,88 @@
+/// Runs starting and ending: history, retry backoff and chaining.
+extension Scheduler {
+    mutating func runStarted(_ id: Identifier, _ run: RunID, reason: RunReason, now: SchedulerTime) {
+        let jobID = resolveJob(id)
+        let launchedByUs = live.started(id, run, job: jobID, reason: reason)
+        note(id, job: jobID, .started(run, reason), now: now)
+        guard !launchedByUs else { return }
+        // A run the shell started itself (simulate launch, run-if-stale): it is a run of the
+        // identifier like any other — interval and trigger spacing count from it, and it
+        // holds a slot and the identifier until it ends. It does not consume pending requests.
+        if jobs[jobID] != nil {
+            lastRunStart[jobID] = now
+            dirty = true
+            reschedule(jobID, now: now)
+        }
+    }
+
+    /// A run ended: frees its slot and identifier, updates history, schedules a retry after a
+    /// failure (`Retry=`) and a chained run after a success (`OnSuccess=`).
+    mutating func runEnded(_ id: Identifier, _ run: RunID, _ stop: StopReason, now: SchedulerTime) {
+        let counted = live.ended(run, job: resolveJob(id))
+        let jobID = counted?.job ?? resolveJob(id)
+        note(id, job: jobID, .ended(run, stop), now: now)
+        switch stop {
+        case .success:
+            lastSuccess[jobID] = now
+            consecutiveFailures[jobID] = nil
+            dirty = true
+            if jobs[jobID]?.request.retryAt != nil {
+                jobs[jobID]?.request.retryAt = nil
+            }
+            pendingRetries[jobID] = nil
+            chain(from: jobID, now: now)
+        case .failure, .crashed, .spawnFailed:
+            let failures = (consecutiveFailures[jobID] ?? 0) + 1
+            consecutiveFailures[jobID] = failures
+            dirty = true
+            if let job = jobs[jobID], job.isDiscretionary, let policy = job.definition.retry {
+                let delay = policy.delay(afterFailures: failures)
+                let at = now + delay
+                jobs[jobID]?.request.retryAt = at
+                pendingRetries[jobID] = at
+                note(jobID, .retryScheduled(at: at, failures: failures), now: now)
+                log("\(jobID): \(stop); retry in \(TimeSpan.format(delay)) "
+                    + "(failure \(failures), Retry=\(policy))")
+            }
+        case .expired, .cancelled, .agentRestart:
+            break
+        }
+        if jobs[jobID] != nil { reschedule(jobID, now: now) }
+    }
+
+    /// `OnSuccess=`: a pending `chained` request for the named job, subject to every blocker
+    /// but the interval.
+    mutating func chain(from jobID: Identifier, now: SchedulerTime) {
+        guard let next = jobs[jobID]?.definition.onSuccess else { return }
+        guard let target = jobs[next] else {
+            log("\(jobID): OnSuccess=\(next) is not a registered job; nothing chained")
+            return
+        }
+        guard target.isDiscretionary else {
+            log("\(jobID): OnSuccess=\(next) is a continued job, which starts only through "
+                + "agentctl submit; nothing chained")
+            return
+        }
+        if target.request.chainedAt == nil {
+            jobs[next]?.request.chainedAt = now
+            pendingChained.insert(next)
+            dirty = true
+        }
+        note(next, .chainRequested(by: jobID), now: now)
+        held(next, now: now)
+        reschedule(next, now: now)
+    }
+
+    /// A `deferred` entry when a new request meets a per-job blocker (restricted, denied,
+    /// running) that keeps the job out of the heaps.
+    mutating func held(_ id: Identifier, now: SchedulerTime) {
+        guard let job = jobs[id] else { return }
+        if job.restricted {
+            deferred(id, .restricted, now: now)
+        } else if disabled.contains(id) {
+            deferred(id, .denied, now: now)
+        } else if live.isRunning(id) {
+            deferred(id, .running, now: now)
+        }
+    }
+}

@@ -1,0 +1,332 @@
+/// The pure scheduling core (DESIGN §4, §6, §10, §12): events in, actions out, no clock, no
+/// I/O, no randomness of its own.
+///
+/// The shell calls ``handle(_:now:)`` for every event with the current wall-clock time, carries
+/// out the returned actions in order, and sleeps until ``nextDeadline`` (then sends `.tick`);
+/// when `nextDeadline` is nil nothing can become due without an outside event, and the agent
+/// sleeps.
+///
+/// Decisions cost O(log n) in the number of jobs: discretionary jobs wait in a min-heap keyed by
+/// the time they may next launch; jobs that are due but held back by a global blocker (paused,
+/// budget, `MaxConcurrent`) wait in a second heap, ordered most overdue first, which is looked
+/// at only when such a blocker can have changed; jobs held by a per-job blocker (restricted,
+/// denied, running) are in neither and are re-examined when that blocker changes. A tick looks
+/// only at the jobs whose time has come.
+///
+/// The rules, in brief (each is a test in `Tests/AgentCoreTests/Scheduling`):
+/// - refresh/processing with `Interval=` are due at last run start + interval; a job with no
+///   history is due from when it was registered; without `Interval=` only a trigger, a retry or a
+///   chain makes one due. One live run and one pending request per identifier: triggers, retries
+///   and chains merge into it, and any launch of the identifier consumes it.
+/// - Blockers of discretionary work, in order: restricted (`Deny=`) → denied (disabled) →
+///   running → paused → time gate (interval, retry backoff, trigger spacing, catch-up slot) →
+///   budget → max concurrent. Trigger spacing counts from the identifier's last launch of any
+///   reason. Every discretionary launch (scheduled, triggered, retry, chained, catch-up) spends
+///   one unit of the daily budget.
+/// - continued: only `.submit`; restricted/denied refuse at once (both strategies), `fail`
+///   refuses when no slot is free, `queue` waits (16 per job; FIFO across jobs). Continued
+///   work goes before discretionary work when a slot frees.
+/// - Retry after `failure`/`crashed`/`spawn-failed` at end + `Retry=` delay for the consecutive
+///   failure count; a success resets the count, drops a pending retry, and requests the
+///   `OnSuccess=` job (`chained`).
+/// - Catch-up on the first tick after `.restored`/`.resumedAfterDowntime`: every overdue job with
+///   history or a pending request runs once (`catch-up`), at seeded offsets in
+///   `[0, CatchUpSpread)`, the earliest slot to the most overdue.
+/// - Several due at once: most overdue first, then by identifier.
+public struct Scheduler: Sendable {
+    // Configuration.
+    var settings: AgentSettings
+    var calendar: LocalCalendar
+    var random: SplitMix64
+
+    // Persisted state (see `snapshot`).
+    var lastRunStart: [Identifier: SchedulerTime] = [:]
+    var lastSuccess: [Identifier: SchedulerTime] = [:]
+    var consecutiveFailures: [Identifier: Int] = [:]
+    var disabled: Set<Identifier> = []
+    var paused = false
+    var budget = DailyBudget()
+    var lastTriggerLaunch: [Identifier: SchedulerTime] = [:]
+    /// Mirrors of every pending request, registered jobs' and restored orphans' alike.
+    var pendingTriggers: Set<Identifier> = []
+    var pendingRetries: [Identifier: SchedulerTime] = [:]
+    var pendingChained: Set<Identifier> = []
+    /// Restored submissions whose job is not registered (yet): kept until the next
+    /// `.jobsChanged` attaches or drops them.
+    var orphanSubmissions: [Submission] = []
+
+    // Jobs and their queues.
+    var jobs: [Identifier: JobSchedule] = [:]
+    /// Discretionary jobs that can run, by the time they may next launch.
+    var due = DeadlineQueue<Identifier, TimedKey>()
+    /// Discretionary jobs that are due but held by paused/budget/MaxConcurrent, by the time
+    /// they became due (most overdue first).
+    var ready = DeadlineQueue<Identifier, TimedKey>()
+    /// Continued queues, per job.
+    var queues: [Identifier: SubmissionQueue] = [:]
+    /// Continued jobs whose queue may start, by their oldest submission's sequence number.
+    var continuedReady = DeadlineQueue<Identifier, UInt64>()
+    var queuedTotal = 0
+    var nextSequence: UInt64 = 0
+
+    var live = LiveRuns()
+    /// Since when discretionary launches wait for the next `.tick`: from the first event until
+    /// the first tick (so `.jobsChanged` and `.restored` may come in either order at start-up
+    /// without new-looking jobs launching before their history is known), and after
+    /// `.restored` / `.resumedAfterDowntime` until the tick that plans the catch-up.
+    var holdingSince: SchedulerTime?
+    /// The next tick plans a catch-up.
+    var catchUpPending = false
+    var firstTickSeen = false
+    var timeline = Timeline()
+
+    // Output of the event being handled.
+    var output: [SchedulerAction] = []
+    var replies: [SchedulerAction] = []
+    var dirty = false
+    var newlyReady: [Identifier] = []
+    /// Jobs looked at while handling the last event (for tests of the O(log n) design).
+    var lastEventWork = 0
+
+    /// - Parameters:
+    ///   - seed: deterministic pseudo-random input for the catch-up spread (the shell may pass
+    ///     a random number; tests pass a constant).
+    public init(settings: AgentSettings, calendar: LocalCalendar, seed: UInt64) {
+        self.settings = settings
+        self.calendar = calendar
+        self.random = SplitMix64(seed: seed)
+    }
+
+    /// Applies one event at `now` and returns what the shell must do, in order: launches and
+    /// log lines in decision order, then one `.persist` if anything persisted changed, then
+    /// the replies.
+    public mutating func handle(_ event: SchedulerEvent, now: SchedulerTime) -> [SchedulerAction] {
+        output = []
+        replies = []
+        dirty = false
+        newlyReady = []
+        lastEventWork = 0
+        if !firstTickSeen, holdingSince == nil { holdingSince = now }
+        if budget.roll(now: now, calendar: calendar) { dirty = true }
+
+        switch event {
+        case .jobsChanged(let definitions): jobsChanged(definitions, now: now)
+        case .settingsChanged(let new): settingsChanged(new, now: now)
+        case .tick:
+            holdingSince = nil
+            firstTickSeen = true
+            if catchUpPending {
+                catchUpPending = false
+                planCatchUp(now: now)
+            }
+        case .runStarted(let id, let run, let reason): runStarted(id, run, reason: reason, now: now)
+        case .runEnded(let id, let run, let stop): runEnded(id, run, stop, now: now)
+        case .trigger(let id): trigger(id, now: now)
+        case .submit(let submission): submit(submission, now: now)
+        case .cancelPending(let id): cancelPending(id, now: now)
+        case .setEnabled(let id, let enabled): setEnabled(id, enabled, now: now)
+        case .setPaused(let value): setPaused(value, now: now)
+        case .restored(let snapshot): restore(snapshot, now: now)
+        case .resumedAfterDowntime:
+            catchUpPending = true
+            holdingSince = holdingSince ?? now
+            log("downtime detected: overdue jobs catch up once each over \(TimeSpan.format(settings.catchUpSpread))")
+        case .calendarChanged(let new):
+            calendar = new
+            budget.recalibrate(now: now, calendar: new)
+            dirty = true
+        }
+
+        dispatch(now: now)
+        var actions = output
+        if dirty { actions.append(.persist(.schedule(snapshot))) }
+        actions.append(contentsOf: replies)
+        output = []
+        replies = []
+        return actions
+    }
+
+    /// When the shell must call `handle(.tick, now:)` next; nil when nothing can become due
+    /// without an outside event (the agent sleeps).
+    ///
+    /// The earliest of: the next time a discretionary job that is not restricted, denied or
+    /// running may launch (interval, trigger spacing, retry, catch-up slot) — also while the
+    /// budget is spent or `MaxConcurrent` runs are live, so that its "became due, deferred"
+    /// entry is written when it happens (once per due cycle); the budget refill while due work
+    /// waits on it; due work that could launch (at once). Nothing while paused: only a resume
+    /// can change that. A full `MaxConcurrent` adds no deadline: only a run's end frees a slot.
+    ///
+    /// From the first event until the first `.tick`, and from `.restored` or
+    /// `.resumedAfterDowntime` until the next `.tick`, discretionary launches are held and this
+    /// is the time of the event that started the hold: the shell ticks at once.
+    public var nextDeadline: SchedulerTime? {
+        if let holding = holdingSince { return holding }
+        guard !paused else { return nil }
+        var earliest = due.min?.priority.time
+        func consider(_ time: SchedulerTime?) {
+            guard let time else { return }
+            if let current = earliest, current <= time { return }
+            earliest = time
+        }
+        if let waiting = ready.min {
+            if budget.remaining(limit: settings.dailyBudget) == 0 {
+                consider(budget.refillsAt)
+            } else if live.total < settings.maxConcurrent {
+                consider(waiting.priority.time)
+            }
+        }
+        return earliest
+    }
+
+    /// `agentctl pending` (getPendingTaskRequests): every job or submission that would run but
+    /// waits, with its reason. Discretionary jobs first, by earliest begin then identifier;
+    /// then queued submissions in FIFO order. O(n): a query, not a decision.
+    public func waiting(now: SchedulerTime) -> [PendingWork] {
+        var work: [PendingWork] = []
+        for job in jobs.values where job.isDiscretionary {
+            guard let candidate = candidate(job),
+                  let reason = blocker(job, candidate, now: now) else { continue }
+            work.append(PendingWork(identifier: job.identifier, kind: job.definition.kind,
+                                    earliestBegin: candidate.eligibleAt, waitingFor: reason,
+                                    submission: nil))
+        }
+        work.sort { a, b in
+            let ta = a.earliestBegin ?? now, tb = b.earliestBegin ?? now
+            return ta != tb ? ta < tb : a.identifier < b.identifier
+        }
+        for item in queuedSubmissions() {
+            let submission = item.submission
+            work.append(PendingWork(identifier: submission.identifier, kind: .continued,
+                                    earliestBegin: nil,
+                                    waitingFor: continuedBlocker(submission) ?? .maxConcurrent,
+                                    submission: submission))
+        }
+        return work
+    }
+
+    /// Why `id` is not running now: the reason a registered job waits (`notDue` when it has
+    /// no interval and nothing pending; `running` while its run is live), or nil when it is
+    /// not registered or could start at once. (Added to the brief's API for `status`/`list`.)
+    public func waitReason(for id: Identifier, now: SchedulerTime) -> WaitReason? {
+        guard let job = jobs[id] else { return nil }
+        if job.isDiscretionary {
+            if let candidate = candidate(job) { return blocker(job, candidate, now: now) }
+            if job.restricted { return .restricted }
+            if disabled.contains(id) { return .denied }
+            if live.isRunning(id) { return .running }
+            return .notDue
+        }
+        if job.restricted { return .restricted }
+        if disabled.contains(id) { return .denied }
+        if let first = queues[id]?.first {
+            return continuedBlocker(first.submission) ?? .maxConcurrent
+        }
+        return .notDue
+    }
+
+    /// `agentctl explain ID`: the identifier's recent timeline, oldest first (at most the last
+    /// 100 entries). For a continued job it includes its submissions' entries; a dynamic
+    /// submission identifier has its own.
+    public func explain(_ id: Identifier) -> [TimelineEntry] {
+        timeline.entries(id) ?? []
+    }
+
+    /// Everything to persist: history, budget, people's choices and every pending request.
+    public var snapshot: PersistedSchedule {
+        PersistedSchedule(
+            lastRunStart: lastRunStart, lastSuccess: lastSuccess,
+            consecutiveFailures: consecutiveFailures, disabled: disabled, paused: paused,
+            budgetDay: budget.day, budgetSpent: budget.spent, pendingTriggers: pendingTriggers,
+            submissions: queuedSubmissions().map(\.submission) + orphanSubmissions,
+            lastTriggerLaunch: lastTriggerLaunch, pendingRetries: pendingRetries,
+            pendingChained: pendingChained)
+    }
+
+    /// Live runs the scheduler counts (launched and not yet ended). (Added.)
+    public var liveRunCount: Int { live.total }
+
+    /// Discretionary launches left today. (Added.)
+    public func budgetRemaining(now: SchedulerTime) -> Int {
+        if let refill = budget.refillsAt, now >= refill { return max(0, settings.dailyBudget) }
+        return budget.remaining(limit: settings.dailyBudget)
+    }
+
+    // MARK: - Shared helpers
+
+    func candidate(_ job: JobSchedule) -> LaunchCandidate? {
+        job.candidate(lastRunStart: lastRunStart[job.identifier],
+                      triggerSpacing: settings.triggerSpacing)
+    }
+
+    /// The reason a discretionary job with `candidate` waits, in the documented order:
+    /// restricted → denied → running → paused → its time gate (interval, retry, trigger
+    /// spacing, catch-up) → budget → max concurrent. nil: it could launch now.
+    func blocker(_ job: JobSchedule, _ candidate: LaunchCandidate, now: SchedulerTime) -> WaitReason? {
+        if job.restricted { return .restricted }
+        if disabled.contains(job.identifier) { return .denied }
+        if live.isRunning(job.identifier) { return .running }
+        if paused { return .paused }
+        if candidate.eligibleAt > now { return candidate.timeGate }
+        if let held = globalBlocker(now: now) { return held }
+        if let holding = holdingSince, catchUpPending { return .catchUp(at: holding) }
+        return nil
+    }
+
+    /// Budget, then max concurrent: what holds due discretionary work (paused aside).
+    func globalBlocker(now: SchedulerTime) -> WaitReason? {
+        if budgetRemaining(now: now) == 0 {
+            return .budget(refillsAt: budget.refillsAt ?? calendar.nextMidnight(after: now))
+        }
+        if live.total >= settings.maxConcurrent { return .maxConcurrent }
+        return nil
+    }
+
+    /// What holds a queued submission: restricted → denied → (otherwise max concurrent).
+    func continuedBlocker(_ submission: Submission) -> WaitReason? {
+        if jobs[submission.jobIdentifier]?.restricted == true || settings.denies(submission.identifier) {
+            return .restricted
+        }
+        if disabled.contains(submission.jobIdentifier) || disabled.contains(submission.identifier) {
+            return .denied
+        }
+        if live.total >= settings.maxConcurrent { return .maxConcurrent }
+        return nil
+    }
+
+    /// Every queued submission of registered jobs, FIFO.
+    func queuedSubmissions() -> [QueuedSubmission] {
+        var all: [QueuedSubmission] = []
+        for queue in queues.values { all.append(contentsOf: queue.all) }
+        all.sort { $0.sequence < $1.sequence }
+        return all
+    }
+
+    /// The registered job an identifier resolves to: itself, or the longest registered
+    /// dot-prefix (`com.example.export.<uuid>` → `com.example.export`); itself when none.
+    func resolveJob(_ id: Identifier) -> Identifier {
+        if jobs[id] != nil { return id }
+        var raw = Substring(id.rawValue)
+        while let dot = raw.lastIndex(of: ".") {
+            raw = raw[..<dot]
+            if let prefix = Identifier(rawValue: String(raw)), jobs[prefix] != nil { return prefix }
+        }
+        return id
+    }
+
+    /// Writes a timeline entry under the job (and under `id` too when it is a different,
+    /// dynamic identifier).
+    mutating func note(_ id: Identifier, job: Identifier? = nil, _ event: TimelineEvent,
+                       now: SchedulerTime)
+    {
+        let owner = job ?? id
+        let entry = TimelineEntry(time: now, identifier: id, event: event)
+        timeline.record(owner, entry, persistentKey: jobs[owner] != nil)
+        if owner != id {
+            timeline.record(id, entry, persistentKey: jobs[id] != nil)
+        }
+    }
+
+    mutating func log(_ line: String) {
+        output.append(.log(line))
+    }
+}

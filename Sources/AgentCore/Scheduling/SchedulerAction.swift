@@ -1,0 +1,49 @@
+/// What the shell must do after an event, in list order.
+///
+/// Ordering rules: launches and log lines come in decision order; then at most one
+/// `.persist` (when anything persisted changed); then every `.reply`. So a reply that accepted
+/// a submission follows the write that makes it durable, and a launch precedes the write that
+/// records it (a crash in between re-runs it rather than losing it).
+public enum SchedulerAction: Sendable, Equatable {
+    /// Start a run; the shell reports `.runStarted` (or `.runEnded` with `spawn-failed`).
+    case launch(job: Identifier, reason: RunReason, submission: Submission?)
+    /// Answer a `submit` request.
+    case reply(requestID: Int64, SubmitOutcome)
+    /// Write this to SQLite (one transaction).
+    case persist(PersistedChange)
+    /// A line worth the agent's log: deferrals, refusals, retries, catch-up plans.
+    case log(String)
+}
+
+/// The answer to `agentctl submit`.
+public enum SubmitOutcome: Sendable, Hashable {
+    /// Accepted. `position` 0: launched now; n ≥ 1: n-th in the agent-wide FIFO of queued
+    /// submissions (continued submissions start in submission order as slots free).
+    case accepted(position: Int)
+    case refused(SubmitRefusal)
+}
+
+/// Why a submission was refused (agentctl exit codes 3, 4, 5).
+public enum SubmitRefusal: Sendable, Hashable, CustomStringConvertible {
+    /// No registered continued job by that identifier (exit 3).
+    case notPermitted
+    /// Its job already has 16 queued submissions (exit 4).
+    case tooManyPending
+    /// `--strategy fail` and it cannot start now; also any strategy when the identifier is
+    /// denied or restricted, which no wait would cure (exit 5).
+    case cannotStartNow(WaitReason)
+
+    public var description: String {
+        switch self {
+        case .notPermitted: "not-permitted"
+        case .tooManyPending: "too-many-pending"
+        case .cannotStartNow(let reason): "cannot start now: \(reason)"
+        }
+    }
+}
+
+/// What to write to SQLite.
+public enum PersistedChange: Sendable, Equatable {
+    /// The whole (small) schedule state; write it in one transaction.
+    case schedule(PersistedSchedule)
+}

@@ -1,0 +1,74 @@
+/// Everything that can change the scheduler's mind. The shell feeds these to
+/// ``Scheduler/handle(_:now:)`` with the current wall-clock time.
+public enum SchedulerEvent: Sendable {
+    /// The full set of registered (permitted) jobs now; jobs missing from it disappear, with
+    /// their pending requests and queued submissions.
+    case jobsChanged([JobDefinition])
+    /// `agentd.conf` changed.
+    case settingsChanged(AgentSettings)
+    /// Time passed: the shell calls `handle(.tick, now:)` when `nextDeadline` is reached.
+    case tick
+    /// The shell started a run: one the scheduler asked for with `.launch` (matched by
+    /// identifier, in launch order), or one it started itself (`agentctl simulate launch`),
+    /// which then counts for `MaxConcurrent` and "running" like any other.
+    case runStarted(Identifier, RunID, reason: RunReason)
+    /// A run ended. A launch that never started (spawn failure reported without `.runStarted`)
+    /// is matched by identifier. Unknown runs (e.g. `agent-restart` records at start-up) only
+    /// update history.
+    case runEnded(Identifier, RunID, StopReason)
+    /// `agentctl trigger ID` / the socket verb: the silent-push analog.
+    case trigger(Identifier)
+    /// `agentctl submit` of a continued job.
+    case submit(Submission)
+    /// Drop the pending requests of an identifier: the trigger/retry/chain request of a
+    /// refresh or processing job, the queued submissions of a continued job (or of one dynamic
+    /// identifier). Interval runs and catch-up slots stay.
+    case cancelPending(Identifier)
+    /// `agentctl enable|disable ID`: disabled means "denied" (a person said no).
+    case setEnabled(Identifier, Bool)
+    /// `agentctl pause|resume`: all discretionary work.
+    case setPaused(Bool)
+    /// At start-up: what SQLite kept. Send it before the first `.tick`; catch-up applies on
+    /// that tick.
+    case restored(PersistedSchedule)
+    /// The shell detected downtime or a suspend: catch-up rules apply on the next `.tick`.
+    case resumedAfterDowntime
+    /// The local UTC offset changed (daylight saving, a new timezone): budget days follow it.
+    case calendarChanged(LocalCalendar)
+}
+
+/// `agentctl submit --strategy`.
+public enum SubmitStrategy: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Wait in the job's queue (at most 16) until a slot frees.
+    case queue
+    /// Refuse at once, with the reason, when it cannot start now.
+    case fail
+}
+
+/// One `agentctl submit` of a continued job.
+public struct Submission: Sendable, Hashable, Codable {
+    /// The run's identifier; may carry a dynamic suffix (`com.example.export.<uuid>`).
+    public var identifier: Identifier
+    /// The registered job it resolves to (`com.example.export`).
+    public var jobIdentifier: Identifier
+    public var title: String?
+    public var subtitle: String?
+    /// Appended to the job's `Exec=` argv.
+    public var arguments: [String]
+    public var strategy: SubmitStrategy
+    /// The control request to answer with `.reply`.
+    public var requestID: Int64
+
+    public init(identifier: Identifier, jobIdentifier: Identifier, title: String? = nil,
+                subtitle: String? = nil, arguments: [String] = [], strategy: SubmitStrategy = .queue,
+                requestID: Int64)
+    {
+        self.identifier = identifier
+        self.jobIdentifier = jobIdentifier
+        self.title = title
+        self.subtitle = subtitle
+        self.arguments = arguments
+        self.strategy = strategy
+        self.requestID = requestID
+    }
+}

@@ -1,0 +1,137 @@
+/// One line of `agentctl explain ID`: what the scheduler decided about an identifier, when.
+public struct TimelineEntry: Sendable, Hashable, CustomStringConvertible {
+    public var time: SchedulerTime
+    /// The identifier it concerns (a submission's dynamic identifier for continued work).
+    public var identifier: Identifier
+    public var event: TimelineEvent
+
+    public init(time: SchedulerTime, identifier: Identifier, event: TimelineEvent) {
+        self.time = time
+        self.identifier = identifier
+        self.event = event
+    }
+
+    /// The event without the entry's time (the shell formats times).
+    public var description: String { event.description }
+}
+
+/// What happened. Times inside events are left for the shell to format.
+public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
+    /// Registered with the scheduler (new or changed definition).
+    case registered
+    /// Gone from the registered jobs; its pending requests were dropped.
+    case removed
+    /// It became due (`since`: the time it was due from) and the scheduler looked at it.
+    case becameDue(RunReason, since: SchedulerTime)
+    /// Due but held back, and why (written once per due cycle and reason).
+    case deferred(WaitReason)
+    case launched(RunReason)
+    /// The shell reported the run started (runs the shell started itself included).
+    case started(RunID, RunReason)
+    case ended(RunID, StopReason)
+    /// A trigger created the pending request.
+    case triggered
+    /// A trigger merged into the request already pending.
+    case mergedTrigger
+    /// A continued submission was queued (position in the agent-wide FIFO) or launched (0).
+    case submitted(requestID: Int64, position: Int)
+    case refused(requestID: Int64, SubmitRefusal)
+    /// `Retry=` after this many consecutive failures: a retry is pending until `at`.
+    case retryScheduled(at: SchedulerTime, failures: Int)
+    /// `OnSuccess=` of `by` asked for a run.
+    case chainRequested(by: Identifier)
+    /// Overdue after downtime: one catch-up run at `at`.
+    case catchUpScheduled(at: SchedulerTime)
+    /// `agentctl cancel` (or a removal) dropped pending requests.
+    case pendingCancelled
+    case enabled
+    case disabled
+
+    public var description: String {
+        switch self {
+        case .registered: "registered"
+        case .removed: "removed"
+        case .becameDue(let reason, _): "became due (\(reason.rawValue))"
+        case .deferred(let reason): "deferred: \(reason)"
+        case .launched(let reason): "launched (\(reason.rawValue))"
+        case .started(let run, let reason): "run \(run) started (\(reason.rawValue))"
+        case .ended(let run, let stop): "run \(run) ended: \(stop)"
+        case .triggered: "triggered"
+        case .mergedTrigger: "triggered again: merged into the pending request"
+        case .submitted(let request, let position):
+            position == 0 ? "submitted (request \(request)): starting now"
+                : "submitted (request \(request)): queued at position \(position)"
+        case .refused(let request, let why): "submission (request \(request)) refused: \(why)"
+        case .retryScheduled(_, let failures):
+            "retry scheduled after \(failures) consecutive failure\(failures == 1 ? "" : "s")"
+        case .chainRequested(let by): "chained: requested by \(by)'s success"
+        case .catchUpScheduled: "overdue after downtime: one catch-up run scheduled"
+        case .pendingCancelled: "pending requests cancelled"
+        case .enabled: "enabled"
+        case .disabled: "disabled: denied"
+        }
+    }
+}
+
+/// The recent timeline of every identifier, each bounded to ``capacity`` entries (oldest
+/// dropped first). Keys for identifiers that are not registered jobs (dynamic submission
+/// identifiers, removed jobs) are bounded too: beyond ``transientKeyLimit`` the oldest go.
+struct Timeline: Sendable {
+    static let capacity = 100
+    static let transientKeyLimit = 1024
+
+    private struct Ring: Sendable {
+        var entries: [TimelineEntry] = []
+        var start = 0
+
+        mutating func append(_ entry: TimelineEntry) {
+            if entries.count < Timeline.capacity {
+                entries.append(entry)
+            } else {
+                entries[start] = entry
+                start = (start + 1) % Timeline.capacity
+            }
+        }
+
+        var ordered: [TimelineEntry] {
+            Array(entries[start...] + entries[..<start])
+        }
+    }
+
+    private var rings: [Identifier: Ring] = [:]
+    /// Transient keys in first-use order, for eviction.
+    private var transient: [Identifier] = []
+    private var transientHead = 0
+    private var transientSet: Set<Identifier> = []
+
+    /// Appends `entry` under `key`. `persistentKey` says whether `key` is a registered job
+    /// (kept) or transient (bounded in number).
+    mutating func record(_ key: Identifier, _ entry: TimelineEntry, persistentKey: Bool) {
+        if persistentKey {
+            transientSet.remove(key)
+        } else if rings[key] == nil {
+            transient.append(key)
+            transientSet.insert(key)
+            evictTransientKeys()
+        }
+        rings[key, default: Ring()].append(entry)
+    }
+
+    private mutating func evictTransientKeys() {
+        while transientSet.count > Self.transientKeyLimit, transientHead < transient.count {
+            let candidate = transient[transientHead]
+            transientHead += 1
+            // Keys that became registered jobs since are no longer transient: skip them.
+            if transientSet.remove(candidate) != nil { rings[candidate] = nil }
+        }
+        if transientHead > Self.transientKeyLimit {
+            transient.removeFirst(transientHead)
+            transientHead = 0
+        }
+    }
+
+    /// Oldest first.
+    func entries(_ key: Identifier) -> [TimelineEntry]? {
+        rings[key]?.ordered
+    }
+}

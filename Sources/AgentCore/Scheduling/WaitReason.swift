@@ -1,0 +1,54 @@
+/// Why a job or a submission that would run is waiting (DESIGN §6: "every waiting job says why").
+///
+/// ``description`` names the reason without its time (`"interval"`, `"budget"`); the shell
+/// formats the time for people: `waiting: interval (earliest 14:05)`, `waiting: budget (refills 00:00)`.
+public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
+    /// Not due yet: its `Interval=` since the last run ends at `earliest`.
+    case interval(earliest: SchedulerTime)
+    /// Today's `DailyBudget=` of discretionary launches is spent; it refills at local midnight.
+    case budget(refillsAt: SchedulerTime)
+    /// `agentctl pause`: all discretionary work waits.
+    case paused
+    /// `MaxConcurrent=` runs are live.
+    case maxConcurrent
+    /// A person disabled it (`agentctl disable`).
+    case denied
+    /// An administrator forbids it (`Deny=` in agentd.conf).
+    case restricted
+    /// A trigger waits for `TriggerSpacing=` after the identifier's previous launch.
+    case triggerSpacing(earliest: SchedulerTime)
+    /// `Retry=` backoff after a failure.
+    case retry(earliest: SchedulerTime)
+    /// After downtime: its catch-up slot within `CatchUpSpread=`.
+    case catchUp(at: SchedulerTime)
+    /// One run at a time per refresh/processing identifier: its run is live.
+    case running
+    /// No `Interval=` and nothing pending: it runs only when triggered.
+    case notDue
+
+    public var description: String {
+        switch self {
+        case .interval: "interval"
+        case .budget: "budget"
+        case .paused: "paused"
+        case .maxConcurrent: "max concurrent"
+        case .denied: "denied"
+        case .restricted: "restricted"
+        case .triggerSpacing: "trigger spacing"
+        case .retry: "retry backoff"
+        case .catchUp: "catch-up"
+        case .running: "running"
+        case .notDue: "not due"
+        }
+    }
+
+    /// The time the reason names, if any: the earliest begin, the refill or the catch-up slot.
+    public var time: SchedulerTime? {
+        switch self {
+        case .interval(let t), .budget(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t):
+            t
+        case .paused, .maxConcurrent, .denied, .restricted, .running, .notDue:
+            nil
+        }
+    }
+}

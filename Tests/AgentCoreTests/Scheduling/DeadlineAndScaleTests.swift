@@ -1,0 +1,97 @@
+import Testing
+@testable import AgentCore
+
+/// `nextDeadline` (idle = asleep) and the cost of a decision with 10,000 jobs.
+@Suite struct SchedulingDeadlineAndScaleTests {
+    /// Issue #4 (j).
+    @Test func nextDeadlineIsNilWhenNothingIsDueSoTheAgentSleeps() {
+        var sim = Simulation(jobs: [job("com.example.push"), job("com.example.export", .continued)])
+        #expect(sim.scheduler.nextDeadline == nil)
+        let ticks = sim.ticks
+        sim.advance(by: hours(24 * 7))
+        #expect(sim.ticks == ticks)  // a week without one wake-up
+        #expect(sim.launches.isEmpty)
+        #expect(sim.scheduler.waiting(now: sim.now).isEmpty)
+    }
+
+    @Test func aFreshSchedulerHasNoDeadlineAndHoldsLaunchesUntilItsFirstTick() {
+        var scheduler = Scheduler(settings: AgentSettings(), calendar: .utc, seed: 0)
+        #expect(scheduler.nextDeadline == nil)
+        let actions = scheduler.handle(.jobsChanged([job("com.example.feed", interval: hours(1))]), now: morning)
+        #expect(!actions.contains { if case .launch = $0 { true } else { false } })
+        #expect(scheduler.nextDeadline == morning)
+        let tick = scheduler.handle(.tick, now: morning)
+        #expect(tick.first == .launch(job: id("com.example.feed"), reason: .scheduled, submission: nil))
+    }
+
+    @Test func removedJobsDisappearWithTheirPendingWork() {
+        var sim = Simulation(settings: settings(maxConcurrent: 1),
+                             jobs: [job("com.example.feed", interval: hours(1)), job("com.example.push"),
+                                    job("com.example.export", .continued)],
+                             durations: ["com.example.feed": nil])
+        sim.send(.trigger(id("com.example.push")))
+        sim.send(.submit(submission("com.example.export", request: 1)))
+        // feed's next interval run waits for its live run; push for the slot; export queued.
+        #expect(sim.scheduler.waiting(now: sim.now).map(\.waitingFor) == [.maxConcurrent, .running, .maxConcurrent])
+        sim.send(.jobsChanged([job("com.example.feed", interval: hours(1))]))
+        #expect(sim.scheduler.waiting(now: sim.now).map(\.identifier) == [id("com.example.feed")])
+        #expect(sim.scheduler.snapshot.pendingTriggers.isEmpty)
+        #expect(sim.scheduler.snapshot.submissions.isEmpty)
+        #expect(sim.scheduler.explain(id("com.example.push")).last?.event == .removed)
+        #expect(sim.scheduler.waitReason(for: id("com.example.push"), now: sim.now) == nil)
+    }
+
+    @Test func aChangedIntervalMovesTheNextDeadline() {
+        var sim = Simulation(jobs: [job("com.example.feed", interval: hours(1))])
+        #expect(sim.scheduler.nextDeadline == nil)  // its first run is live
+        sim.advance(by: .seconds(10))
+        #expect(sim.scheduler.nextDeadline == morning + hours(1))
+        sim.send(.jobsChanged([job("com.example.feed", interval: hours(6))]))
+        #expect(sim.scheduler.nextDeadline == morning + hours(6))
+        sim.send(.jobsChanged([job("com.example.feed")]))
+        #expect(sim.scheduler.nextDeadline == nil)
+    }
+
+    /// 10,000 jobs, half with intervals: a tick looks only at the jobs whose time has come,
+    /// never at all of them (the count of jobs examined stands in for time: no timing here).
+    @Test func aTickWith10000JobsExaminesOnlyTheJobsThatAreDue() {
+        var definitions: [JobDefinition] = []
+        var history = PersistedSchedule()
+        for index in 0..<10_000 {
+            let name = "com.example.bulk.job\(index)"
+            if index % 2 == 0 {
+                let interval = hours(Double(index % 24 + 1))
+                definitions.append(job(name, index % 3 == 0 ? .refresh : .processing, interval: interval))
+                // Each ran recently enough not to be overdue: due at distinct times ahead.
+                history.lastRunStart[id(name)] = morning - interval + .seconds(Double(index) + 1)
+            } else {
+                definitions.append(job(name, index % 3 == 0 ? .continued : .refresh))
+            }
+        }
+        var scheduler = Scheduler(settings: settings(maxConcurrent: 64, dailyBudget: 100_000),
+                                  calendar: .utc, seed: 5)
+        _ = scheduler.handle(.restored(history), now: morning)
+        _ = scheduler.handle(.jobsChanged(definitions), now: morning)
+        _ = scheduler.handle(.tick, now: morning)
+        #expect(scheduler.liveRunCount == 0)
+
+        var run: UInt64 = 0
+        var worst = 0
+        var launched = 0
+        for _ in 0..<500 {
+            guard let deadline = scheduler.nextDeadline else { break }
+            let actions = scheduler.handle(.tick, now: deadline)
+            worst = max(worst, scheduler.lastEventWork)
+            for action in actions {
+                guard case .launch(let job, _, _) = action else { continue }
+                launched += 1
+                run += 1
+                _ = scheduler.handle(.runStarted(job, RunID(run), reason: .scheduled), now: deadline)
+                _ = scheduler.handle(.runEnded(job, RunID(run), .success), now: deadline + .seconds(1))
+                worst = max(worst, scheduler.lastEventWork)
+            }
+        }
+        #expect(launched >= 500)
+        #expect(worst <= 4)
+    }
+}

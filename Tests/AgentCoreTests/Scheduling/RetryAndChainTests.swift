@@ -1,0 +1,106 @@
+import Testing
+@testable import AgentCore
+
+/// `Retry=` backoff after failures and `OnSuccess=` chaining (issue #4 item 6).
+@Suite struct SchedulingRetryAndChainTests {
+    let backoff = RetryPolicy(shape: .exponential(initial: .seconds(30), cap: .seconds(3600)))
+
+    /// Issue #4 (h): exponential 30s 1h — delays 30 s, 60 s, 120 s … capped at 1 h.
+    @Test func retryBackoffExponential30s1hDoublesFromTheEndOfEachFailedRunUpToTheCap() {
+        var sim = Simulation(settings: settings(dailyBudget: 1000),
+                             jobs: [job("com.example.flaky", .processing, retry: backoff)])
+        sim.outcome = { _, _ in .failure(exitStatus: 1) }
+        sim.send(.trigger(id("com.example.flaky")))
+        sim.advance(to: morning + hours(24))
+        let launches = sim.launches
+        #expect(launches.first?.reason == .triggered)
+        #expect(launches.dropFirst().allSatisfy { $0.reason == .retry })
+        // Each run takes 10 s; the delay counts from its end.
+        let delays = zip(launches, launches.dropFirst()).map { earlier, later in
+            later.time.duration(since: earlier.time + .seconds(10))
+        }
+        let expected: [Duration] = [30, 60, 120, 240, 480, 960, 1920, 3600, 3600, 3600].map { .seconds($0) }
+        #expect(Array(delays.prefix(10)) == expected)
+        #expect(delays.allSatisfy { $0 <= .seconds(3600) })
+        #expect(sim.scheduler.snapshot.consecutiveFailures[id("com.example.flaky")] == launches.count)
+        #expect(sim.scheduler.explain(id("com.example.flaky")).contains {
+            if case .retryScheduled = $0.event { true } else { false }
+        })
+    }
+
+    @Test func crashedAndSpawnFailedRunsAreRetriedButExpiredOnesAreNot() {
+        for (stop, retried) in [(StopReason.crashed(signal: 9), true), (.spawnFailed("no such file"), true),
+                                (.expired(.maxRuntime), false), (.cancelled, false)]
+        {
+            var sim = Simulation(jobs: [job("com.example.a", retry: RetryPolicy(shape: .fixed(.seconds(30))))])
+            sim.outcome = { _, _ in stop }
+            sim.send(.trigger(id("com.example.a")))
+            sim.advance(by: .seconds(45))
+            #expect(sim.launches.count == (retried ? 2 : 1), "\(stop)")
+        }
+    }
+
+    @Test func aSuccessResetsFailuresAndDropsThePendingRetry() {
+        var sim = Simulation(jobs: [job("com.example.a", retry: RetryPolicy(shape: .fixed(minutes(5))))])
+        sim.outcome = { _, _ in .failure(exitStatus: 2) }
+        sim.send(.trigger(id("com.example.a")))
+        sim.advance(by: .seconds(20))
+        #expect(sim.scheduler.snapshot.pendingRetries[id("com.example.a")] == morning + .seconds(10) + minutes(5))
+        #expect(sim.waiting("com.example.a") == .retry(earliest: morning + .seconds(10) + minutes(5)))
+        // A run the shell starts itself (simulate launch) succeeds meanwhile.
+        sim.send(.runStarted(id("com.example.a"), RunID(77), reason: .simulated))
+        sim.send(.runEnded(id("com.example.a"), RunID(77), .success))
+        #expect(sim.scheduler.snapshot.consecutiveFailures.isEmpty)
+        #expect(sim.scheduler.snapshot.pendingRetries.isEmpty)
+        #expect(sim.scheduler.snapshot.lastSuccess[id("com.example.a")] == sim.now)
+        #expect(sim.scheduler.nextDeadline == nil)
+        sim.advance(by: hours(1))
+        #expect(sim.launches.count == 1)
+    }
+
+    @Test func aFailureWithoutRetryCountsButSchedulesNothing() {
+        var sim = Simulation(jobs: [job("com.example.a")])
+        sim.outcome = { _, _ in .failure(exitStatus: 1) }
+        sim.send(.trigger(id("com.example.a")))
+        sim.advance(by: hours(1))
+        #expect(sim.launches.count == 1)
+        #expect(sim.scheduler.snapshot.consecutiveFailures[id("com.example.a")] == 1)
+        #expect(sim.scheduler.nextDeadline == nil)
+    }
+
+    @Test func onSuccessLaunchesTheNamedJobWithReasonChained() {
+        var sim = Simulation(jobs: [job("com.example.download", .processing, onSuccess: "com.example.index"),
+                                    job("com.example.index", .processing, interval: hours(24))])
+        sim.advance(by: minutes(1))  // index ran once as a new job
+        sim.send(.trigger(id("com.example.download")))
+        sim.advance(by: minutes(1))
+        #expect(sim.launches.map(\.reason) == [.scheduled, .triggered, .chained])
+        #expect(sim.launches.last?.job == id("com.example.index"))
+        #expect(sim.launches.last?.time == morning + minutes(1) + .seconds(10))
+    }
+
+    @Test func aChainedRunIsSubjectToTheBlockersExceptTheInterval() {
+        var sim = Simulation(jobs: [job("com.example.download", onSuccess: "com.example.index"),
+                                    job("com.example.index", interval: hours(24))])
+        sim.send(.setEnabled(id("com.example.index"), false))
+        sim.send(.trigger(id("com.example.download")))
+        sim.advance(by: minutes(1))
+        #expect(sim.waiting("com.example.index") == .denied)
+        #expect(sim.scheduler.snapshot.pendingChained == [id("com.example.index")])
+        sim.send(.setEnabled(id("com.example.index"), true))
+        #expect(sim.launches.map(\.reason) == [.scheduled, .triggered, .chained])
+        #expect(sim.scheduler.snapshot.pendingChained.isEmpty)
+    }
+
+    @Test func aFailedRunChainsNothingAndAnUnregisteredTargetIsLogged() {
+        var sim = Simulation(jobs: [job("com.example.a", onSuccess: "com.example.missing"),
+                                    job("com.example.b", onSuccess: "com.example.c"),
+                                    job("com.example.c")])
+        sim.outcome = { name, _ in name == id("com.example.b") ? .failure(exitStatus: 1) : .success }
+        sim.send(.trigger(id("com.example.a")))
+        sim.send(.trigger(id("com.example.b")))
+        sim.advance(by: minutes(1))
+        #expect(sim.launches(of: "com.example.c").isEmpty)
+        #expect(sim.logs.contains { $0.contains("OnSuccess=com.example.missing is not a registered job") })
+    }
+}

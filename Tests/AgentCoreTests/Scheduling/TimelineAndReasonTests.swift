@@ -1,0 +1,79 @@
+import Testing
+@testable import AgentCore
+
+/// "Why didn't my job run?": every waiting job says why, `explain` tells the story.
+@Suite struct SchedulingTimelineAndReasonTests {
+    @Test func waitReasonsDescribeThemselvesWithoutTimes() {
+        let t = morning
+        let expected: [(WaitReason, String)] = [
+            (.interval(earliest: t), "interval"), (.budget(refillsAt: t), "budget"), (.paused, "paused"),
+            (.maxConcurrent, "max concurrent"), (.denied, "denied"), (.restricted, "restricted"),
+            (.triggerSpacing(earliest: t), "trigger spacing"), (.retry(earliest: t), "retry backoff"),
+            (.catchUp(at: t), "catch-up"), (.running, "running"), (.notDue, "not due"),
+        ]
+        for (reason, text) in expected {
+            #expect(reason.description == text)
+        }
+        #expect(WaitReason.budget(refillsAt: t).time == t)
+        #expect(WaitReason.paused.time == nil)
+        #expect(SubmitRefusal.cannotStartNow(.maxConcurrent).description == "cannot start now: max concurrent")
+    }
+
+    @Test func explainTellsWhenItBecameDueEachDeferralAndEachRunWithItsStopReason() {
+        var sim = Simulation(settings: settings(maxConcurrent: 1),
+                             jobs: [job("com.example.long", .processing), job("com.example.feed", interval: hours(1))],
+                             durations: ["com.example.long": minutes(10)])
+        sim.advance(by: minutes(30))   // feed ran at once as a new job
+        sim.send(.trigger(id("com.example.long")))  // runs 30–40 min: out of feed's way
+        sim.advance(by: hours(1))
+        let story = sim.scheduler.explain(id("com.example.feed")).map(\.event)
+        #expect(story.first == .registered)
+        #expect(story.contains(.becameDue(.scheduled, since: morning + hours(1))))
+        #expect(story.contains(.launched(.scheduled)))
+        #expect(story.contains { if case .ended(_, .success) = $0 { true } else { false } })
+
+        // A deferral: feed due while long holds the only slot.
+        var busy = Simulation(settings: settings(maxConcurrent: 1),
+                              jobs: [job("com.example.long", .processing), job("com.example.feed", interval: hours(1))],
+                              durations: ["com.example.long": hours(2)])
+        busy.advance(by: minutes(1))
+        busy.send(.trigger(id("com.example.long")))
+        busy.advance(by: hours(1))
+        let deferred = busy.scheduler.explain(id("com.example.feed")).map(\.event)
+        #expect(deferred.suffix(2) == [.becameDue(.scheduled, since: morning + hours(1)), .deferred(.maxConcurrent)])
+        #expect(busy.logs.contains("com.example.feed: due, deferred: max concurrent (1 of 1 runs live)"))
+        busy.advance(by: hours(1) + .seconds(1))
+        #expect(busy.launches(of: "com.example.feed").map(\.time) == [morning, morning + minutes(1) + hours(2)])
+    }
+
+    @Test func theTimelineKeepsTheLast100EntriesPerIdentifier() {
+        var sim = Simulation(jobs: [job("com.example.push"), job("com.example.other")],
+                             durations: ["com.example.push": nil])
+        sim.send(.trigger(id("com.example.push")))
+        for _ in 0..<300 { sim.send(.trigger(id("com.example.push"))) }
+        sim.send(.trigger(id("com.example.other")))
+        let entries = sim.scheduler.explain(id("com.example.push"))
+        #expect(entries.count == 100)
+        #expect(entries.allSatisfy { $0.event == .mergedTrigger || $0.event == .deferred(.running) })
+        #expect(sim.scheduler.explain(id("com.example.other")).count < 10)
+        #expect(sim.scheduler.explain(id("com.example.unknown")).isEmpty)
+    }
+
+    @Test func refusalsAreExplainedAndLogged() {
+        var sim = Simulation(jobs: [job("com.example.export", .continued)])
+        sim.send(.setEnabled(id("com.example.export"), false))
+        sim.send(.submit(submission("com.example.export", request: 8)))
+        #expect(sim.scheduler.explain(id("com.example.export")).last?.event
+            == .refused(requestID: 8, .cannotStartNow(.denied)))
+        #expect(sim.logs.last == "com.example.export: submission (request 8) refused: cannot start now: denied")
+    }
+
+    @Test func manyJobsDeferredAtOnceWriteOneLogLine() {
+        let definitions = (0..<50).map { job("com.example.bulk.\($0)", interval: hours(1)) }
+        let sim = Simulation(settings: settings(maxConcurrent: 2), jobs: definitions)
+        #expect(sim.launches.count == 2)
+        let deferrals = sim.logs.filter { $0.contains("deferred") }
+        #expect(deferrals == ["48 due jobs deferred: max concurrent (2 of 2 runs live)"])
+        #expect(sim.scheduler.explain(id("com.example.bulk.9")).last?.event == .deferred(.maxConcurrent))
+    }
+}
