@@ -22,7 +22,8 @@ import Testing
 
     @Test func statusShowsVersionUptimeConfigCountsAndEmptyWork() throws {
         let sandbox = try Sandbox()
-        try sandbox.write("jobs.d/a.job", sandbox.jobFile("a"))
+        // No Interval=: registered, never due by itself, so nothing runs or waits.
+        try sandbox.write("jobs.d/a.job", "[Job]\nIdentifier=local.a\nExec=\(sandbox.pluginPath)\n")
         let agent = try AgentProcess(sandbox: sandbox)
         let result = try agent.ctl("status", "--json")
         #expect(result.status == 0)

@@ -18,7 +18,6 @@ import Testing
         let agent = try AgentProcess(sandbox: sandbox)
         #expect(try agent.ctl("simulate", "launch", "local.flaky").status == 0)
         try agent.waitForLog("run r000001 of local.flaky ended: failure(exit 2)")
-        try agent.waitForLog("local.flaky: retrying in 1s")
         try agent.waitForLog("run r000002 of local.flaky ended: success")
         let history = try json(try agent.ctl("history", "local.flaky", "--json").stdout) as? [[String: Any]] ?? []
         #expect(history.map { $0["reason"] as? String } == ["retry", "simulated"])
