@@ -9,7 +9,8 @@ public enum AgentControl {
         options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
                   OptionSpec(long: "version", help: "Print agentctl's version.")],
         subcommands: [StatusCommand.spec, ListCommand.spec, SchedulingCommands.pending, RunCommands.history,
-                      SchedulingCommands.explain, SchedulingCommands.submit, SchedulingCommands.trigger,
+                      SchedulingCommands.explain, StatsCommands.stats, StatsCommands.runIfStale,
+                      SchedulingCommands.submit, SchedulingCommands.trigger,
                       RunCommands.cancel, SchedulingCommands.enable, SchedulingCommands.disable,
                       SchedulingCommands.pause, SchedulingCommands.resume, RunCommands.simulate,
                       CheckCommand.spec])

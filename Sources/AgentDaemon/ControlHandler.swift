@@ -47,6 +47,7 @@ struct ControlHandler {
         case .enable, .disable: return setEnabled(request, request.command == .enable)
         case .pause, .resume: return setPaused(request.command == .pause)
         case .submit: return .failure(.internal, "submit is answered asynchronously")
+        case .runIfStale: return runIfStale(request)
         }
     }
 
@@ -60,7 +61,10 @@ struct ControlHandler {
             .filter { filter == nil || $0.identifier.rawValue == filter }
             .map { work in
                 PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
-                               kind: work.kind.rawValue, waitingFor: work.waitingFor.description,
+                               kind: work.kind.rawValue,
+                               waitingFor: work.waitingFor.description + (work.waitingFor.time.map {
+                                   Self.reasonTime(work.waitingFor, $0.seconds)
+                               } ?? ""),
                                earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
                                title: work.submission?.title)
             }
@@ -88,6 +92,36 @@ struct ControlHandler {
         case .success(let job):
             scheduling?.handle(.setEnabled(job.identifier, enabled))
             return ControlResponse(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)")
+        }
+    }
+
+    /// The foreground fallback: run now only if the last success is older than the limit.
+    private func runIfStale(_ request: ControlRequest) -> ControlResponse {
+        guard let maxAge = request.maxAgeSeconds, maxAge >= 0 else {
+            return .failure(.badRequest, "run-if-stale needs --max-age (e.g. 12h)")
+        }
+        switch registeredJob(request.target) {
+        case .failure(let error):
+            return ControlResponse(ok: false, error: error)
+        case .success(let job):
+            guard let store = agent.runStore else {
+                return .failure(.unavailable, agent.state.problem ?? "the state database is not open")
+            }
+            let last: Int64?
+            do { last = try store.lastSuccess(identifier: job.identifier.rawValue) } catch {
+                agent.storeFailed(error)
+                return .failure(.internal, "reading the last success failed: \(error)")
+            }
+            let nowMs = WallClock.now() / 1_000_000
+            if let last, nowMs - last <= maxAge * 1000 {
+                return ControlResponse(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run")
+            }
+            switch agent.runs.launch(job, reason: .triggered) {
+            case .failure(let error): return ControlResponse(ok: false, error: error)
+            case .success(let id):
+                let why = last.map { "last success \((nowMs - $0) / 1000) s ago" } ?? "no success on record"
+                return ControlResponse(message: "stale (\(why)): started run \(id) of \(job.identifier)", runID: id.description)
+            }
         }
     }
 
@@ -270,14 +304,25 @@ struct ControlHandler {
             stateDirectory: agent.options.stateDirectory, socketPath: agent.options.socketPath,
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
             diagnostics: registry.diagnostics, stateError: agent.state.problem,
-            running: agent.runs.summaries(), pending: pendingSummaries())
+            running: agent.runs.summaries(), pending: pendingSummaries(),
+            paused: scheduling?.scheduler.isPaused,
+            budgetLeft: scheduling.map { $0.scheduler.budgetRemaining(now: $0.now) },
+            dailyBudget: registry.settings.dailyBudget)
     }
 
     func jobSummaries() -> [JobSummary] {
         agent.config.registry.allJobs.map { job in
-            let state: String
+            var state: String
             switch job.state {
-            case .registered: state = "registered"
+            case .registered:
+                state = "registered"
+                if let driver = scheduling, let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
+                    switch reason {
+                    case .notDue: break
+                    case .running: state = "running"
+                    default: state = "waiting: \(reason)" + (reason.time.map { " (earliest \(Self.clock($0.seconds)))" } ?? "")
+                    }
+                }
             case .notPermitted(let reason): state = reason
             case .duplicate(let other): state = "duplicate of \(other)"
             }
@@ -286,6 +331,24 @@ struct ControlHandler {
                 source: job.sourcePath, state: state, exec: job.definition.exec,
                 intervalSeconds: job.definition.interval.map { $0.components.seconds })
         }
+    }
+}
+
+extension ControlHandler {
+    /// Local time of day, `14:05`, for reasons shown to people.
+    /// `(earliest 14:05)`, or `(refills 00:00)` for the budget, as DESIGN §6 words them.
+    static func reasonTime(_ reason: WaitReason, _ seconds: Double) -> String {
+        if case .budget = reason { return " (refills \(clock(seconds)))" }
+        return " (earliest \(clock(seconds)))"
+    }
+
+    static func clock(_ seconds: Double) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        localtime_r(&time, &parts)
+        let hour = parts.tm_hour < 10 ? "0\(parts.tm_hour)" : "\(parts.tm_hour)"
+        let minute = parts.tm_min < 10 ? "0\(parts.tm_min)" : "\(parts.tm_min)"
+        return "\(hour):\(minute)"
     }
 }
 

@@ -12,9 +12,12 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var submission: SubmitRequest?
     /// `lowpower`: on, off or auto (later).
     public var mode: String?
+    /// `run-if-stale`: the largest acceptable age of the last success, in seconds.
+    public var maxAgeSeconds: Int64?
 
     public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
-                submission: SubmitRequest? = nil, mode: String? = nil) {
+                submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil) {
+        self.maxAgeSeconds = maxAgeSeconds
         self.command = command
         self.target = target
         self.limit = limit
@@ -56,6 +59,7 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case disable
     case pause
     case resume
+    case runIfStale = "run-if-stale"
 
     /// Who may use a verb.
     public enum Access: Sendable { case read, change, root }
@@ -63,7 +67,7 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     public var access: Access {
         switch self {
         case .status, .list, .history, .pending, .explain: return .read
-        case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume: return .change
+        case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume, .runIfStale: return .change
         case .simulateLaunch, .simulateExpire: return .root
         }
     }

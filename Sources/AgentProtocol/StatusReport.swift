@@ -27,7 +27,8 @@ public struct StatusReport: Codable, Sendable {
     public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
                 configDirectory: String, stateDirectory: String, socketPath: String,
                 manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
-                stateError: String?, running: [RunSummary], pending: [PendingSummary]) {
+                stateError: String?, running: [RunSummary], pending: [PendingSummary],
+                paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil) {
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -41,6 +42,9 @@ public struct StatusReport: Codable, Sendable {
         self.stateError = stateError
         self.running = running
         self.pending = pending
+        self.paused = paused
+        self.budgetLeft = budgetLeft
+        self.dailyBudget = dailyBudget
     }
 }
 

@@ -137,6 +137,15 @@ public struct RunStore {
 
     // MARK: per-identifier facts
 
+    /// Unix milliseconds of the last successful run, if any.
+    public func lastSuccess(identifier: String) throws -> Int64? {
+        let statement = try database.cached("SELECT last_success_at FROM job_facts WHERE identifier = ?")
+        defer { statement.reset() }
+        try statement.bind([.text(identifier)])
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.int64(0)
+    }
+
     /// Records a run's end in the identifier's facts: last run, last success, consecutive
     /// failures (reset by a success). Returns the consecutive failure count after this run.
     @discardableResult

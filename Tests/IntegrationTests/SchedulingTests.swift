@@ -134,3 +134,33 @@ import Testing
         #expect(ProcessInspection.processes(ofJob: "local.a").isEmpty && ProcessInspection.processes(ofJob: "local.b").isEmpty)
     }
 }
+
+@Suite(.serialized) struct ForegroundFallbackTests {
+    @Test func runIfStaleRunsOnlyWhenTheLastSuccessIsOlderThanMaxAge() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/fb.job", "[Job]\nIdentifier=local.fb\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let first = try agent.ctl("run-if-stale", "local.fb", "--max-age", "12h")
+        #expect(first.status == 0)
+        #expect(first.stdout.contains("stale (no success on record): started run r000001"))
+        try agent.waitForLog("run r000001 of local.fb ended: success")
+        let second = try agent.ctl("run-if-stale", "local.fb", "--max-age", "12h")
+        #expect(second.stdout.hasPrefix("fresh: local.fb last succeeded"))
+        let stats = try json(try agent.ctl("stats", "local.fb", "--json").stdout) as? [[String: Any]]
+        #expect(stats?.first?["runs"] as? Int == 1)
+        #expect(stats?.first?["successes"] as? Int == 1)
+        let bad = try agent.ctl("run-if-stale", "local.fb", "--max-age", "soon")
+        #expect(bad.status == 2)
+    }
+
+    @Test func listAndStatusSayWhatAJobWaitsFor() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/w.job", "[Job]\nIdentifier=local.w\nKind=refresh\nExec=\(sandbox.pluginPath)\nInterval=1h\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("of local.w ended: success")
+        let list = try listedJobs(agent)
+        #expect((list["local.w"]?["state"] as? String)?.hasPrefix("waiting: interval (earliest ") == true)
+        let status = try agent.ctl("status")
+        #expect(status.stdout.contains("budget:   47 of 48 discretionary launches left today"))
+    }
+}

@@ -24,6 +24,9 @@ enum StatusCommand {
             "state:    \(status.stateDirectory)",
             "socket:   \(status.socketPath)",
         ]
+        if let left = status.budgetLeft, let budget = status.dailyBudget {
+            lines.append("budget:   \(left) of \(budget) discretionary launches left today" + (status.paused == true ? "; PAUSED (agentctl resume)" : ""))
+        }
         if let problem = status.stateError {
             lines.append(Style.error("state error: \(problem)", context))
         }

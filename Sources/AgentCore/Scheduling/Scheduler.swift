@@ -245,6 +245,9 @@ public struct Scheduler: Sendable {
     /// Live runs the scheduler counts (launched and not yet ended). (Added.)
     public var liveRunCount: Int { live.total }
 
+    /// Whether `pause` is in force.
+    public var isPaused: Bool { paused }
+
     /// Discretionary launches left today. (Added.)
     public func budgetRemaining(now: SchedulerTime) -> Int {
         if let refill = budget.refillsAt, now >= refill { return max(0, settings.dailyBudget) }
