@@ -312,15 +312,15 @@ struct ControlHandler {
 
     func jobSummaries() -> [JobSummary] {
         agent.config.registry.allJobs.map { job in
-            var state: String
+            let state: String
+            var waiting: String?
             switch job.state {
             case .registered:
                 state = "registered"
                 if let driver = scheduling, let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
                     switch reason {
                     case .notDue: break
-                    case .running: state = "running"
-                    default: state = "waiting: \(reason)" + (reason.time.map { " (earliest \(Self.clock($0.seconds)))" } ?? "")
+                    default: waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds) } ?? "")
                     }
                 }
             case .notPermitted(let reason): state = reason
@@ -329,7 +329,7 @@ struct ControlHandler {
             return JobSummary(
                 identifier: job.definition.identifier.rawValue, kind: job.definition.kind.rawValue,
                 source: job.sourcePath, state: state, exec: job.definition.exec,
-                intervalSeconds: job.definition.interval.map { $0.components.seconds })
+                intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting)
         }
     }
 }

@@ -151,9 +151,13 @@ public struct JobSummary: Codable, Sendable, Hashable {
     public var state: String
     public var exec: [String]
     public var intervalSeconds: Int64?
+    /// What it waits for now (`interval (earliest 14:05)`, `budget (refills 00:00)`, `running`…);
+    /// nil when it is not due.
+    public var waiting: String?
 
     public init(identifier: String, kind: String, source: String, state: String, exec: [String],
-                intervalSeconds: Int64?) {
+                intervalSeconds: Int64?, waiting: String? = nil) {
+        self.waiting = waiting
         self.identifier = identifier
         self.kind = kind
         self.source = source

@@ -159,7 +159,9 @@ import Testing
         let agent = try AgentProcess(sandbox: sandbox)
         try agent.waitForLog("of local.w ended: success")
         let list = try listedJobs(agent)
-        #expect((list["local.w"]?["state"] as? String)?.hasPrefix("waiting: interval (earliest ") == true)
+        #expect(list["local.w"]?["state"] as? String == "registered")
+        #expect((list["local.w"]?["waiting"] as? String)?.hasPrefix("interval (earliest ") == true)
+        #expect(try agent.ctl("list").stdout.contains("waiting: interval (earliest "))
         let status = try agent.ctl("status")
         #expect(status.stdout.contains("budget:   47 of 48 discretionary launches left today"))
     }

@@ -14,7 +14,9 @@ enum ListCommand {
             } else if jobs.isEmpty {
                 context.out("No jobs. Drop a job file or an executable script into the config directory's jobs.d/.")
             } else {
-                let rows = jobs.map { [$0.identifier, $0.kind, $0.state, $0.source] }
+                let rows = jobs.map { job in
+                    [job.identifier, job.kind, job.waiting.map { $0 == "running" ? "running" : "waiting: \($0)" } ?? job.state, job.source]
+                }
                 context.out(Table(headers: ["IDENTIFIER", "KIND", "STATE", "SOURCE"], rows: rows)
                     .render(width: context.terminalWidth))
             }
