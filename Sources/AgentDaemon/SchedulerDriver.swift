@@ -61,9 +61,33 @@ final class SchedulerDriver {
     }
 
     func handle(_ event: SchedulerEvent) {
+        let started = agent.options.logTimestamps ? MonotonicInstant.now() : nil
         let actions = scheduler.handle(event, now: now)
+        if let started {
+            // Benchmarks read how long each decision took.
+            let took = started.duration(to: MonotonicInstant.now())
+            agent.log.info("scheduler: \(Self.name(of: event)) decided in \(took.components.seconds * 1_000_000 + took.components.attoseconds / 1_000_000_000_000) us (\(actions.count) actions)")
+        }
         perform(actions)
         rearm()
+    }
+
+    static func name(of event: SchedulerEvent) -> String {
+        switch event {
+        case .jobsChanged(let jobs): return "jobs-changed(\(jobs.count))"
+        case .settingsChanged: return "settings-changed"
+        case .tick: return "tick"
+        case .runStarted: return "run-started"
+        case .runEnded: return "run-ended"
+        case .trigger: return "trigger"
+        case .submit: return "submit"
+        case .cancelPending: return "cancel-pending"
+        case .setEnabled: return "set-enabled"
+        case .setPaused: return "set-paused"
+        case .restored: return "restored"
+        case .resumedAfterDowntime: return "resumed-after-downtime"
+        case .calendarChanged: return "calendar-changed"
+        }
     }
 
     // MARK: requests from agentctl

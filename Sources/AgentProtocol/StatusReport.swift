@@ -18,6 +18,8 @@ public struct StatusReport: Codable, Sendable {
     public var stateError: String?
     public var running: [RunSummary]
     public var pending: [PendingSummary]
+    /// How many requests wait in all (`pending` lists at most the first 100).
+    public var pendingCount: Int?
     /// `pause` in force: discretionary work waits.
     public var paused: Bool?
     /// Discretionary launches left today, and the daily budget.
@@ -42,6 +44,8 @@ public struct StatusReport: Codable, Sendable {
         self.stateError = stateError
         self.running = running
         self.pending = pending
+        self.pendingCount = pending.count
+        self.pending = Array(pending.prefix(100))
         self.paused = paused
         self.budgetLeft = budgetLeft
         self.dailyBudget = dailyBudget

@@ -59,6 +59,9 @@ enum StatusCommand {
             let rows = status.pending.map { [$0.identifier, $0.kind, $0.waitingFor] }
             lines.append(Table(headers: ["IDENTIFIER", "KIND", "WAITING FOR"], rows: rows)
                 .render(width: context.terminalWidth))
+            if let count = status.pendingCount, count > status.pending.count {
+                lines.append("… and \(count - status.pending.count) more (agentctl pending)")
+            }
         }
         return lines.joined(separator: "\n")
     }
