@@ -25,6 +25,10 @@ public final class Agent {
     private(set) var isStopping = false
     private var lastStoreError: String?
     let service = ServiceNotifier()
+    /// Waiting requests as last counted (by `status`, or by the service-status refresh): counting
+    /// walks every job, so it is not done on every run start and end.
+    var waitingCount = 0
+    private var serviceStatusRefresh: TimerToken?
     private var lastServiceStatus = ""
 
     /// The state database's run records, when the state directory is usable.
@@ -103,8 +107,7 @@ public final class Agent {
     /// The one-line summary systemd shows (`systemctl status agentd`).
     var serviceStatus: String {
         let running = runs?.liveRuns.count ?? 0
-        let waiting = scheduling.map { $0.scheduler.waiting(now: $0.now).count } ?? 0
-        var text = "\(config.registry.jobCount) jobs loaded, \(running) running, \(waiting) waiting"
+        var text = "\(config.registry.jobCount) jobs loaded, \(running) running, \(waitingCount) waiting"
         if errorCount > 0 { text += ", \(errorCount) config errors" }
         if state.problem != nil { text += ", state directory unusable" }
         return text
@@ -112,6 +115,18 @@ public final class Agent {
 
     /// Sends STATUS= when the summary changed (called after config changes and run ends).
     func updateServiceStatus() {
+        // Recount the waiting requests at most once a second, and only under a service manager.
+        if service.isUnderServiceManager, serviceStatusRefresh == nil, let driver = scheduling {
+            serviceStatusRefresh = loop.schedule(after: .seconds(1)) { [unowned self] in
+                self.serviceStatusRefresh = nil
+                self.waitingCount = driver.scheduler.waiting(now: driver.now).count
+                self.sendServiceStatus()
+            }
+        }
+        sendServiceStatus()
+    }
+
+    private func sendServiceStatus() {
         let text = serviceStatus
         guard text != lastServiceStatus else { return }
         lastServiceStatus = text

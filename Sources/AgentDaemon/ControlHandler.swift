@@ -55,10 +55,14 @@ struct ControlHandler {
 
     private var scheduling: SchedulerDriver? { agent.scheduling }
 
-    func pendingSummaries(filter: String? = nil) -> [PendingSummary] {
+    /// Waiting work for people: only the first `limit` entries are formatted (status shows 100 of
+    /// possibly thousands).
+    func pendingSummaries(filter: String? = nil, limit: Int = Int.max, from work: [PendingWork]? = nil) -> [PendingSummary] {
         guard let driver = scheduling else { return [] }
-        return driver.scheduler.waiting(now: driver.now)
-            .filter { filter == nil || $0.identifier.rawValue == filter }
+        return (work ?? driver.scheduler.waiting(now: driver.now))
+            .lazy
+            .filter { filter == nil || $0.identifier.rawValue == filter || $0.submission?.identifier.rawValue == filter }
+            .prefix(limit)
             .map { work in
                 PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
                                kind: work.kind.rawValue,
@@ -297,6 +301,8 @@ struct ControlHandler {
 
     func statusReport() -> StatusReport {
         let registry = agent.config.registry
+        let waiting = scheduling.map { $0.scheduler.waiting(now: $0.now) } ?? []
+        agent.waitingCount = waiting.count
         return StatusReport(
             version: AgentVersion.string, pid: getpid(), startedAt: agent.startedAtWall,
             uptimeSeconds: agent.startedAt.duration(to: agent.loop.now).components.seconds,
@@ -304,7 +310,8 @@ struct ControlHandler {
             stateDirectory: agent.options.stateDirectory, socketPath: agent.options.socketPath,
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
             diagnostics: registry.diagnostics, stateError: agent.state.problem,
-            running: agent.runs.summaries(), pending: pendingSummaries(),
+            running: agent.runs.summaries(), pending: pendingSummaries(limit: 100, from: waiting),
+            pendingCount: waiting.count,
             paused: scheduling?.scheduler.isPaused,
             budgetLeft: scheduling.map { $0.scheduler.budgetRemaining(now: $0.now) },
             dailyBudget: registry.settings.dailyBudget)

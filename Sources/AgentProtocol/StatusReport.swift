@@ -30,7 +30,7 @@ public struct StatusReport: Codable, Sendable {
                 configDirectory: String, stateDirectory: String, socketPath: String,
                 manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
                 stateError: String?, running: [RunSummary], pending: [PendingSummary],
-                paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil) {
+                pendingCount: Int? = nil, paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil) {
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -44,8 +44,8 @@ public struct StatusReport: Codable, Sendable {
         self.stateError = stateError
         self.running = running
         self.pending = pending
-        self.pendingCount = pending.count
-        self.pending = Array(pending.prefix(100))
+        self.pendingCount = pendingCount ?? pending.count
+        self.pending = pending
         self.paused = paused
         self.budgetLeft = budgetLeft
         self.dailyBudget = dailyBudget

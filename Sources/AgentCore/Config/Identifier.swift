@@ -49,8 +49,10 @@ public struct Identifier: RawRepresentable, Hashable, Comparable, Sendable, Coda
         return nil
     }
 
+    /// Byte order. Identifiers are ASCII, where String's own comparison is that order and takes
+    /// its memcmp fast path (element-wise UTF-8 comparison was the cost of sorting thousands).
     public static func < (lhs: Identifier, rhs: Identifier) -> Bool {
-        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+        lhs.rawValue < rhs.rawValue
     }
 
     public var description: String { rawValue }
