@@ -4,7 +4,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 BIN := .build/debug
 DEMO := $(CURDIR)/run/demo
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test bench deb package-test clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -25,9 +25,11 @@ demo: build
 	$(BIN)/agentd --config-dir $(DEMO)/etc --state-dir $(DEMO)/state --socket $(DEMO)/agentd.sock
 
 ## test: install what is needed, build once, run every test.
+## PACKAGE_TEST=1 make test also runs the install test (package-test, needs root, a few minutes).
 test: deps
 	swift build --build-tests
 	swift test --skip-build
+	@if [ "$${PACKAGE_TEST:-0}" = 1 ]; then $(MAKE) --no-print-directory package-test; fi
 
 ## bench: run the benchmarks and write BENCHMARKS.md (takes a few minutes). They measure the
 ## shipped configuration: a release build with the Swift runtime linked statically.
@@ -35,6 +37,18 @@ bench: deps
 	@./scripts/install-deps.sh bench
 	swift build -c release --static-swift-stdlib --scratch-path .build-static
 	AGENTD_BIN_DIR=$(CURDIR)/.build-static/release python3 bench/run.py
+
+## deb: build packaging/build/agentd_VERSION_ARCH.deb: a release build with the Swift runtime
+## linked statically (the same build as bench), packaged with debhelper.
+deb: deps
+	@./scripts/install-deps.sh packaging
+	swift build -c release --static-swift-stdlib --scratch-path .build-static
+	@./packaging/build-deb.sh
+
+## package-test: build the .deb, install it into a minimal Debian 12 root (debootstrap, cached in
+## packaging/build/cache), run a job through it, purge it and check nothing is left; lintian.
+package-test: deb
+	@./packaging/package-test.sh
 
 clean:
 	rm -rf .build run

@@ -1,10 +1,12 @@
 #!/bin/sh
 # Installs the Debian packages agentd builds and tests against, only those missing.
-# Used by `make demo` and `make test`; safe to run again.
+# Used by `make demo`, `make test`, `make bench` and `make deb`; safe to run again.
 set -eu
 packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
+# `install-deps.sh packaging` adds what `make deb` and `make package-test` need.
+[ "${1:-}" = "packaging" ] && packages="$packages debhelper dpkg-dev chrpath lintian debootstrap systemd-container"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
