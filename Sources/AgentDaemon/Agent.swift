@@ -221,9 +221,7 @@ public final class Agent {
         defer {
             if !changes.isEmpty {
                 if changes.contains(where: { $0.settingsChanged }) { scheduling?.settingsChanged() }
-                if changes.contains(where: { !$0.added.isEmpty || !$0.removed.isEmpty || !$0.updated.isEmpty || $0.permissionsChanged }) {
-                    scheduling?.jobsChanged()
-                }
+                scheduling?.jobsUpdated(changes)
                 updateServiceStatus()
             }
         }

@@ -56,6 +56,27 @@ final class SchedulerDriver {
         handle(.jobsChanged(jobs))
     }
 
+    /// One reload's worth of job changes.
+    func jobsUpdated(_ changes: [RegistryChange]) {
+        var changed: [JobDefinition] = []
+        var removed: [Identifier] = []
+        for change in changes {
+            for id in change.added + change.updated {
+                if let job = agent.config.registry.job(id), case .registered = job.state {
+                    changed.append(job.definition)
+                } else {
+                    removed.append(id)
+                }
+            }
+            removed.append(contentsOf: change.removed.filter { id in
+                if let job = agent.config.registry.job(id), case .registered = job.state { return false }
+                return true
+            })
+        }
+        guard !changed.isEmpty || !removed.isEmpty else { return }
+        handle(.jobsUpdated(changed: changed, removed: removed))
+    }
+
     func settingsChanged() {
         handle(.settingsChanged(agent.config.registry.settings))
     }
@@ -75,6 +96,7 @@ final class SchedulerDriver {
     static func name(of event: SchedulerEvent) -> String {
         switch event {
         case .jobsChanged(let jobs): return "jobs-changed(\(jobs.count))"
+        case .jobsUpdated(let changed, let removed): return "jobs-updated(\(changed.count + removed.count))"
         case .settingsChanged: return "settings-changed"
         case .tick: return "tick"
         case .runStarted: return "run-started"

@@ -111,6 +111,7 @@ public struct Scheduler: Sendable {
 
         switch event {
         case .jobsChanged(let definitions): jobsChanged(definitions, now: now)
+        case .jobsUpdated(let changed, let removed): jobsUpdated(changed, removed: removed, now: now)
         case .settingsChanged(let new): settingsChanged(new, now: now)
         case .tick:
             holdingSince = nil

@@ -4,6 +4,9 @@ public enum SchedulerEvent: Sendable {
     /// The full set of registered (permitted) jobs now; jobs missing from it disappear, with
     /// their pending requests and queued submissions.
     case jobsChanged([JobDefinition])
+    /// Some jobs were added or changed, others removed (one config reload): cheaper than
+    /// `.jobsChanged` with the full set.
+    case jobsUpdated(changed: [JobDefinition], removed: [Identifier])
     /// `agentd.conf` changed.
     case settingsChanged(AgentSettings)
     /// Time passed: the shell calls `handle(.tick, now:)` when `nextDeadline` is reached.
