@@ -5,20 +5,25 @@ public enum AgentControl {
     public static let root = CommandSpec(
         name: "agentctl", abstract: "Look at and steer agentd, the background-task agent.",
         discussion: "The socket is /run/agentd/agentd.sock unless --socket or AGENTD_SOCKET says otherwise.",
-        examples: ["agentctl status", "agentctl list --json", "agentctl check /etc/agentd"],
+        examples: ["agentctl status", "agentctl watch", "agentctl list --json", "agentctl check /etc/agentd"],
         options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
                   OptionSpec(long: "version", help: "Print agentctl's version.")],
-        subcommands: [StatusCommand.spec, ListCommand.spec, SchedulingCommands.pending, RunCommands.history,
-                      SchedulingCommands.explain, StatsCommands.stats, StatsCommands.runIfStale,
-                      SchedulingCommands.submit, SchedulingCommands.trigger,
+        subcommands: [StatusCommand.spec, WatchCommand.spec, ListCommand.spec, SchedulingCommands.pending,
+                      RunCommands.history, SchedulingCommands.explain, StatsCommands.stats,
+                      StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,
                       RunCommands.cancel, SchedulingCommands.enable, SchedulingCommands.disable,
                       SchedulingCommands.pause, SchedulingCommands.resume, RunCommands.simulate,
                       CheckCommand.spec])
 
     /// Parses and runs; returns the exit status.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {
+        main(arguments: arguments, context: CommandContext(environment: environment))
+    }
+
+    /// Parses and runs with a given context (tests give one with a fixed clock and width).
+    public static func main(arguments: [String], context: CommandContext) -> Int32 {
         let parser = CommandParser(root: root)
-        var context = CommandContext(environment: environment)
+        var context = context
         do {
             switch try parser.parse(arguments) {
             case .version:
@@ -34,13 +39,13 @@ public enum AgentControl {
             }
         } catch let usage as UsageError {
             let command = (["agentctl"] + usage.commandPath).joined(separator: " ")
-            context.err("agentctl: \(usage.message) (see '\(command) --help')")
+            context.err("agentctl: " + context.errorStyle.error("\(usage.message) (see '\(command) --help')"))
             return 2
         } catch let failure as CommandFailure {
-            context.err("agentctl: \(failure.message)")
+            context.err("agentctl: " + context.errorStyle.error(failure.message))
             return failure.exitStatus
         } catch {
-            context.err("agentctl: \(error)")
+            context.err("agentctl: " + context.errorStyle.error("\(error) (this is a bug in agentctl; please report it with the command line that caused it)"))
             return 1
         }
     }

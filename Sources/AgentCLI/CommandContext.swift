@@ -2,32 +2,51 @@ import AgentProtocol
 import AgentSystem
 import Glibc
 
-/// What a command needs from the outside world: where the agent is, how to print, and whether
-/// people or programs read the output.
+/// What a command needs from the outside world: where the agent is, how to print, whether people
+/// or programs read the output, and the clock times are shown against.
 public struct CommandContext: Sendable {
     public var socketPath: String
+    /// Whether standard output is a terminal.
     public var isTerminal: Bool
-    public var useColor: Bool
-    public var terminalWidth: Int
-    /// Seconds since the epoch, read once so one output is consistent.
-    public var now: Int64
+    /// Columns tables are cut to; nil for no limit (output to a pipe or file without `COLUMNS`).
+    public var terminalWidth: Int?
+    /// Colour for standard output.
+    public var style: Style
+    /// Colour for standard error (which may be a terminal when standard output is not).
+    public var errorStyle: Style
+    /// Now and the local time zone.
+    public var clock: DisplayClock
+    /// Where output goes (standard output; a pipe in tests).
+    public var outputDescriptor: Int32 = STDOUT_FILENO
+    public var errorDescriptor: Int32 = STDERR_FILENO
 
+    /// The context of a real agentctl process.
     public init(environment: [String: String]) {
-        socketPath = environment["AGENTD_SOCKET"] ?? "/run/agentd/agentd.sock"
-        isTerminal = isatty(STDOUT_FILENO) == 1
-        useColor = isTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
-        terminalWidth = Self.width(environment: environment)
-        now = WallClock.now() / 1_000_000_000
+        socketPath = environment["AGENTD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/agentd/agentd.sock"
+        isTerminal = Terminal.isTerminal(STDOUT_FILENO)
+        terminalWidth = Terminal.width(fd: STDOUT_FILENO, environment: environment)
+        style = Style.decide(isTerminal: isTerminal, environment: environment)
+        errorStyle = Style.decide(isTerminal: Terminal.isTerminal(STDERR_FILENO), environment: environment)
+        clock = .system
     }
 
-    private static func width(environment: [String: String]) -> Int {
-        var size = winsize()
-        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        return environment["COLUMNS"].flatMap(Int.init) ?? 100
+    /// A context with everything given: for tests and for rendering at a fixed width.
+    public init(socketPath: String = "/run/agentd/agentd.sock", isTerminal: Bool = false,
+                terminalWidth: Int?, style: Style = .plain, clock: DisplayClock) {
+        self.socketPath = socketPath
+        self.isTerminal = isTerminal
+        self.terminalWidth = terminalWidth
+        self.style = style
+        self.errorStyle = style
+        self.clock = clock
     }
 
+    /// Seconds since the epoch, now.
+    public var now: Int64 { clock.nowSeconds }
+
+    /// Prints `text` and a newline (unless it ends in one) on standard output.
     public func out(_ text: String) {
-        write(text, to: STDOUT_FILENO)
+        Terminal.write(text.hasSuffix("\n") ? text : text + "\n", to: outputDescriptor)
     }
 
     /// Writes without adding a newline (progress lines redrawn in place).
@@ -36,58 +55,69 @@ public struct CommandContext: Sendable {
         _ = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
     }
 
+    /// Prints `text` and a newline on standard error.
     public func err(_ text: String) {
-        write(text, to: STDERR_FILENO)
+        Terminal.write(text.hasSuffix("\n") ? text : text + "\n", to: errorDescriptor)
     }
 
-    private func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
-        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if written <= 0 { if errno == EINTR { continue } else { return } }
-            offset += written
-        }
+    /// Sends one request and waits for its answer; an error answer becomes a `CommandFailure`
+    /// with a next step.
+    public func request(_ request: ControlRequest, timeout: Duration = .seconds(10)) throws(CommandFailure) -> ControlResponse {
+        try exchange(request, timeout: timeout).response
     }
 
-    /// Sends one request and waits for its answer.
-    public func request(_ request: ControlRequest) throws(CommandFailure) -> ControlResponse {
-        let unreachable = CommandFailure(
-            exitStatus: 5,
-            message: "cannot reach agentd at \(socketPath) (is it running? try systemctl status agentd)")
+    /// Sends one request; returns the decoded answer and its raw JSON line (for fields this
+    /// agentctl does not know yet).
+    public func exchange(_ request: ControlRequest, timeout: Duration = .seconds(10))
+        throws(CommandFailure) -> (response: ControlResponse, line: [UInt8]) {
         let client: ControlClient
         do {
-            client = try ControlClient.connect(path: socketPath)
+            client = try ControlClient.connect(path: socketPath, timeout: min(timeout, .seconds(5)))
         } catch {
-            throw unreachable
+            throw connectFailure(error)
         }
+        let line: [UInt8]
         do {
             try client.send(line: try MessageCoding.encodeLine(request))
-            guard let line = try client.readLine(timeout: .seconds(10)) else {
-                throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) closed the connection without answering (see journalctl -u agentd)")
+            guard let answer = try client.readLine(timeout: timeout) else {
+                throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) closed the connection without answering (see journalctl -u agentd)",
+                                     agentUnreachable: true)
             }
-            let response = try MessageCoding.decode(ControlResponse.self, from: line)
-            if let error = response.error {
-                throw CommandFailure(exitStatus: error.code.exitStatus, message: error.message)
-            }
-            return response
+            line = answer
         } catch let failure as CommandFailure {
             throw failure
+        } catch SocketError.timedOut {
+            throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) did not answer within \(timeout.components.seconds) s (it may be overloaded or stuck; see journalctl -u agentd)",
+                                 agentUnreachable: true)
         } catch {
-            throw CommandFailure(exitStatus: 5, message: "talking to agentd at \(socketPath) failed: \(error)")
+            throw CommandFailure(exitStatus: 5, message: "talking to agentd at \(socketPath) failed: \(error) (see journalctl -u agentd)",
+                                 agentUnreachable: true)
         }
+        let response: ControlResponse
+        do {
+            response = try MessageCoding.decode(ControlResponse.self, from: line)
+        } catch {
+            throw CommandFailure(exitStatus: 1, message: "agentd's answer could not be read (agentctl \(AgentVersion.string) and this agentd may be different versions; compare agentctl --version with agentctl status --json, and restart agentd after an upgrade)")
+        }
+        if let error = response.error {
+            throw CommandFailure(error, command: request.command)
+        }
+        return (response, line)
     }
-}
 
-/// A command that could not do its work: the message says what to do next; the status follows
-/// DESIGN §8 (1 error, 2 usage, 3 not-permitted, 4 too-many-pending, 5 unavailable).
-public struct CommandFailure: Error, Sendable {
-    public var exitStatus: Int32
-    public var message: String
-
-    public init(exitStatus: Int32, message: String) {
-        self.exitStatus = exitStatus
-        self.message = message
+    /// Why connecting failed, in words that say what to do.
+    func connectFailure(_ error: any Error) -> CommandFailure {
+        switch error as? SocketError {
+        case .permissionDenied?:
+            return CommandFailure(exitStatus: 5, message: "not allowed to connect to agentd at \(socketPath) (run agentctl as root, or join group agentd: sudo adduser $USER agentd, then log in again)")
+        case .pathTooLong?:
+            return CommandFailure(exitStatus: 5, message: "socket path too long (at most 107 bytes): \(socketPath) (give a shorter --socket PATH)")
+        case .timedOut?:
+            return CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) is not accepting connections (it may be overloaded or stuck; see journalctl -u agentd)",
+                                  agentUnreachable: true)
+        default:
+            return CommandFailure(exitStatus: 5, message: "cannot reach agentd at \(socketPath) (is it running? try systemctl status agentd)",
+                                  agentUnreachable: true)
+        }
     }
 }

@@ -20,6 +20,16 @@ private func run(_ arguments: [String]) throws -> ParsedCommand {
     #expect(after.value("socket") == "/tmp/t.sock")
 }
 
+@Test func watchTakesAnIntervalAndACount() throws {
+    let parsed = try run(["watch", "--interval", "0.5", "--count", "3"])
+    #expect(parsed.path == ["watch"])
+    #expect(parsed.value("interval") == "0.5")
+    #expect(try WatchCommand.Options(parsed).intervalMilliseconds == 500)
+    #expect(try WatchCommand.Options(parsed).count == 3)
+    #expect(throws: UsageError.self) { _ = try WatchCommand.Options(try run(["watch", "--interval", "0.01"])) }
+    #expect(throws: UsageError.self) { _ = try WatchCommand.Options(try run(["watch", "--count", "0"])) }
+}
+
 @Test func checkTakesAnOptionalDirectory() throws {
     #expect(try run(["check"]).arguments == [])
     #expect(try run(["check", "/etc/agentd"]).arguments == ["/etc/agentd"])
@@ -58,37 +68,10 @@ private func run(_ arguments: [String]) throws -> ParsedCommand {
     }
 }
 
-@Test func helpIsAvailableOnEveryCommandAndNamesItsExample() throws {
-    for command in AgentControl.root.subcommands {
-        let outcome = try parser.parse([command.name, "--help"])
-        #expect(outcome == .help(commandPath: [command.name]))
-        let text = AgentControl.help(for: [command.name], parser: parser)
-        #expect(text.contains("Usage: agentctl \(command.name)"))
-        #expect(text.contains("Examples:"))
-        #expect(text.contains("--socket PATH"))
-    }
-}
-
 @Test func versionIsAGlobalFlag() throws {
     #expect(try parser.parse(["--version"]) == .version)
 }
 
 @Test func wordsAfterDoubleDashAreRefusedWhereNotAccepted() {
     #expect(throws: UsageError.self) { _ = try parser.parse(["status", "--", "x"]) }
-}
-
-@Test func tablesPadColumnsAndCutTheLastToTheWidth() {
-    let table = Table(headers: ["ID", "STATE"], rows: [["local.a", "registered"], ["b", String(repeating: "x", count: 50)]])
-    let lines = table.render(width: 30).split(separator: "\n")
-    #expect(lines[0] == "ID       STATE")
-    #expect(lines[1] == "local.a  registered")
-    #expect(lines[2].count == 30)
-    #expect(lines[2].hasSuffix("…"))
-}
-
-@Test func humanTimeReadsLikePeopleSpeak() {
-    #expect(HumanTime.span(seconds: 42) == "42 s")
-    #expect(HumanTime.span(seconds: 240) == "4 min")
-    #expect(HumanTime.span(seconds: 7500) == "2 h 5 min")
-    #expect(HumanTime.span(seconds: 3 * 86_400) == "3 d")
 }

@@ -15,27 +15,46 @@ enum CheckCommand {
         run: { parsed, context in
             let directory = parsed.argument(0) ?? "/etc/agentd"
             var info = stat()
-            guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                throw CommandFailure(exitStatus: 1, message: "\(directory) is not a directory (give the config directory, e.g. /etc/agentd)")
+            guard stat(directory, &info) == 0 else {
+                let reason = String(cString: strerror(errno))
+                throw CommandFailure(exitStatus: 1, message: "cannot read \(directory): \(reason) (give the config directory, e.g. agentctl check /etc/agentd)")
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw CommandFailure(exitStatus: 1, message: "\(directory) is not a directory (give the config directory, e.g. agentctl check /etc/agentd)")
             }
             let user = SystemFactsProbe.currentUser()
             var loader = ConfigLoader(configDirectory: directory, agentUID: user.uid,
                                       agentUserName: user.name, privileged: geteuid() == 0)
             _ = loader.loadAll()
             let registry = loader.registry
-            let diagnostics = registry.diagnostics
-            let errors = diagnostics.filter { $0.severity == .error }.count
+            let report = CheckReport(directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,
+                                     diagnostics: registry.diagnostics)
             if parsed.flag("json") {
-                context.out(try MessageCoding.encodePretty(CheckReport(
-                    directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,
-                    diagnostics: diagnostics)))
+                context.out(try MessageCoding.encodePretty(report))
             } else {
-                for diagnostic in diagnostics { context.out(diagnostic.description) }
-                let warnings = diagnostics.count - errors
-                context.out("\(directory): \(registry.manifestCount) manifests, \(registry.jobCount) jobs, \(errors) errors, \(warnings) warnings")
+                context.out(render(report, style: context.style))
             }
-            return errors == 0 ? 0 : 1
+            return report.errorCount == 0 ? 0 : 1
         })
+
+    /// Every diagnostic on its own line (`path:line: message`, as compilers print them, so editors
+    /// can jump to it), then a summary: green when there is no error, red otherwise.
+    static func render(_ report: CheckReport, style: Style) -> String {
+        var lines = report.diagnostics.map { line($0, style: style) }
+        let errors = report.errorCount
+        let warnings = report.diagnostics.count - errors
+        let summary = "\(report.directory): \(report.manifests) manifests, \(report.jobs) jobs, \(errors) errors, \(warnings) warnings"
+        lines.append(style.apply(errors > 0 ? .error : .success, summary))
+        if errors > 0 {
+            lines.append(style.dim("Fix the files above; a running agentd picks up the changes by itself."))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One diagnostic, red for an error and yellow for a warning.
+    static func line(_ diagnostic: ConfigDiagnostic, style: Style) -> String {
+        style.apply(diagnostic.severity == .error ? .error : .warning, DisplayText.sanitized(diagnostic.description))
+    }
 }
 
 /// `agentctl check --json` output.
@@ -44,4 +63,6 @@ struct CheckReport: Codable {
     var manifests: Int
     var jobs: Int
     var diagnostics: [ConfigDiagnostic]
+
+    var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
 }

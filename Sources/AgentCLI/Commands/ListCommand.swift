@@ -3,7 +3,7 @@ import AgentProtocol
 /// `agentctl list`: every job file the agent has read, with its state.
 enum ListCommand {
     static let spec = CommandSpec(
-        name: "list", abstract: "List jobs: identifier, kind, state and the file they came from.",
+        name: "list", abstract: "List jobs: identifier, kind, interval, the file they came from and their state.",
         examples: ["agentctl list", "agentctl list --json"],
         options: [jsonOption],
         run: { parsed, context in
@@ -11,15 +11,32 @@ enum ListCommand {
             let jobs = response.jobs ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(jobs))
-            } else if jobs.isEmpty {
-                context.out("No jobs. Drop a job file or an executable script into the config directory's jobs.d/.")
             } else {
-                let rows = jobs.map { job in
-                    [job.identifier, job.kind, job.waiting.map { $0 == "running" ? "running" : "waiting: \($0)" } ?? job.state, job.source]
-                }
-                context.out(Table(headers: ["IDENTIFIER", "KIND", "STATE", "SOURCE"], rows: rows)
-                    .render(width: context.terminalWidth))
+                context.out(render(jobs, context: context))
             }
             return 0
         })
+
+    static func render(_ jobs: [JobSummary], context: CommandContext) -> String {
+        guard !jobs.isEmpty else {
+            return "No jobs. Drop a job file or an executable script into the config directory's jobs.d/ (agentctl check shows what agentd would make of it)."
+        }
+        let rows = jobs.map { job -> [Table.Cell] in
+            [Table.Cell(job.identifier),
+             Table.Cell(job.kind),
+             job.intervalSeconds.map { Table.Cell(HumanTime.span(seconds: $0)) } ?? Table.Cell("-", .dim),
+             Table.Cell(job.source),
+             job.waiting.map { Table.Cell($0 == "running" ? "running" : "waiting: \($0)", .warning) }
+                ?? Table.Cell(job.state, role(forState: job.state))]
+        }
+        return Table(columns: ["IDENTIFIER", .fixed("KIND"), .fixed("EVERY"), "SOURCE", "STATE"], rows: rows)
+            .render(width: context.terminalWidth, style: context.style)
+    }
+
+    /// `registered` green, `not-permitted: …` red, anything else (`duplicate of …`) yellow.
+    static func role(forState state: String) -> Style.Role {
+        if state == "registered" { return .success }
+        if state.hasPrefix("not-permitted") { return .error }
+        return .warning
+    }
 }

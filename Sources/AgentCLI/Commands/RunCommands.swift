@@ -39,7 +39,7 @@ enum RunCommands {
             var limit: Int?
             if let text = parsed.value("limit") {
                 guard let value = Int(text), value > 0 else {
-                    throw UsageError(message: "--limit: \"\(text)\" is not a positive number", commandPath: ["history"])
+                    throw UsageError(message: "--limit: \"\(text)\" is not a positive number (e.g. --limit 5)", commandPath: ["history"])
                 }
                 limit = value
             }
@@ -47,27 +47,37 @@ enum RunCommands {
             let runs = response.runs ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(runs))
-            } else if runs.isEmpty {
-                context.out("No runs yet.")
             } else {
                 context.out(render(runs, context: context))
             }
             return 0
         })
 
+    /// Runs newest first: when they started (`2 h ago`, `12:05`), how long they took, and how they
+    /// ended, coloured by outcome.
     static func render(_ runs: [RunRecord], context: CommandContext) -> String {
-        let rows = runs.map { run -> [String] in
-            let duration = run.endedAt.map { HumanTime.precise(milliseconds: $0 - run.startedAt) } ?? "running"
-            return [run.runID, run.identifier, run.reason, HumanTime.ago(seconds: context.now - run.startedAt / 1000),
-                    duration, run.stopReason ?? "running"]
+        guard !runs.isEmpty else {
+            return "No runs yet (agentctl simulate launch ID starts one now)."
         }
-        return Table(headers: ["RUN", "IDENTIFIER", "REASON", "STARTED", "DURATION", "RESULT"], rows: rows)
-            .render(width: context.terminalWidth)
+        let nowMilliseconds = context.clock.now()
+        let rows = runs.map { run -> [Table.Cell] in
+            let duration = HumanTime.duration(milliseconds: (run.endedAt ?? nowMilliseconds) - run.startedAt)
+            let result = run.stopReason ?? "running"
+            return [Table.Cell(run.runID),
+                    Table.Cell(run.identifier),
+                    Table.Cell(run.reason),
+                    Table.Cell(HumanTime.moment(DisplayClock.floorDivide(run.startedAt, 1000), clock: context.clock)),
+                    Table.Cell(duration, run.endedAt == nil ? .running : nil),
+                    Table.Cell(result, Style.role(forStopReason: run.stopReason))]
+        }
+        return Table(columns: [.fixed("RUN"), "IDENTIFIER", .fixed("REASON"), .fixed("STARTED"), .fixed("DURATION"), "RESULT"],
+                     rows: rows)
+            .render(width: context.terminalWidth, style: context.style)
     }
 
     private static func change(_ command: ControlCommand, _ target: String?, _ context: CommandContext) throws -> Int32 {
         let response = try context.request(ControlRequest(command: command, target: target))
-        context.out(response.message ?? "ok")
+        context.out(context.style.success(DisplayText.sanitized(response.message ?? "ok")))
         return 0
     }
 }

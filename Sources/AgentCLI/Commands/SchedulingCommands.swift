@@ -153,7 +153,7 @@ enum SubmitWait {
                 }
                 let status = try context.request(ControlRequest(command: .status)).status
                 let live = status?.running.first { $0.runID == run.runID }
-                let line = progressLine(live, run: run, width: context.terminalWidth)
+                let line = progressLine(live, run: run, width: context.terminalWidth ?? 80)
                 if line != lastLine {
                     if context.isTerminal {
                         context.outRaw("\r\u{1B}[K" + line)

@@ -1,82 +1,111 @@
+import AgentCore
 import AgentProtocol
 
 /// `agentctl status`: the agent, its config and its work at a glance.
 enum StatusCommand {
     static let spec = CommandSpec(
         name: "status", abstract: "Show the agent, its config errors, running and waiting work.",
+        discussion: "Running runs show how long they have run, the time left before MaxRuntime expires them\n(or expiring/cancelled once they are being stopped), their progress and title.",
         examples: ["agentctl status", "agentctl status --json | jq .diagnostics"],
         options: [jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .status))
+            let (response, line) = try context.exchange(ControlRequest(command: .status))
             guard let status = response.status else {
-                throw CommandFailure(exitStatus: 1, message: "agentd sent no status (is agentctl newer than agentd?)")
+                throw CommandFailure(exitStatus: 1, message: "agentd answered without a status report (agentctl \(AgentVersion.string) may be newer than agentd; restart agentd after an upgrade)")
             }
-            context.out(parsed.flag("json") ? try MessageCoding.encodePretty(status) : render(status, context: context))
+            if parsed.flag("json") {
+                context.out(try MessageCoding.encodePretty(status))
+            } else {
+                context.out(render(status, raw: JSONValue.parse(line)?["status"], context: context))
+            }
             return 0
         })
 
-    static func render(_ status: StatusReport, context: CommandContext) -> String {
-        let errors = status.diagnostics.filter { $0.severity == .error }
-        let warnings = status.diagnostics.filter { $0.severity == .warning }
+    static func render(_ status: StatusReport, raw: JSONValue? = nil, context: CommandContext) -> String {
+        let style = context.style
+        let errors = status.diagnostics.filter { $0.severity == .error }.count
+        let warnings = status.diagnostics.count - errors
+        let errorText = style.apply(errors > 0 ? .error : nil, "\(errors) errors")
+        let warningText = style.apply(warnings > 0 ? .warning : nil, "\(warnings) warnings")
         var lines = [
             "agentd \(status.version), up \(HumanTime.span(seconds: status.uptimeSeconds)) (pid \(status.pid))",
-            "config:   \(status.configDirectory): \(status.manifestCount) manifests, \(status.jobCount) jobs, \(errors.count) errors, \(warnings.count) warnings",
+            "config:   \(status.configDirectory): \(status.manifestCount) manifests, \(status.jobCount) jobs, \(errorText), \(warningText)",
             "state:    \(status.stateDirectory)",
             "socket:   \(status.socketPath)",
         ]
         if let left = status.budgetLeft, let budget = status.dailyBudget {
             lines.append("budget:   \(left) of \(budget) discretionary launches left today" + (status.paused == true ? "; PAUSED (agentctl resume)" : ""))
         }
+        if let conditions = ConditionsLine.text(from: raw) {
+            lines.append("policy:   \(conditions)")
+        }
         if let problem = status.stateError {
-            lines.append(Style.error("state error: \(problem)", context))
+            lines.append(style.error("state error: \(DisplayText.sanitized(problem))"))
         }
         if !status.diagnostics.isEmpty {
             lines.append("")
-            lines.append("Config problems:")
+            lines.append("Config problems (agentctl check \(status.configDirectory) shows the same offline):")
             for diagnostic in status.diagnostics {
-                let text = "  " + diagnostic.description
-                lines.append(diagnostic.severity == .error ? Style.error(text, context) : Style.warning(text, context))
+                lines.append("  " + CheckCommand.line(diagnostic, style: style))
             }
         }
         lines.append("")
         if status.running.isEmpty {
-            lines.append("Running: none")
+            lines.append("Running: " + style.dim("none"))
         } else {
             lines.append("Running:")
-            let rows = status.running.map { run -> [String] in
-                let left = run.stopping ?? run.deadline.map { HumanTime.span(seconds: $0 - context.now) } ?? "-"
-                let text = [run.title, run.subtitle, run.statusText].compactMap { $0 }.joined(separator: " — ")
-                return [run.identifier, run.runID, HumanTime.span(seconds: context.now - run.startedAt), left,
-                        run.progress.map { "\(Int($0 * 100))%" } ?? "-", text]
-            }
-            lines.append(Table(headers: ["IDENTIFIER", "RUN", "ELAPSED", "LEFT", "PROGRESS", "TITLE / STATUS"], rows: rows)
-                .render(width: context.terminalWidth))
+            lines.append(runningTable(status.running, context: context).render(width: context.terminalWidth, style: style))
+            lines.append("")
         }
         if status.pending.isEmpty {
-            lines.append("Waiting: none")
+            lines.append("Waiting: " + style.dim("none"))
         } else {
             lines.append("Waiting:")
-            let rows = status.pending.map { [$0.identifier, $0.kind, $0.waitingFor] }
-            lines.append(Table(headers: ["IDENTIFIER", "KIND", "WAITING FOR"], rows: rows)
-                .render(width: context.terminalWidth))
+            let rows = status.pending.map { pending -> [Table.Cell] in
+                [Table.Cell(pending.identifier), Table.Cell(pending.kind), Table.Cell(pending.waitingFor, .warning)]
+            }
+            lines.append(Table(columns: ["IDENTIFIER", .fixed("KIND"), "WAITING FOR"], rows: rows)
+                .render(width: context.terminalWidth, style: style))
             if let count = status.pendingCount, count > status.pending.count {
                 lines.append("… and \(count - status.pending.count) more (agentctl pending)")
             }
         }
         return lines.joined(separator: "\n")
     }
+
+    static func runningTable(_ runs: [RunSummary], context: CommandContext) -> Table {
+        let now = context.now
+        let rows = runs.map { run -> [Table.Cell] in
+            let left = timeLeft(run, now: now)
+            let text = [run.title, run.subtitle, run.statusText].compactMap { $0 }.joined(separator: " — ")
+            return [
+                Table.Cell(run.identifier, .running),
+                Table.Cell(run.runID),
+                Table.Cell(HumanTime.span(seconds: now - run.startedAt)),
+                Table.Cell(left.text, left.role),
+                run.progress.map { Table.Cell("\(percent($0))%") } ?? Table.Cell("-", .dim),
+                Table.Cell(text),
+            ]
+        }
+        return Table(columns: ["IDENTIFIER", .fixed("RUN"), .fixed("ELAPSED"), .fixed("LEFT"), .fixed("PROGRESS"), "TITLE / STATUS"],
+                     rows: rows)
+    }
+
+    /// Time left before MaxRuntime expires a run: `in 4 min`; `expiring` or `cancelled` once the
+    /// agent is stopping it (or its deadline passed); `-` without a MaxRuntime.
+    static func timeLeft(_ run: RunSummary, now: Int64) -> (text: String, role: Style.Role?) {
+        if let stopping = run.stopping {
+            return (stopping == "cancelled" ? "cancelled" : "expiring", .warning)
+        }
+        guard let deadline = run.deadline else { return ("-", .dim) }
+        return deadline > now ? (HumanTime.until(seconds: deadline - now), nil) : ("expiring", .warning)
+    }
+
+    /// Whole percent, rounded down (0.29 stays 29).
+    static func percent(_ fraction: Double) -> Int {
+        fraction.isNaN ? 0 : min(100, max(0, Int(fraction * 100 + 1e-9)))
+    }
 }
 
 /// `--json`, shared by every read command.
 let jsonOption = OptionSpec(long: "json", help: "Print JSON for scripts instead of a table.")
-
-/// Colour only on a terminal, never with NO_COLOR.
-enum Style {
-    static func error(_ text: String, _ context: CommandContext) -> String {
-        context.useColor ? "\u{1B}[31m\(text)\u{1B}[0m" : text
-    }
-
-    static func warning(_ text: String, _ context: CommandContext) -> String {
-        context.useColor ? "\u{1B}[33m\(text)\u{1B}[0m" : text
-    }
-}

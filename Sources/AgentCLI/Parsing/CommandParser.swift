@@ -20,6 +20,8 @@ public struct CommandParser: Sendable {
                 return .help(commandPath: path)
             case .long("version", _) where path.isEmpty:
                 return .version
+            case .long("version", _):
+                throw UsageError(message: "--version is an option of agentctl itself (agentctl --version)", commandPath: path)
             case .long(let name, let inline):
                 guard let option = available.first(where: { $0.long == name }) else {
                     throw UsageError(message: "unknown option '--\(name)'", commandPath: path)

@@ -1,0 +1,162 @@
+import AgentCore
+import AgentProtocol
+
+/// What `agentctl watch` draws, as a pure function of what the agent answered, the screen size
+/// and the clock — so it can be tested line by line.
+///
+/// ```
+/// agentd 0.1.0 · up 3 min 20 s · 1 manifest, 2 jobs · no config problems
+/// power: not reported by this agentd
+///
+/// Running (1)
+///   local.export  r000003  simulated · 12 s · ends in 4 min
+///     [##########--------------] 42%  Exporting Photos
+///                                     42 of 100 complete
+///
+/// Waiting: none
+///
+/// Ctrl-C to quit · every 1 s
+/// ```
+public enum WatchView {
+    /// What the last poll produced.
+    public enum Snapshot: Sendable {
+        /// The agent answered with its status (and the raw JSON of it, for fields this agentctl
+        /// does not know by name).
+        case status(StatusReport, raw: JSONValue?)
+        /// Nothing answered at the socket; `lastAnswer` is when something last did (Unix seconds).
+        case unreachable(socketPath: String, lastAnswer: Int64?)
+        /// The agent answered with an error (access denied, an incompatible version…).
+        case failed(message: String)
+    }
+
+    /// The screen as lines, each at most `width` columns (nil: no limit), at most `height` lines
+    /// (nil: no limit; the last shown line then says how many were left out). `footer` is the
+    /// hint line at the bottom of the live view (nil for plain snapshots).
+    public static func lines(_ snapshot: Snapshot, width: Int?, height: Int?, clock: DisplayClock,
+                             footer: String?) -> [StyledText] {
+        var lines: [StyledText]
+        switch snapshot {
+        case .status(let status, let raw):
+            lines = statusLines(status, raw: raw, width: width ?? 80, clock: clock)
+        case .unreachable(let path, let lastAnswer):
+            lines = [StyledText("agentd is not answering at \(path) (retrying…)", .warning)]
+            if let lastAnswer {
+                lines.append(StyledText("last answer \(HumanTime.moment(lastAnswer, clock: clock))", .dim))
+            }
+            lines.append(StyledText("Start it with systemctl start agentd, or point --socket at the agent you mean.", .dim))
+        case .failed(let message):
+            lines = [StyledText(DisplayText.sanitized(message), .error), StyledText("(retrying…)", .dim)]
+        }
+        if let footer {
+            lines += ["", StyledText(footer, .dim)]
+        }
+        return fit(lines, width: width, height: height)
+    }
+
+    /// Cuts every line to `width` and, when there are more than `height` lines, keeps the first
+    /// ones and says how many were left out in the last.
+    public static func fit(_ lines: [StyledText], width: Int?, height: Int?) -> [StyledText] {
+        var lines = lines
+        if let height, height > 0, lines.count > height {
+            let hidden = lines.count - (height - 1)
+            lines = Array(lines.prefix(height - 1))
+            lines.append(StyledText("… \(hidden) more lines (a taller terminal shows them; agentctl status lists everything)", .dim))
+        }
+        return lines.map { line in
+            (width.map { line.cut(to: $0) } ?? line).trimmingTrailingSpaces()
+        }
+    }
+
+    static func statusLines(_ status: StatusReport, raw: JSONValue?, width: Int, clock: DisplayClock) -> [StyledText] {
+        let now = clock.nowSeconds
+        var lines: [StyledText] = [header(status)]
+        if let conditions = ConditionsLine.text(from: raw) {
+            lines.append(StyledText(conditions))
+        } else {
+            lines.append(StyledText("power: not reported by agentd \(status.version)", .dim))
+        }
+        if let problem = status.stateError {
+            lines.append(StyledText("state: \(DisplayText.sanitized(problem))", .error))
+        }
+        lines.append("")
+        if status.running.isEmpty {
+            lines.append(StyledText("Running: ", .bold) + StyledText("none", .dim))
+        } else {
+            lines.append(StyledText("Running (\(status.running.count))", .bold))
+            let identifierWidth = status.running.map { DisplayText.width($0.identifier) }.max() ?? 0
+            for run in status.running {
+                lines += runLines(run, identifierWidth: identifierWidth, width: width, now: now)
+            }
+        }
+        lines.append("")
+        if status.pending.isEmpty {
+            lines.append(StyledText("Waiting: ", .bold) + StyledText("none", .dim))
+        } else {
+            lines.append(StyledText("Waiting (\(status.pending.count))", .bold))
+            let identifierWidth = status.pending.map { DisplayText.width($0.identifier) }.max() ?? 0
+            let kindWidth = status.pending.map { DisplayText.width($0.kind) }.max() ?? 0
+            for pending in status.pending {
+                lines.append(StyledText("  " + DisplayText.pad(DisplayText.sanitized(pending.identifier), to: identifierWidth) + "  ")
+                    + StyledText(DisplayText.pad(pending.kind, to: kindWidth) + "  ", .dim)
+                    + StyledText(DisplayText.sanitized(pending.waitingFor), .warning))
+            }
+        }
+        return lines
+    }
+
+    /// `agentd 0.1.0 · up 3 min 20 s · 1 manifest, 2 jobs · 2 errors, 1 warning`.
+    static func header(_ status: StatusReport) -> StyledText {
+        let errors = status.diagnostics.filter { $0.severity == .error }.count
+        let warnings = status.diagnostics.count - errors
+        var text = StyledText("agentd \(status.version)", .bold)
+            + StyledText(" · up \(HumanTime.span(seconds: status.uptimeSeconds)) · "
+                + "\(plural(status.manifestCount, "manifest")), \(plural(status.jobCount, "job")) · ")
+        if errors == 0 && warnings == 0 {
+            text += StyledText("no config problems", .success)
+        } else {
+            if errors > 0 { text += StyledText(plural(errors, "error"), .error) }
+            if errors > 0 && warnings > 0 { text += ", " }
+            if warnings > 0 { text += StyledText(plural(warnings, "warning"), .warning) }
+            text += StyledText(" (agentctl status)", .dim)
+        }
+        return text
+    }
+
+    /// Two or three lines per run: who and how long; the progress bar and title; the subtitle and
+    /// status text, aligned under the title.
+    static func runLines(_ run: RunSummary, identifierWidth: Int, width: Int, now: Int64) -> [StyledText] {
+        var first = StyledText("  ") + StyledText(DisplayText.pad(DisplayText.sanitized(run.identifier), to: identifierWidth), .running)
+            + StyledText("  \(run.runID)", .dim) + StyledText("  \(run.reason) · \(HumanTime.span(seconds: now - run.startedAt))")
+        let left = StatusCommand.timeLeft(run, now: now)
+        if left.text != "-" {
+            first += StyledText(" · ") + StyledText(left.role == nil ? "ends \(left.text)" : left.text, left.role)
+        }
+        let indent = "    "
+        let cells = ProgressBar.cells(forLineWidth: width)
+        let barWidth = ProgressBar.width(cells: cells)
+        var second = StyledText(indent)
+        if let progress = run.progress {
+            second += StyledText(DisplayText.pad(ProgressBar.render(fraction: progress, cells: cells), to: barWidth))
+        } else {
+            second += StyledText(DisplayText.pad("no progress reported", to: barWidth), .dim)
+        }
+        // The title beside the bar, the subtitle and status text under it; without a title they
+        // move up beside the bar.
+        var detail = [run.subtitle, run.statusText].compactMap { $0 }.map(DisplayText.sanitized).joined(separator: " · ")
+        if let title = run.title {
+            second += StyledText("  " + DisplayText.sanitized(title))
+        } else if !detail.isEmpty {
+            second += StyledText("  " + detail, .dim)
+            detail = ""
+        }
+        var lines = [second]
+        if !detail.isEmpty {
+            lines.append(StyledText(String(repeating: " ", count: indent.count + barWidth + 2)) + StyledText(detail, .dim))
+        }
+        return [first] + lines
+    }
+
+    static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}

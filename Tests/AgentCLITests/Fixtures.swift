@@ -1,0 +1,95 @@
+import AgentCore
+import AgentProtocol
+@testable import AgentCLI
+
+/// Fixed values for output tests: an agent caught in the middle of its work, seen on
+/// Monday 2026-11-30 at 14:30:00 local time (UTC+01:00), whatever the machine's clock and zone.
+enum Fixture {
+    /// 2026-11-30 13:30:00 UTC.
+    static let now: Int64 = 1_796_045_400
+    static let zone = DisplayClock.Zone.fixedOffset(seconds: 3600)
+    static let clock = DisplayClock.fixed(milliseconds: now * 1000, zone: zone)
+
+    /// A context as agentctl has it with `COLUMNS=80` on a pipe.
+    static func context(width: Int? = 80, style: Style = .plain) -> CommandContext {
+        CommandContext(socketPath: "/run/agentd/agentd.sock", terminalWidth: width, style: style, clock: clock)
+    }
+
+    static let diagnostics = [
+        ConfigDiagnostic(path: "jobs.d/backup.job", line: 4, severity: .error,
+                         message: "Interval: \"soon\" is not a time span (e.g. 30s, 15min, 1h, 1d)"),
+        ConfigDiagnostic(path: "jobs.d/photos.job", line: 7, severity: .warning,
+                         message: "RequiresNetwork=: unknown key, ignored"),
+    ]
+
+    static let running = [
+        RunSummary(runID: "r000042", identifier: "local.photos.export", kind: "continued", reason: "request",
+                   pid: 4242, startedAt: now - 200, deadline: now + 250, progress: 0.42,
+                   title: "Exporting Photos", subtitle: "42 of 100 complete", statusText: nil),
+        RunSummary(runID: "r000043", identifier: "local.tidy-tmp", kind: "processing", reason: "interval",
+                   pid: 4243, startedAt: now - 3725, deadline: now - 5, progress: nil,
+                   title: nil, subtitle: nil, statusText: "waiting for the disk", stopping: "expired(max-runtime)"),
+        RunSummary(runID: "r000044", identifier: "local.mirror", kind: "processing", reason: "simulated",
+                   pid: 4244, startedAt: now - 2, deadline: nil, progress: 1.0,
+                   title: "Mirroring a rather long list of repositories to the backup disk in the basement",
+                   subtitle: nil, statusText: nil, stopping: "cancelled"),
+    ]
+
+    static let pending = [
+        PendingSummary(identifier: "local.backup", kind: "processing", waitingFor: "external power"),
+        PendingSummary(identifier: "local.refresh-feeds", kind: "refresh", waitingFor: "interval (earliest 14:05)"),
+    ]
+
+    static func status(running: [RunSummary] = running, pending: [PendingSummary] = pending,
+                       diagnostics: [ConfigDiagnostic] = diagnostics, stateError: String? = nil) -> StatusReport {
+        StatusReport(version: "0.1.0", pid: 812, startedAt: now - 200_000, uptimeSeconds: 200_000,
+                     configDirectory: "/etc/agentd", stateDirectory: "/var/lib/agentd",
+                     socketPath: "/run/agentd/agentd.sock", manifestCount: 2, jobCount: 6,
+                     diagnostics: diagnostics, stateError: stateError, running: running, pending: pending)
+    }
+
+    static let jobs = [
+        JobSummary(identifier: "local.backup", kind: "processing", source: "jobs.d/backup.job", state: "registered",
+                   exec: ["/usr/lib/agentd/plugins/backup"], intervalSeconds: 86_400),
+        JobSummary(identifier: "local.photos.export", kind: "continued", source: "jobs.d/photos.job",
+                   state: "registered", exec: ["/usr/lib/agentd/plugins/example-export", "--fast"], intervalSeconds: nil),
+        JobSummary(identifier: "local.tidy-tmp", kind: "processing", source: "jobs.d/tidy-tmp", state: "registered",
+                   exec: ["/etc/agentd/jobs.d/tidy-tmp"], intervalSeconds: 3600),
+        JobSummary(identifier: "local.tidy-tmp", kind: "processing", source: "jobs.d/tidy-tmp-copy.job",
+                   state: "duplicate of jobs.d/tidy-tmp", exec: ["/bin/true"], intervalSeconds: 3600),
+        JobSummary(identifier: "com.example.sync", kind: "refresh", source: "jobs.d/sync.job",
+                   state: "not-permitted: no manifest permits com.example.sync; add it (or com.example.*) to PermittedIdentifiers= of a manifest in manifests.d/",
+                   exec: ["/opt/sync"], intervalSeconds: 900),
+    ]
+
+    /// Milliseconds for history.
+    static let nowMs = now * 1000
+
+    static let runs = [
+        RunRecord(runID: "r000044", identifier: "local.mirror", kind: "processing", reason: "simulated",
+                  startedAt: nowMs - 2_400, endedAt: nil, stopReason: nil, exitStatus: nil, signal: nil,
+                  progress: 1.0, title: "Mirroring", logTail: []),
+        RunRecord(runID: "r000041", identifier: "local.tidy-tmp", kind: "processing", reason: "interval",
+                  startedAt: nowMs - 42_000, endedAt: nowMs - 41_600, stopReason: "success", exitStatus: 0, signal: nil,
+                  progress: nil, title: nil, logTail: []),
+        RunRecord(runID: "r000040", identifier: "local.photos.export", kind: "continued", reason: "request",
+                  startedAt: nowMs - 2 * 3_600_000 - 300_000, endedAt: nowMs - 2 * 3_600_000 - 100_000,
+                  stopReason: "expired(no-progress)", exitStatus: nil, signal: 15, progress: 0.1, title: "Exporting Photos",
+                  logTail: ["exporting IMG_0001.HEIC", "exporting IMG_0002.HEIC"]),
+        RunRecord(runID: "r000039", identifier: "local.backup", kind: "processing", reason: "interval",
+                  // Today 09:05 local.
+                  startedAt: (now - 5 * 3600 - 25 * 60) * 1000, endedAt: (now - 5 * 3600 - 25 * 60) * 1000 + 3_723_000,
+                  stopReason: "failure(exit 3)", exitStatus: 3, signal: nil, progress: nil, title: nil,
+                  logTail: ["rsync: connection refused"]),
+        RunRecord(runID: "r000031", identifier: "local.backup", kind: "processing", reason: "catch-up",
+                  // Friday 2026-11-27 23:59 local.
+                  startedAt: (now - 2 * 86_400 - 14 * 3600 - 31 * 60) * 1000, endedAt: (now - 2 * 86_400 - 14 * 3600 - 31 * 60) * 1000 + 200_000,
+                  stopReason: "crashed(signal 11)", exitStatus: nil, signal: 11, progress: nil, title: nil, logTail: []),
+        RunRecord(runID: "r000002", identifier: "local.backup", kind: "processing", reason: "simulated",
+                  // 2026-11-16 10:00 local, two weeks ago.
+                  startedAt: (now - 14 * 86_400 - 4 * 3600 - 30 * 60) * 1000, endedAt: (now - 14 * 86_400 - 4 * 3600 - 30 * 60) * 1000 + 500,
+                  stopReason: "cancelled", exitStatus: nil, signal: 15, progress: nil, title: nil, logTail: []),
+    ]
+
+    static let checkReport = CheckReport(directory: "/etc/agentd", manifests: 2, jobs: 6, diagnostics: diagnostics)
+}

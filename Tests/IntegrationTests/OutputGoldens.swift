@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+/// Golden files for output of the real binaries, under Tests/Golden/integration/. Volatile values
+/// (pids, times, durations, the sandbox path) are normalised before comparing;
+/// `UPDATE_GOLDEN=1 swift test` rewrites the files instead (review the diff with git).
+enum OutputGoldens {
+    static let directory: String = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Golden").appendingPathComponent("integration").path
+    }()
+
+    static func expect(_ actual: String, matches name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let path = directory + "/" + name
+        let text = actual.hasSuffix("\n") ? actual : actual + "\n"
+        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            do {
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                Issue.record("cannot write golden file \(path): \(error)", sourceLocation: sourceLocation)
+            }
+            return
+        }
+        guard let expected = try? String(contentsOfFile: path, encoding: .utf8) else {
+            Issue.record("no golden file integration/\(name); create it with UPDATE_GOLDEN=1 swift test and review it",
+                         sourceLocation: sourceLocation)
+            return
+        }
+        if expected != text {
+            let a = expected.components(separatedBy: "\n"), b = text.components(separatedBy: "\n")
+            let first = Array(zip(a, b)).firstIndex { $0 != $1 } ?? min(a.count, b.count)
+            func line(_ lines: [String]) -> String { first < lines.count ? lines[first] : "(end)" }
+            Issue.record("output differs from Tests/Golden/integration/\(name) at line \(first + 1) (UPDATE_GOLDEN=1 swift test rewrites it if intended):\n- \(line(a))\n+ \(line(b))\nwhole output:\n\(text)",
+                         sourceLocation: sourceLocation)
+        }
+    }
+
+    /// `--json` output with volatile values replaced: pids by `<pid>`, times by `<time>`, uptime by
+    /// `<seconds>`, the sandbox path by `<sandbox>`; keys sorted, so only shape and stable values
+    /// remain.
+    static func normalisedJSON(_ text: String, sandbox: Sandbox) throws -> String {
+        let placeholders = ["pid": "<pid>", "startedAt": "<time>", "endedAt": "<time>", "deadline": "<time>",
+                            "uptimeSeconds": "<seconds>"]
+        func walk(_ value: Any, key: String?) -> Any {
+            if let key, let placeholder = placeholders[key], value is NSNumber { return placeholder }
+            switch value {
+            case let object as [String: Any]:
+                return Dictionary(uniqueKeysWithValues: object.map { ($0.key, walk($0.value, key: $0.key)) })
+            case let array as [Any]:
+                return array.map { walk($0, key: nil) }
+            case let string as String:
+                return string.replacingOccurrences(of: sandbox.root, with: "<sandbox>")
+            default:
+                return value
+            }
+        }
+        let object = walk(try JSONSerialization.jsonObject(with: Data(text.utf8)), key: nil)
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Table or screen text with the sandbox path replaced and each match of `volatile` (times,
+    /// durations, pids) replaced by `<t>`. A value padded in a table column (followed by two or
+    /// more blanks) is replaced together with its padding by `<t>` padded to the same length, so
+    /// the alignment of the columns after it is still compared; a value in running text is
+    /// replaced alone.
+    static func normalisedText(_ text: String, sandbox: Sandbox, volatile: [String]) -> String {
+        var result = text.replacingOccurrences(of: sandbox.root, with: "<sandbox>")
+        for pattern in volatile {
+            guard let regex = try? NSRegularExpression(pattern: "(?:\(pattern))( *)") else {
+                Issue.record("bad pattern \(pattern)")
+                continue
+            }
+            let matches = regex.matches(in: result, range: NSRange(result.startIndex..., in: result)).reversed()
+            for match in matches {
+                guard let whole = Range(match.range, in: result), let blanks = Range(match.range(at: match.numberOfRanges - 1), in: result) else { continue }
+                let placeholder = "<t>"
+                if result[blanks].count >= 2 {
+                    let length = result[whole].count
+                    result.replaceSubrange(whole, with: placeholder.padding(toLength: max(length, placeholder.count + 2), withPad: " ", startingAt: 0))
+                } else {
+                    result.replaceSubrange(whole.lowerBound..<blanks.lowerBound, with: placeholder)
+                }
+            }
+        }
+        return result.components(separatedBy: "\n")
+            .map { String($0.reversed().drop(while: { $0 == " " }).reversed()) }
+            .joined(separator: "\n")
+    }
+
+    /// Durations and moments as agentctl prints them: `12 s`, `3 min 20 s`, `0.4 s`, `just now`,
+    /// `5 s ago`, `in 29 min` — each with the blanks that pad it in its column.
+    static let timePatterns = [
+        #"(?<![\w.])(in )?\d+(\.\d)? (s|min|h|d)( \d+ (s|min|h))?( ago)?(?![\w])(?!\.)"#,
+        #"just now"#,
+        #"(?<=pid )\d+"#,
+    ]
+}
+
+/// An agent with a fixed set of jobs and two runs: `local.quick` finished, `local.export` running
+/// with a title, subtitle, status and 42 % progress — the same every time.
+struct FixtureAgent {
+    let sandbox: Sandbox
+    let agent: FileLoggedAgent
+
+    init() throws {
+        sandbox = try Sandbox()
+        let export = sandbox.root + "/export.sh"
+        try "#!/bin/bash\necho TITLE=Exporting Photos\necho SUBTITLE=42 of 100 complete\necho STATUS=copying\necho PROGRESS=42/100\nwhile :; do sleep 1; done\n"
+            .write(toFile: export, atomically: false, encoding: .utf8)
+        chmod(export, 0o755)
+        let quick = sandbox.root + "/quick.sh"
+        try "#!/bin/sh\necho TITLE=Tidied\necho PROGRESS=1/1\necho removed 3 files\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
+        chmod(quick, 0o755)
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=local.export\nKind=processing\nExec=\(export)\nMaxRuntime=30min\n")
+        try sandbox.write("jobs.d/quick.job", "[Job]\nIdentifier=local.quick\nKind=processing\nExec=\(quick)\n")
+        // A warning (Interval is ignored for continued jobs) and an error (not permitted).
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=continued\nExec=\(sandbox.pluginPath)\nInterval=1h\n")
+        try sandbox.write("jobs.d/denied.job", "[Job]\nIdentifier=other.denied\nKind=processing\nExec=\(sandbox.pluginPath)\n")
+        agent = try FileLoggedAgent(sandbox: sandbox)
+        let quickLaunch = try agent.ctl("simulate", "launch", "local.quick")
+        #expect(quickLaunch.status == 0, "\(quickLaunch.stderr)")
+        try agent.waitForLog("of local.quick ended:")
+        let exportLaunch = try agent.ctl("simulate", "launch", "local.export")
+        #expect(exportLaunch.status == 0, "\(exportLaunch.stderr)")
+        try waitUntilExportReported()
+    }
+
+    /// Waits (with a deadline) until the export's title, subtitle, status and progress all show.
+    private func waitUntilExportReported() throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
+            if let run = (status?["running"] as? [[String: Any]])?.first,
+               run["progress"] != nil, run["title"] != nil, run["subtitle"] != nil, run["statusText"] != nil {
+                return
+            }
+            usleep(20_000)
+        }
+        Issue.record("local.export never reported its title, subtitle, status and progress")
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    /// agentctl with `COLUMNS=80`, output to a pipe (not a terminal).
+    func ctl80(_ arguments: [String]) throws -> CommandResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["COLUMNS"] = "80"
+        environment["NO_COLOR"] = nil
+        return try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + arguments, environment: environment)
+    }
+}
