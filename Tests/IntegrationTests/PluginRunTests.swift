@@ -231,3 +231,34 @@ func residentKiB(_ pid: Int32) -> Int {
           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
 }
+
+/// A live run that is quiet costs the agent nothing: no wakeups while the plugin sleeps.
+@Suite(.serialized) struct QuietRunTests {
+    @Test func aQuietLiveRunDoesNotWakeTheAgent() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/quiet.sh"
+        try "#!/bin/sh\necho started\nexec sleep 300\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/quiet.job", "[Job]\nIdentifier=local.quiet\nExec=\(plugin)\nGracePeriod=1s\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.quiet").status == 0)
+        try agent.waitForLog("[local.quiet r000001] started")
+        let pid = agent.process.processIdentifier
+        let before = cpuTicks(pid)
+        // A measurement window, not a wait for an event: 1 s of a quiet run.
+        usleep(1_000_000)
+        let used = cpuTicks(pid) - before
+        #expect(used < 10, "the agent used \(used) clock ticks of CPU in 1 s while its only run slept")
+        #expect(try agent.ctl("cancel", "local.quiet").status == 0)
+        try agent.waitForLog("of local.quiet ended: cancelled")
+    }
+}
+
+/// utime + stime of a process, in clock ticks (normally 1/100 s).
+func cpuTicks(_ pid: Int32) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+    return user + system
+}

@@ -64,7 +64,10 @@ public final class PluginProcess {
         }
         if let cgroup {
             cgroupWatch = try loop.watch(fd: cgroup.eventsFD, events: .priority) { [unowned self] _ in
-                self.checkGone()
+                // Reading cgroup.events acknowledges the notification; without the read the
+                // level-triggered loop would be woken again at once, for as long as the run lives.
+                let populated = cgroup.isPopulated
+                if !populated { self.checkGone() }
             }
         }
     }
