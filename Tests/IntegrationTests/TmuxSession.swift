@@ -51,8 +51,19 @@ final class TmuxSession {
         _ = spawnFileActionsAddCloseFrom(&actions, 3)
         let argv: [UnsafeMutablePointer<CChar>?] = ([Self.tmux, "-L", server] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // Threads of the test process block most signals, and a spawned child keeps that mask:
+        // tmux and the programs in its panes get a clean one and default handlers.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, Self.tmux, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, Self.tmux, &actions, &attributes, argv, environ)
         guard spawned == 0 else {
             Issue.record("cannot start tmux: \(String(cString: strerror(spawned)))")
             throw POSIXError(.EIO)

@@ -3,13 +3,14 @@ import Testing
 
 /// `agentctl watch` on a real terminal (a tmux pane, 100×30) against a real agent with a running
 /// job: the screen is compared with Tests/Golden/integration/watch-100x30.txt, then Ctrl-C must
-/// leave the terminal as it was (cursor visible, keys echoed again, exit 0).
+/// leave the terminal as it was (cursor visible, keys echoed again, exit 0). The pane's script
+/// ends by itself within minutes (`--count`, `read -t`) should a crashed test leave it behind.
 @Suite(.serialized) struct WatchTerminalTests {
     private func startWatch(_ fixture: FixtureAgent) throws -> TmuxSession {
         try TmuxSession(width: 100, height: 30, script: """
-            \(Binaries.agentctl) --socket \(fixture.sandbox.socketPath) watch --interval 0.3
+            \(Binaries.agentctl) --socket \(fixture.sandbox.socketPath) watch --interval 0.3 --count 1000
             echo "agentctl exited with $?"
-            exec sleep 600
+            read -r -t 300 line
             """, directory: fixture.sandbox.root)
     }
 
