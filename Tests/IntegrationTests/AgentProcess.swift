@@ -102,6 +102,9 @@ final class AgentProcess {
             process.terminate()
             process.waitUntilExit()
         }
+        // Stop the dispatch source before the pipe goes away with this object: a handler still
+        // armed on a closed descriptor crashed the test process now and then.
+        logPipe.fileHandleForReading.readabilityHandler = nil
     }
 
     var logLines: [String] { log.lines.withLock { $0 } }
