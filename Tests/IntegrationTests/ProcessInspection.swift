@@ -22,6 +22,19 @@ enum ProcessInspection {
         }
     }
 
+    /// Processes of `identifier` that remain after waiting up to `timeout` seconds for them to go:
+    /// a killed process can still be finishing its exit (and readable in /proc) just after its
+    /// cgroup reported empty.
+    static func remaining(of identifier: String, timeout: Double = 5) -> [Int32] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var left = processes(of: identifier)
+        while !left.isEmpty && Date() < deadline {
+            usleep(10_000)
+            left = processes(of: identifier)
+        }
+        return left
+    }
+
     /// Children of `parent` that are zombies.
     static func zombies(of parent: Int32) -> [Int32] {
         allPids().filter { pid in

@@ -107,7 +107,7 @@ import Testing
 
         let restarted = try AgentProcess(sandbox: sandbox)
         try restarted.waitForLog("run r000001 of local.survivor was live when the agent stopped")
-        #expect(ProcessInspection.processes(of: "local.survivor").isEmpty, "leftovers are killed at restart")
+        #expect(ProcessInspection.remaining(of: "local.survivor").isEmpty, "leftovers are killed at restart")
         let history = try json(try restarted.ctl("history", "--json").stdout) as? [[String: Any]] ?? []
         #expect(history.first?["stopReason"] as? String == "agent-restart")
         // Numbering continues after the restart.
@@ -126,6 +126,6 @@ import Testing
         agent.stop()
         #expect(agent.process.terminationStatus == 0)
         #expect(agent.logLines.contains { $0.contains("of local.polite ended: agent-restart") })
-        #expect(ProcessInspection.processes(of: "local.polite").isEmpty)
+        #expect(ProcessInspection.remaining(of: "local.polite").isEmpty)
     }
 }
