@@ -44,6 +44,6 @@ let package = Package(
         .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
         // Drives the built agentd and agentctl binaries as separate processes.
-        .testTarget(name: "IntegrationTests", swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["CShim"], swiftSettings: strict),
     ]
 )

@@ -81,19 +81,28 @@ final class AgentProcess {
         process.standardError = logPipe
         process.standardOutput = FileHandle.nullDevice
         let log = self.log
-        let partial = Mutex<String>("")
-        logPipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            guard !data.isEmpty else { handle.readabilityHandler = nil; return }
-            let lines: [String] = partial.withLock { buffer in
-                buffer += String(decoding: data, as: UTF8.self)
-                var parts = buffer.components(separatedBy: "\n")
-                buffer = parts.removeLast()
-                return parts
-            }
-            log.lines.withLock { $0.append(contentsOf: lines) }
-        }
         try process.run()
+        // A plain thread blocked in read(2) until the agent's stderr ends: no dispatch source on
+        // the descriptor (Foundation's readabilityHandler crashed the test process now and then
+        // while the pipe was torn down).
+        let descriptor = dup(logPipe.fileHandleForReading.fileDescriptor)
+        try? logPipe.fileHandleForWriting.close()
+        let reader = Thread {
+            var partial = ""
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                partial += String(decoding: buffer[0..<count], as: UTF8.self)
+                var parts = partial.components(separatedBy: "\n")
+                partial = parts.removeLast()
+                log.append(parts)
+            }
+            close(descriptor)
+            log.close()
+        }
+        reader.start()
         try waitForLog("ready:")
     }
 
@@ -102,9 +111,6 @@ final class AgentProcess {
             process.terminate()
             process.waitUntilExit()
         }
-        // Stop the dispatch source before the pipe goes away with this object: a handler still
-        // armed on a closed descriptor crashed the test process now and then.
-        logPipe.fileHandleForReading.readabilityHandler = nil
     }
 
     var logLines: [String] { log.lines.withLock { $0 } }
@@ -114,12 +120,23 @@ final class AgentProcess {
     func waitForLog(_ text: String, after: Int = 0, timeout: Double = 20,
                     sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let lines = logLines
-            if let line = lines.dropFirst(after).first(where: { $0.contains(text) }) { return line }
-            if !process.isRunning && lines.count == logLines.count { break }
-            usleep(2000)
+        var scanned = after
+        // Looks only at lines not seen yet, inside the lock: no copy of the whole log per wakeup.
+        func newMatch() -> String? {
+            log.lines.withLock { lines in
+                defer { scanned = max(scanned, lines.count) }
+                guard scanned < lines.count else { return nil }
+                return lines[scanned...].first { $0.contains(text) }
+            }
         }
+        log.arrived.lock()
+        defer { log.arrived.unlock() }
+        while true {
+            if let line = newMatch() { return line }
+            // Woken by the pipe reader when lines arrive or the log ends; the deadline bounds it.
+            if log.closed || !log.arrived.wait(until: deadline) { break }
+        }
+        if let line = newMatch() { return line }
         Issue.record("no log line containing \"\(text)\" within \(timeout) s; log:\n\(logLines.suffix(30).joined(separator: "\n"))", sourceLocation: sourceLocation)
         throw POSIXError(.ETIMEDOUT)
     }
@@ -136,8 +153,25 @@ final class AgentProcess {
 }
 
 /// The agent's log lines, appended from the pipe reader's thread.
-final class LogLines: Sendable {
+final class LogLines: @unchecked Sendable {
     let lines = Mutex<[String]>([])
+    /// Signalled on every batch of new lines and at end of file, so waiters wake on the event.
+    let arrived = NSCondition()
+    private(set) var closed = false
+
+    func append(_ new: [String]) {
+        lines.withLock { $0.append(contentsOf: new) }
+        arrived.lock()
+        arrived.broadcast()
+        arrived.unlock()
+    }
+
+    func close() {
+        arrived.lock()
+        closed = true
+        arrived.broadcast()
+        arrived.unlock()
+    }
 }
 
 struct CommandResult {

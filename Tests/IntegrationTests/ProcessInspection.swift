@@ -1,3 +1,4 @@
+import CShim
 import Foundation
 
 /// Looks at the real process table: leftovers of a job, zombies of the agent, its open fds.
@@ -26,13 +27,21 @@ enum ProcessInspection {
     /// a killed process can still be finishing its exit (and readable in /proc) just after its
     /// cgroup reported empty.
     static func remaining(of identifier: String, timeout: Double = 5) -> [Int32] {
+        let left = processes(of: identifier)
+        // Wait on the exits themselves: a pidfd becomes readable when its process has exited.
+        var fds = left.map { pollfd(fd: cshim_pidfd_open($0), events: Int16(POLLIN), revents: 0) }
+        defer { for entry in fds where entry.fd >= 0 { close(entry.fd) } }
         let deadline = Date().addingTimeInterval(timeout)
-        var left = processes(of: identifier)
-        while !left.isEmpty && Date() < deadline {
-            usleep(10_000)
-            left = processes(of: identifier)
+        while fds.contains(where: { $0.fd >= 0 && $0.revents == 0 }) {
+            let remainingMs = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            guard remainingMs > 0 else { break }
+            var pending = fds.filter { $0.fd >= 0 && $0.revents == 0 }
+            guard poll(&pending, nfds_t(pending.count), remainingMs) > 0 else { break }
+            for entry in pending where entry.revents != 0 {
+                if let index = fds.firstIndex(where: { $0.fd == entry.fd }) { fds[index].revents = entry.revents }
+            }
         }
-        return left
+        return processes(of: identifier)
     }
 
     /// Children of `parent` that are zombies.
