@@ -36,6 +36,9 @@ let package = Package(
         .target(name: "AgentCLI", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],
                 swiftSettings: strict),
         .executableTarget(name: "agentctl", dependencies: ["AgentCLI"], swiftSettings: strict),
+        // `make bench`: the scheduling core through 24 h of virtual time (bench/run.py reads it).
+        .executableTarget(name: "scheduler-bench", dependencies: ["AgentCore"], path: "bench/SchedulerBench",
+                          swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
 
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], swiftSettings: strict),
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),

@@ -15,19 +15,10 @@ final class SchedulerDriver {
     private var replies: [Int64: (SubmitOutcome) -> Void] = [:]
     private var nextRequestID: Int64 = 0
     private var persistTimer: TimerToken?
-    private var unsavedSnapshot: PersistedSchedule?
-    private var lastSavedRequests: RequestState?
+    private var unsavedGlobals: PersistedSchedule?
+    private var unsavedRows: [Identifier: IdentifierSchedule] = [:]
     /// Time spent suspended so far (CLOCK_BOOTTIME − CLOCK_MONOTONIC): growth means a suspend.
     private var suspended: Duration
-
-    /// The part of the persisted state that is a person's or a program's request: written at
-    /// once, so nothing asked for is lost even to a SIGKILL. The rest is written within a second.
-    private struct RequestState: Equatable {
-        var triggers: Set<Identifier>
-        var submissions: [Submission]
-        var disabled: Set<Identifier>
-        var paused: Bool
-    }
 
     init(agent: Agent) {
         self.agent = agent
@@ -135,8 +126,8 @@ final class SchedulerDriver {
                 launch(job, reason: reason, submission: submission)
             case .reply(let requestID, let outcome):
                 replies.removeValue(forKey: requestID)?(outcome)
-            case .persist(.schedule(let snapshot)):
-                persist(snapshot)
+            case .persist(.changes(let changes)):
+                persist(changes)
             case .log(let text):
                 agent.log.info(text)
             }
@@ -175,12 +166,12 @@ final class SchedulerDriver {
 
     // MARK: persistence
 
-    private func persist(_ snapshot: PersistedSchedule) {
-        let requests = RequestState(triggers: snapshot.pendingTriggers, submissions: snapshot.submissions,
-                                    disabled: snapshot.disabled, paused: snapshot.paused)
-        unsavedSnapshot = snapshot
-        if requests != lastSavedRequests {
-            lastSavedRequests = requests
+    /// Collects the scheduler's changes; a request is written at once (nothing asked for is lost
+    /// even to a SIGKILL), history within a second, batched.
+    private func persist(_ changes: ScheduleChanges) {
+        unsavedGlobals = changes.globals
+        unsavedRows.merge(changes.records) { _, new in new }
+        if changes.isRequest {
             flush()
         } else if persistTimer == nil {
             persistTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
@@ -190,23 +181,49 @@ final class SchedulerDriver {
         }
     }
 
-    /// Writes the latest snapshot now (also at shutdown).
+    /// Writes what changed since the last write, in one transaction (also at shutdown).
     func flush() {
-        guard let snapshot = unsavedSnapshot, let database = agent.state.database else { return }
+        guard let globals = unsavedGlobals, let database = agent.state.database else { return }
         do {
-            let json = String(decoding: try JSONEncoder().encode(snapshot), as: UTF8.self)
-            try SchedulerStateStore(database: database).save(json, at: WallClock.now() / 1_000_000)
-            unsavedSnapshot = nil
+            let encoder = JSONEncoder()
+            let json = String(decoding: try encoder.encode(globals.globalsOnly), as: UTF8.self)
+            let rows = try unsavedRows.map { id, record -> (identifier: String, state: String?) in
+                (id.rawValue, record.isEmpty ? nil : String(decoding: try encoder.encode(record), as: UTF8.self))
+            }
+            try SchedulerStateStore(database: database).save(globals: json, rows: rows,
+                                                             at: WallClock.now() / 1_000_000)
+            unsavedGlobals = nil
+            unsavedRows = [:]
         } catch {
             agent.storeFailed(error)
         }
     }
 
+    /// The agent-wide document with every per-identifier row laid over it. A document written
+    /// before schema 3 still carries the per-identifier maps: they are moved into rows at once.
     private func loadSnapshot() -> PersistedSchedule? {
         guard let database = agent.state.database else { return nil }
         do {
-            guard let json = try SchedulerStateStore(database: database).load() else { return nil }
-            return try JSONDecoder().decode(PersistedSchedule.self, from: Data(json.utf8))
+            let store = SchedulerStateStore(database: database)
+            guard let json = try store.load() else { return nil }
+            var snapshot = try JSONDecoder().decode(PersistedSchedule.self, from: Data(json.utf8))
+            let legacy = snapshot.recordedIdentifiers
+            let decoder = JSONDecoder()
+            for row in try store.loadRows() {
+                guard let id = Identifier(rawValue: row.identifier),
+                      let record = try? decoder.decode(IdentifierSchedule.self, from: Data(row.state.utf8))
+                else {
+                    agent.log.warning("state database: schedule row \(row.identifier) cannot be read; ignored")
+                    continue
+                }
+                snapshot.set(record, for: id)
+            }
+            if !legacy.isEmpty {
+                unsavedGlobals = snapshot
+                for id in legacy { unsavedRows[id] = snapshot.record(for: id) }
+                flush()
+            }
+            return snapshot
         } catch {
             agent.log.error("state database: the scheduler's saved state cannot be read (\(error)); starting without it")
             return nil

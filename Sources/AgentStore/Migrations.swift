@@ -58,6 +58,14 @@ public enum Migrations {
             updated_at INTEGER NOT NULL
         );
         """,
+        // 3: one row per identifier, so an event writes what it touched (scheduler_state keeps
+        // the agent-wide part).
+        """
+        CREATE TABLE schedule_entries (
+            identifier TEXT PRIMARY KEY,
+            state TEXT NOT NULL
+        );
+        """,
     ]
 
     /// Applies every migration the database has not seen. Returns the resulting version.

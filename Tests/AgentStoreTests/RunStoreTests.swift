@@ -65,14 +65,17 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
     }
 }
 
-@Test func theSchedulerStateIsOneDocumentReplacedOnEachSave() throws {
+@Test func theSchedulerStateKeepsOneAgentWideDocumentAndARowPerIdentifier() throws {
     try withStore { _, dir in
         let db = try Database(path: dir + "/state.db")
         let store = SchedulerStateStore(database: db)
         #expect(try store.load() == nil)
-        try store.save(#"{"paused":false}"#, at: 1)
-        try store.save(#"{"paused":true}"#, at: 2)
+        try store.save(globals: #"{"paused":false}"#, rows: [("local.a", "{}"), ("local.b", "{}")], at: 1)
+        try store.save(globals: #"{"paused":true}"#, rows: [("local.a", nil), ("local.b", #"{"x":1}"#)], at: 2)
         let reopened = SchedulerStateStore(database: try Database(path: dir + "/state.db"))
         #expect(try reopened.load() == #"{"paused":true}"#)
+        let rows = try reopened.loadRows()
+        #expect(rows.map(\.identifier) == ["local.b"])
+        #expect(rows.map(\.state) == [#"{"x":1}"#])
     }
 }

@@ -187,16 +187,17 @@ extension Scheduler {
     /// others wait for `.jobsChanged`), the budget ledger is kept if it is today's, and the
     /// next `.tick` plans the catch-up.
     mutating func restore(_ snapshot: PersistedSchedule, now: SchedulerTime) {
-        lastRunStart = snapshot.lastRunStart
-        lastSuccess = snapshot.lastSuccess
-        consecutiveFailures = snapshot.consecutiveFailures
-        disabled = snapshot.disabled
+        lastRunStart = TrackedMap(snapshot.lastRunStart)
+        lastSuccess = TrackedMap(snapshot.lastSuccess)
+        consecutiveFailures = TrackedMap(snapshot.consecutiveFailures)
+        disabled = TrackedSet(snapshot.disabled)
         paused = snapshot.paused
-        lastTriggerLaunch = snapshot.lastTriggerLaunch
+        lastTriggerLaunch = TrackedMap(snapshot.lastTriggerLaunch)
         budget.restore(day: snapshot.budgetDay, spent: snapshot.budgetSpent, now: now, calendar: calendar)
-        pendingTriggers = snapshot.pendingTriggers
-        pendingRetries = snapshot.pendingRetries
-        pendingChained = snapshot.pendingChained
+        pendingTriggers = TrackedSet(snapshot.pendingTriggers)
+        pendingRetries = TrackedMap(snapshot.pendingRetries)
+        pendingChained = TrackedSet(snapshot.pendingChained)
+        lastGlobals = snapshot.globalsOnly
 
         for id in jobs.keys.sorted() {
             guard var job = jobs[id] else { continue }

@@ -40,17 +40,18 @@ public struct Scheduler: Sendable {
     var random: SplitMix64
 
     // Persisted state (see `snapshot`).
-    var lastRunStart: [Identifier: SchedulerTime] = [:]
-    var lastSuccess: [Identifier: SchedulerTime] = [:]
-    var consecutiveFailures: [Identifier: Int] = [:]
-    var disabled: Set<Identifier> = []
+    // Tracked so that each event persists only the identifiers it touched.
+    var lastRunStart = TrackedMap<SchedulerTime>()
+    var lastSuccess = TrackedMap<SchedulerTime>()
+    var consecutiveFailures = TrackedMap<Int>()
+    var disabled = TrackedSet()
     var paused = false
     var budget = DailyBudget()
-    var lastTriggerLaunch: [Identifier: SchedulerTime] = [:]
+    var lastTriggerLaunch = TrackedMap<SchedulerTime>()
     /// Mirrors of every pending request, registered jobs' and restored orphans' alike.
-    var pendingTriggers: Set<Identifier> = []
-    var pendingRetries: [Identifier: SchedulerTime] = [:]
-    var pendingChained: Set<Identifier> = []
+    var pendingTriggers = TrackedSet()
+    var pendingRetries = TrackedMap<SchedulerTime>()
+    var pendingChained = TrackedSet()
     /// Restored submissions whose job is not registered (yet): kept until the next
     /// `.jobsChanged` attaches or drops them.
     var orphanSubmissions: [Submission] = []
@@ -81,6 +82,8 @@ public struct Scheduler: Sendable {
     var timeline = Timeline()
 
     // Output of the event being handled.
+    /// The agent-wide part as last handed out in `.persist`.
+    var lastGlobals = PersistedSchedule.empty
     var output: [SchedulerAction] = []
     var replies: [SchedulerAction] = []
     var dirty = false
@@ -140,7 +143,7 @@ public struct Scheduler: Sendable {
 
         dispatch(now: now)
         var actions = output
-        if dirty { actions.append(.persist(.schedule(snapshot))) }
+        if dirty { actions.append(.persist(.changes(takeChanges()))) }
         actions.append(contentsOf: replies)
         output = []
         replies = []
@@ -235,12 +238,35 @@ public struct Scheduler: Sendable {
     /// Everything to persist: history, budget, people's choices and every pending request.
     public var snapshot: PersistedSchedule {
         PersistedSchedule(
-            lastRunStart: lastRunStart, lastSuccess: lastSuccess,
-            consecutiveFailures: consecutiveFailures, disabled: disabled, paused: paused,
-            budgetDay: budget.day, budgetSpent: budget.spent, pendingTriggers: pendingTriggers,
+            lastRunStart: lastRunStart.values, lastSuccess: lastSuccess.values,
+            consecutiveFailures: consecutiveFailures.values, disabled: disabled.members, paused: paused,
+            budgetDay: budget.day, budgetSpent: budget.spent, pendingTriggers: pendingTriggers.members,
             submissions: queuedSubmissions().map(\.submission) + orphanSubmissions,
-            lastTriggerLaunch: lastTriggerLaunch, pendingRetries: pendingRetries,
-            pendingChained: pendingChained)
+            lastTriggerLaunch: lastTriggerLaunch.values, pendingRetries: pendingRetries.values,
+            pendingChained: pendingChained.members)
+    }
+
+    /// The rows this event touched, the agent-wide part, and whether a request changed.
+    mutating func takeChanges() -> ScheduleChanges {
+        let requests = pendingTriggers.takeChanges().union(pendingRetries.takeChanges())
+            .union(pendingChained.takeChanges()).union(disabled.takeChanges())
+        let history = lastRunStart.takeChanges().union(lastSuccess.takeChanges())
+            .union(consecutiveFailures.takeChanges()).union(lastTriggerLaunch.takeChanges())
+        var records: [Identifier: IdentifierSchedule] = [:]
+        for id in requests.union(history) {
+            records[id] = IdentifierSchedule(
+                lastRunStart: lastRunStart[id], lastSuccess: lastSuccess[id],
+                consecutiveFailures: consecutiveFailures[id], disabled: disabled.contains(id),
+                pendingTrigger: pendingTriggers.contains(id), pendingRetry: pendingRetries[id],
+                pendingChained: pendingChained.contains(id), lastTriggerLaunch: lastTriggerLaunch[id])
+        }
+        let globals = PersistedSchedule(
+            paused: paused, budgetDay: budget.day, budgetSpent: budget.spent,
+            submissions: queuedSubmissions().map(\.submission) + orphanSubmissions)
+        let isRequest = !requests.isEmpty || globals.paused != lastGlobals.paused
+            || globals.submissions != lastGlobals.submissions
+        lastGlobals = globals
+        return ScheduleChanges(records: records, globals: globals, isRequest: isRequest)
     }
 
     /// Live runs the scheduler counts (launched and not yet ended). (Added.)

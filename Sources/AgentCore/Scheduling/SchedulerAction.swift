@@ -44,6 +44,7 @@ public enum SubmitRefusal: Sendable, Hashable, CustomStringConvertible {
 
 /// What to write to SQLite.
 public enum PersistedChange: Sendable, Equatable {
-    /// The whole (small) schedule state; write it in one transaction.
-    case schedule(PersistedSchedule)
+    /// What the event changed: the touched identifiers' rows and the agent-wide part; write
+    /// them in one transaction.
+    case changes(ScheduleChanges)
 }

@@ -95,3 +95,40 @@ import Testing
         #expect(sim.logs.contains { $0.contains("com.example.gone") && $0.contains("dropped") })
     }
 }
+
+/// Issue #2/#4: persistence writes what an event touched, not the whole schedule.
+@Suite struct IncrementalPersistenceTests {
+    @Test func anEventPersistsOnlyTheIdentifiersItTouched() {
+        let jobs = (0..<1000).map { job("com.example.j\($0)", interval: hours(1)) }
+        var sim = Simulation(settings: settings(maxConcurrent: 1000, dailyBudget: 5000), jobs: jobs)
+        sim.advance(by: minutes(1))
+        let actions = sim.send(.trigger(id("com.example.j5")))
+        let changes = actions.compactMap { action -> ScheduleChanges? in
+            if case .persist(.changes(let c)) = action { return c }
+            return nil
+        }
+        #expect(changes.count == 1)
+        #expect(Set(changes.first?.records.keys ?? [:].keys) == [id("com.example.j5")])
+        #expect(changes.first?.isRequest == true)
+        #expect(sim.persisted == sim.scheduler.snapshot)
+    }
+
+    @Test func historyAloneIsNotARequestAndMayBeBatched() {
+        var sim = Simulation(settings: settings(maxConcurrent: 4, dailyBudget: 50),
+                             jobs: [job("com.example.feed", interval: hours(1))])
+        sim.advance(by: minutes(1))
+        let ended = sim.launches.count
+        sim.advance(by: hours(1) + minutes(1))
+        #expect(sim.launches.count == ended + 1)
+        #expect(sim.persisted == sim.scheduler.snapshot)
+    }
+
+    @Test func aRowWithNothingLeftIsDeleted() {
+        var schedule = PersistedSchedule()
+        schedule.pendingTriggers = [id("com.example.a")]
+        let cleared = schedule.applying(ScheduleChanges(
+            records: [id("com.example.a"): IdentifierSchedule()], globals: .empty, isRequest: true))
+        #expect(cleared.recordedIdentifiers.isEmpty)
+        #expect(IdentifierSchedule().isEmpty)
+    }
+}

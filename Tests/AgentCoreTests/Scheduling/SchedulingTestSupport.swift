@@ -85,6 +85,7 @@ struct Simulation {
     @discardableResult
     mutating func send(_ event: SchedulerEvent) -> [SchedulerAction] {
         if case .tick = event { ticks += 1 }
+        if case .restored(let snapshot) = event { persisted = snapshot }
         let actions = scheduler.handle(event, now: now)
         play(actions)
         return actions
@@ -104,8 +105,9 @@ struct Simulation {
                 started.append((reported, run, reason))
             case .reply(let request, let outcome):
                 replies[request] = outcome
-            case .persist(.schedule(let snapshot)):
-                persisted = snapshot
+            case .persist(.changes(let changes)):
+                // What the database holds: every change applied to what it held before.
+                persisted = (persisted ?? .empty).applying(changes)
             case .log(let line):
                 logs.append(line)
             }

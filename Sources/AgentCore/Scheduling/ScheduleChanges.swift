@@ -1,0 +1,121 @@
+/// One identifier's persisted scheduling state: a row of its own in SQLite, so an event that
+/// touches one job writes one small row, not the whole schedule.
+public struct IdentifierSchedule: Sendable, Hashable, Codable {
+    public var lastRunStart: SchedulerTime?
+    public var lastSuccess: SchedulerTime?
+    public var consecutiveFailures: Int?
+    public var disabled: Bool
+    public var pendingTrigger: Bool
+    public var pendingRetry: SchedulerTime?
+    public var pendingChained: Bool
+    public var lastTriggerLaunch: SchedulerTime?
+
+    public init(lastRunStart: SchedulerTime? = nil, lastSuccess: SchedulerTime? = nil,
+                consecutiveFailures: Int? = nil, disabled: Bool = false, pendingTrigger: Bool = false,
+                pendingRetry: SchedulerTime? = nil, pendingChained: Bool = false,
+                lastTriggerLaunch: SchedulerTime? = nil)
+    {
+        self.lastRunStart = lastRunStart
+        self.lastSuccess = lastSuccess
+        self.consecutiveFailures = consecutiveFailures
+        self.disabled = disabled
+        self.pendingTrigger = pendingTrigger
+        self.pendingRetry = pendingRetry
+        self.pendingChained = pendingChained
+        self.lastTriggerLaunch = lastTriggerLaunch
+    }
+
+    /// Nothing to keep: the row can be deleted.
+    public var isEmpty: Bool { self == IdentifierSchedule() }
+
+    private enum CodingKeys: String, CodingKey {
+        case lastRunStart, lastSuccess, consecutiveFailures, disabled, pendingTrigger, pendingRetry,
+             pendingChained, lastTriggerLaunch
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        lastRunStart = try c.decodeIfPresent(SchedulerTime.self, forKey: .lastRunStart)
+        lastSuccess = try c.decodeIfPresent(SchedulerTime.self, forKey: .lastSuccess)
+        consecutiveFailures = try c.decodeIfPresent(Int.self, forKey: .consecutiveFailures)
+        disabled = try c.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+        pendingTrigger = try c.decodeIfPresent(Bool.self, forKey: .pendingTrigger) ?? false
+        pendingRetry = try c.decodeIfPresent(SchedulerTime.self, forKey: .pendingRetry)
+        pendingChained = try c.decodeIfPresent(Bool.self, forKey: .pendingChained) ?? false
+        lastTriggerLaunch = try c.decodeIfPresent(SchedulerTime.self, forKey: .lastTriggerLaunch)
+    }
+}
+
+/// What one event changed in the persisted schedule (DESIGN §10), for `.persist`.
+public struct ScheduleChanges: Sendable, Hashable {
+    /// Changed identifiers and their whole new row; an empty row means "delete it".
+    public var records: [Identifier: IdentifierSchedule]
+    /// The agent-wide part (pause, budget, queued submissions) with every per-identifier map
+    /// empty; written whenever anything changed.
+    public var globals: PersistedSchedule
+    /// A person's or a program's request changed (trigger, retry, chain, disable, pause,
+    /// submission): write it at once so even a SIGKILL loses nothing asked for. Otherwise the
+    /// shell may batch the write for a moment.
+    public var isRequest: Bool
+
+    public init(records: [Identifier: IdentifierSchedule], globals: PersistedSchedule, isRequest: Bool) {
+        self.records = records
+        self.globals = globals
+        self.isRequest = isRequest
+    }
+}
+
+extension PersistedSchedule {
+    /// The row of `id` in this schedule.
+    public func record(for id: Identifier) -> IdentifierSchedule {
+        IdentifierSchedule(
+            lastRunStart: lastRunStart[id], lastSuccess: lastSuccess[id],
+            consecutiveFailures: consecutiveFailures[id], disabled: disabled.contains(id),
+            pendingTrigger: pendingTriggers.contains(id), pendingRetry: pendingRetries[id],
+            pendingChained: pendingChained.contains(id), lastTriggerLaunch: lastTriggerLaunch[id])
+    }
+
+    /// Every identifier that has a row.
+    public var recordedIdentifiers: Set<Identifier> {
+        var ids = Set(lastRunStart.keys).union(lastSuccess.keys).union(consecutiveFailures.keys)
+        ids.formUnion(disabled)
+        ids.formUnion(pendingTriggers)
+        ids.formUnion(pendingRetries.keys)
+        ids.formUnion(pendingChained)
+        ids.formUnion(lastTriggerLaunch.keys)
+        return ids
+    }
+
+    /// The agent-wide part only (what the single `scheduler_state` row keeps).
+    public var globalsOnly: PersistedSchedule {
+        PersistedSchedule(paused: paused, budgetDay: budgetDay, budgetSpent: budgetSpent,
+                          submissions: submissions)
+    }
+
+    /// Sets the row of `id` (an empty row removes it).
+    public mutating func set(_ record: IdentifierSchedule, for id: Identifier) {
+        lastRunStart[id] = record.lastRunStart
+        lastSuccess[id] = record.lastSuccess
+        consecutiveFailures[id] = record.consecutiveFailures
+        if record.disabled { disabled.insert(id) } else { disabled.remove(id) }
+        if record.pendingTrigger { pendingTriggers.insert(id) } else { pendingTriggers.remove(id) }
+        pendingRetries[id] = record.pendingRetry
+        if record.pendingChained { pendingChained.insert(id) } else { pendingChained.remove(id) }
+        lastTriggerLaunch[id] = record.lastTriggerLaunch
+    }
+
+    /// This schedule with `changes` applied: what the database holds after writing them.
+    public func applying(_ changes: ScheduleChanges) -> PersistedSchedule {
+        var result = changes.globals
+        result.lastRunStart = lastRunStart
+        result.lastSuccess = lastSuccess
+        result.consecutiveFailures = consecutiveFailures
+        result.disabled = disabled
+        result.pendingTriggers = pendingTriggers
+        result.lastTriggerLaunch = lastTriggerLaunch
+        result.pendingRetries = pendingRetries
+        result.pendingChained = pendingChained
+        for (id, record) in changes.records { result.set(record, for: id) }
+        return result
+    }
+}
