@@ -16,6 +16,13 @@ final class ActiveRun {
     var lastProgressAt: MonotonicInstant
     var checkpointDirty = false
     var checkpointTimer: TimerToken?
+    /// Frozen by `OnConditionLost=pause` since then, and why (`paused: external power`).
+    var pausedSince: MonotonicInstant?
+    var pausedReason: String?
+    /// Time spent frozen so far: the `MaxRuntime=` clock stops while frozen.
+    var pausedTotal: Duration = .zero
+    /// The whole percent last reported to the scheduler (it hears of changes, not every line).
+    var reportedPercent: Int?
 
     init(state: LiveRun, job: JobDefinition, startedAtMilliseconds: Int64, startedAt: MonotonicInstant) {
         self.state = state

@@ -21,6 +21,8 @@ public final class Agent {
     private var stateRetry: TimerToken?
     private(set) var runs: RunSupervisor!
     private(set) var scheduling: SchedulerDriver?
+    /// Power, thermal, network and pressure (DESIGN §6).
+    private(set) var conditions: ConditionMonitor!
     /// Set once SIGTERM/SIGINT arrived: live runs are being stopped, nothing new starts.
     private(set) var isStopping = false
     private var lastStoreError: String?
@@ -61,8 +63,13 @@ public final class Agent {
         let driver = SchedulerDriver(agent: self)
         runs.onRunStarted = { [unowned driver] job, run, reason in driver.handle(.runStarted(job, run, reason: reason)) }
         runs.onRunEnded = { [unowned driver] job, run, stop in driver.handle(.runEnded(job, run, stop)) }
+        runs.onRunProgress = { [unowned driver] run, fraction in driver.handle(.runProgress(run, fraction)) }
         scheduling = driver
+        let monitor = ConditionMonitor(agent: self)
+        monitor.onChange = { [unowned driver] new in driver.handle(.conditionsChanged(new)) }
+        conditions = monitor
         driver.start()
+        monitor.start()
         server = try openControlSocket()
         log.notice("ready: \(config.registry.manifestCount) manifests, \(config.registry.jobCount) jobs, \(errorCount) config errors; socket \(options.socketPath)")
         service.ready(status: serviceStatus)

@@ -48,6 +48,8 @@ struct ControlHandler {
         case .pause, .resume: return setPaused(request.command == .pause)
         case .submit: return .failure(.internal, "submit is answered asynchronously")
         case .runIfStale: return runIfStale(request)
+        case .lowpower: return lowPower(request)
+        case .resources: return ControlResponse(gpus: agent.conditions.gpus, inputs: agent.conditions.inputs)
         }
     }
 
@@ -314,7 +316,7 @@ struct ControlHandler {
             pendingCount: waiting.count,
             paused: scheduling?.scheduler.isPaused,
             budgetLeft: scheduling.map { $0.scheduler.budgetRemaining(now: $0.now) },
-            dailyBudget: registry.settings.dailyBudget)
+            dailyBudget: registry.settings.dailyBudget, inputs: agent.conditions?.inputs)
     }
 
     func jobSummaries() -> [JobSummary] {

@@ -21,6 +21,8 @@ final class RunSupervisor {
     /// Every run start and end, by job identifier, for the scheduler.
     var onRunStarted: ((Identifier, RunID, RunReason) -> Void)?
     var onRunEnded: ((Identifier, RunID, StopReason) -> Void)?
+    /// A run's progress moved by at least a whole percent (least-progress-first decisions).
+    var onRunProgress: ((RunID, Double) -> Void)?
 
     init(agent: Agent) {
         self.agent = agent
@@ -195,17 +197,23 @@ final class RunSupervisor {
         return nil
     }
 
-    private func armTimers(_ run: ActiveRun) {
+    private func thawForTeardown(_ run: ActiveRun) {
+        run.process?.thaw()
+        run.pausedSince = nil
+        run.pausedReason = nil
+    }
+
+    private func armTimers(_ run: ActiveRun, progressFrom start: MonotonicInstant? = nil) {
         let id = run.state.id
         if let limit = run.job.maxRuntime {
-            let deadline = run.startedAt + limit
+            let deadline = run.startedAt + limit + run.pausedTotal
             run.maxRuntimeTimer = agent.loop.schedule(at: deadline) { [unowned self] in
                 self.live[id]?.maxRuntimeTimer = nil
                 self.expire(id, reason: .maxRuntime, deadline: deadline)
             }
         }
         if run.job.kind == .continued {
-            scheduleProgressCheck(run, at: run.startedAt + run.job.progressTimeout)
+            scheduleProgressCheck(run, at: (start ?? run.startedAt) + run.job.progressTimeout)
         }
     }
 
@@ -234,6 +242,7 @@ final class RunSupervisor {
             switch run.state.apply(PluginDirective.parse(bytes)) {
             case .progressed:
                 run.lastProgressAt = agent.loop.now
+                reportProgress(run)
             case .checkpointed:
                 markCheckpointDirty(run)
             case .logLine(let text):
@@ -280,6 +289,45 @@ final class RunSupervisor {
         }
     }
 
+    private func reportProgress(_ run: ActiveRun) {
+        guard let fraction = run.state.progress?.fraction else { return }
+        let percent = Int(fraction * 100)
+        guard percent != run.reportedPercent else { return }
+        run.reportedPercent = percent
+        onRunProgress?(run.state.id, fraction)
+    }
+
+    // MARK: pausing (OnConditionLost=pause)
+
+    /// Freezes a run whose condition is lost; its MaxRuntime and ProgressTimeout clocks stop.
+    func freeze(_ id: RunID, because reason: String) {
+        guard let run = live[id], run.pausedSince == nil, run.teardown == nil,
+              let method = run.process?.freeze() else { return }
+        run.pausedSince = agent.loop.now
+        run.pausedReason = reason
+        if let timer = run.maxRuntimeTimer { agent.loop.cancel(timer); run.maxRuntimeTimer = nil }
+        if let timer = run.progressTimer { agent.loop.cancel(timer); run.progressTimer = nil }
+        agent.log.notice("run \(id) of \(run.state.identifier): paused (\(reason)) by \(method == .cgroup ? "cgroup.freeze" : "SIGSTOP")")
+    }
+
+    /// Thaws a frozen run; its clocks go on from where they stopped.
+    func thaw(_ id: RunID) {
+        guard let run = live[id], let since = run.pausedSince else { return }
+        run.process?.thaw()
+        let frozenFor = since.duration(to: agent.loop.now)
+        run.pausedTotal += frozenFor
+        run.pausedSince = nil
+        run.pausedReason = nil
+        guard run.teardown == nil else { return }
+        run.lastProgressAt = agent.loop.now
+        armTimers(run, progressFrom: agent.loop.now)
+        agent.log.notice("run \(id) of \(run.state.identifier): resumed after \(TimeSpan.format(frozenFor)) paused")
+    }
+
+    func setLowPriority(_ id: RunID, _ low: Bool) {
+        live[id]?.process?.setLowPriority(low)
+    }
+
     // MARK: stopping
 
     /// Starts the teardown of a run: SIGTERM to all its processes, then SIGKILL after GracePeriod.
@@ -288,6 +336,8 @@ final class RunSupervisor {
     @discardableResult
     func expire(_ id: RunID, reason: ExpiryReason, deadline: MonotonicInstant? = nil) -> Bool {
         guard let run = live[id], run.state.expire(reason) else { return false }
+        // A frozen run cannot act on SIGTERM: thaw it into its grace period.
+        if run.pausedSince != nil { thawForTeardown(run) }
         agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
         startTeardown(run, origin: deadline)
         return true
@@ -297,6 +347,7 @@ final class RunSupervisor {
     @discardableResult
     func cancel(_ id: RunID) -> Bool {
         guard let run = live[id], run.state.cancel() else { return false }
+        if run.pausedSince != nil { thawForTeardown(run) }
         agent.log.notice("run \(id) of \(run.state.identifier): cancelled")
         startTeardown(run)
         return true
@@ -432,7 +483,8 @@ final class RunSupervisor {
                 kind: run.state.kind.rawValue, reason: run.state.reason.rawValue, pid: run.process?.pid ?? 0,
                 startedAt: run.state.startedAt, deadline: run.state.deadline,
                 progress: run.state.progress?.fraction, title: run.state.title, subtitle: run.state.subtitle,
-                statusText: run.state.statusText, stopping: stopping)
+                statusText: run.state.statusText, stopping: stopping,
+                paused: run.pausedReason)
         }
     }
 

@@ -100,6 +100,8 @@ final class SchedulerDriver {
         case .restored: return "restored"
         case .resumedAfterDowntime: return "resumed-after-downtime"
         case .calendarChanged: return "calendar-changed"
+        case .runProgress: return "run-progress"
+        case .conditionsChanged: return "conditions-changed"
         }
     }
 
@@ -130,6 +132,14 @@ final class SchedulerDriver {
                 persist(changes)
             case .log(let text):
                 agent.log.info(text)
+            case .expire(let run, let reason):
+                agent.runs.expire(run, reason: reason)
+            case .freeze(let run, let hold):
+                agent.runs.freeze(run, because: hold.description)
+            case .thaw(let run):
+                agent.runs.thaw(run)
+            case .setCPUWeight(let run, let lowered):
+                agent.runs.setLowPriority(run, lowered)
             }
         }
     }

@@ -60,15 +60,19 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case pause
     case resume
     case runIfStale = "run-if-stale"
+    /// `agentctl lowpower on|off|auto` (`mode`).
+    case lowpower
+    /// `agentctl resources`: GPUs and the other `Resources=` the machine has.
+    case resources
 
     /// Who may use a verb.
     public enum Access: Sendable { case read, change, root }
 
     public var access: Access {
         switch self {
-        case .status, .list, .history, .pending, .explain: return .read
+        case .status, .list, .history, .pending, .explain, .resources: return .read
         case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume, .runIfStale: return .change
-        case .simulateLaunch, .simulateExpire: return .root
+        case .simulateLaunch, .simulateExpire, .lowpower: return .root
         }
     }
 }

@@ -13,10 +13,16 @@ public struct ControlResponse: Codable, Sendable {
     public var runID: String?
     public var pending: [PendingSummary]?
     public var timeline: [TimelineRecord]?
+    /// `resources`: the GPUs found and the inputs.
+    public var gpus: [GPUSummary]?
+    public var inputs: MachineInputs?
 
     public init(ok: Bool = true, error: ControlError? = nil, status: StatusReport? = nil,
                 jobs: [JobSummary]? = nil, runs: [RunRecord]? = nil, message: String? = nil,
-                runID: String? = nil, pending: [PendingSummary]? = nil, timeline: [TimelineRecord]? = nil) {
+                runID: String? = nil, pending: [PendingSummary]? = nil, timeline: [TimelineRecord]? = nil,
+                gpus: [GPUSummary]? = nil, inputs: MachineInputs? = nil) {
+        self.gpus = gpus
+        self.inputs = inputs
         self.ok = ok
         self.error = error
         self.status = status

@@ -25,12 +25,16 @@ public struct StatusReport: Codable, Sendable {
     /// Discretionary launches left today, and the daily budget.
     public var budgetLeft: Int?
     public var dailyBudget: Int?
+    /// Power, thermal, network and pressure as the agent sees them (nil from older agents).
+    public var inputs: MachineInputs?
 
     public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
                 configDirectory: String, stateDirectory: String, socketPath: String,
                 manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
                 stateError: String?, running: [RunSummary], pending: [PendingSummary],
-                pendingCount: Int? = nil, paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil) {
+                pendingCount: Int? = nil, paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil,
+                inputs: MachineInputs? = nil) {
+        self.inputs = inputs
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -70,10 +74,14 @@ public struct RunSummary: Codable, Sendable, Hashable {
     public var statusText: String?
     /// `expired(max-runtime)`, `cancelled`… once the agent is stopping it.
     public var stopping: String?
+    /// Why it is frozen (`OnConditionLost=pause`): `external power`, `thermal serious`…
+    public var paused: String?
 
     public init(runID: String, identifier: String, kind: String, reason: String, pid: Int32,
                 startedAt: Int64, deadline: Int64?, progress: Double? = nil, title: String? = nil,
-                subtitle: String? = nil, statusText: String? = nil, stopping: String? = nil) {
+                subtitle: String? = nil, statusText: String? = nil, stopping: String? = nil,
+                paused: String? = nil) {
+        self.paused = paused
         self.runID = runID
         self.identifier = identifier
         self.kind = kind

@@ -53,7 +53,9 @@ struct JobSchedule: Sendable {
     /// Ties between sources at the same time prefer, in order: the interval (`scheduled`),
     /// a retry, a chain, a trigger — so a trigger that coincides with an interval run is
     /// served by it without counting as a triggered launch.
-    func candidate(lastRunStart: SchedulerTime?, triggerSpacing: Duration) -> LaunchCandidate? {
+    func candidate(lastRunStart: SchedulerTime?, triggerSpacing: Duration,
+                   intervalFactor: Int = 1) -> LaunchCandidate?
+    {
         if let slot = catchUp {
             return LaunchCandidate(eligibleAt: slot.at, dueSince: slot.dueSince, reason: .catchUp,
                                    timeGate: .catchUp(at: slot.at))
@@ -64,7 +66,7 @@ struct JobSchedule: Sendable {
             best = option
         }
         if let interval = definition.interval, isDiscretionary {
-            let due = lastRunStart.map { $0 + interval } ?? firstSeen
+            let due = lastRunStart.map { $0 + interval * intervalFactor } ?? firstSeen
             consider(LaunchCandidate(eligibleAt: due, dueSince: due, reason: .scheduled,
                                      timeGate: .interval(earliest: due)))
         }

@@ -6,6 +6,8 @@ struct CountedRun: Sendable, Hashable {
     /// The registered job it belongs to.
     var job: Identifier
     var reason: RunReason
+    /// The last progress it reported (0…1), nil before any.
+    var progress: Double? = nil
 }
 
 /// Live runs, for `MaxConcurrent=` (all kinds) and "one run at a time" per refresh/processing
@@ -20,6 +22,13 @@ struct LiveRuns: Sendable {
     private(set) var total = 0
 
     func count(job: Identifier) -> Int { perJob[job] ?? 0 }
+
+    /// Runs the shell reported started and not yet ended.
+    var startedRuns: [RunID: CountedRun] { started }
+
+    mutating func setProgress(_ run: RunID, _ fraction: Double) {
+        started[run]?.progress = fraction
+    }
     func isRunning(_ job: Identifier) -> Bool { (perJob[job] ?? 0) > 0 }
 
     /// A launch the scheduler decided.

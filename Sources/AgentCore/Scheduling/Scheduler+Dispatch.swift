@@ -41,11 +41,17 @@ extension Scheduler {
                 due.set(top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key))
                 continue
             }
-            ready.set(top.key, TimedKey(time: candidate.dueSince, identifier: top.key))
+            let hold = LaunchPolicy.hold(job.definition, conditions, settings)
+            let key = TimedKey(time: candidate.dueSince, identifier: top.key)
+            if hold != nil { conditionHeld.set(top.key, key) } else { ready.set(top.key, key) }
             if !job.announced {
                 jobs[top.key]?.announced = true
                 note(top.key, .becameDue(candidate.reason, since: candidate.dueSince), now: now)
-                newlyReady.append(top.key)
+                if let hold {
+                    deferred(top.key, .condition(hold), now: now)
+                } else {
+                    newlyReady.append(top.key)
+                }
             }
         }
     }
@@ -56,7 +62,7 @@ extension Scheduler {
     mutating func reschedule(_ id: Identifier, now: SchedulerTime) {
         lastEventWork += 1
         due.remove(id)
-        let wasReady = ready.remove(id) != nil
+        let wasReady = [ready.remove(id), conditionHeld.remove(id)].contains { $0 != nil }
         guard let job = jobs[id], job.isDiscretionary else { return }
         guard !job.restricted, !disabled.contains(id), !live.isRunning(id),
               let candidate = candidate(job)
@@ -65,7 +71,12 @@ extension Scheduler {
             return
         }
         if wasReady, candidate.eligibleAt <= now {
-            ready.set(id, TimedKey(time: candidate.dueSince, identifier: id))
+            let key = TimedKey(time: candidate.dueSince, identifier: id)
+            if LaunchPolicy.hold(job.definition, conditions, settings) != nil {
+                conditionHeld.set(id, key)
+            } else {
+                ready.set(id, key)
+            }
         } else {
             if candidate.eligibleAt > now { jobs[id]?.announced = false }
             due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
@@ -130,11 +141,17 @@ extension Scheduler {
 
     /// Whether a continued job's queue may start: non-empty, not restricted, not denied.
     mutating func refreshContinued(_ jobID: Identifier) {
+        continuedHeld.remove(jobID)
         guard let job = jobs[jobID], !job.isDiscretionary, let first = queues[jobID]?.first,
               !job.restricted, !disabled.contains(jobID)
         else {
             continuedReady.remove(jobID)
             if queues[jobID]?.isEmpty == true { queues[jobID] = nil }
+            return
+        }
+        if continuedHold(jobID) != nil {
+            continuedReady.remove(jobID)
+            continuedHeld.insert(jobID)
             return
         }
         continuedReady.set(jobID, first.sequence)
@@ -186,7 +203,7 @@ extension Scheduler {
             lastEventWork += 1
             consider(top.key)
         }
-        while let top = ready.popMin() {
+        while let top = ready.popMin() ?? conditionHeld.popMin() {
             lastEventWork += 1
             consider(top.key)
         }

@@ -109,7 +109,9 @@ extension Scheduler {
         dropPending(id, now: now, why: "the job was removed")
         due.remove(id)
         ready.remove(id)
+        conditionHeld.remove(id)
         continuedReady.remove(id)
+        continuedHeld.remove(id)
         note(id, .removed, now: now)
         jobs[id] = nil
     }
@@ -127,6 +129,7 @@ extension Scheduler {
         if let queue = queues.removeValue(forKey: id), !queue.isEmpty {
             queuedTotal = max(0, queuedTotal - queue.count)
             continuedReady.remove(id)
+            continuedHeld.remove(id)
             dirty = true
             for item in queue.all {
                 note(item.submission.identifier, job: id, .pendingCancelled, now: now)
@@ -218,6 +221,7 @@ extension Scheduler {
 
         // Queued submissions: the restored ones, in their order, replace what was queued.
         for id in Array(queues.keys) { continuedReady.remove(id) }
+        continuedHeld = []
         queues = [:]
         queuedTotal = 0
         orphanSubmissions = []

@@ -34,10 +34,19 @@ extension Scheduler {
             return
         }
         if let reason = continuedBlocker(submission), reason != .maxConcurrent {
-            refuse(submission, .cannotStartNow(reason), now: now)
-            return
+            // Restricted, denied, a critical battery or heat, a missing resource: no wait
+            // cures them. Other conditions (network, external power) are waited for in the
+            // queue, unless the submitter asked to fail.
+            if case .condition(let hold) = reason, !hold.refusesSubmissions, submission.strategy == .queue {
+                // queued below
+            } else {
+                refuse(submission, .cannotStartNow(reason), now: now)
+                return
+            }
         }
-        if live.total < settings.maxConcurrent, continuedReady.isEmpty {
+        if live.total < settings.maxConcurrent, continuedReady.isEmpty,
+           continuedHold(jobID) == nil
+        {
             note(submission.identifier, job: jobID,
                  .submitted(requestID: submission.requestID, position: 0), now: now)
             launchSubmission(submission, now: now)
@@ -56,8 +65,14 @@ extension Scheduler {
         note(submission.identifier, job: jobID,
              .submitted(requestID: submission.requestID, position: position), now: now)
         log("\(submission.identifier): submission (request \(submission.requestID)) queued at "
-            + "position \(position): max concurrent (\(live.total) of \(settings.maxConcurrent) runs live)")
+            + "position \(position): \(queueReason(submission))")
         replies.append(.reply(requestID: submission.requestID, .accepted(position: position)))
+    }
+
+    /// Why a queued submission waits, for the log.
+    func queueReason(_ submission: Submission) -> String {
+        if let hold = continuedHold(submission.jobIdentifier) { return "waiting for \(hold)" }
+        return "max concurrent (\(live.total) of \(settings.maxConcurrent) runs live)"
     }
 
     mutating func refuse(_ submission: Submission, _ why: SubmitRefusal, now: SchedulerTime) {

@@ -4,6 +4,10 @@ extension Scheduler {
         let jobID = resolveJob(id)
         let launchedByUs = live.started(id, run, job: jobID, reason: reason)
         note(id, job: jobID, .started(run, reason), now: now)
+        if jobs[jobID]?.definition.kind == .processing, !conditions.power.externalPower {
+            lowered.insert(run)
+            output.append(.setCPUWeight(run, lowered: true))
+        }
         guard !launchedByUs else { return }
         // A run the shell started itself (simulate launch, run-if-stale): it is a run of the
         // identifier like any other — interval and trigger spacing count from it, and it
@@ -19,6 +23,9 @@ extension Scheduler {
     /// failure (`Retry=`) and a chained run after a success (`OnSuccess=`).
     mutating func runEnded(_ id: Identifier, _ run: RunID, _ stop: StopReason, now: SchedulerTime) {
         let counted = live.ended(run, job: resolveJob(id))
+        frozen[run] = nil
+        expiring.remove(run)
+        lowered.remove(run)
         let jobID = counted?.job ?? resolveJob(id)
         note(id, job: jobID, .ended(run, stop), now: now)
         switch stop {

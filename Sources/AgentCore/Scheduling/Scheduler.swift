@@ -71,6 +71,21 @@ public struct Scheduler: Sendable {
     var nextSequence: UInt64 = 0
 
     var live = LiveRuns()
+    /// The machine as the shell last reported it (DESIGN §6).
+    var conditions = Conditions()
+    /// Discretionary jobs that are due but held by a condition (power, thermal, network…),
+    /// by the time they became due; looked at again when conditions change.
+    var conditionHeld = DeadlineQueue<Identifier, TimedKey>()
+    /// Continued jobs whose queue waits for a condition.
+    var continuedHeld: Set<Identifier> = []
+    /// Runs frozen by `OnConditionLost=pause`.
+    var frozen: [RunID: FrozenRun] = [:]
+    /// Runs asked to expire (not asked twice).
+    var expiring: Set<RunID> = []
+    /// Processing runs whose CPU weight is lowered (on battery).
+    var lowered: Set<RunID> = []
+    /// The next memory-pressure step while pressure lasts.
+    var nextShedAt: SchedulerTime?
     /// Since when discretionary launches wait for the next `.tick`: from the first event until
     /// the first tick (so `.jobsChanged` and `.restored` may come in either order at start-up
     /// without new-looking jobs launching before their history is known), and after
@@ -123,8 +138,11 @@ public struct Scheduler: Sendable {
                 catchUpPending = false
                 planCatchUp(now: now)
             }
+            conditionTick(now: now)
         case .runStarted(let id, let run, let reason): runStarted(id, run, reason: reason, now: now)
         case .runEnded(let id, let run, let stop): runEnded(id, run, stop, now: now)
+        case .runProgress(let run, let fraction): live.setProgress(run, fraction)
+        case .conditionsChanged(let new): conditionsChanged(new, now: now)
         case .trigger(let id): trigger(id, now: now)
         case .submit(let submission): submit(submission, now: now)
         case .cancelPending(let id): cancelPending(id, now: now)
@@ -165,13 +183,14 @@ public struct Scheduler: Sendable {
     /// is the time of the event that started the hold: the shell ticks at once.
     public var nextDeadline: SchedulerTime? {
         if let holding = holdingSince { return holding }
-        guard !paused else { return nil }
-        var earliest = due.min?.priority.time
+        var earliest: SchedulerTime? = conditionDeadline
         func consider(_ time: SchedulerTime?) {
             guard let time else { return }
             if let current = earliest, current <= time { return }
             earliest = time
         }
+        guard !paused else { return earliest }
+        consider(due.min?.priority.time)
         if let waiting = ready.min {
             if budget.remaining(limit: settings.dailyBudget) == 0 {
                 consider(budget.refillsAt)
@@ -269,6 +288,18 @@ public struct Scheduler: Sendable {
         return ScheduleChanges(records: records, globals: globals, isRequest: isRequest)
     }
 
+    /// The conditions the scheduler decides by.
+    public var currentConditions: Conditions { conditions }
+
+    /// Whether work runs or waits for a slot or a condition: the shell samples thermal zones
+    /// only then (DESIGN §6: "sampled only while work runs or is due").
+    public var hasWorkRunningOrDue: Bool {
+        live.total > 0 || !ready.isEmpty || !conditionHeld.isEmpty || queuedTotal > 0
+    }
+
+    /// Why a run is frozen, if it is (`paused: <reason>` in status).
+    public func frozenReason(_ run: RunID) -> ConditionHold? { frozen[run]?.hold }
+
     /// Live runs the scheduler counts (launched and not yet ended). (Added.)
     public var liveRunCount: Int { live.total }
 
@@ -285,7 +316,8 @@ public struct Scheduler: Sendable {
 
     func candidate(_ job: JobSchedule) -> LaunchCandidate? {
         job.candidate(lastRunStart: lastRunStart[job.identifier],
-                      triggerSpacing: settings.triggerSpacing)
+                      triggerSpacing: settings.triggerSpacing,
+                      intervalFactor: LaunchPolicy.intervalFactor(job.definition.kind, conditions))
     }
 
     /// The reason a discretionary job with `candidate` waits, in the documented order:
@@ -297,6 +329,7 @@ public struct Scheduler: Sendable {
         if live.isRunning(job.identifier) { return .running }
         if paused { return .paused }
         if candidate.eligibleAt > now { return candidate.timeGate }
+        if let hold = LaunchPolicy.hold(job.definition, conditions, settings) { return .condition(hold) }
         if let held = globalBlocker(now: now) { return held }
         if let holding = holdingSince, catchUpPending { return .catchUp(at: holding) }
         return nil
@@ -319,6 +352,7 @@ public struct Scheduler: Sendable {
         if disabled.contains(submission.jobIdentifier) || disabled.contains(submission.identifier) {
             return .denied
         }
+        if let hold = continuedHold(submission.jobIdentifier) { return .condition(hold) }
         if live.total >= settings.maxConcurrent { return .maxConcurrent }
         return nil
     }

@@ -11,6 +11,16 @@ public enum SchedulerAction: Sendable, Equatable {
     case reply(requestID: Int64, SubmitOutcome)
     /// Write this to SQLite (one transaction).
     case persist(PersistedChange)
+    /// Expire a live run (SIGTERM, grace period, SIGKILL) with this reason: a condition it
+    /// needed was lost, memory pressure, or a pause past `MaxPause=`.
+    case expire(RunID, ExpiryReason)
+    /// `OnConditionLost=pause`: freeze the run (cgroup.freeze, else SIGSTOP); its
+    /// `MaxRuntime=` and progress clocks stop until `.thaw`.
+    case freeze(RunID, ConditionHold)
+    /// Its conditions are back: thaw it.
+    case thaw(RunID)
+    /// Processing runs on battery get a lower CPU weight, and regain it on AC.
+    case setCPUWeight(RunID, lowered: Bool)
     /// A line worth the agent's log: deferrals, refusals, retries, catch-up plans.
     case log(String)
 }

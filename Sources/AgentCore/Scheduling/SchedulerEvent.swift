@@ -19,6 +19,10 @@ public enum SchedulerEvent: Sendable {
     /// is matched by identifier. Unknown runs (e.g. `agent-restart` records at start-up) only
     /// update history.
     case runEnded(Identifier, RunID, StopReason)
+    /// A run reported progress (0…1): the least-progress run goes first when work is shed.
+    case runProgress(RunID, Double)
+    /// Power, battery, low-power mode, thermal state, network or pressure changed (DESIGN §6).
+    case conditionsChanged(Conditions)
     /// `agentctl trigger ID` / the socket verb: the silent-push analog.
     case trigger(Identifier)
     /// `agentctl submit` of a continued job.

@@ -46,6 +46,12 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
     case pendingCancelled
     case enabled
     case disabled
+    /// A condition the run needed was lost: it is being expired.
+    case expiring(RunID, ConditionHold)
+    /// `OnConditionLost=pause`: frozen while the condition is lost.
+    case frozen(RunID, ConditionHold)
+    /// Its conditions came back: thawed.
+    case thawed(RunID)
 
     public var description: String {
         switch self {
@@ -69,6 +75,9 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
         case .pendingCancelled: "pending requests cancelled"
         case .enabled: "enabled"
         case .disabled: "disabled: denied"
+        case .expiring(let run, let hold): "run \(run) expired: \(hold)"
+        case .frozen(let run, let hold): "run \(run) paused: \(hold)"
+        case .thawed(let run): "run \(run) resumed: conditions are back"
         }
     }
 }

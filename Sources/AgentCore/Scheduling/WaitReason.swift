@@ -25,6 +25,8 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     case running
     /// No `Interval=` and nothing pending: it runs only when triggered.
     case notDue
+    /// A machine condition holds it (DESIGN §6): external power, battery, thermal, network…
+    case condition(ConditionHold)
 
     public var description: String {
         switch self {
@@ -39,6 +41,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
         case .catchUp: "catch-up"
         case .running: "running"
         case .notDue: "not due"
+        case .condition(let hold): hold.description
         }
     }
 
@@ -47,7 +50,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .interval(let t), .budget(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t):
             t
-        case .paused, .maxConcurrent, .denied, .restricted, .running, .notDue:
+        case .paused, .maxConcurrent, .denied, .restricted, .running, .notDue, .condition:
             nil
         }
     }

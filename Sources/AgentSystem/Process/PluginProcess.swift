@@ -99,6 +99,38 @@ public final class PluginProcess {
         }
     }
 
+    /// Stops every process of the run where it stands (`OnConditionLost=pause`): the cgroup
+    /// freezer, else SIGSTOP to the process group. Returns how it was frozen.
+    @discardableResult
+    public func freeze() -> FreezeMethod? {
+        guard !isGone else { return nil }
+        if let cgroup, cgroup.setFrozen(true) { return .cgroup }
+        kill(-processGroup, SIGSTOP)
+        return .stopSignal
+    }
+
+    /// Lets a frozen run go on.
+    public func thaw() {
+        guard !isGone else { return }
+        if let cgroup, cgroup.setFrozen(false) { return }
+        kill(-processGroup, SIGCONT)
+    }
+
+    /// A lower CPU share while on battery: cgroup `cpu.weight` 20 (of the default 100), else
+    /// nice 10 for the process group; back to 100 / nice 0 on AC. (An unprivileged agent cannot
+    /// lower nice again; its runs stay at nice 10 until they end.)
+    public func setLowPriority(_ low: Bool) {
+        guard !isGone else { return }
+        if let cgroup, cgroup.setCPUWeight(low ? 20 : 100) { return }
+        setpriority(__priority_which_t(PRIO_PGRP.rawValue), id_t(processGroup), low ? 10 : 0)
+    }
+
+    /// How a run was frozen.
+    public enum FreezeMethod: Sendable {
+        case cgroup
+        case stopSignal
+    }
+
     // MARK: exit
 
     private func mainProcessExited() {

@@ -72,6 +72,13 @@ public final class RunCgroup {
         writeControlFile(path + "/cgroup.freeze", frozen ? "1" : "0") == 0
     }
 
+    /// Sets `cpu.weight` (1…10000, default 100); false where the cpu controller is not enabled
+    /// for the run's cgroup (the caller falls back to nice).
+    @discardableResult
+    public func setCPUWeight(_ weight: Int) -> Bool {
+        writeControlFile(path + "/cpu.weight", String(weight)) == 0
+    }
+
     /// Removes the (empty) cgroup directory.
     @discardableResult
     public func remove() -> Bool {

@@ -61,6 +61,13 @@ struct Simulation {
     var defaultDuration: Duration? = .seconds(10)
     var outcome: (Identifier, Int) -> StopReason = { _, _ in .success }
     var ticks = 0
+    /// Policy actions the shell was asked to carry out, in order.
+    var expiries: [(run: RunID, reason: ExpiryReason)] = []
+    var freezes: [(run: RunID, hold: ConditionHold)] = []
+    var thaws: [RunID] = []
+    var weights: [(run: RunID, lowered: Bool)] = []
+    /// Expired runs end at once (as if the plugin exited on SIGTERM) unless this is false.
+    var expiredRunsEndAtOnce = true
 
     private var nextRun: UInt64 = 1
     private var runCounts: [Identifier: Int] = [:]
@@ -93,6 +100,12 @@ struct Simulation {
 
     private mutating func play(_ actions: [SchedulerAction]) {
         var started: [(Identifier, RunID, RunReason)] = []
+        var expired: [(RunID, ExpiryReason)] = []
+        defer {
+            if expiredRunsEndAtOnce {
+                for (run, reason) in expired { end(run, .expired(reason)) }
+            }
+        }
         for action in actions {
             switch action {
             case .launch(let job, let reason, let submission):
@@ -110,6 +123,15 @@ struct Simulation {
                 persisted = (persisted ?? .empty).applying(changes)
             case .log(let line):
                 logs.append(line)
+            case .expire(let run, let reason):
+                expiries.append((run, reason))
+                expired.append((run, reason))
+            case .freeze(let run, let hold):
+                freezes.append((run, hold))
+            case .thaw(let run):
+                thaws.append(run)
+            case .setCPUWeight(let run, let isLowered):
+                weights.append((run, isLowered))
             }
         }
         for (identifier, run, reason) in started {

@@ -1,0 +1,57 @@
+/// A machine condition that keeps work from starting (DESIGN §6): shown as
+/// `waiting: external power`, `waiting: thermal serious`, `waiting: battery low (15%)`.
+public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
+    /// `RequiresExternalPower=yes` on battery.
+    case externalPower
+    /// Battery under `BatteryLow=` and discharging: discretionary work waits.
+    case batteryLow(percent: Int)
+    /// Battery under `BatteryCritical=` and discharging: all work stops, submissions are refused.
+    case batteryCritical(percent: Int)
+    /// Low-power mode on battery: processing waits for AC.
+    case lowPower
+    /// Thermal fair (processing, on battery), serious (discretionary) or critical (all).
+    case thermal(ThermalState)
+    /// `RequiresNetwork=yes` without a default route.
+    case network
+    /// `RequiresIdle=yes` while the CPU is busy (PSI).
+    case idle
+    /// PSI memory pressure: discretionary work waits.
+    case memoryPressure
+    /// `Resources=` names something this machine lacks.
+    case resource(String)
+
+    public var description: String {
+        switch self {
+        case .externalPower: "external power"
+        case .batteryLow(let percent): "battery low (\(percent)%)"
+        case .batteryCritical(let percent): "battery critical (\(percent)%)"
+        case .lowPower: "low-power mode"
+        case .thermal(let state): "thermal \(state)"
+        case .network: "network"
+        case .idle: "idle"
+        case .memoryPressure: "memory pressure"
+        case .resource(let name): "resource \(name)"
+        }
+    }
+
+    /// The stop reason a run gets when it loses this condition.
+    public var expiryReason: ExpiryReason {
+        switch self {
+        case .externalPower, .lowPower: .power
+        case .batteryLow, .batteryCritical: .battery
+        case .thermal: .thermal
+        case .network: .network
+        case .memoryPressure, .idle: .pressure
+        case .resource: .power
+        }
+    }
+
+    /// Holds that no wait cures soon enough for a submission: refused at once (exit 5).
+    public var refusesSubmissions: Bool {
+        switch self {
+        case .batteryCritical, .resource: true
+        case .thermal(let state): state == .critical
+        default: false
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// The machine's conditions (DESIGN §6): holding work back while they are bad, and what
+/// happens to running work when they turn — expiry, or freezing with `OnConditionLost=pause`.
+extension Scheduler {
+    /// How often, while memory pressure lasts, one more run is shed.
+    static let pressureShedInterval: Duration = .seconds(10)
+
+    mutating func conditionsChanged(_ new: Conditions, now: SchedulerTime) {
+        let old = conditions
+        guard new != old else { return }
+        conditions = new
+        if old.lowPower != new.lowPower {
+            // Refresh intervals stretch ×4 in low-power mode and shrink back after.
+            for (id, job) in jobs where job.definition.kind == .refresh && job.definition.interval != nil {
+                reschedule(id, now: now)
+            }
+        }
+        reexamineHeldWork(now: now)
+        applyRunPolicy(now: now)
+        if new.memoryPressure, !old.memoryPressure { shedForPressure(now: now) }
+        if !new.memoryPressure { nextShedAt = nil }
+    }
+
+    /// Held and ready jobs go back through `promoteDue`, which sorts them into ready or held
+    /// under the new conditions without announcing them again; continued queues likewise.
+    mutating func reexamineHeldWork(now: SchedulerTime) {
+        var ids = conditionHeld.entries.map(\.key)
+        ids.append(contentsOf: ready.entries.map(\.key))
+        for id in ids {
+            conditionHeld.remove(id)
+            ready.remove(id)
+            reschedule(id, now: now)
+        }
+        for jobID in Array(queues.keys) { refreshContinued(jobID) }
+    }
+
+    /// The condition a job's run has lost, if any: the "running work" column of DESIGN §6.
+    /// Low-power mode, thermal fair and a busy CPU only gate starts; memory pressure sheds runs
+    /// one at a time (``shedForPressure(now:)``).
+    func lostCondition(_ job: JobDefinition) -> ConditionHold? {
+        let percent = conditions.power.battery?.percent ?? 100
+        if conditions.batteryBelow(settings.batteryCritical) { return .batteryCritical(percent: percent) }
+        if conditions.thermal == .critical { return .thermal(.critical) }
+        if job.requiresExternalPower, !conditions.power.externalPower { return .externalPower }
+        if job.requiresNetwork, !conditions.network { return .network }
+        guard job.kind != .continued else { return nil }
+        if conditions.batteryBelow(settings.batteryLow) { return .batteryLow(percent: percent) }
+        if conditions.thermal == .serious { return .thermal(.serious) }
+        return nil
+    }
+
+    /// Expires or freezes the runs whose conditions are gone (least progress first), thaws
+    /// frozen runs whose conditions came back, and sets processing runs' CPU weight.
+    mutating func applyRunPolicy(now: SchedulerTime) {
+        let onBattery = !conditions.power.externalPower
+        for (run, counted) in live.startedRuns.sorted(by: Self.leastProgressFirst) {
+            guard let job = jobs[counted.job]?.definition else { continue }
+            let lost = lostCondition(job)
+            if let frozenRun = frozen[run] {
+                if lost == nil {
+                    frozen[run] = nil
+                    note(counted.identifier, job: counted.job, .thawed(run), now: now)
+                    output.append(.thaw(run))
+                } else if let lost, lost != frozenRun.hold {
+                    frozen[run]?.hold = lost
+                }
+            } else if let lost, !expiring.contains(run) {
+                if job.onConditionLost == .pause {
+                    frozen[run] = FrozenRun(hold: lost, since: now, expiresAt: now + job.maxPause)
+                    note(counted.identifier, job: counted.job, .frozen(run, lost), now: now)
+                    output.append(.freeze(run, lost))
+                } else {
+                    expire(run, counted, lost.expiryReason, because: lost, now: now)
+                }
+            }
+            if job.kind == .processing, lowered.contains(run) != onBattery, !expiring.contains(run) {
+                if onBattery { lowered.insert(run) } else { lowered.remove(run) }
+                output.append(.setCPUWeight(run, lowered: onBattery))
+            }
+        }
+    }
+
+    /// Memory pressure: one run at a time, the least-progress continued run first (DESIGN §6),
+    /// then the least-progress discretionary run; again every ``pressureShedInterval`` while
+    /// pressure lasts.
+    mutating func shedForPressure(now: SchedulerTime) {
+        nextShedAt = now + Self.pressureShedInterval
+        let candidates = live.startedRuns.filter { !expiring.contains($0.key) }
+            .sorted(by: Self.leastProgressFirst)
+        let continued = candidates.first { jobs[$0.value.job]?.definition.kind == .continued }
+        guard let (run, counted) = continued ?? candidates.first else { return }
+        expire(run, counted, .pressure, because: .memoryPressure, now: now)
+    }
+
+    /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for.
+    mutating func expireOverduePauses(now: SchedulerTime) {
+        for (run, frozenRun) in frozen where frozenRun.expiresAt <= now {
+            frozen[run] = nil
+            guard let counted = live.startedRuns[run] else { continue }
+            log("\(counted.identifier): run \(run) paused longer than MaxPause=: expired")
+            expire(run, counted, frozenRun.hold.expiryReason, because: frozenRun.hold, now: now)
+        }
+    }
+
+    mutating func expire(_ run: RunID, _ counted: CountedRun, _ reason: ExpiryReason,
+                         because hold: ConditionHold, now: SchedulerTime)
+    {
+        expiring.insert(run)
+        note(counted.identifier, job: counted.job, .expiring(run, hold), now: now)
+        log("\(counted.identifier): run \(run) expired: \(hold)")
+        output.append(.expire(run, reason))
+    }
+
+    /// Runs without progress count as 0 %; ties by run number (oldest first).
+    static func leastProgressFirst(_ a: (key: RunID, value: CountedRun),
+                                   _ b: (key: RunID, value: CountedRun)) -> Bool
+    {
+        let pa = a.value.progress ?? 0, pb = b.value.progress ?? 0
+        return pa != pb ? pa < pb : a.key < b.key
+    }
+
+    /// The earliest pause expiry or pressure step, for `nextDeadline`.
+    var conditionDeadline: SchedulerTime? {
+        var earliest = nextShedAt
+        for frozenRun in frozen.values where earliest.map({ frozenRun.expiresAt < $0 }) ?? true {
+            earliest = frozenRun.expiresAt
+        }
+        return earliest
+    }
+
+    /// On a tick: pauses past `MaxPause=`, the next pressure step.
+    mutating func conditionTick(now: SchedulerTime) {
+        expireOverduePauses(now: now)
+        if let shed = nextShedAt, shed <= now {
+            if conditions.memoryPressure { shedForPressure(now: now) } else { nextShedAt = nil }
+        }
+    }
+
+    /// What holds a continued job's queue under the current conditions.
+    func continuedHold(_ jobID: Identifier) -> ConditionHold? {
+        guard let job = jobs[jobID] else { return nil }
+        return LaunchPolicy.hold(job.definition, conditions, settings)
+    }
+}
+
+/// A run frozen by `OnConditionLost=pause`.
+struct FrozenRun: Sendable, Hashable {
+    var hold: ConditionHold
+    var since: SchedulerTime
+    /// `MaxPause=` after it froze: expired then if still frozen.
+    var expiresAt: SchedulerTime
+}

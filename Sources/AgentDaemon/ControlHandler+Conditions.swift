@@ -1,0 +1,18 @@
+import AgentCore
+import AgentProtocol
+
+extension ControlHandler {
+    /// `agentctl lowpower on|off|auto` (root only, DESIGN §9).
+    func lowPower(_ request: ControlRequest) -> ControlResponse {
+        guard let text = request.mode, let mode = LowPowerMode(rawValue: text) else {
+            return .failure(.badRequest, "lowpower needs on, off or auto (got \(request.mode ?? "nothing"))")
+        }
+        let saved = agent.conditions.setLowPowerMode(mode)
+        let now = agent.conditions.conditions.lowPower ? "on" : "off"
+        let note = saved ? "" : " (not saved: the state directory is not writable; it lasts until agentd restarts)"
+        switch mode {
+        case .auto: return ControlResponse(message: "low-power mode follows the machine: now \(now)\(note)")
+        case .on, .off: return ControlResponse(message: "low-power mode \(mode.rawValue) until agentctl lowpower auto\(note)")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+/// The policy inputs at a glance, for `agentctl status` (DESIGN §6, issue #5): power, low-power
+/// mode, thermal state, network, pressure, and which kernel sources are live.
+public struct MachineInputs: Codable, Sendable, Hashable {
+    /// `ac` or `battery`.
+    public var power: String
+    /// Combined system battery level, nil without a battery.
+    public var batteryPercent: Int?
+    /// `charging`, `discharging`, `full`, `not charging`, nil without a battery.
+    public var batteryStatus: String?
+    public var lowPower: Bool
+    /// Where low-power mode comes from: `auto (platform_profile)`, `auto (power-profiles-daemon)`,
+    /// `auto`, `on (agentctl)`, `off (agentctl)`.
+    public var lowPowerSource: String
+    /// `nominal`, `fair`, `serious`, `critical`.
+    public var thermal: String
+    /// The zone that decides the thermal state, its temperature and its margin to its next trip.
+    public var hottestZone: String?
+    public var hottestCelsius: Double?
+    public var marginCelsius: Double?
+    public var marginTrip: String?
+    /// A default route exists.
+    public var network: Bool
+    public var memoryPressure: Bool
+    public var cpuBusy: Bool
+    /// Each input source and how it is read.
+    public var sources: [InputSource]
+
+    public init(power: String, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
+                lowPowerSource: String, thermal: String, hottestZone: String?, hottestCelsius: Double?,
+                marginCelsius: Double?, marginTrip: String?, network: Bool, memoryPressure: Bool,
+                cpuBusy: Bool, sources: [InputSource])
+    {
+        self.power = power
+        self.batteryPercent = batteryPercent
+        self.batteryStatus = batteryStatus
+        self.lowPower = lowPower
+        self.lowPowerSource = lowPowerSource
+        self.thermal = thermal
+        self.hottestZone = hottestZone
+        self.hottestCelsius = hottestCelsius
+        self.marginCelsius = marginCelsius
+        self.marginTrip = marginTrip
+        self.network = network
+        self.memoryPressure = memoryPressure
+        self.cpuBusy = cpuBusy
+        self.sources = sources
+    }
+}
+
+/// One kernel or bus source of policy input.
+public struct InputSource: Codable, Sendable, Hashable {
+    /// `uevent`, `thermal-netlink`, `rtnetlink`, `psi`, `platform_profile`, `power-profiles`.
+    public var name: String
+    /// `live` (events), `sampled` (sparse reads: the event source is missing) or `unavailable`.
+    public var state: String
+    /// Why it is sampled or unavailable, or what it watches.
+    public var detail: String?
+
+    public init(name: String, state: String, detail: String? = nil) {
+        self.name = name
+        self.state = state
+        self.detail = detail
+    }
+}
+
+/// A GPU for `Resources=gpu` (`agentctl resources`).
+public struct GPUSummary: Codable, Sendable, Hashable {
+    /// `card0`, `nvidia0`.
+    public var name: String
+    /// The kernel driver or device node.
+    public var detail: String
+
+    public init(name: String, detail: String) {
+        self.name = name
+        self.detail = detail
+    }
+}
