@@ -39,8 +39,9 @@ static int set_profile(sd_bus *bus, const char *path, const char *interface, con
     int r = sd_bus_message_read(value, "s", &text);
     if (r < 0) return r;
     snprintf(profile, sizeof profile, "%s", text);
-    // SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE: sd-bus emits PropertiesChanged after a Set.
-    (void)bus;
+    // SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE only annotates the property: the signal is ours to send.
+    r = sd_bus_emit_properties_changed(bus, object_path, interface_name, "ActiveProfile", NULL);
+    if (r < 0) return r;
     announce();
     return 0;
 }
@@ -118,7 +119,7 @@ int main(int argc, char **argv) {
         }
         if (!(fds[1].revents & (POLLIN | POLLHUP))) continue;
         ssize_t n = read(STDIN_FILENO, line + used, sizeof line - 1 - used);
-        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n <= 0) break;  // end of stdin: quit
         used += (size_t)n;
         char *newline;

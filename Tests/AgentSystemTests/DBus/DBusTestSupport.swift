@@ -19,7 +19,7 @@ final class TestChild {
     private var buffered: [UInt8] = []
     private(set) var reaped = false
 
-    init(_ path: String, _ arguments: [String], withStdin: Bool = false) throws {
+    init(_ path: String, _ arguments: [String], withStdin: Bool = false, quiet: Bool = false) throws {
         name = String(path.split(separator: "/").last ?? Substring(path))
         var output: [Int32] = [-1, -1]
         guard cshim_pipe_cloexec_nonblock(&output) == 0 else { throw DBusTestFailure("pipe: errno \(errno)") }
@@ -31,15 +31,17 @@ final class TestChild {
         }
         TestChild.setBlocking(output[1])
         let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let devNullOut = open("/dev/null", O_WRONLY | O_CLOEXEC)
         defer {
             close(devNull)
+            close(devNullOut)
             close(output[1])
             if withStdin { close(input[0]) }
         }
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var child: pid_t = 0
-        let rc = cshim_spawn_session(&child, path, &argv, environ, withStdin ? input[0] : devNull, output[1], 2)
+        let rc = cshim_spawn_session(&child, path, &argv, environ, withStdin ? input[0] : devNull, output[1], quiet ? devNullOut : 2)
         guard rc == 0 else {
             close(output[0])
             if withStdin { close(input[1]) }
@@ -190,7 +192,8 @@ final class PrivateBus {
         let candidates: [String] = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"]
         let path = candidates.first { access($0, X_OK) == 0 }
         guard let path else { throw DBusTestFailure("dbus-daemon is not installed (scripts/install-deps.sh installs it)") }
-        daemon = try TestChild(path, ["--config-file=\(config)", "--nofork", "--print-address"])
+        // Quiet: as root it warns on every start that it may not raise its fd limit.
+        daemon = try TestChild(path, ["--config-file=\(config)", "--nofork", "--print-address"], quiet: true)
         // Printed once the socket is listening.
         guard let line = daemon.readLine(within: .seconds(20)), line.hasPrefix("unix:") else {
             throw DBusTestFailure("dbus-daemon printed no address")
