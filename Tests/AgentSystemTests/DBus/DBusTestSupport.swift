@@ -203,6 +203,11 @@ final class PrivateBus {
 
     /// Stops the bus daemon now (its clients see the connection close).
     func kill() { daemon.terminate() }
+
+    deinit {
+        // Before the directory with its socket goes.
+        daemon.terminate()
+    }
 }
 
 /// The power-profiles-daemon stand-in built from Tests/PowerProfilesStandIn, next to this test
