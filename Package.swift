@@ -46,6 +46,10 @@ let package = Package(
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
         .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
+        // A power-profiles-daemon stand-in (C, sd-bus) that AgentSystemTests' D-Bus tests run on a
+        // private dbus-daemon; built alongside the tests, never shipped (not a product).
+        .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",
+                          linkerSettings: [.linkedLibrary("systemd")]),
         // Drives the built agentd and agentctl binaries as separate processes.
         .testTarget(name: "IntegrationTests", dependencies: ["CShim"], swiftSettings: strict),
     ]

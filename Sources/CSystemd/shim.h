@@ -1,1 +1,2 @@
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-bus.h>
