@@ -37,13 +37,16 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(name: "agentctl", dependencies: ["AgentCLI"], swiftSettings: strict),
 
+        // Fake /sys and /proc trees, shared by the reader tests and the integration tests.
+        .target(name: "AgentTestSupport", path: "Tests/AgentTestSupport", swiftSettings: strict),
+
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], swiftSettings: strict),
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
-        .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim"], swiftSettings: strict),
+        .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
         .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
         // Drives the built agentd and agentctl binaries as separate processes.
-        .testTarget(name: "IntegrationTests", dependencies: ["CShim"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["CShim", "AgentTestSupport"], swiftSettings: strict),
     ]
 )
