@@ -8,7 +8,7 @@ extension PowerSupply {
     /// `unknown("USB_…")`), UPS (a UPS reports `online=1` while it runs on line power, `0` on its
     /// own battery) and Wireless (an inductive charger feeding the machine).
     public var isExternalSource: Bool {
-        switch kind {
+        switch type {
         case .mains, .usb, .ups, .wireless: true
         case .battery: false
         case .unknown(let type): type.uppercased().hasPrefix("USB")
@@ -24,7 +24,7 @@ extension PowerSupply {
     /// Whether this is a system battery that is there: type Battery, not `scope=Device`, and not
     /// `present=0` (an absent `present` attribute means present).
     public var isSystemBattery: Bool {
-        kind == .battery && powersSystem && present != false
+        type == .battery && powersSystem && present != false
     }
 
     /// This battery's own level in percent from `energy_*`, else `charge_*`, else `capacity`.

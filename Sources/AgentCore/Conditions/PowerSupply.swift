@@ -5,7 +5,7 @@
 /// lives in `PowerState.init(supplies:)`, not here.
 public struct PowerSupply: Sendable, Hashable {
     /// The `type` attribute.
-    public enum Kind: Sendable, Hashable {
+    public enum SupplyType: Sendable, Hashable {
         case mains, usb, battery, ups, wireless
         /// Any other value (`USB_PD`, `USB_C` and the like on older kernels, `BMS`, …), kept as read.
         case unknown(String)
@@ -65,7 +65,7 @@ public struct PowerSupply: Sendable, Hashable {
 
     /// The directory name under `/sys/class/power_supply` (`AC`, `BAT0`, `ucsi-source-psy-…`).
     public var name: String
-    public var kind: Kind
+    public var type: SupplyType
     public var scope: Scope
     /// `online`: 1 (or more, e.g. 2 for a USB port in "programmable" mode) when feeding power.
     public var online: Int?
@@ -81,13 +81,13 @@ public struct PowerSupply: Sendable, Hashable {
     public var chargeNow: Int?
     public var chargeFull: Int?
 
-    public init(name: String, kind: Kind, scope: Scope = .system, online: Int? = nil,
+    public init(name: String, type: SupplyType, scope: Scope = .system, online: Int? = nil,
                 present: Bool? = nil, capacity: Int? = nil, status: Status = .unknown,
                 energyNow: Int? = nil, energyFull: Int? = nil,
                 chargeNow: Int? = nil, chargeFull: Int? = nil)
     {
         self.name = name
-        self.kind = kind
+        self.type = type
         self.scope = scope
         self.online = online
         self.present = present

@@ -23,10 +23,10 @@ public struct PowerSupplyReader: Sendable {
         func attribute(_ key: String) -> String? { SysfsFile.value(directory + "/" + key) }
         func integer(_ key: String) -> Int? { SysfsFile.integer(directory + "/" + key) }
 
-        guard let type = attribute("type") else { return nil }
+        guard let typeAttribute = attribute("type") else { return nil }
         return PowerSupply(
             name: name,
-            kind: PowerSupply.Kind(attribute: type),
+            type: PowerSupply.SupplyType(attribute: typeAttribute),
             scope: PowerSupply.Scope(attribute: attribute("scope")),
             online: integer("online"),
             present: PowerSupply.flag(attribute("present")),

@@ -2,14 +2,14 @@ import Testing
 @testable import AgentCore
 
 private func mains(_ online: Int? = 1, name: String = "AC") -> PowerSupply {
-    PowerSupply(name: name, kind: .mains, online: online)
+    PowerSupply(name: name, type: .mains, online: online)
 }
 
 private func battery(_ name: String = "BAT0", capacity: Int? = nil, status: PowerSupply.Status = .discharging,
                      energy: (Int, Int)? = nil, charge: (Int, Int)? = nil,
                      scope: PowerSupply.Scope = .system, present: Bool? = true) -> PowerSupply
 {
-    PowerSupply(name: name, kind: .battery, scope: scope, present: present, capacity: capacity,
+    PowerSupply(name: name, type: .battery, scope: scope, present: present, capacity: capacity,
                 status: status, energyNow: energy?.0, energyFull: energy?.1,
                 chargeNow: charge?.0, chargeFull: charge?.1)
 }
@@ -65,27 +65,27 @@ struct PowerStateDerivationTests {
     }
 
     @Test func aUSBCPowerDeliverySupplyThatIsOnlineIsExternalPower() {
-        let usb = PowerSupply(name: "ucsi-source-psy-USBC000:001", kind: .usb, online: 1)
+        let usb = PowerSupply(name: "ucsi-source-psy-USBC000:001", type: .usb, online: 1)
         let state = PowerState(supplies: [usb, battery(capacity: 50, status: .charging)])
         #expect(state.externalPower)
         #expect(state.battery == BatteryLevel(percent: 50, discharging: false))
     }
 
     @Test func aUSBPortThatIsOfflineIsNotExternalPower() {
-        let usb = PowerSupply(name: "ucsi-source-psy-USBC000:001", kind: .usb, online: 0)
+        let usb = PowerSupply(name: "ucsi-source-psy-USBC000:001", type: .usb, online: 0)
         #expect(!PowerState(supplies: [usb, battery(capacity: 50)]).externalPower)
     }
 
     @Test func oldKernelUSBSubtypesCountAsUSB() {
-        let pd = PowerSupply(name: "tcpm-source-psy", kind: PowerSupply.Kind(attribute: "USB_PD\n"), online: 1)
-        #expect(pd.kind == .unknown("USB_PD"))
+        let pd = PowerSupply(name: "tcpm-source-psy", type: PowerSupply.SupplyType(attribute: "USB_PD\n"), online: 1)
+        #expect(pd.type == .unknown("USB_PD"))
         #expect(PowerState(supplies: [pd, battery(capacity: 50)]).externalPower)
     }
 
     @Test func aUPSOnLinePowerCountsAsExternalPower() {
-        let ups = PowerSupply(name: "ups", kind: .ups, online: 1)
+        let ups = PowerSupply(name: "ups", type: .ups, online: 1)
         #expect(PowerState(supplies: [ups, battery(capacity: 50)]).externalPower)
-        let onItsBattery = PowerSupply(name: "ups", kind: .ups, online: 0)
+        let onItsBattery = PowerSupply(name: "ups", type: .ups, online: 0)
         #expect(!PowerState(supplies: [onItsBattery, battery(capacity: 50)]).externalPower)
     }
 
@@ -100,7 +100,7 @@ struct PowerStateDerivationTests {
 
     @Test func aDeviceScopedChargerNeverCountsAsExternalPower() {
         // A graphics card's USB-C port reports online=1 with scope=Device.
-        let gpuPort = PowerSupply(name: "ucsi-source-psy-nvidia", kind: .usb, scope: .device, online: 1)
+        let gpuPort = PowerSupply(name: "ucsi-source-psy-nvidia", type: .usb, scope: .device, online: 1)
         let state = PowerState(supplies: [gpuPort, mains(0), battery(capacity: 30)])
         #expect(!state.externalPower)
         #expect(state.battery == BatteryLevel(percent: 30, discharging: true))
@@ -137,8 +137,8 @@ struct PowerStateDerivationTests {
     }
 
     @Test func attributesParseAsTheKernelWritesThem() {
-        #expect(PowerSupply.Kind(attribute: "Mains\n") == .mains)
-        #expect(PowerSupply.Kind(attribute: "Wireless") == .wireless)
+        #expect(PowerSupply.SupplyType(attribute: "Mains\n") == .mains)
+        #expect(PowerSupply.SupplyType(attribute: "Wireless") == .wireless)
         #expect(PowerSupply.Scope(attribute: nil) == .system)
         #expect(PowerSupply.Scope(attribute: "Device\n") == .device)
         #expect(PowerSupply.Scope(attribute: "Unknown\n") == .unknown)

@@ -19,9 +19,9 @@ struct PowerSupplyReaderTests {
         let reader = PowerSupplyReader(roots: roots(tree))
         let supplies = reader.readAll()
         #expect(supplies.map(\.name) == ["AC", "BAT0"])
-        #expect(supplies.first == PowerSupply(name: "AC", kind: .mains, online: 1))
+        #expect(supplies.first == PowerSupply(name: "AC", type: .mains, online: 1))
         #expect(supplies.last == PowerSupply(
-            name: "BAT0", kind: .battery, present: true, capacity: 64, status: .charging,
+            name: "BAT0", type: .battery, present: true, capacity: 64, status: .charging,
             energyNow: 32_000_000, energyFull: 50_000_000))
         #expect(reader.powerState() == PowerState(
             externalPower: true, battery: BatteryLevel(percent: 64, discharging: false)))
@@ -58,7 +58,7 @@ struct PowerSupplyReaderTests {
         try FakeTreeFilesForTests.makeDirectory(tree.supplyPath("BAT0") + "/energy_now")
         try tree.setAttribute(supply: "BAT0", "charge_now", "not-a-number")
         let battery = try #require(PowerSupplyReader(roots: roots(tree)).read(name: "BAT0"))
-        #expect(battery == PowerSupply(name: "BAT0", kind: .battery, status: .unknown))
+        #expect(battery == PowerSupply(name: "BAT0", type: .battery, status: .unknown))
     }
 
     @Test func anEntryWithoutTypeIsNotASupply() throws {
