@@ -40,9 +40,12 @@ let package = Package(
         .executableTarget(name: "scheduler-bench", dependencies: ["AgentCore"], path: "bench/SchedulerBench",
                           swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
 
+        // Fake /sys and /proc trees, shared by the reader tests and the integration tests.
+        .target(name: "AgentTestSupport", path: "Tests/AgentTestSupport", swiftSettings: strict),
+
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], swiftSettings: strict),
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
-        .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim"], swiftSettings: strict),
+        .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
         .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
@@ -51,6 +54,6 @@ let package = Package(
         .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",
                           linkerSettings: [.linkedLibrary("systemd")]),
         // Drives the built agentd and agentctl binaries as separate processes.
-        .testTarget(name: "IntegrationTests", dependencies: ["CShim"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["CShim", "AgentTestSupport"], swiftSettings: strict),
     ]
 )
