@@ -126,7 +126,7 @@ public final class Agent {
         if service.isUnderServiceManager, serviceStatusRefresh == nil, let driver = scheduling {
             serviceStatusRefresh = loop.schedule(after: .seconds(1)) { [unowned self] in
                 self.serviceStatusRefresh = nil
-                self.waitingCount = driver.scheduler.waiting(now: driver.now).count
+                self.waitingCount = driver.scheduler.waitingSummary(now: driver.now, limit: 0).total
                 self.sendServiceStatus()
             }
         }

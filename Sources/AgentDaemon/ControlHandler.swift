@@ -303,8 +303,9 @@ struct ControlHandler {
 
     func statusReport() -> StatusReport {
         let registry = agent.config.registry
-        let waiting = scheduling.map { $0.scheduler.waiting(now: $0.now) } ?? []
-        agent.waitingCount = waiting.count
+        let summary = scheduling.map { $0.scheduler.waitingSummary(now: $0.now, limit: 100) }
+        let waiting = summary?.work ?? []
+        agent.waitingCount = summary?.total ?? 0
         return StatusReport(
             version: AgentVersion.string, pid: getpid(), startedAt: agent.startedAtWall,
             uptimeSeconds: agent.startedAt.duration(to: agent.loop.now).components.seconds,
@@ -313,7 +314,7 @@ struct ControlHandler {
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
             diagnostics: registry.diagnostics, stateError: agent.state.problem,
             running: agent.runs.summaries(), pending: pendingSummaries(limit: 100, from: waiting),
-            pendingCount: waiting.count,
+            pendingCount: summary?.total ?? 0,
             paused: scheduling?.scheduler.isPaused,
             budgetLeft: scheduling.map { $0.scheduler.budgetRemaining(now: $0.now) },
             dailyBudget: registry.settings.dailyBudget, inputs: agent.conditions?.inputs)

@@ -64,6 +64,41 @@ struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sendable>:
         return top
     }
 
+    /// The `k` smallest entries, smallest first, without disturbing the heap: O(k log k).
+    func smallest(_ k: Int) -> [(key: Key, priority: Priority)] {
+        var result: [(key: Key, priority: Priority)] = []
+        guard k > 0, !keys.isEmpty else { return result }
+        result.reserveCapacity(Swift.min(k, keys.count))
+        // A small heap of heap indices: the frontier of the big heap's top.
+        var frontier: [Int] = [0]
+        func less(_ a: Int, _ b: Int) -> Bool { priorities[frontier[a]] < priorities[frontier[b]] }
+        while result.count < k, !frontier.isEmpty {
+            let index = frontier[0]
+            result.append((keys[index], priorities[index]))
+            frontier[0] = frontier[frontier.count - 1]
+            frontier.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var least = parent
+                if left < frontier.count, less(left, least) { least = left }
+                if right < frontier.count, less(right, least) { least = right }
+                guard least != parent else { break }
+                frontier.swapAt(parent, least)
+                parent = least
+            }
+            for child in [2 * index + 1, 2 * index + 2] where child < keys.count {
+                frontier.append(child)
+                var node = frontier.count - 1
+                while node > 0, less(node, (node - 1) / 2) {
+                    frontier.swapAt(node, (node - 1) / 2)
+                    node = (node - 1) / 2
+                }
+            }
+        }
+        return result
+    }
+
     /// Every entry, in no particular order (for queries, not for decisions).
     var entries: [(key: Key, priority: Priority)] {
         Array(zip(keys, priorities)).map { (key: $0.0, priority: $0.1) }

@@ -23,6 +23,9 @@ struct LiveRuns: Sendable {
 
     func count(job: Identifier) -> Int { perJob[job] ?? 0 }
 
+    /// Jobs with a live run.
+    var runningJobs: Dictionary<Identifier, Int>.Keys { perJob.keys }
+
     /// Runs the shell reported started and not yet ended.
     var startedRuns: [RunID: CountedRun] { started }
 

@@ -49,6 +49,7 @@ extension Scheduler {
             } else {
                 var job = JobSchedule(definition: definition, firstSeen: now,
                                       restricted: settings.denies(id))
+                if job.restricted { restrictedJobs.insert(id) }
                 if job.isDiscretionary {
                     job.request = PendingRequest(
                         triggeredAt: pendingTriggers.contains(id) ? now : nil,
@@ -112,6 +113,7 @@ extension Scheduler {
         conditionHeld.remove(id)
         continuedReady.remove(id)
         continuedHeld.remove(id)
+        restrictedJobs.remove(id)
         note(id, .removed, now: now)
         jobs[id] = nil
     }
@@ -148,6 +150,7 @@ extension Scheduler {
                 let restricted = new.denies(id)
                 guard jobs[id]?.restricted != restricted else { continue }
                 jobs[id]?.restricted = restricted
+                if restricted { restrictedJobs.insert(id) } else { restrictedJobs.remove(id) }
                 reschedule(id, now: now)
                 refreshContinued(id)
             }

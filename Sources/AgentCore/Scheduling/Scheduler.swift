@@ -76,6 +76,8 @@ public struct Scheduler: Sendable {
     /// Discretionary jobs that are due but held by a condition (power, thermal, network…),
     /// by the time they became due; looked at again when conditions change.
     var conditionHeld = DeadlineQueue<Identifier, TimedKey>()
+    /// Jobs `Deny=` matches (they sit in no heap; `status` counts them without a walk).
+    var restrictedJobs: Set<Identifier> = []
     /// Continued jobs whose queue waits for a condition.
     var continuedHeld: Set<Identifier> = []
     /// Runs frozen by `OnConditionLost=pause`.
@@ -225,6 +227,46 @@ public struct Scheduler: Sendable {
                                     submission: submission))
         }
         return work
+    }
+
+    /// `agentctl status`: the first `limit` entries of ``waiting(now:)`` and how many there
+    /// are, without walking every job: the smallest entries of the heaps that hold waiting
+    /// work, the few jobs held by a per-job blocker, and the queued submissions. O(k log n).
+    public func waitingSummary(now: SchedulerTime, limit: Int) -> (work: [PendingWork], total: Int) {
+        var ids: [Identifier] = []
+        for queue in [due, ready, conditionHeld] { ids.append(contentsOf: queue.smallest(limit).map(\.key)) }
+        // Discretionary jobs outside the heaps: restricted, denied or running.
+        var outside = restrictedJobs.union(disabled.members)
+        outside.formUnion(live.runningJobs)
+        ids.append(contentsOf: outside)
+        var work: [PendingWork] = []
+        var seen: Set<Identifier> = []
+        var outsideWaiting = 0
+        for id in ids where seen.insert(id).inserted {
+            guard let job = jobs[id], job.isDiscretionary, let candidate = candidate(job),
+                  let reason = blocker(job, candidate, now: now) else { continue }
+            if outside.contains(id), !due.contains(id), !ready.contains(id), !conditionHeld.contains(id) {
+                outsideWaiting += 1
+            }
+            work.append(PendingWork(identifier: id, kind: job.definition.kind,
+                                    earliestBegin: candidate.eligibleAt, waitingFor: reason, submission: nil))
+        }
+        work.sort { a, b in
+            let ta = a.earliestBegin ?? now, tb = b.earliestBegin ?? now
+            return ta != tb ? ta < tb : a.identifier < b.identifier
+        }
+        var listed = Array(work.prefix(limit))
+        if listed.count < limit {
+            for item in queuedSubmissions().prefix(limit - listed.count) {
+                let submission = item.submission
+                listed.append(PendingWork(identifier: submission.identifier, kind: .continued,
+                                          earliestBegin: nil,
+                                          waitingFor: continuedBlocker(submission) ?? .maxConcurrent,
+                                          submission: submission))
+            }
+        }
+        let total = due.count + ready.count + conditionHeld.count + outsideWaiting + queuedTotal
+        return (listed, total)
     }
 
     /// Why `id` is not running now: the reason a registered job waits (`notDue` when it has

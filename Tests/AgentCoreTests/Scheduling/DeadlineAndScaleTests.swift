@@ -95,3 +95,32 @@ import Testing
         #expect(worst <= 4)
     }
 }
+
+/// Issue #4: `status` lists the first waiting work and counts it without walking every job.
+@Suite struct WaitingSummaryTests {
+    @Test func theSummaryListsTheSameFirstEntriesAsTheFullQueryAndCountsThemAll() {
+        var jobs = (0..<300).map { job("com.example.i\($0)", interval: minutes(Double(15 + $0 % 40))) }
+        jobs += (0..<50).map { job("com.example.t\($0)") }
+        var sim = Simulation(settings: settings(maxConcurrent: 3, dailyBudget: 10_000, deny: ["com.example.i29*"]),
+                             jobs: jobs)
+        sim.defaultDuration = minutes(3)
+        for index in stride(from: 0, to: 50, by: 3) { sim.send(.trigger(id("com.example.t\(index)"))) }
+        sim.send(.setEnabled(id("com.example.i7"), false))
+        for step in 0..<6 {
+            sim.advance(by: minutes(7))
+            let full = sim.scheduler.waiting(now: sim.now)
+            let summary = sim.scheduler.waitingSummary(now: sim.now, limit: 100)
+            #expect(summary.total == full.count, "step \(step)")
+            #expect(summary.work == Array(full.prefix(100)), "step \(step)")
+        }
+    }
+
+    @Test func theSummaryOfTenThousandJobsLooksAtAFewHundred() {
+        let jobs = (0..<10_000).map { job("com.example.j\($0)", interval: hours(1)) }
+        var sim = Simulation(settings: settings(maxConcurrent: 8, dailyBudget: 100_000), jobs: jobs)
+        sim.advance(by: minutes(1))
+        let summary = sim.scheduler.waitingSummary(now: sim.now, limit: 100)
+        #expect(summary.work.count == 100)
+        #expect(summary.total == sim.scheduler.waiting(now: sim.now).count)
+    }
+}
