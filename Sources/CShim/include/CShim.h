@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include "CShimSpawn.h"
+#include "CShimNetlink.h"
 
 // epoll
 int cshim_epoll_create(void);
