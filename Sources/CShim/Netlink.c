@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <linux/netlink.h>
 
 #ifndef SOL_NETLINK
@@ -157,4 +158,9 @@ int cshim_poll_readable(int fd, int timeout_ms) {
     int n;
     do { n = poll(&p, 1, timeout_ms); } while (n < 0 && errno == EINTR);
     return n;
+}
+
+int cshim_thread_set_ids(uid_t uid, gid_t gid) {
+    if (syscall(SYS_setresgid, gid, gid, gid) != 0) return -1;
+    return (int)syscall(SYS_setresuid, uid, uid, uid);
 }

@@ -6,10 +6,10 @@ import Glibc
 /// Each wakeup drains every queued datagram. A datagram becomes a `.uevent` when
 /// - its sender passes the sender policy: the kernel itself (`nl_pid` 0), or a process whose
 ///   SCM_CREDENTIALS say uid 0 (SO_PASSCRED is on). Root-sent events are accepted because tests inject
-///   uevents from userspace inside a private network namespace (`UeventInjector`), and because on a
-///   real system only root may multicast on this protocol anyway; the uid check matters for unicasts,
-///   which any local process may address to the monitor's port. Everything else is counted in
-///   `statistics.rejectedSenders`;
+///   uevents from userspace inside a private network namespace (`UeventInjector`). The kernel already
+///   refuses any send on this protocol — multicast or unicast to our port — from a process without
+///   CAP_NET_ADMIN; the uid check also turns away capable non-root daemons. Everything else is
+///   counted in `statistics.rejectedSenders`;
 /// - it parses (`Uevent.parse`): malformed datagrams and udevd's `libudev` re-broadcasts are counted
 ///   in `statistics.malformed`, never fatal;
 /// - its SUBSYSTEM is in `subsystems` (nil: every subsystem); others are counted as `filtered`.

@@ -62,4 +62,8 @@ ssize_t cshim_netlink_send(int fd, const void *buf, size_t len, uint32_t port_id
 /// poll() for readability of one fd: 1 readable, 0 timeout, -1 error. EINTR is retried.
 int cshim_poll_readable(int fd, int timeout_ms);
 
+/// Sets the real/effective/saved uid and gid of the calling thread only (raw system calls: glibc's
+/// wrappers change every thread of the process). Tests use it to send as an unprivileged user.
+int cshim_thread_set_ids(uid_t uid, gid_t gid);
+
 #endif
