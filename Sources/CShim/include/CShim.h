@@ -10,6 +10,7 @@
 #include <spawn.h>
 #include "CShimSpawn.h"
 #include "CShimSysfs.h"
+#include "CShimNetlink.h"
 
 // epoll
 int cshim_epoll_create(void);
