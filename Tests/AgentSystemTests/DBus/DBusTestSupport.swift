@@ -253,14 +253,3 @@ final class ProfileRecorder {
     var statuses: [PowerProfilesMonitor.Status] = []
 }
 
-/// Runs `loop` until `condition` holds or `limit` passes; returns whether it holds. The limit
-/// only bounds a broken test: a passing one returns as soon as the event arrived.
-func runLoop(_ loop: EventLoop, until condition: () -> Bool, limit: Duration = .seconds(20)) -> Bool {
-    let deadline = MonotonicInstant.now() + limit
-    while !condition() {
-        let left = MonotonicInstant.now().duration(to: deadline)
-        guard left > .zero else { return condition() }
-        loop.runOnce(timeout: left)
-    }
-    return true
-}
