@@ -68,8 +68,9 @@ public final class Agent {
         let monitor = ConditionMonitor(agent: self)
         monitor.onChange = { [unowned driver] new in driver.handle(.conditionsChanged(new)) }
         conditions = monitor
-        driver.start()
+        // Inputs first, so the first decisions see the machine as it is.
         monitor.start()
+        driver.start()
         server = try openControlSocket()
         log.notice("ready: \(config.registry.manifestCount) manifests, \(config.registry.jobCount) jobs, \(errorCount) config errors; socket \(options.socketPath)")
         service.ready(status: serviceStatus)
@@ -88,8 +89,9 @@ public final class Agent {
     private func handle(signal: Int32) {
         switch signal {
         case SIGHUP:
-            log.info("SIGHUP: rescanning \(options.configDirectory)")
+            log.info("SIGHUP: rescanning \(options.configDirectory) and re-reading power, thermal, network and pressure")
             logChanges(config.loadAll())
+            conditions?.rereadEverything()
             if state.database == nil { openState() }
         default:
             guard !isStopping else {
@@ -227,7 +229,10 @@ public final class Agent {
     private func logChanges(_ changes: [RegistryChange]) {
         defer {
             if !changes.isEmpty {
-                if changes.contains(where: { $0.settingsChanged }) { scheduling?.settingsChanged() }
+                if changes.contains(where: { $0.settingsChanged }) {
+                    scheduling?.settingsChanged()
+                    conditions?.settingsChanged()
+                }
                 scheduling?.jobsUpdated(changes)
                 updateServiceStatus()
             }

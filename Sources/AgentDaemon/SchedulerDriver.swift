@@ -82,6 +82,7 @@ final class SchedulerDriver {
         }
         perform(actions)
         rearm()
+        agent.conditions?.setBusy(scheduler.hasWorkRunningOrDue)
     }
 
     static func name(of event: SchedulerEvent) -> String {

@@ -70,14 +70,18 @@ final class AgentProcess {
     private let log = LogLines()
     private let logPipe = Pipe()
 
-    init(sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+    /// - Parameter wrapper: a command that execs agentd in place (e.g. `unshare -n --`, for a
+    ///   network namespace of its own): the process id stays agentd's.
+    init(sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String] = [:],
+         wrapper: [String] = []) throws {
         self.sandbox = sandbox
-        process.executableURL = URL(fileURLWithPath: Binaries.agentd)
+        process.executableURL = URL(fileURLWithPath: wrapper.first ?? Binaries.agentd)
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        process.arguments = ["--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
-                             "--socket", sandbox.socketPath] + extraArguments
+        process.arguments = Array(wrapper.dropFirst()) + (wrapper.isEmpty ? [] : [Binaries.agentd])
+            + ["--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
+               "--socket", sandbox.socketPath] + extraArguments
         process.standardError = logPipe
         process.standardOutput = FileHandle.nullDevice
         let log = self.log

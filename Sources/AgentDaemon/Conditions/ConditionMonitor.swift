@@ -1,31 +1,248 @@
 import AgentCore
 import AgentProtocol
 import AgentSystem
+import Glibc
 
 /// The machine's policy inputs (DESIGN §6), kept current from kernel events and handed to the
 /// scheduler as `Conditions` whenever they change.
+///
+/// Nothing is polled while nothing is due: power and thermal zones are re-read on uevents
+/// (a hint; sysfs is the truth), thermal zones also on thermal generic-netlink events and — to
+/// see a zone creep toward a trip, which no event announces — every ``thermalSampleInterval``
+/// only while work runs or is due; the default route comes from rtnetlink, pressure from PSI
+/// triggers, power-profiles-daemon over D-Bus. SIGHUP re-reads everything.
 final class ConditionMonitor {
+    /// A burst of uevents costs one re-read at its start and one at the end of this window.
+    static let debounceWindow: Duration = .milliseconds(100)
+    static let thermalSampleInterval: Duration = .seconds(5)
+
     private unowned let agent: Agent
+    let roots: KernelRoots
+    /// A fake `--sysfs-root` means a simulated machine: the real system bus is not consulted.
+    let simulatedMachine: Bool
     private(set) var lowPowerMode: LowPowerMode
     private let lowPowerSetting: LowPowerSetting
-    /// What the machine reports (platform_profile, power-profiles-daemon).
-    private var detectedLowPower = false
-    private var lowPowerOrigin = "auto"
+    private var platformLowPower = false
+    private var profilesLowPower = false
+    private var power = PowerState.mains
+    private var supplies: [PowerSupply] = []
+    private var thermal = ThermalAssessment(state: .nominal, decidingZone: nil)
+    private var network = true
     private(set) var conditions = Conditions()
-    private(set) var sources: [InputSource] = []
     private(set) var gpus: [GPUSummary] = []
+    private var sourceStates: [String: InputSource] = [:]
     var onChange: ((Conditions) -> Void)?
+
+    private var uevents: UeventMonitor?
+    private var thermalEvents: ThermalEventMonitor?
+    private var routes: RouteMonitor?
+    private var pressure: PressureMonitor?
+    private var profiles: PowerProfilesMonitor?
+    private var debounce: TimerToken?
+    private var pendingHints: Set<Hint> = []
+    private var thermalSampler: TimerToken?
+    private var busy = false
+    /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
+    private(set) var rereads = 0
+
+    private enum Hint: Hashable { case power, thermal }
 
     init(agent: Agent) {
         self.agent = agent
+        roots = KernelRoots(sysfs: agent.options.sysfsRoot, proc: agent.options.procRoot)
+        simulatedMachine = agent.options.sysfsRoot != "/sys"
         lowPowerSetting = LowPowerSetting(stateDirectory: agent.options.stateDirectory)
         lowPowerMode = lowPowerSetting.load()
     }
 
-    /// Reads everything once and starts the event sources.
+    // MARK: start
+
+    /// Reads everything once and starts the event sources; a missing source is reported once
+    /// (log and `status`) and never stops the agent.
     func start() {
+        readPower()
+        readThermal()
+        readPlatformProfile()
+        gpus = GPUProbe(roots: roots).probe().map { GPUSummary(name: $0.name, detail: $0.driver ?? $0.path) }
+        startUevents()
+        startThermalEvents()
+        startRoutes()
+        startPressure()
+        startPowerProfiles()
+        recompute()
+        for source in sources where source.state != "live" {
+            agent.log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
+        }
+    }
+
+    private func startUevents() {
+        do {
+            uevents = try UeventMonitor(loop: agent.loop, subsystems: ["power_supply", "thermal"]) { [unowned self] event in
+                switch event {
+                case .uevent(let uevent):
+                    self.hint(uevent.subsystem == "thermal" ? .thermal : .power)
+                case .resync:
+                    self.hint(.power)
+                    self.hint(.thermal)
+                }
+            }
+            setSource("uevent", "live", "power_supply and thermal uevents")
+        } catch {
+            setSource("uevent", "unavailable", "\(error); power is read at start and on SIGHUP only")
+        }
+    }
+
+    private func startThermalEvents() {
+        do {
+            switch try ThermalEventMonitor.open(loop: agent.loop, handler: { [unowned self] _ in self.hint(.thermal) }) {
+            case .opened(let monitor):
+                thermalEvents = monitor
+                setSource("thermal-netlink", "live", "trip crossings; zones sampled while work runs")
+            case .unavailable(let reason):
+                setSource("thermal-netlink", "sampled", "\(reason); zones sampled while work runs")
+            }
+        } catch {
+            setSource("thermal-netlink", "sampled", "\(error); zones sampled while work runs")
+        }
+    }
+
+    private func startRoutes() {
+        do {
+            routes = try RouteMonitor(loop: agent.loop) { [unowned self] hasRoute in
+                self.network = hasRoute
+                self.recompute()
+            }
+            network = routes?.hasDefaultRoute ?? true
+            setSource("rtnetlink", "live", "default route")
+        } catch {
+            network = true
+            setSource("rtnetlink", "unavailable", "\(error); network assumed up")
+        }
+    }
+
+    private func startPressure() {
+        let monitor = PressureMonitor(roots: roots, loop: agent.loop)
+        monitor.onMemoryPressureChange = { [unowned self] _ in self.recompute() }
+        monitor.onCPUBusyChange = { [unowned self] _ in self.recompute() }
+        monitor.start()
+        pressure = monitor
+        let watch = monitor.memory
+        switch watch.source {
+        case .trigger: setSource("psi", "live", "PSI triggers")
+        case .sampled: setSource("psi", "sampled", watch.sourceDetail)
+        case .unavailable: setSource("psi", "unavailable", watch.sourceDetail)
+        }
+    }
+
+    private func startPowerProfiles() {
+        guard !simulatedMachine else {
+            setSource("power-profiles", "unavailable", "not consulted with a fake --sysfs-root")
+            return
+        }
+        let monitor = PowerProfilesMonitor(loop: agent.loop) { [unowned self] profile in
+            self.profilesLowPower = PowerProfilesMonitor.isLowPower(profile)
+            self.recompute()
+        }
+        monitor.onStatusChange = { [unowned self] status in
+            self.setSource("power-profiles", status.isUnavailable ? "unavailable" : "live", status.description)
+        }
+        let status = monitor.start()
+        setSource("power-profiles", status.isUnavailable ? "unavailable" : "live", status.description)
+        profiles = monitor
+    }
+
+    // MARK: events
+
+    /// A uevent is a hint to re-read sysfs: the first of a burst at once, the rest once when
+    /// the burst's window closes (some batteries report every half second; a flood of 10,000
+    /// costs a few re-reads).
+    private func hint(_ kind: Hint) {
+        if debounce == nil {
+            reread([kind])
+            debounce = agent.loop.schedule(after: Self.debounceWindow) { [unowned self] in self.closeWindow() }
+        } else {
+            pendingHints.insert(kind)
+        }
+    }
+
+    private func closeWindow() {
+        debounce = nil
+        guard !pendingHints.isEmpty else { return }
+        let kinds = pendingHints
+        pendingHints = []
+        reread(kinds)
+        debounce = agent.loop.schedule(after: Self.debounceWindow) { [unowned self] in self.closeWindow() }
+    }
+
+    private func reread(_ kinds: Set<Hint>) {
+        rereads += 1
+        if kinds.contains(.power) {
+            readPower()
+            readPlatformProfile()
+        }
+        if kinds.contains(.thermal) { readThermal() }
         recompute()
     }
+
+    /// SIGHUP: re-read every input.
+    func rereadEverything() {
+        reread([.power, .thermal])
+        pressure?.refresh()
+        routes?.resync()
+        recompute()
+    }
+
+    /// The scheduler has work running or due: sample thermal zones (and sampled PSI) while so.
+    func setBusy(_ value: Bool) {
+        guard value != busy else { return }
+        busy = value
+        pressure?.memory.wantsQuietSamples = value
+        pressure?.cpu.wantsQuietSamples = value
+        if value {
+            readThermal()
+            recompute()
+            scheduleThermalSample()
+        } else if let token = thermalSampler {
+            agent.loop.cancel(token)
+            thermalSampler = nil
+        }
+    }
+
+    private func scheduleThermalSample() {
+        thermalSampler = agent.loop.schedule(after: Self.thermalSampleInterval) { [unowned self] in
+            self.thermalSampler = nil
+            guard self.busy else { return }
+            self.readThermal()
+            self.recompute()
+            self.scheduleThermalSample()
+        }
+    }
+
+    // MARK: readings
+
+    private func readPower() {
+        let reader = PowerSupplyReader(roots: roots)
+        supplies = reader.readAll()
+        power = PowerState(supplies: supplies)
+    }
+
+    private func readThermal() {
+        thermal = ThermalZoneReader(roots: roots).assessment(settings: agent.config.registry.settings)
+    }
+
+    private func readPlatformProfile() {
+        platformLowPower = PlatformProfileReader(roots: roots).isLowPower()
+    }
+
+    private func setSource(_ name: String, _ state: String, _ detail: String?) {
+        sourceStates[name] = InputSource(name: name, state: state, detail: detail)
+    }
+
+    var sources: [InputSource] {
+        ["uevent", "thermal-netlink", "rtnetlink", "psi", "power-profiles"].compactMap { sourceStates[$0] }
+    }
+
+    // MARK: conditions
 
     /// `agentctl lowpower on|off|auto`.
     func setLowPowerMode(_ mode: LowPowerMode) -> Bool {
@@ -35,26 +252,71 @@ final class ConditionMonitor {
         return saved
     }
 
-    /// Derives `Conditions` from the latest readings and reports a change.
+    /// Thresholds in agentd.conf changed.
+    func settingsChanged() {
+        readThermal()
+        recompute()
+    }
+
+    /// Derives `Conditions` from the latest readings and reports a change (with a log line).
     func recompute() {
-        var next = conditions
-        next.lowPower = lowPowerMode.resolve(detected: detectedLowPower)
-        next.resources = gpus.isEmpty ? [] : ["gpu"]
+        let next = Conditions(
+            power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
+            thermal: thermal.state, network: network,
+            memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: pressure?.cpuBusy ?? false,
+            resources: gpus.isEmpty ? [] : ["gpu"])
         guard next != conditions else { return }
+        let old = conditions
         conditions = next
+        agent.log.notice("inputs: \(describeChange(from: old, to: next))")
         onChange?(next)
+    }
+
+    private func describeChange(from old: Conditions, to new: Conditions) -> String {
+        var parts: [String] = []
+        if old.power != new.power { parts.append(powerText) }
+        if old.lowPower != new.lowPower { parts.append("low-power mode \(new.lowPower ? "on" : "off")") }
+        if old.thermal != new.thermal { parts.append("thermal \(thermal)") }
+        if old.network != new.network { parts.append(new.network ? "network up" : "network down (no default route)") }
+        if old.memoryPressure != new.memoryPressure { parts.append(new.memoryPressure ? "memory pressure" : "memory pressure over") }
+        if old.cpuBusy != new.cpuBusy { parts.append(new.cpuBusy ? "cpu busy" : "cpu idle") }
+        if old.resources != new.resources { parts.append("resources \(new.resources.sorted())") }
+        return parts.joined(separator: ", ")
+    }
+
+    private var powerText: String {
+        let source = power.externalPower ? "on AC" : "on battery"
+        guard let battery = power.battery else { return source }
+        return "\(source), battery \(battery.percent)% (\(batteryStatus ?? "unknown"))"
+    }
+
+    /// The system batteries' own status word, for people.
+    private var batteryStatus: String? {
+        guard let battery = power.battery else { return nil }
+        if battery.discharging { return "discharging" }
+        let statuses = supplies.filter { $0.type == .battery && $0.scope != .device }.map(\.status)
+        if statuses.contains(.charging) { return "charging" }
+        if !statuses.isEmpty, statuses.allSatisfy({ $0 == .full }) { return "full" }
+        return "not charging"
     }
 
     /// The inputs at a glance, for `status` and `resources`.
     var inputs: MachineInputs {
-        let power = conditions.power
-        let lowPowerText = lowPowerMode == .auto ? lowPowerOrigin : "\(lowPowerMode.rawValue) (agentctl)"
+        let zone = thermal.decidingZone
+        let origin: String
+        switch lowPowerMode {
+        case .auto:
+            origin = platformLowPower ? "auto (platform_profile)" : profilesLowPower ? "auto (power-profiles-daemon)" : "auto"
+        case .on, .off:
+            origin = "\(lowPowerMode.rawValue) (agentctl)"
+        }
         return MachineInputs(
             power: power.externalPower ? "ac" : "battery", batteryPercent: power.battery?.percent,
-            batteryStatus: power.battery.map { $0.discharging ? "discharging" : "charging" },
-            lowPower: conditions.lowPower, lowPowerSource: lowPowerText,
-            thermal: conditions.thermal.description, hottestZone: nil, hottestCelsius: nil,
-            marginCelsius: nil, marginTrip: nil, network: conditions.network,
-            memoryPressure: conditions.memoryPressure, cpuBusy: conditions.cpuBusy, sources: sources)
+            batteryStatus: batteryStatus, lowPower: conditions.lowPower, lowPowerSource: origin,
+            thermal: conditions.thermal.description, hottestZone: zone?.label,
+            hottestCelsius: zone.map { Double($0.temperatureMilli) / 1000 },
+            marginCelsius: zone.map { Double($0.marginC) }, marginTrip: zone.map { "\($0.referenceTrip)" },
+            network: conditions.network, memoryPressure: conditions.memoryPressure,
+            cpuBusy: conditions.cpuBusy, sources: sources)
     }
 }

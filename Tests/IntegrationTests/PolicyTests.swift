@@ -1,0 +1,279 @@
+import AgentSystem
+import AgentTestSupport
+import Foundation
+import Testing
+
+/// DESIGN §6 end to end (issue #5): a real agentd in a network namespace of its own, a fake
+/// /sys and /proc, and real netlink — the test changes the fake tree, then injects a uevent as
+/// root into the agent's namespace, and watches the agent react through its log and agentctl.
+@Suite(.serialized) struct PolicyTests {
+    /// An agent on a laptop (AC adapter + battery) in its own network namespace.
+    final class Machine {
+        let sandbox: Sandbox
+        let sysfs: FakeSysfsTree
+        let proc: FakeProcTree
+        let agent: AgentProcess
+        let injector: UeventInjector
+
+        init(conf: String = "", jobs: [String: String], setUp: (FakeSysfsTree, FakeProcTree) throws -> Void = { _, _ in }) throws {
+            sandbox = try Sandbox()
+            sysfs = try FakeSysfsTree()
+            proc = try FakeProcTree()
+            try sysfs.addMains(name: "AC", online: true)
+            try sysfs.addBattery(name: "BAT0", capacity: 80, status: "Charging")
+            try setUp(sysfs, proc)
+            if !conf.isEmpty { try sandbox.write("agentd.conf", conf) }
+            for (name, text) in jobs { try sandbox.write("jobs.d/\(name).job", text) }
+            agent = try AgentProcess(sandbox: sandbox,
+                                     extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot],
+                                     wrapper: ["/usr/bin/unshare", "-n", "--"])
+            injector = try UeventInjector(networkNamespaceOf: agent.process.processIdentifier)
+        }
+
+        /// A power_supply uevent, as the kernel sends when the adapter or battery changes.
+        func powerChanged() throws {
+            try injector.send(UeventInjector.powerSupplyChange(name: "AC"))
+        }
+
+        func unplug(battery percent: Int = 80) throws {
+            try sysfs.setOnline("AC", false)
+            try sysfs.setStatus("BAT0", "Discharging")
+            try sysfs.setCapacity("BAT0", percent)
+            try powerChanged()
+        }
+
+        func plugIn() throws {
+            try sysfs.setOnline("AC", true)
+            try sysfs.setStatus("BAT0", "Charging")
+            try powerChanged()
+        }
+
+        /// A thermal uevent for zone 0 (a hint to re-read the zones).
+        func thermalChanged() throws {
+            let devpath = "/devices/virtual/thermal/thermal_zone0"
+            try injector.send(Uevent(action: "change", devpath: devpath,
+                                     properties: ["ACTION": "change", "DEVPATH": devpath, "SUBSYSTEM": "thermal"]))
+        }
+
+        func inputs() throws -> [String: Any] {
+            let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
+            return status?["inputs"] as? [String: Any] ?? [:]
+        }
+
+        func waiting(_ id: String) throws -> String? {
+            let pending = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+            return pending.first { $0["identifier"] as? String == id }?["waitingFor"] as? String
+        }
+
+        func plugin(_ name: String, _ body: String) throws -> String {
+            let path = sandbox.root + "/\(name).sh"
+            try ("#!/bin/sh\n" + body).write(toFile: path, atomically: false, encoding: .utf8)
+            chmod(path, 0o755)
+            return path
+        }
+
+        deinit {
+            agent.stop()
+            injector.close()
+        }
+    }
+
+    static let looping = "i=0; while :; do i=$((i+1)); echo PROGRESS=$((i % 100))/100; sleep 0.1; done\n"
+
+    static func job(_ name: String, kind: String = "processing", exec: String, extra: String = "") -> String {
+        "[Job]\nIdentifier=local.\(name)\nKind=\(kind)\nExec=\(exec)\nInterval=1h\nGracePeriod=1s\n\(extra)"
+    }
+
+    // MARK: power
+
+    @Test func unpluggingExpiresJobsThatNeedExternalPowerAndStatusSaysBattery() throws {
+        let sandbox = try Sandbox()
+        let loop = sandbox.root + "/loop.sh"
+        try ("#!/bin/sh\n" + Self.looping).write(toFile: loop, atomically: false, encoding: .utf8)
+        chmod(loop, 0o755)
+        let machine = try Machine(jobs: [
+            "backup": Self.job("backup", exec: loop, extra: "RequiresExternalPower=yes\n"),
+            "index": Self.job("index", kind: "refresh", exec: loop, extra: "MaxRuntime=1h\n"),
+        ])
+        try machine.agent.waitForLog("of local.backup started")
+        try machine.agent.waitForLog("of local.index started")
+        #expect(try machine.inputs()["power"] as? String == "ac")
+        try machine.unplug(battery: 60)
+        try machine.agent.waitForLog("of local.backup ended: expired(power)")
+        let inputs = try machine.inputs()
+        #expect(inputs["power"] as? String == "battery")
+        #expect(inputs["batteryPercent"] as? Int == 60)
+        #expect(inputs["batteryStatus"] as? String == "discharging")
+        let running = try json(try machine.agent.ctl("status", "--json").stdout) as? [String: Any]
+        let ids = (running?["running"] as? [[String: Any]] ?? []).compactMap { $0["identifier"] as? String }
+        #expect(ids == ["local.index"])
+    }
+
+    @Test func aJobThatNeedsExternalPowerWaitsOnBatteryAndStartsWhenPluggedIn() throws {
+        let sandbox = try Sandbox()
+        let quick = sandbox.root + "/quick.sh"
+        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
+        chmod(quick, 0o755)
+        let machine = try Machine(jobs: ["backup": Self.job("backup", exec: quick, extra: "RequiresExternalPower=yes\n")]) { sysfs, _ in
+            try sysfs.setOnline("AC", false)
+            try sysfs.setStatus("BAT0", "Discharging")
+        }
+        try machine.agent.waitForLog("local.backup: due, deferred: external power")
+        #expect(try machine.waiting("local.backup") == "external power")
+        let explain = try machine.agent.ctl("explain", "local.backup")
+        #expect(explain.stdout.contains("deferred: external power"))
+        try machine.plugIn()
+        try machine.agent.waitForLog("of local.backup ended: success")
+    }
+
+    @Test func pausingOnConditionLostFreezesTheRunAndThawsItWhenPowerReturns() throws {
+        let sandbox = try Sandbox()
+        let loop = sandbox.root + "/steps.sh"
+        try "#!/bin/sh\ni=0; while :; do i=$((i+1)); echo PROGRESS=$((i % 100))/100; echo step $i; sleep 0.05; done\n"
+            .write(toFile: loop, atomically: false, encoding: .utf8)
+        chmod(loop, 0o755)
+        let machine = try Machine(jobs: ["sync": Self.job("sync", exec: loop,
+                                                          extra: "RequiresExternalPower=yes\nOnConditionLost=pause\nMaxRuntime=1h\n")])
+        try machine.agent.waitForLog("of local.sync started")
+        try machine.agent.waitForLog("] step 2")
+        try machine.unplug()
+        try machine.agent.waitForLog("paused (external power)")
+        let status = try json(try machine.agent.ctl("status", "--json").stdout) as? [String: Any]
+        let run = (status?["running"] as? [[String: Any]])?.first
+        #expect(run?["paused"] as? String == "external power")
+        // Frozen: once what was already in the pipe is logged, no new step comes (a plugin that
+        // runs prints one every 50 ms).
+        func steps() -> Int { machine.agent.logLines.filter { $0.contains("] step ") }.count }
+        _ = try runCommand("/bin/sleep", ["0.3"])
+        let settled = steps()
+        _ = try runCommand("/bin/sleep", ["0.5"])
+        #expect(steps() == settled)
+        try machine.plugIn()
+        try machine.agent.waitForLog("resumed after")
+        try machine.agent.waitForLog("] step \(settled + 1)")
+        #expect(!machine.agent.logLines.contains { $0.contains("of local.sync ended") })
+    }
+
+    // MARK: battery
+
+    @Test func aLowBatteryDefersDiscretionaryWorkAndACriticalOneRefusesSubmissions() throws {
+        let sandbox = try Sandbox()
+        let quick = sandbox.root + "/quick.sh"
+        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
+        chmod(quick, 0o755)
+        let machine = try Machine(jobs: [
+            "feed": Self.job("feed", kind: "refresh", exec: quick),
+            "export": "[Job]\nIdentifier=local.export\nKind=continued\nExec=\(quick)\n",
+        ]) { sysfs, _ in
+            try sysfs.setOnline("AC", false)
+            try sysfs.setStatus("BAT0", "Discharging")
+            try sysfs.setCapacity("BAT0", 15)
+        }
+        try machine.agent.waitForLog("local.feed: due, deferred: battery low (15%)")
+        #expect(try machine.waiting("local.feed") == "battery low (15%)")
+        try machine.unplug(battery: 4)
+        try machine.agent.waitForLog("inputs: on battery, battery 4% (discharging)")
+        let refused = try machine.agent.ctl("submit", "local.export")
+        #expect(refused.status == 5)
+        #expect(refused.stderr.contains("battery critical (4%)"))
+    }
+
+    // MARK: thermal
+
+    @Test func crossingAPassiveTripExpiresDiscretionaryRunsAsThermal() throws {
+        let sandbox = try Sandbox()
+        let loop = sandbox.root + "/loop.sh"
+        try ("#!/bin/sh\n" + Self.looping).write(toFile: loop, atomically: false, encoding: .utf8)
+        chmod(loop, 0o755)
+        let machine = try Machine(jobs: ["render": Self.job("render", exec: loop)]) { sysfs, _ in
+            try sysfs.addThermalZone(index: 0, type: "x86_pkg_temp", tempC: 50,
+                                     trips: [("passive", 90), ("critical", 105)])
+        }
+        try machine.agent.waitForLog("of local.render started")
+        #expect(try machine.inputs()["thermal"] as? String == "nominal")
+        try machine.sysfs.setTemperature(zone: 0, tempC: 92)
+        try machine.thermalChanged()
+        try machine.agent.waitForLog("of local.render ended: expired(thermal)")
+        let inputs = try machine.inputs()
+        #expect(inputs["thermal"] as? String == "serious")
+        #expect(inputs["hottestZone"] as? String == "x86_pkg_temp")
+    }
+
+    // MARK: network
+
+    @Test func aJobThatNeedsTheNetworkWaitsForADefaultRoute() throws {
+        let sandbox = try Sandbox()
+        let quick = sandbox.root + "/quick.sh"
+        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
+        chmod(quick, 0o755)
+        let machine = try Machine(jobs: ["sync": Self.job("sync", kind: "refresh", exec: quick, extra: "RequiresNetwork=yes\n")])
+        try machine.agent.waitForLog("local.sync: due, deferred: network")
+        #expect(try machine.waiting("local.sync") == "network")
+        #expect(try machine.inputs()["network"] as? Bool == false)
+        let pid = String(machine.agent.process.processIdentifier)
+        #expect(try runCommand("/usr/bin/nsenter", ["-t", pid, "-n", "ip", "link", "set", "lo", "up"]).status == 0)
+        #expect(try runCommand("/usr/bin/nsenter", ["-t", pid, "-n", "ip", "route", "add", "default", "dev", "lo"]).status == 0)
+        try machine.agent.waitForLog("of local.sync ended: success")
+        #expect(try machine.inputs()["network"] as? Bool == true)
+    }
+
+    // MARK: pressure
+
+    @Test func memoryPressureExpiresTheLeastProgressContinuedRunFirst() throws {
+        let sandbox = try Sandbox()
+        let slow = sandbox.root + "/slow.sh"
+        let fast = sandbox.root + "/fast.sh"
+        try "#!/bin/sh\necho PROGRESS=10/100; echo reported; while :; do echo PROGRESS=10/100; sleep 0.1; done\n".write(toFile: slow, atomically: false, encoding: .utf8)
+        try "#!/bin/sh\necho PROGRESS=90/100; echo reported; while :; do echo PROGRESS=90/100; sleep 0.1; done\n".write(toFile: fast, atomically: false, encoding: .utf8)
+        chmod(slow, 0o755)
+        chmod(fast, 0o755)
+        let machine = try Machine(jobs: [
+            "slow": "[Job]\nIdentifier=local.slow\nKind=continued\nExec=\(slow)\nGracePeriod=1s\n",
+            "fast": "[Job]\nIdentifier=local.fast\nKind=continued\nExec=\(fast)\nGracePeriod=1s\n",
+        ])
+        #expect(try machine.agent.ctl("submit", "local.fast").status == 0)
+        #expect(try machine.agent.ctl("submit", "local.slow").status == 0)
+        // Each prints "reported" right after its first PROGRESS= line.
+        try machine.agent.waitForLog("[local.fast r000001] reported")
+        try machine.agent.waitForLog("[local.slow r000002] reported")
+        try machine.proc.setPressure("memory", someAvg10: 40)
+        // The fake /proc has no PSI trigger to wake the agent: SIGHUP re-reads every input.
+        kill(machine.agent.process.processIdentifier, SIGHUP)
+        try machine.agent.waitForLog("of local.slow ended: expired(pressure)")
+        #expect(try machine.inputs()["memoryPressure"] as? Bool == true)
+        #expect(!machine.agent.logLines.contains { $0.contains("of local.fast ended") })
+    }
+
+    // MARK: low power and resources
+
+    @Test func lowPowerModeFromAgentctlDefersProcessingOnBattery() throws {
+        let sandbox = try Sandbox()
+        let quick = sandbox.root + "/quick.sh"
+        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
+        chmod(quick, 0o755)
+        let machine = try Machine(jobs: ["clean": Self.job("clean", exec: quick)]) { sysfs, _ in
+            try sysfs.setOnline("AC", false)
+            try sysfs.setStatus("BAT0", "Discharging")
+            try sysfs.setPlatformProfile("low-power")
+        }
+        try machine.agent.waitForLog("local.clean: due, deferred: low-power mode")
+        #expect(try machine.waiting("local.clean") == "low-power mode")
+        #expect(try machine.inputs()["lowPowerSource"] as? String == "auto (platform_profile)")
+        #expect(try machine.agent.ctl("lowpower", "off").status == 0)
+        try machine.agent.waitForLog("of local.clean ended: success")
+        #expect(try machine.inputs()["lowPowerSource"] as? String == "off (agentctl)")
+    }
+
+    @Test func aGPUJobIsRefusedOnAMachineWithoutOne() throws {
+        let sandbox = try Sandbox()
+        let quick = sandbox.root + "/quick.sh"
+        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
+        chmod(quick, 0o755)
+        let machine = try Machine(jobs: ["render": "[Job]\nIdentifier=local.render\nKind=continued\nExec=\(quick)\nResources=gpu\n"])
+        let refused = try machine.agent.ctl("submit", "local.render")
+        #expect(refused.status == 5)
+        #expect(refused.stderr.contains("resource gpu"))
+        let resources = try json(try machine.agent.ctl("resources", "--json").stdout) as? [String: Any]
+        #expect((resources?["gpus"] as? [Any])?.isEmpty ?? true)
+    }
+}
