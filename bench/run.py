@@ -64,13 +64,13 @@ class Sandbox:
 class Agent:
     """agentd with its stderr read by a thread; waits on log lines, never sleeps blindly."""
 
-    def __init__(self, sandbox):
+    def __init__(self, sandbox, extra=(), wrapper=()):
         self.lines = []
         self.cond = threading.Condition()
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
-            [os.path.join(BIN, "agentd"), "--config-dir", sandbox.etc, "--state-dir",
-             os.path.join(sandbox.root, "state"), "--socket", sandbox.socket, "--log-timestamps"],
+            list(wrapper) + [os.path.join(BIN, "agentd"), "--config-dir", sandbox.etc, "--state-dir",
+             os.path.join(sandbox.root, "state"), "--socket", sandbox.socket, "--log-timestamps"] + list(extra),
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
         threading.Thread(target=self._read, daemon=True).start()
 

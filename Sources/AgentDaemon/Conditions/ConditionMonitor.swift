@@ -176,6 +176,10 @@ final class ConditionMonitor {
 
     private func reread(_ kinds: Set<Hint>) {
         rereads += 1
+        if agent.options.logTimestamps {
+            // Benchmarks count re-reads under a uevent flood.
+            agent.log.info("inputs: sysfs re-read \(rereads)")
+        }
         if kinds.contains(.power) {
             readPower()
             readPlatformProfile()
