@@ -4,7 +4,7 @@ import AgentProtocol
 /// `agentctl status`: the agent, its config and its work at a glance.
 enum StatusCommand {
     static let spec = CommandSpec(
-        name: "status", abstract: "Show the agent, its config errors, running and waiting work.",
+        name: "status", abstract: "Show the agent, its config errors, the policy inputs, running and waiting work.",
         discussion: """
         Inputs are what the policy decides from (power, low-power mode, thermal state, network,
         pressure) and which kernel sources the agent reads live; a source not live is shown in yellow.

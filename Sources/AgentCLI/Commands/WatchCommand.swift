@@ -10,7 +10,7 @@ import Glibc
 /// keeps asking.
 enum WatchCommand {
     static let spec = CommandSpec(
-        name: "watch", abstract: "Live view of running runs with progress bars, waiting work and config health.",
+        name: "watch", abstract: "Live view of the inputs, running runs with progress bars, waiting work and config health.",
         discussion: """
         Redraws every interval until Ctrl-C; the terminal is restored on Ctrl-C and SIGTERM.
         When output is not a terminal, prints a plain snapshot per interval, separated by blank lines.
