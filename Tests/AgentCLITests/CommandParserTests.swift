@@ -30,6 +30,30 @@ private func run(_ arguments: [String]) throws -> ParsedCommand {
     #expect(throws: UsageError.self) { _ = try WatchCommand.Options(try run(["watch", "--count", "0"])) }
 }
 
+@Test func lowpowerTakesOnOffOrAuto() throws {
+    for mode in ["on", "off", "auto"] {
+        let parsed = try run(["lowpower", mode])
+        #expect(parsed.path == ["lowpower"])
+        #expect(parsed.arguments == [mode])
+    }
+    #expect {
+        _ = try parser.parse(["lowpower", "maybe"])
+    } throws: { error in
+        guard let usage = error as? UsageError else { return false }
+        return usage.message == "on|off|auto: \"maybe\" is not a mode (on, off, auto)" && usage.commandPath == ["lowpower"]
+    }
+    #expect {
+        _ = try parser.parse(["lowpower"])
+    } throws: { error in
+        (error as? UsageError)?.message == "missing argument on|off|auto"
+    }
+}
+
+@Test func resourcesTakesJSON() throws {
+    #expect(try run(["resources", "--json"]).flag("json"))
+    #expect(throws: UsageError.self) { _ = try parser.parse(["resources", "gpu"]) }
+}
+
 @Test func checkTakesAnOptionalDirectory() throws {
     #expect(try run(["check"]).arguments == [])
     #expect(try run(["check", "/etc/agentd"]).arguments == ["/etc/agentd"])

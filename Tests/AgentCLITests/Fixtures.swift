@@ -41,12 +41,72 @@ enum Fixture {
     ]
 
     static func status(running: [RunSummary] = running, pending: [PendingSummary] = pending,
-                       diagnostics: [ConfigDiagnostic] = diagnostics, stateError: String? = nil) -> StatusReport {
+                       diagnostics: [ConfigDiagnostic] = diagnostics, stateError: String? = nil,
+                       inputs: MachineInputs? = inputsOnAC, manifestCount: Int = 2, jobCount: Int = 6) -> StatusReport {
         StatusReport(version: "0.1.0", pid: 812, startedAt: now - 200_000, uptimeSeconds: 200_000,
                      configDirectory: "/etc/agentd", stateDirectory: "/var/lib/agentd",
-                     socketPath: "/run/agentd/agentd.sock", manifestCount: 2, jobCount: 6,
-                     diagnostics: diagnostics, stateError: stateError, running: running, pending: pending)
+                     socketPath: "/run/agentd/agentd.sock", manifestCount: manifestCount, jobCount: jobCount,
+                     diagnostics: diagnostics, stateError: stateError, running: running, pending: pending,
+                     inputs: inputs)
     }
+
+    static let liveSources = [
+        InputSource(name: "uevent", state: "live", detail: "power_supply"),
+        InputSource(name: "thermal-netlink", state: "live"),
+        InputSource(name: "rtnetlink", state: "live"),
+        InputSource(name: "psi", state: "live"),
+        InputSource(name: "platform_profile", state: "live"),
+        InputSource(name: "power-profiles", state: "live"),
+    ]
+
+    /// A laptop on its charger, cool, online, every source live.
+    static let inputsOnAC = MachineInputs(
+        power: "ac", batteryPercent: 80, batteryStatus: "charging", lowPower: false,
+        lowPowerSource: "auto (platform_profile)", thermal: "nominal", hottestZone: "x86_pkg_temp",
+        hottestCelsius: 48, marginCelsius: 42, marginTrip: "passive", network: true,
+        memoryPressure: false, cpuBusy: false, sources: liveSources)
+
+    /// On battery at 15 % and falling, low-power mode forced on, offline, memory pressure.
+    static let inputsOnBattery = MachineInputs(
+        power: "battery", batteryPercent: 15, batteryStatus: "discharging", lowPower: true,
+        lowPowerSource: "on (agentctl)", thermal: "nominal", hottestZone: nil, hottestCelsius: nil,
+        marginCelsius: nil, marginTrip: nil, network: false, memoryPressure: true, cpuBusy: true,
+        sources: liveSources)
+
+    /// A desktop without a battery, warm (thermal fair), with the thermal events missing (so the
+    /// zones are sampled) and no system bus for power-profiles-daemon.
+    static let inputsThermalFair = MachineInputs(
+        power: "ac", batteryPercent: nil, batteryStatus: nil, lowPower: false, lowPowerSource: "auto",
+        thermal: "fair", hottestZone: "x86_pkg_temp", hottestCelsius: 82, marginCelsius: 8, marginTrip: "passive",
+        network: true, memoryPressure: false, cpuBusy: false,
+        sources: [InputSource(name: "uevent", state: "live"),
+                  InputSource(name: "thermal-netlink", state: "sampled", detail: "no thermal family"),
+                  InputSource(name: "rtnetlink", state: "live"),
+                  InputSource(name: "psi", state: "live"),
+                  InputSource(name: "power-profiles", state: "unavailable", detail: "no system bus")])
+
+    /// A run frozen while its condition is lost (`OnConditionLost=pause`), and one still running.
+    static let pausedRunning = [
+        RunSummary(runID: "r000050", identifier: "local.backup", kind: "processing", reason: "interval",
+                   pid: 4250, startedAt: now - 600, deadline: now + 1200, progress: 0.6,
+                   title: "Backing up", subtitle: nil, statusText: nil, paused: "external power"),
+        RunSummary(runID: "r000051", identifier: "local.photos.export", kind: "continued", reason: "request",
+                   pid: 4251, startedAt: now - 30, deadline: nil, progress: 0.1, title: "Exporting Photos"),
+    ]
+
+    /// Every reason the conditions give a waiting job, as the agent words them.
+    static let conditionPending = [
+        PendingSummary(identifier: "local.backup.offsite", kind: "processing", waitingFor: "external power"),
+        PendingSummary(identifier: "local.index", kind: "processing", waitingFor: "thermal serious"),
+        PendingSummary(identifier: "local.refresh-feeds", kind: "refresh", waitingFor: "battery low (15%)"),
+        PendingSummary(identifier: "local.thumbnails", kind: "processing", waitingFor: "memory pressure"),
+        PendingSummary(identifier: "local.mirror", kind: "processing", waitingFor: "network"),
+        PendingSummary(identifier: "local.reindex", kind: "processing", waitingFor: "idle"),
+        PendingSummary(identifier: "local.vacuum", kind: "processing", waitingFor: "low-power mode"),
+        PendingSummary(identifier: "local.render", kind: "processing", waitingFor: "resource gpu"),
+    ]
+
+    static let gpus = [GPUSummary(name: "card0", detail: "i915"), GPUSummary(name: "nvidia0", detail: "/dev/nvidia0")]
 
     static let jobs = [
         JobSummary(identifier: "local.backup", kind: "processing", source: "jobs.d/backup.job", state: "registered",

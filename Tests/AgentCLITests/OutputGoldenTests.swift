@@ -15,10 +15,96 @@ import Testing
         GoldenFile.expect(StatusCommand.render(status, context: Fixture.context()), matches: "render/status-idle-80.txt")
     }
 
-    @Test func statusShowsPolicyInputsTheAgentReportsWithoutKnowingThemByName() throws {
-        let raw = try #require(JSONValue.parse(Array(#"{"power":"battery","battery":{"level":15,"status":"discharging"},"thermal":"fair"}"#.utf8)))
-        let text = StatusCommand.render(Fixture.status(running: [], pending: []), raw: raw, context: Fixture.context())
-        #expect(text.contains("policy:   power: battery · battery: level 15, status discharging · thermal: fair"))
+    @Test func statusOfAnOlderAgentWithoutInputsHasNoInputsSection() {
+        let status = Fixture.status(running: [], pending: [], diagnostics: [], inputs: nil)
+        #expect(!StatusCommand.render(status, context: Fixture.context()).contains("Inputs:"))
+    }
+
+    @Test func statusOnBatteryWithAPausedRunAndEveryWaitingReason() {
+        let status = Fixture.status(running: Fixture.pausedRunning, pending: Fixture.conditionPending,
+                                    diagnostics: [], inputs: Fixture.inputsOnBattery)
+        let text = StatusCommand.render(status, context: Fixture.context())
+        GoldenFile.expect(text, matches: "render/status-battery-80.txt")
+        #expect(text.contains("  power      battery 15 % (discharging)"))
+        #expect(text.contains("  low power  on (agentctl)"))
+        #expect(text.contains("  network    down (no default route)"))
+        #expect(text.contains("  pressure   memory, cpu busy"))
+        #expect(text.contains("paused: external power"))
+    }
+
+    @Test func statusWithThermalFairAndASampledSource() {
+        let status = Fixture.status(running: [], pending: [], diagnostics: [], inputs: Fixture.inputsThermalFair,
+                                    manifestCount: 1, jobCount: 1)
+        let text = StatusCommand.render(status, context: Fixture.context())
+        GoldenFile.expect(text, matches: "render/status-thermal-80.txt")
+        #expect(text.contains("  thermal    fair — x86_pkg_temp 82 °C, 8 °C below passive"))
+        #expect(text.contains("1 manifest, 1 job, 0 errors, 0 warnings"))
+        let coloured = StatusCommand.render(status, context: Fixture.context(style: Style(enabled: true)))
+        #expect(coloured.contains("\u{1B}[33mthermal-netlink sampled (no thermal family)\u{1B}[0m"))
+        #expect(coloured.contains("\u{1B}[33mpower-profiles unavailable (no system bus)\u{1B}[0m"))
+        #expect(!coloured.contains("\u{1B}[33muevent live"), "live sources are plain")
+    }
+
+    @Test func inputValuesReadAsPeopleSayThem() {
+        var inputs = Fixture.inputsThermalFair
+        #expect(InputsView.power(inputs) == "ac")
+        inputs.batteryPercent = 80
+        inputs.batteryStatus = "charging"
+        #expect(InputsView.power(inputs) == "ac, battery 80 % (charging)")
+        #expect(InputsView.lowPower(inputs) == "off (auto)")
+        inputs.lowPower = true
+        inputs.lowPowerSource = "auto (power-profiles-daemon)"
+        #expect(InputsView.lowPower(inputs) == "on (auto, power-profiles-daemon)")
+        inputs.lowPowerSource = "off (agentctl)"
+        inputs.lowPower = false
+        #expect(InputsView.lowPower(inputs) == "off (agentctl)")
+        inputs.thermal = "serious"
+        inputs.hottestCelsius = 97.46
+        inputs.marginCelsius = -2.5
+        #expect(InputsView.thermal(inputs) == "serious — x86_pkg_temp 97.5 °C, 2.5 °C above passive")
+        inputs.marginCelsius = nil
+        inputs.hottestZone = nil
+        #expect(InputsView.thermal(inputs) == "serious — 97.5 °C")
+        inputs.hottestCelsius = nil
+        #expect(InputsView.thermal(inputs) == "serious")
+        #expect(InputsView.thermalRole("critical") == .error)
+        #expect(InputsView.pressure(inputs) == "none")
+    }
+
+    @Test func sourcesWrapUnderTheirColumnToFitTheWidth() {
+        let lines = InputsView.block(Fixture.inputsThermalFair, width: 60).map { $0.plain }
+        let sources = lines.drop { !$0.hasPrefix("  sources") }
+        #expect(sources.count > 1)
+        for line in sources {
+            #expect(DisplayText.width(line) <= 60, "\(line)")
+        }
+        #expect(sources.dropFirst().allSatisfy { $0.hasPrefix("             ") && !$0.hasPrefix("              ") })
+        #expect(sources.dropLast().allSatisfy { $0.hasSuffix(" ·") })
+        let unlimited = InputsView.block(Fixture.inputsThermalFair, width: nil).map { $0.plain }
+        #expect(unlimited.last == "  sources    uevent live · thermal-netlink sampled (no thermal family) · rtnetlink live · psi live · power-profiles unavailable (no system bus)")
+    }
+
+    @Test func textFromTheAgentCannotSendEscapeSequences() {
+        var inputs = Fixture.inputsThermalFair
+        inputs.hottestZone = "zone\u{1B}[2J"
+        inputs.sources[1].detail = "bell\u{07}"
+        var run = Fixture.pausedRunning[0]
+        run.paused = "power\u{1B}]0;x"
+        let text = StatusCommand.render(Fixture.status(running: [run], pending: [], inputs: inputs), context: Fixture.context(width: nil))
+        #expect(!text.contains("\u{1B}"))
+        #expect(!text.contains("\u{07}"))
+    }
+
+    @Test func resourcesWithGPUs() {
+        let report = ResourcesReport(gpus: Fixture.gpus, inputs: Fixture.inputsOnAC)
+        GoldenFile.expect(MachineCommands.render(report, context: Fixture.context()), matches: "render/resources-80.txt")
+    }
+
+    @Test func resourcesWithoutAGPUSayWhatThatMeans() {
+        let report = ResourcesReport(gpus: [], inputs: Fixture.inputsThermalFair)
+        let text = MachineCommands.render(report, context: Fixture.context())
+        GoldenFile.expect(text, matches: "render/resources-no-gpu-80.txt")
+        #expect(text.hasPrefix("No GPU found: jobs with Resources=gpu wait (\"resource gpu\"),\nand agentctl submit --strategy fail refuses them (exit 5).\n"))
     }
 
     @Test func statusWithAStateProblem() {
@@ -49,7 +135,12 @@ import Testing
 
     @Test func everyTableLineFitsEightyColumns() {
         let context = Fixture.context()
+        let busy = Fixture.status(running: Fixture.running + Fixture.pausedRunning, pending: Fixture.pending + Fixture.conditionPending,
+                                  inputs: Fixture.inputsThermalFair)
         let outputs = [StatusCommand.render(Fixture.status(), context: context),
+                       StatusCommand.render(busy, context: context),
+                       MachineCommands.render(ResourcesReport(gpus: Fixture.gpus, inputs: Fixture.inputsOnBattery), context: context),
+                       MachineCommands.render(ResourcesReport(gpus: [], inputs: Fixture.inputsThermalFair), context: context),
                        ListCommand.render(Fixture.jobs, context: context),
                        RunCommands.render(Fixture.runs, context: context)]
         for output in outputs {
@@ -62,7 +153,11 @@ import Testing
     @Test func colourChangesNoCharacterPeopleSee() {
         let plain = Fixture.context()
         let coloured = Fixture.context(style: Style(enabled: true))
+        let battery = Fixture.status(running: Fixture.pausedRunning, inputs: Fixture.inputsOnBattery)
+        let resources = ResourcesReport(gpus: [], inputs: Fixture.inputsThermalFair)
         let pairs = [(StatusCommand.render(Fixture.status(), context: plain), StatusCommand.render(Fixture.status(), context: coloured)),
+                     (StatusCommand.render(battery, context: plain), StatusCommand.render(battery, context: coloured)),
+                     (MachineCommands.render(resources, context: plain), MachineCommands.render(resources, context: coloured)),
                      (ListCommand.render(Fixture.jobs, context: plain), ListCommand.render(Fixture.jobs, context: coloured)),
                      (RunCommands.render(Fixture.runs, context: plain), RunCommands.render(Fixture.runs, context: coloured)),
                      (CheckCommand.render(Fixture.checkReport, style: .plain), CheckCommand.render(Fixture.checkReport, style: Style(enabled: true)))]
@@ -95,6 +190,22 @@ import Testing
         var status = Fixture.status(stateError: "cannot open /var/lib/agentd/state.db: disk I/O error")
         status.running[0].statusText = "uploading"
         GoldenFile.expect(try MessageCoding.encodePretty(status), matches: "json/status.json")
+    }
+
+    @Test func statusWithAPausedRunAndInputsOnBattery() throws {
+        var status = Fixture.status(running: Fixture.pausedRunning, pending: Fixture.conditionPending, diagnostics: [],
+                                    inputs: Fixture.inputsOnBattery)
+        status.inputs?.sources = Fixture.inputsThermalFair.sources
+        status.inputs?.hottestZone = "acpitz"
+        status.inputs?.hottestCelsius = 61.5
+        status.inputs?.marginCelsius = 28.5
+        status.inputs?.marginTrip = "passive"
+        GoldenFile.expect(try MessageCoding.encodePretty(status), matches: "json/status-inputs.json")
+    }
+
+    @Test func resources() throws {
+        GoldenFile.expect(try MessageCoding.encodePretty(ResourcesReport(gpus: Fixture.gpus, inputs: Fixture.inputsThermalFair)),
+                          matches: "json/resources.json")
     }
 
     @Test func list() throws {

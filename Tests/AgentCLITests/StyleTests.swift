@@ -63,6 +63,8 @@ import Testing
         (.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (status, list)"),
         (.accessDenied, "cancel changes the agent: run it as root or as a member of group agentd"),
         (.accessDenied, "simulate-launch is for root: run it with sudo"),
+        (.accessDenied, "lowpower is for root: run it with sudo"),
+        (.badRequest, "lowpower needs on, off or auto (got nothing)"),
         (.badRequest, "an identifier is needed"),
         (.notFound, "no job local.x (see agentctl list)"),
         (.notPermitted, "local.x: not-permitted: no manifest permits local.x; add it (or local.*) to PermittedIdentifiers="),
@@ -81,6 +83,13 @@ import Testing
             #expect(ErrorAdvice.hasNextStep(failure.message), "\(failure.message)")
             #expect(failure.exitStatus == code.exitStatus)
         }
+    }
+
+    @Test func lowpowerForANonRootCallerPassesTheAgentsRefusalOn() {
+        let failure = CommandFailure(ControlError(code: .accessDenied, message: "lowpower is for root: run it with sudo"),
+                                     command: .lowpower)
+        #expect(failure.message == "lowpower is for root: run it with sudo")
+        #expect(failure.exitStatus == 1)
     }
 
     @Test func messagesThatAlreadySayWhatToDoAreLeftAlone() {

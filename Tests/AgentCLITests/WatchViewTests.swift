@@ -10,11 +10,11 @@ import Testing
     }
 
     @Test func aBusyAgentOnAHundredColumnTerminal() {
-        GoldenFile.expect(frame(.status(Fixture.status(), raw: nil), width: 99, height: 30), matches: "render/watch-100x30.txt")
+        GoldenFile.expect(frame(.status(Fixture.status()), width: 99, height: 30), matches: "render/watch-100x30.txt")
     }
 
     @Test func aSmallTerminalCutsLinesAndSaysWhatIsHidden() {
-        let text = frame(.status(Fixture.status(), raw: nil), width: 59, height: 12)
+        let text = frame(.status(Fixture.status()), width: 59, height: 12)
         GoldenFile.expect(text, matches: "render/watch-60x12.txt")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 12)
@@ -29,29 +29,55 @@ import Testing
     }
 
     @Test func progressBarsFollowTheTerminalWidth() {
-        let wide = frame(.status(Fixture.status(), raw: nil), width: 159, height: nil)
-        let narrow = frame(.status(Fixture.status(), raw: nil), width: 59, height: nil)
+        let wide = frame(.status(Fixture.status()), width: 159, height: nil)
+        let narrow = frame(.status(Fixture.status()), width: 59, height: nil)
         #expect(wide.contains("[################------------------------] 42%"))
         #expect(narrow.contains("[#######------------] 42%"))
     }
 
-    @Test func thePowerLineShowsWhateverTheStatusReports() throws {
-        let idle = frame(.status(Fixture.status(running: [], pending: []), raw: nil), width: 99, height: nil)
-        #expect(idle.contains("power: not reported by agentd 0.1.0"))
-        let raw = try #require(JSONValue.parse(Array(#"{"version":"0.2.0","power":"ac","lowPower":false,"thermal":{"state":"fair","zone":"x86_pkg_temp"}}"#.utf8)))
-        let reported = frame(.status(Fixture.status(running: [], pending: []), raw: raw), width: 99, height: nil)
-        #expect(reported.contains("power: ac · low power: no · thermal: state fair, zone x86_pkg_temp"))
+    @Test func theInputsLinesComeFromTheMachineInputs() {
+        let old = frame(.status(Fixture.status(running: [], pending: [], inputs: nil)), width: 99, height: nil)
+        #expect(old.contains("inputs: not reported by agentd 0.1.0"))
+        let onAC = frame(.status(Fixture.status(running: [], pending: [])), width: 99, height: nil)
+        #expect(onAC.contains("power ac, battery 80 % (charging) · low power off (auto, platform_profile)"))
+        #expect(!onAC.contains("sources"), "every source live: nothing to say")
+    }
+
+    @Test func onBatteryWithAPausedRunAndEveryWaitingReason() {
+        let status = Fixture.status(running: Fixture.pausedRunning, pending: Fixture.conditionPending,
+                                    diagnostics: [], inputs: Fixture.inputsOnBattery)
+        let text = frame(.status(status), width: 99, height: 30)
+        GoldenFile.expect(text, matches: "render/watch-battery-100x30.txt")
+        #expect(text.contains("local.backup         r000050  interval · 10 min · paused: external power"))
+        #expect(text.contains("battery low (15%)"))
+    }
+
+    @Test func sourcesNotLiveAreNamedAndColouredAsWarnings() {
+        let status = Fixture.status(running: [], pending: [], diagnostics: [], inputs: Fixture.inputsThermalFair)
+        let text = frame(.status(status), width: 79, height: nil)
+        GoldenFile.expect(text, matches: "render/watch-thermal-80.txt")
+        #expect(text.contains("sources thermal-netlink sampled (no thermal family) ·\n        power-profiles unavailable (no system bus)"))
+        let wide = frame(.status(status), width: 159, height: nil)
+        #expect(wide.contains("\nsources thermal-netlink sampled (no thermal family) · power-profiles unavailable (no system bus)\n"))
+        #expect(!wide.contains("uevent"), "live sources are left out of the live view")
+        let coloured = WatchView.lines(.status(status), width: 79, height: nil, clock: Fixture.clock, footer: nil)
+            .map { $0.rendered(Style(enabled: true)) }.joined(separator: "\n")
+        #expect(coloured.contains("\u{1B}[33mthermal-netlink sampled (no thermal family)\u{1B}[0m"))
+        #expect(coloured.contains("\u{1B}[33mfair — x86_pkg_temp 82 °C, 8 °C below passive\u{1B}[0m"))
+        for line in text.split(separator: "\n") {
+            #expect(DisplayText.width(String(line)) <= 79, "\(line)")
+        }
     }
 
     @Test func colourIsAppliedOnlyAfterCutting() {
-        let lines = WatchView.lines(.status(Fixture.status(), raw: nil), width: 40, height: nil, clock: Fixture.clock, footer: nil)
+        let lines = WatchView.lines(.status(Fixture.status()), width: 40, height: nil, clock: Fixture.clock, footer: nil)
         for line in lines {
             #expect(DisplayText.width(stripEscapes(line.rendered(Style(enabled: true)))) <= 40)
         }
     }
 
     @Test func plainSnapshotsHaveNoTrailingBlanks() {
-        let text = frame(.status(Fixture.status(), raw: nil), width: 99, height: nil)
+        let text = frame(.status(Fixture.status()), width: 99, height: nil)
         for line in text.split(separator: "\n") {
             #expect(line.last != " ", "\(line)")
         }
@@ -61,7 +87,7 @@ import Testing
         var run = Fixture.running[0]
         run.title = "evil\u{1B}[2Jtitle"
         run.subtitle = "bell\u{07}"
-        let text = frame(.status(Fixture.status(running: [run], pending: []), raw: nil), width: 99, height: nil)
+        let text = frame(.status(Fixture.status(running: [run], pending: [])), width: 99, height: nil)
         #expect(!text.contains("\u{1B}"))
         #expect(!text.contains("\u{07}"))
         #expect(text.contains("evil?[2Jtitle"))

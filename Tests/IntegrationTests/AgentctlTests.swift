@@ -16,7 +16,7 @@ import Testing
         environment["AGENTD_SOCKET"] = sandbox.socketPath
         let result = try runCommand(Binaries.agentctl, ["status"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("config:   \(sandbox.configDirectory): 1 manifests, 0 jobs"))
+        #expect(result.stdout.contains("config:   \(sandbox.configDirectory): 1 manifest, 0 jobs"))
         _ = agent
     }
 
@@ -46,7 +46,43 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stdout.contains("jobs.d/bad1.job:3: Kind:"))
         #expect(result.stdout.contains("jobs.d/bad2.job:3: Exec:"))
-        #expect(result.stdout.contains("1 jobs, 2 errors"))
+        #expect(result.stdout.contains("1 job, 2 errors"))
+    }
+
+    @Test func lowpowerSwitchesTheModeAndStatusAndResourcesShowIt() throws {
+        let sandbox = try Sandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        let bad = try agent.ctl("lowpower", "maybe")
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("\"maybe\" is not a mode (on, off, auto) (see 'agentctl lowpower --help')"), "\(bad.stderr)")
+        let missing = try agent.ctl("lowpower")
+        #expect(missing.status == 2)
+
+        let on = try agent.ctl("lowpower", "on")
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(on.stdout.contains("low-power mode on until agentctl lowpower auto"), "\(on.stdout)")
+        let status = try agent.ctl("status")
+        #expect(status.status == 0, "\(status.stderr)")
+        #expect(status.stdout.contains("\nInputs:\n  power      "), "\(status.stdout)")
+        #expect(status.stdout.contains("\n  low power  on (agentctl)\n"), "\(status.stdout)")
+
+        let resources = try agent.ctl("resources", "--json")
+        #expect(resources.status == 0, "\(resources.stderr)")
+        let report = try #require(try json(resources.stdout) as? [String: Any])
+        #expect(report["gpus"] is [Any])
+        let inputs = try #require(report["inputs"] as? [String: Any])
+        #expect(inputs["lowPower"] as? Bool == true)
+        #expect(inputs["lowPowerSource"] as? String == "on (agentctl)")
+        let table = try agent.ctl("resources")
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout.contains("\nInputs:\n"), "\(table.stdout)")
+        #expect(table.stdout.hasPrefix("GPU ") || table.stdout.hasPrefix("No GPU found: "), "\(table.stdout)")
+
+        let auto = try agent.ctl("lowpower", "auto")
+        #expect(auto.status == 0, "\(auto.stderr)")
+        #expect(auto.stdout.contains("low-power mode follows the machine"), "\(auto.stdout)")
+        let after = try agent.ctl("status")
+        #expect(!after.stdout.contains("(agentctl)"), "\(after.stdout)")
     }
 
     @Test func checkOfAGoodDirectoryExitsZero() throws {

@@ -43,7 +43,8 @@ enum CheckCommand {
         var lines = report.diagnostics.map { line($0, style: style) }
         let errors = report.errorCount
         let warnings = report.diagnostics.count - errors
-        let summary = "\(report.directory): \(report.manifests) manifests, \(report.jobs) jobs, \(errors) errors, \(warnings) warnings"
+        let summary = "\(report.directory): \(DisplayText.plural(report.manifests, "manifest")), \(DisplayText.plural(report.jobs, "job")), "
+            + "\(DisplayText.plural(errors, "error")), \(DisplayText.plural(warnings, "warning"))"
         lines.append(style.apply(errors > 0 ? .error : .success, summary))
         if errors > 0 {
             lines.append(style.dim("Fix the files above; a running agentd picks up the changes by itself."))

@@ -4,40 +4,44 @@ import AgentProtocol
 /// `agentctl status`: the agent, its config and its work at a glance.
 enum StatusCommand {
     static let spec = CommandSpec(
-        name: "status", abstract: "Show the agent, its config errors, running and waiting work.",
-        discussion: "Running runs show how long they have run, the time left before MaxRuntime expires them\n(or expiring/cancelled once they are being stopped), their progress and title.",
+        name: "status", abstract: "Show the agent, its config errors, the policy inputs, running and waiting work.",
+        discussion: """
+        Inputs are what the policy decides from (power, low-power mode, thermal state, network,
+        pressure) and which kernel sources the agent reads live; a source not live is shown in yellow.
+        Running runs show how long they have run, the time left before MaxRuntime expires them
+        (expiring/cancelled once they are being stopped, paused: REASON while frozen), their
+        progress and title. Waiting work says what it waits for.
+        """,
         examples: ["agentctl status", "agentctl status --json | jq .diagnostics"],
         options: [jsonOption],
         run: { parsed, context in
-            let (response, line) = try context.exchange(ControlRequest(command: .status))
+            let response = try context.request(ControlRequest(command: .status))
             guard let status = response.status else {
                 throw CommandFailure(exitStatus: 1, message: "agentd answered without a status report (agentctl \(AgentVersion.string) may be newer than agentd; restart agentd after an upgrade)")
             }
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(status))
             } else {
-                context.out(render(status, raw: JSONValue.parse(line)?["status"], context: context))
+                context.out(render(status, context: context))
             }
             return 0
         })
 
-    static func render(_ status: StatusReport, raw: JSONValue? = nil, context: CommandContext) -> String {
+    static func render(_ status: StatusReport, context: CommandContext) -> String {
         let style = context.style
         let errors = status.diagnostics.filter { $0.severity == .error }.count
         let warnings = status.diagnostics.count - errors
-        let errorText = style.apply(errors > 0 ? .error : nil, "\(errors) errors")
-        let warningText = style.apply(warnings > 0 ? .warning : nil, "\(warnings) warnings")
+        let errorText = style.apply(errors > 0 ? .error : nil, DisplayText.plural(errors, "error"))
+        let warningText = style.apply(warnings > 0 ? .warning : nil, DisplayText.plural(warnings, "warning"))
+        let files = "\(DisplayText.plural(status.manifestCount, "manifest")), \(DisplayText.plural(status.jobCount, "job"))"
         var lines = [
             "agentd \(status.version), up \(HumanTime.span(seconds: status.uptimeSeconds)) (pid \(status.pid))",
-            "config:   \(status.configDirectory): \(status.manifestCount) manifests, \(status.jobCount) jobs, \(errorText), \(warningText)",
+            "config:   \(status.configDirectory): \(files), \(errorText), \(warningText)",
             "state:    \(status.stateDirectory)",
             "socket:   \(status.socketPath)",
         ]
         if let left = status.budgetLeft, let budget = status.dailyBudget {
             lines.append("budget:   \(left) of \(budget) discretionary launches left today" + (status.paused == true ? "; PAUSED (agentctl resume)" : ""))
-        }
-        if let conditions = ConditionsLine.text(from: raw) {
-            lines.append("policy:   \(conditions)")
         }
         if let problem = status.stateError {
             lines.append(style.error("state error: \(DisplayText.sanitized(problem))"))
@@ -48,6 +52,11 @@ enum StatusCommand {
             for diagnostic in status.diagnostics {
                 lines.append("  " + CheckCommand.line(diagnostic, style: style))
             }
+        }
+        if let inputs = status.inputs {
+            lines.append("")
+            lines.append("Inputs:")
+            lines += InputsView.block(inputs, width: context.terminalWidth).map { $0.rendered(style) }
         }
         lines.append("")
         if status.running.isEmpty {
@@ -92,10 +101,14 @@ enum StatusCommand {
     }
 
     /// Time left before MaxRuntime expires a run: `in 4 min`; `expiring` or `cancelled` once the
-    /// agent is stopping it (or its deadline passed); `-` without a MaxRuntime.
+    /// agent is stopping it (or its deadline passed); `paused: external power` while it is frozen
+    /// (`OnConditionLost=pause`); `-` without a MaxRuntime.
     static func timeLeft(_ run: RunSummary, now: Int64) -> (text: String, role: Style.Role?) {
         if let stopping = run.stopping {
             return (stopping == "cancelled" ? "cancelled" : "expiring", .warning)
+        }
+        if let reason = run.paused {
+            return ("paused: \(DisplayText.sanitized(reason))", .warning)
         }
         guard let deadline = run.deadline else { return ("-", .dim) }
         return deadline > now ? (HumanTime.until(seconds: deadline - now), nil) : ("expiring", .warning)

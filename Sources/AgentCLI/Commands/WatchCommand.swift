@@ -10,7 +10,7 @@ import Glibc
 /// keeps asking.
 enum WatchCommand {
     static let spec = CommandSpec(
-        name: "watch", abstract: "Live view of running runs with progress bars, waiting work and config health.",
+        name: "watch", abstract: "Live view of the inputs, running runs with progress bars, waiting work and config health.",
         discussion: """
         Redraws every interval until Ctrl-C; the terminal is restored on Ctrl-C and SIGTERM.
         When output is not a terminal, prints a plain snapshot per interval, separated by blank lines.
@@ -89,12 +89,12 @@ enum WatchCommand {
     /// One status request, turned into what the view shows.
     static func poll(_ context: CommandContext, lastAnswer: inout Int64?) -> WatchView.Snapshot {
         do {
-            let (response, line) = try context.exchange(ControlRequest(command: .status), timeout: .seconds(2))
+            let response = try context.request(ControlRequest(command: .status), timeout: .seconds(2))
             guard let status = response.status else {
                 return .failed(message: "agentd answered without a status report (agentctl \(AgentVersion.string) may be newer than agentd; restart agentd after an upgrade)")
             }
             lastAnswer = context.now
-            return .status(status, raw: JSONValue.parse(line)?["status"])
+            return .status(status)
         } catch {
             if error.agentUnreachable {
                 return .unreachable(socketPath: context.socketPath, lastAnswer: lastAnswer)

@@ -6,7 +6,8 @@ import AgentProtocol
 ///
 /// ```
 /// agentd 0.1.0 · up 3 min 20 s · 1 manifest, 2 jobs · no config problems
-/// power: not reported by this agentd
+/// power ac, battery 80 % (charging) · low power off (auto) · thermal nominal · network up ·
+///   pressure none
 ///
 /// Running (1)
 ///   local.export  r000003  simulated · 12 s · ends in 4 min
@@ -20,9 +21,8 @@ import AgentProtocol
 public enum WatchView {
     /// What the last poll produced.
     public enum Snapshot: Sendable {
-        /// The agent answered with its status (and the raw JSON of it, for fields this agentctl
-        /// does not know by name).
-        case status(StatusReport, raw: JSONValue?)
+        /// The agent answered with its status.
+        case status(StatusReport)
         /// Nothing answered at the socket; `lastAnswer` is when something last did (Unix seconds).
         case unreachable(socketPath: String, lastAnswer: Int64?)
         /// The agent answered with an error (access denied, an incompatible version…).
@@ -36,8 +36,8 @@ public enum WatchView {
                              footer: String?) -> [StyledText] {
         var lines: [StyledText]
         switch snapshot {
-        case .status(let status, let raw):
-            lines = statusLines(status, raw: raw, width: width ?? 80, clock: clock)
+        case .status(let status):
+            lines = statusLines(status, width: width, clock: clock)
         case .unreachable(let path, let lastAnswer):
             lines = [StyledText("agentd is not answering at \(path) (retrying…)", .warning)]
             if let lastAnswer {
@@ -67,13 +67,13 @@ public enum WatchView {
         }
     }
 
-    static func statusLines(_ status: StatusReport, raw: JSONValue?, width: Int, clock: DisplayClock) -> [StyledText] {
+    static func statusLines(_ status: StatusReport, width: Int?, clock: DisplayClock) -> [StyledText] {
         let now = clock.nowSeconds
         var lines: [StyledText] = [header(status)]
-        if let conditions = ConditionsLine.text(from: raw) {
-            lines.append(StyledText(conditions))
+        if let inputs = status.inputs {
+            lines += InputsView.summary(inputs, width: width)
         } else {
-            lines.append(StyledText("power: not reported by agentd \(status.version)", .dim))
+            lines.append(StyledText("inputs: not reported by agentd \(status.version)", .dim))
         }
         if let problem = status.stateError {
             lines.append(StyledText("state: \(DisplayText.sanitized(problem))", .error))
@@ -85,7 +85,7 @@ public enum WatchView {
             lines.append(StyledText("Running (\(status.running.count))", .bold))
             let identifierWidth = status.running.map { DisplayText.width($0.identifier) }.max() ?? 0
             for run in status.running {
-                lines += runLines(run, identifierWidth: identifierWidth, width: width, now: now)
+                lines += runLines(run, identifierWidth: identifierWidth, width: width ?? 80, now: now)
             }
         }
         lines.append("")
@@ -110,20 +110,21 @@ public enum WatchView {
         let warnings = status.diagnostics.count - errors
         var text = StyledText("agentd \(status.version)", .bold)
             + StyledText(" · up \(HumanTime.span(seconds: status.uptimeSeconds)) · "
-                + "\(plural(status.manifestCount, "manifest")), \(plural(status.jobCount, "job")) · ")
+                + "\(DisplayText.plural(status.manifestCount, "manifest")), \(DisplayText.plural(status.jobCount, "job")) · ")
         if errors == 0 && warnings == 0 {
             text += StyledText("no config problems", .success)
         } else {
-            if errors > 0 { text += StyledText(plural(errors, "error"), .error) }
+            if errors > 0 { text += StyledText(DisplayText.plural(errors, "error"), .error) }
             if errors > 0 && warnings > 0 { text += ", " }
-            if warnings > 0 { text += StyledText(plural(warnings, "warning"), .warning) }
+            if warnings > 0 { text += StyledText(DisplayText.plural(warnings, "warning"), .warning) }
             text += StyledText(" (agentctl status)", .dim)
         }
         return text
     }
 
-    /// Two or three lines per run: who and how long; the progress bar and title; the subtitle and
-    /// status text, aligned under the title.
+    /// Two or three lines per run: who, how long and its state (`ends in 4 min`, `expiring`,
+    /// `paused: external power`); the progress bar and title; the subtitle and status text,
+    /// aligned under the title.
     static func runLines(_ run: RunSummary, identifierWidth: Int, width: Int, now: Int64) -> [StyledText] {
         var first = StyledText("  ") + StyledText(DisplayText.pad(DisplayText.sanitized(run.identifier), to: identifierWidth), .running)
             + StyledText("  \(run.runID)", .dim) + StyledText("  \(run.reason) · \(HumanTime.span(seconds: now - run.startedAt))")
@@ -154,9 +155,5 @@ public enum WatchView {
             lines.append(StyledText(String(repeating: " ", count: indent.count + barWidth + 2)) + StyledText(detail, .dim))
         }
         return [first] + lines
-    }
-
-    static func plural(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 }

@@ -46,6 +46,11 @@ public enum DisplayText {
         return missing > 0 ? String(repeating: " ", count: missing) + text : text
     }
 
+    /// `1 job`, `2 jobs`, `0 errors`: a count and its noun, plural unless the count is one.
+    public static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     /// `text` with every control character (C0, DEL, C1 — escape sequences included) replaced by
     /// `?`, and tabs and newlines by a space: what agentctl prints of text it did not write itself.
     public static func sanitized(_ text: String) -> String {
