@@ -104,7 +104,7 @@ import Testing
         let report = ResourcesReport(gpus: [], inputs: Fixture.inputsThermalFair)
         let text = MachineCommands.render(report, context: Fixture.context())
         GoldenFile.expect(text, matches: "render/resources-no-gpu-80.txt")
-        #expect(text.hasPrefix("No GPU found: jobs with Resources=gpu wait (\"resource gpu\"),\nand agentctl submit --strategy fail refuses them (exit 5).\n"))
+        #expect(text.hasPrefix("No GPU found: refresh and processing jobs with Resources=gpu wait\n(\"resource gpu\"); agentctl submit refuses continued ones (exit 5).\n"))
     }
 
     @Test func statusWithAStateProblem() {

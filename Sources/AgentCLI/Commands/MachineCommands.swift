@@ -49,8 +49,8 @@ enum MachineCommands {
         let style = context.style
         var lines: [String] = []
         if report.gpus.isEmpty {
-            lines.append(style.warning("No GPU found: jobs with Resources=gpu wait (\"resource gpu\"),"))
-            lines.append(style.warning("and agentctl submit --strategy fail refuses them (exit 5)."))
+            lines.append(style.warning("No GPU found: refresh and processing jobs with Resources=gpu wait"))
+            lines.append(style.warning("(\"resource gpu\"); agentctl submit refuses continued ones (exit 5)."))
         } else {
             let rows = report.gpus.map { [Table.Cell($0.name), Table.Cell($0.detail)] }
             lines.append(Table(columns: ["GPU", "DRIVER / DEVICE"], rows: rows).render(width: context.terminalWidth, style: style))

@@ -12,7 +12,8 @@ import Glibc
 /// only while work runs or is due; the default route comes from rtnetlink, pressure from PSI
 /// triggers, power-profiles-daemon over D-Bus. SIGHUP re-reads everything.
 final class ConditionMonitor {
-    /// A burst of uevents costs one re-read at its start and one at the end of this window.
+    /// Coalescing windows for bursts of uevents: the first, and the longest it grows to.
+    static let firstWindow: Duration = .milliseconds(10)
     static let debounceWindow: Duration = .milliseconds(100)
     static let thermalSampleInterval: Duration = .seconds(5)
 
@@ -39,6 +40,7 @@ final class ConditionMonitor {
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
     private var debounce: TimerToken?
+    private var window = ConditionMonitor.firstWindow
     private var pendingHints: Set<Hint> = []
     private var thermalSampler: TimerToken?
     private var busy = false
@@ -153,13 +155,16 @@ final class ConditionMonitor {
 
     // MARK: events
 
-    /// A uevent is a hint to re-read sysfs: the first of a burst at once, the rest once when
-    /// the burst's window closes (some batteries report every half second; a flood of 10,000
-    /// costs a few re-reads).
+    /// A uevent is a hint to re-read sysfs. The first after a quiet spell is read at once (an
+    /// unplug reaches the scheduler in well under a millisecond); hints that keep coming are
+    /// coalesced into one re-read per window, the window doubling from 10 ms up to 100 ms while
+    /// they last — a battery that reports every half second costs one re-read per report, a
+    /// flood of 10,000 uevents a second about a dozen.
     private func hint(_ kind: Hint) {
         if debounce == nil {
+            window = Self.firstWindow
             reread([kind])
-            debounce = agent.loop.schedule(after: Self.debounceWindow) { [unowned self] in self.closeWindow() }
+            debounce = agent.loop.schedule(after: window) { [unowned self] in self.closeWindow() }
         } else {
             pendingHints.insert(kind)
         }
@@ -171,7 +176,8 @@ final class ConditionMonitor {
         let kinds = pendingHints
         pendingHints = []
         reread(kinds)
-        debounce = agent.loop.schedule(after: Self.debounceWindow) { [unowned self] in self.closeWindow() }
+        window = min(window * 2, Self.debounceWindow)
+        debounce = agent.loop.schedule(after: window) { [unowned self] in self.closeWindow() }
     }
 
     private func reread(_ kinds: Set<Hint>) {
