@@ -3,7 +3,7 @@
 # Used by `make demo`, `make test`, `make bench` and `make deb`; safe to run again.
 set -eu
 # dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md).
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon"
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.

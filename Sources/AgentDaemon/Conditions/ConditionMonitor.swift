@@ -41,6 +41,7 @@ final class ConditionMonitor {
     private var profiles: PowerProfilesMonitor?
     private var debounce: TimerToken?
     private var window = ConditionMonitor.firstWindow
+    private var hintsInWindow = 0
     private var pendingHints: Set<Hint> = []
     private var thermalSampler: TimerToken?
     private var busy = false
@@ -156,10 +157,12 @@ final class ConditionMonitor {
     // MARK: events
 
     /// A uevent is a hint to re-read sysfs. The first after a quiet spell is read at once (an
-    /// unplug reaches the scheduler in well under a millisecond); hints that keep coming are
-    /// coalesced into one re-read per window, the window doubling from 10 ms up to 100 ms while
-    /// they last — a battery that reports every half second costs one re-read per report, a
-    /// flood of 10,000 uevents a second about a dozen.
+    /// unplug reaches the scheduler in well under a millisecond); hints arriving within the
+    /// following window are coalesced into one re-read when it closes. A window that saw one
+    /// hint is followed by another of 10 ms; one that saw several (a flood) by one twice as
+    /// long, up to 100 ms — so a battery that reports every half second costs one re-read per
+    /// report and a flood of 10,000 uevents a second about a dozen, while an unplug waits at
+    /// most 10 ms unless uevents are flooding in.
     private func hint(_ kind: Hint) {
         if debounce == nil {
             window = Self.firstWindow
@@ -167,6 +170,7 @@ final class ConditionMonitor {
             debounce = agent.loop.schedule(after: window) { [unowned self] in self.closeWindow() }
         } else {
             pendingHints.insert(kind)
+            hintsInWindow += 1
         }
     }
 
@@ -174,9 +178,11 @@ final class ConditionMonitor {
         debounce = nil
         guard !pendingHints.isEmpty else { return }
         let kinds = pendingHints
+        let flooding = hintsInWindow > 1
         pendingHints = []
+        hintsInWindow = 0
         reread(kinds)
-        window = min(window * 2, Self.debounceWindow)
+        window = flooding ? min(window * 2, Self.debounceWindow) : Self.firstWindow
         debounce = agent.loop.schedule(after: window) { [unowned self] in self.closeWindow() }
     }
 
