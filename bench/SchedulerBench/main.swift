@@ -70,7 +70,7 @@ struct Simulation {
                 nextTrigger = now + .seconds(7)
             } else {
                 let begin = clock.now
-                let count = scheduler.waiting(now: now).count
+                let count = scheduler.waitingSummary(now: now, limit: 100).total
                 samples["waiting", default: []].append((clock.now - begin).milliseconds)
                 samples["waiting-count", default: []].append(Double(count))
                 nextQuery = now + .seconds(300)
