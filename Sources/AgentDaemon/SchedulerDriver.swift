@@ -83,6 +83,7 @@ final class SchedulerDriver {
         perform(actions)
         rearm()
         agent.conditions?.setBusy(scheduler.hasWorkRunningOrDue)
+        agent.conditions?.setIdleNeeded(scheduler.needsCPUIdleSignal)
     }
 
     static func name(of event: SchedulerEvent) -> String {

@@ -57,6 +57,14 @@ final class Sandbox {
         guard rename(temp, path) == 0 else { throw POSIXError(.EIO) }
     }
 
+    /// Writes an executable `#!/bin/sh` script `NAME.sh` in the sandbox; returns its path.
+    func script(_ name: String, _ body: String) throws -> String {
+        let path = root + "/\(name).sh"
+        try ("#!/bin/sh\n" + body).write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
     func jobFile(_ name: String, kind: String = "processing", interval: String = "1h") -> String {
         "[Job]\nIdentifier=local.\(name)\nKind=\(kind)\nExec=\(pluginPath)\nInterval=\(interval)\n"
     }

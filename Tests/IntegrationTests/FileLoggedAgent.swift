@@ -3,7 +3,8 @@ import Testing
 
 /// A real agentd on a sandbox, like `AgentProcess`, but with its log written to a file in the
 /// sandbox instead of a pipe: no readability handler, no dispatch source on a descriptor that is
-/// closed behind it. Waiting for a log line polls the file, with a deadline.
+/// closed behind it. Waiting for a log line sleeps until the file is written (inotify), with a
+/// deadline.
 final class FileLoggedAgent {
     let sandbox: Sandbox
     let process = Process()
@@ -39,10 +40,12 @@ final class FileLoggedAgent {
     @discardableResult
     func waitForLog(_ text: String, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
+        let growth = FileGrowthWaiter(path: logPath)
         while Date() < deadline {
             if let line = logLines.first(where: { $0.contains(text) }) { return line }
             if !process.isRunning { break }
-            usleep(5_000)
+            // Asleep until the agent writes to its log (inotify); the deadline bounds it.
+            growth?.wait(seconds: min(1, deadline.timeIntervalSinceNow))
         }
         if let line = logLines.first(where: { $0.contains(text) }) { return line }
         Issue.record("no log line containing \"\(text)\" within \(timeout) s; log:\n\(logLines.suffix(30).joined(separator: "\n"))",

@@ -137,7 +137,7 @@ struct FixtureAgent {
     init() throws {
         sandbox = try Sandbox()
         let export = sandbox.root + "/export.sh"
-        try "#!/bin/bash\necho TITLE=Exporting Photos\necho SUBTITLE=42 of 100 complete\necho STATUS=copying\necho PROGRESS=42/100\nwhile :; do sleep 1; done\n"
+        try "#!/bin/bash\necho TITLE=Exporting Photos\necho SUBTITLE=42 of 100 complete\necho STATUS=copying\necho PROGRESS=42/100\necho reported\nwhile :; do sleep 1; done\n"
             .write(toFile: export, atomically: false, encoding: .utf8)
         chmod(export, 0o755)
         let quick = sandbox.root + "/quick.sh"
@@ -157,19 +157,14 @@ struct FixtureAgent {
         try waitUntilExportReported()
     }
 
-    /// Waits (with a deadline) until the export's title, subtitle, status and progress all show.
+    /// Waits (with a deadline) until the export's title, subtitle, status and progress all show:
+    /// the plugin logs `reported` right after those four lines, and the agent handles a plugin's
+    /// lines in order.
     private func waitUntilExportReported() throws {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
-            if let run = (status?["running"] as? [[String: Any]])?.first,
-               run["progress"] != nil, run["title"] != nil, run["subtitle"] != nil, run["statusText"] != nil {
-                return
-            }
-            usleep(20_000)
-        }
-        Issue.record("local.export never reported its title, subtitle, status and progress")
-        throw POSIXError(.ETIMEDOUT)
+        try agent.waitForLog("] reported")
+        let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
+        let run = (status?["running"] as? [[String: Any]])?.first
+        #expect(run?["progress"] != nil && run?["title"] != nil && run?["subtitle"] != nil && run?["statusText"] != nil)
     }
 
     /// agentctl with `COLUMNS=80`, output to a pipe (not a terminal).

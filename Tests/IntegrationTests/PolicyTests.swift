@@ -65,12 +65,6 @@ import Testing
             return pending.first { $0["identifier"] as? String == id }?["waitingFor"] as? String
         }
 
-        func plugin(_ name: String, _ body: String) throws -> String {
-            let path = sandbox.root + "/\(name).sh"
-            try ("#!/bin/sh\n" + body).write(toFile: path, atomically: false, encoding: .utf8)
-            chmod(path, 0o755)
-            return path
-        }
 
         deinit {
             agent.stop()
@@ -88,9 +82,7 @@ import Testing
 
     @Test func unpluggingExpiresJobsThatNeedExternalPowerAndStatusSaysBattery() throws {
         let sandbox = try Sandbox()
-        let loop = sandbox.root + "/loop.sh"
-        try ("#!/bin/sh\n" + Self.looping).write(toFile: loop, atomically: false, encoding: .utf8)
-        chmod(loop, 0o755)
+        let loop = try sandbox.script("loop", Self.looping)
         let machine = try Machine(jobs: [
             "backup": Self.job("backup", exec: loop, extra: "RequiresExternalPower=yes\n"),
             "index": Self.job("index", kind: "refresh", exec: loop, extra: "MaxRuntime=1h\n"),
@@ -111,9 +103,7 @@ import Testing
 
     @Test func aJobThatNeedsExternalPowerWaitsOnBatteryAndStartsWhenPluggedIn() throws {
         let sandbox = try Sandbox()
-        let quick = sandbox.root + "/quick.sh"
-        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
-        chmod(quick, 0o755)
+        let quick = try sandbox.script("quick", "exit 0\n")
         let machine = try Machine(jobs: ["backup": Self.job("backup", exec: quick, extra: "RequiresExternalPower=yes\n")]) { sysfs, _ in
             try sysfs.setOnline("AC", false)
             try sysfs.setStatus("BAT0", "Discharging")
@@ -128,10 +118,7 @@ import Testing
 
     @Test func pausingOnConditionLostFreezesTheRunAndThawsItWhenPowerReturns() throws {
         let sandbox = try Sandbox()
-        let loop = sandbox.root + "/steps.sh"
-        try "#!/bin/sh\ni=0; while :; do i=$((i+1)); echo PROGRESS=$((i % 100))/100; echo step $i; sleep 0.05; done\n"
-            .write(toFile: loop, atomically: false, encoding: .utf8)
-        chmod(loop, 0o755)
+        let loop = try sandbox.script("steps", "i=0; while :; do i=$((i+1)); echo PROGRESS=$((i % 100))/100; echo step $i; sleep 0.05; done\n")
         let machine = try Machine(jobs: ["sync": Self.job("sync", exec: loop,
                                                           extra: "RequiresExternalPower=yes\nOnConditionLost=pause\nMaxRuntime=1h\n")])
         try machine.agent.waitForLog("of local.sync started")
@@ -158,9 +145,7 @@ import Testing
 
     @Test func aLowBatteryDefersDiscretionaryWorkAndACriticalOneRefusesSubmissions() throws {
         let sandbox = try Sandbox()
-        let quick = sandbox.root + "/quick.sh"
-        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
-        chmod(quick, 0o755)
+        let quick = try sandbox.script("quick", "exit 0\n")
         let machine = try Machine(jobs: [
             "feed": Self.job("feed", kind: "refresh", exec: quick),
             "export": "[Job]\nIdentifier=local.export\nKind=continued\nExec=\(quick)\n",
@@ -182,9 +167,7 @@ import Testing
 
     @Test func crossingAPassiveTripExpiresDiscretionaryRunsAsThermal() throws {
         let sandbox = try Sandbox()
-        let loop = sandbox.root + "/loop.sh"
-        try ("#!/bin/sh\n" + Self.looping).write(toFile: loop, atomically: false, encoding: .utf8)
-        chmod(loop, 0o755)
+        let loop = try sandbox.script("loop", Self.looping)
         let machine = try Machine(jobs: ["render": Self.job("render", exec: loop)]) { sysfs, _ in
             try sysfs.addThermalZone(index: 0, type: "x86_pkg_temp", tempC: 50,
                                      trips: [("passive", 90), ("critical", 105)])
@@ -203,9 +186,7 @@ import Testing
 
     @Test func aJobThatNeedsTheNetworkWaitsForADefaultRoute() throws {
         let sandbox = try Sandbox()
-        let quick = sandbox.root + "/quick.sh"
-        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
-        chmod(quick, 0o755)
+        let quick = try sandbox.script("quick", "exit 0\n")
         let machine = try Machine(jobs: ["sync": Self.job("sync", kind: "refresh", exec: quick, extra: "RequiresNetwork=yes\n")])
         try machine.agent.waitForLog("local.sync: due, deferred: network")
         #expect(try machine.waiting("local.sync") == "network")
@@ -221,12 +202,8 @@ import Testing
 
     @Test func memoryPressureExpiresTheLeastProgressContinuedRunFirst() throws {
         let sandbox = try Sandbox()
-        let slow = sandbox.root + "/slow.sh"
-        let fast = sandbox.root + "/fast.sh"
-        try "#!/bin/sh\necho PROGRESS=10/100; echo reported; while :; do echo PROGRESS=10/100; sleep 0.1; done\n".write(toFile: slow, atomically: false, encoding: .utf8)
-        try "#!/bin/sh\necho PROGRESS=90/100; echo reported; while :; do echo PROGRESS=90/100; sleep 0.1; done\n".write(toFile: fast, atomically: false, encoding: .utf8)
-        chmod(slow, 0o755)
-        chmod(fast, 0o755)
+        let slow = try sandbox.script("slow", "echo PROGRESS=10/100; echo reported; while :; do echo PROGRESS=10/100; sleep 0.1; done\n")
+        let fast = try sandbox.script("fast", "echo PROGRESS=90/100; echo reported; while :; do echo PROGRESS=90/100; sleep 0.1; done\n")
         let machine = try Machine(jobs: [
             "slow": "[Job]\nIdentifier=local.slow\nKind=continued\nExec=\(slow)\nGracePeriod=1s\n",
             "fast": "[Job]\nIdentifier=local.fast\nKind=continued\nExec=\(fast)\nGracePeriod=1s\n",
@@ -248,9 +225,7 @@ import Testing
 
     @Test func lowPowerModeFromAgentctlDefersProcessingOnBattery() throws {
         let sandbox = try Sandbox()
-        let quick = sandbox.root + "/quick.sh"
-        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
-        chmod(quick, 0o755)
+        let quick = try sandbox.script("quick", "exit 0\n")
         let machine = try Machine(jobs: ["clean": Self.job("clean", exec: quick)]) { sysfs, _ in
             try sysfs.setOnline("AC", false)
             try sysfs.setStatus("BAT0", "Discharging")
@@ -266,9 +241,7 @@ import Testing
 
     @Test func aGPUJobIsRefusedOnAMachineWithoutOne() throws {
         let sandbox = try Sandbox()
-        let quick = sandbox.root + "/quick.sh"
-        try "#!/bin/sh\nexit 0\n".write(toFile: quick, atomically: false, encoding: .utf8)
-        chmod(quick, 0o755)
+        let quick = try sandbox.script("quick", "exit 0\n")
         let machine = try Machine(jobs: ["render": "[Job]\nIdentifier=local.render\nKind=continued\nExec=\(quick)\nResources=gpu\n"])
         let refused = try machine.agent.ctl("submit", "local.render")
         #expect(refused.status == 5)

@@ -20,15 +20,20 @@ extension Scheduler {
         if !new.memoryPressure { nextShedAt = nil }
     }
 
-    /// Held and ready jobs go back through `promoteDue`, which sorts them into ready or held
-    /// under the new conditions without announcing them again; continued queues likewise.
+    /// Ready jobs that the new conditions hold move to the held heap, held jobs they release
+    /// move back (with the same due-since key, so "most overdue first" holds); nothing is
+    /// announced again. Continued queues likewise.
     mutating func reexamineHeldWork(now: SchedulerTime) {
-        var ids = conditionHeld.entries.map(\.key)
-        ids.append(contentsOf: ready.entries.map(\.key))
-        for id in ids {
-            conditionHeld.remove(id)
+        for (id, key) in ready.entries {
+            guard let job = jobs[id], LaunchPolicy.hold(job.definition, conditions, settings) != nil else { continue }
             ready.remove(id)
-            reschedule(id, now: now)
+            conditionHeld.set(id, key)
+        }
+        for (id, key) in conditionHeld.entries {
+            guard let job = jobs[id], LaunchPolicy.hold(job.definition, conditions, settings) == nil else { continue }
+            conditionHeld.remove(id)
+            ready.set(id, key)
+            newlyReady.append(id)
         }
         for jobID in Array(queues.keys) { refreshContinued(jobID) }
     }

@@ -32,6 +32,7 @@ extension Scheduler {
 
     private mutating func upsert(_ definition: JobDefinition, now: SchedulerTime) {
         let id = definition.identifier
+        if definition.requiresIdle { idleJobs.insert(id) } else { idleJobs.remove(id) }
         do {
             if var job = jobs[id] {
                 guard job.definition != definition else { return }
@@ -114,6 +115,7 @@ extension Scheduler {
         continuedReady.remove(id)
         continuedHeld.remove(id)
         restrictedJobs.remove(id)
+        idleJobs.remove(id)
         note(id, .removed, now: now)
         jobs[id] = nil
     }

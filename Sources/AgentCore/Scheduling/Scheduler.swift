@@ -78,6 +78,8 @@ public struct Scheduler: Sendable {
     var conditionHeld = DeadlineQueue<Identifier, TimedKey>()
     /// Jobs `Deny=` matches (they sit in no heap; `status` counts them without a walk).
     var restrictedJobs: Set<Identifier> = []
+    /// Jobs with `RequiresIdle=yes`: without any, CPU pressure need not be watched.
+    var idleJobs: Set<Identifier> = []
     /// Continued jobs whose queue waits for a condition.
     var continuedHeld: Set<Identifier> = []
     /// Runs frozen by `OnConditionLost=pause`.
@@ -338,6 +340,9 @@ public struct Scheduler: Sendable {
     public var hasWorkRunningOrDue: Bool {
         live.total > 0 || !ready.isEmpty || !conditionHeld.isEmpty || queuedTotal > 0
     }
+
+    /// Whether any job has `RequiresIdle=yes` (the shell watches CPU pressure only then).
+    public var needsCPUIdleSignal: Bool { !idleJobs.isEmpty }
 
     /// Why a run is frozen, if it is (`paused: <reason>` in status).
     public func frozenReason(_ run: RunID) -> ConditionHold? { frozen[run]?.hold }

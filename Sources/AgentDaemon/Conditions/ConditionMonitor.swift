@@ -12,9 +12,9 @@ import Glibc
 /// only while work runs or is due; the default route comes from rtnetlink, pressure from PSI
 /// triggers, power-profiles-daemon over D-Bus. SIGHUP re-reads everything.
 final class ConditionMonitor {
-    /// Coalescing windows for bursts of uevents: the first, and the longest it grows to.
-    static let firstWindow: Duration = .milliseconds(10)
-    static let debounceWindow: Duration = .milliseconds(100)
+    /// Re-read pacing for bursts of uevents (a token bucket).
+    static let tokenCapacity = 3.0
+    static let tokenInterval: Duration = .milliseconds(50)
     static let thermalSampleInterval: Duration = .seconds(5)
 
     private unowned let agent: Agent
@@ -40,11 +40,12 @@ final class ConditionMonitor {
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
     private var debounce: TimerToken?
-    private var window = ConditionMonitor.firstWindow
-    private var hintsInWindow = 0
+    private var tokens = ConditionMonitor.tokenCapacity
+    private var lastRefill = MonotonicInstant.now()
     private var pendingHints: Set<Hint> = []
     private var thermalSampler: TimerToken?
     private var busy = false
+    private var idleNeeded = false
     /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
     private(set) var rereads = 0
 
@@ -123,11 +124,14 @@ final class ConditionMonitor {
         }
     }
 
+    /// Memory pressure is always watched; CPU pressure only while some job has
+    /// `RequiresIdle=yes` (``setIdleNeeded(_:)``), and I/O pressure not at all (no rule uses it):
+    /// a trigger nobody needs would wake the agent whenever the machine is busy.
     private func startPressure() {
         let monitor = PressureMonitor(roots: roots, loop: agent.loop)
         monitor.onMemoryPressureChange = { [unowned self] _ in self.recompute() }
         monitor.onCPUBusyChange = { [unowned self] _ in self.recompute() }
-        monitor.start()
+        monitor.memory.start()
         pressure = monitor
         let watch = monitor.memory
         switch watch.source {
@@ -156,34 +160,38 @@ final class ConditionMonitor {
 
     // MARK: events
 
-    /// A uevent is a hint to re-read sysfs. The first after a quiet spell is read at once (an
-    /// unplug reaches the scheduler in well under a millisecond); hints arriving within the
-    /// following window are coalesced into one re-read when it closes. A window that saw one
-    /// hint is followed by another of 10 ms; one that saw several (a flood) by one twice as
-    /// long, up to 100 ms — so a battery that reports every half second costs one re-read per
-    /// report and a flood of 10,000 uevents a second about a dozen, while an unplug waits at
-    /// most 10 ms unless uevents are flooding in.
+    /// A uevent is a hint to re-read sysfs. Re-reads are paced by a small token bucket: a
+    /// hint is read at once while a token is left (three at most, one more every 50 ms), so an
+    /// unplug, a battery report every half second or a short burst costs nothing in latency;
+    /// hints beyond that are coalesced into one re-read when the next token comes. A flood of
+    /// 10,000 uevents a second costs about twenty re-reads.
     private func hint(_ kind: Hint) {
-        if debounce == nil {
-            window = Self.firstWindow
-            reread([kind])
-            debounce = agent.loop.schedule(after: window) { [unowned self] in self.closeWindow() }
+        pendingHints.insert(kind)
+        guard debounce == nil else { return }
+        drainHints()
+    }
+
+    private func drainHints() {
+        refillTokens()
+        if tokens >= 1 {
+            tokens -= 1
+            let kinds = pendingHints
+            pendingHints = []
+            reread(kinds)
         } else {
-            pendingHints.insert(kind)
-            hintsInWindow += 1
+            debounce = agent.loop.schedule(after: Self.tokenInterval) { [unowned self] in
+                self.debounce = nil
+                if !self.pendingHints.isEmpty { self.drainHints() }
+            }
         }
     }
 
-    private func closeWindow() {
-        debounce = nil
-        guard !pendingHints.isEmpty else { return }
-        let kinds = pendingHints
-        let flooding = hintsInWindow > 1
-        pendingHints = []
-        hintsInWindow = 0
-        reread(kinds)
-        window = flooding ? min(window * 2, Self.debounceWindow) : Self.firstWindow
-        debounce = agent.loop.schedule(after: window) { [unowned self] in self.closeWindow() }
+    private func refillTokens() {
+        let now = agent.loop.now
+        let earned = Int(lastRefill.duration(to: now) / Self.tokenInterval)
+        guard earned >= 1 else { return }
+        tokens = min(Self.tokenCapacity, tokens + Double(earned))
+        lastRefill = tokens >= Self.tokenCapacity ? now : lastRefill + Self.tokenInterval * earned
     }
 
     private func reread(_ kinds: Set<Hint>) {
@@ -203,8 +211,22 @@ final class ConditionMonitor {
     /// SIGHUP: re-read every input.
     func rereadEverything() {
         reread([.power, .thermal])
-        pressure?.refresh()
+        pressure?.memory.refresh()
+        if idleNeeded { pressure?.cpu.refresh() }
         routes?.resync()
+        recompute()
+    }
+
+    /// Some job has `RequiresIdle=yes`: watch CPU pressure (PSI trigger) while so.
+    func setIdleNeeded(_ value: Bool) {
+        guard value != idleNeeded, let pressure else { return }
+        idleNeeded = value
+        if value {
+            pressure.cpu.wantsQuietSamples = busy
+            pressure.cpu.start()
+        } else {
+            pressure.cpu.stop()
+        }
         recompute()
     }
 
@@ -213,7 +235,7 @@ final class ConditionMonitor {
         guard value != busy else { return }
         busy = value
         pressure?.memory.wantsQuietSamples = value
-        pressure?.cpu.wantsQuietSamples = value
+        if idleNeeded { pressure?.cpu.wantsQuietSamples = value }
         if value {
             readThermal()
             recompute()
@@ -279,7 +301,7 @@ final class ConditionMonitor {
         let next = Conditions(
             power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
             thermal: thermal.state, network: network,
-            memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: pressure?.cpuBusy ?? false,
+            memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: idleNeeded && (pressure?.cpuBusy ?? false),
             resources: gpus.isEmpty ? [] : ["gpu"])
         guard next != conditions else { return }
         let old = conditions
