@@ -12,9 +12,9 @@ import Glibc
 /// only while work runs or is due; the default route comes from rtnetlink, pressure from PSI
 /// triggers, power-profiles-daemon over D-Bus. SIGHUP re-reads everything.
 final class ConditionMonitor {
-    /// Re-read pacing for bursts of uevents (a token bucket).
-    static let tokenCapacity = 3.0
-    static let tokenInterval: Duration = .milliseconds(50)
+    /// Coalescing windows for hints that change nothing: the first, and the longest.
+    static let firstWindow: Duration = .milliseconds(10)
+    static let longestWindow: Duration = .milliseconds(100)
     static let thermalSampleInterval: Duration = .seconds(5)
 
     private unowned let agent: Agent
@@ -40,8 +40,9 @@ final class ConditionMonitor {
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
     private var debounce: TimerToken?
-    private var tokens = ConditionMonitor.tokenCapacity
-    private var lastRefill = MonotonicInstant.now()
+    private var window = ConditionMonitor.firstWindow
+    /// The last hinted re-read changed a reading: the next hint is read at once.
+    private var lastReadChanged = false
     private var pendingHints: Set<Hint> = []
     private var thermalSampler: TimerToken?
     private var busy = false
@@ -160,52 +161,47 @@ final class ConditionMonitor {
 
     // MARK: events
 
-    /// A uevent is a hint to re-read sysfs. Re-reads are paced by a small token bucket: a
-    /// hint is read at once while a token is left (three at most, one more every 50 ms), so an
-    /// unplug, a battery report every half second or a short burst costs nothing in latency;
-    /// hints beyond that are coalesced into one re-read when the next token comes. A flood of
-    /// 10,000 uevents a second costs about twenty re-reads.
+    /// A uevent is a hint to re-read sysfs. A hint is read at once unless the agent is inside a
+    /// coalescing window whose last re-read found nothing new: then it waits for the window to
+    /// close. Windows start at 10 ms and double (up to 100 ms) while hints keep coming to no
+    /// effect. So a real change — an unplug, a plug right after, a battery that reports every
+    /// half second — is read without delay, while a flood of 10,000 uevents that change nothing
+    /// costs about a dozen re-reads.
     private func hint(_ kind: Hint) {
         pendingHints.insert(kind)
-        guard debounce == nil else { return }
-        drainHints()
+        if debounce != nil, !lastReadChanged { return }
+        readPending(window: Self.firstWindow)
     }
 
-    private func drainHints() {
-        refillTokens()
-        if tokens >= 1 {
-            tokens -= 1
-            let kinds = pendingHints
-            pendingHints = []
-            reread(kinds)
-        } else {
-            debounce = agent.loop.schedule(after: Self.tokenInterval) { [unowned self] in
-                self.debounce = nil
-                if !self.pendingHints.isEmpty { self.drainHints() }
-            }
+    private func readPending(window next: Duration) {
+        if let token = debounce { agent.loop.cancel(token) }
+        let kinds = pendingHints
+        pendingHints = []
+        lastReadChanged = reread(kinds)
+        window = next
+        debounce = agent.loop.schedule(after: next) { [unowned self] in
+            self.debounce = nil
+            guard !self.pendingHints.isEmpty else { return }
+            self.readPending(window: min(self.window * 2, Self.longestWindow))
         }
     }
 
-    private func refillTokens() {
-        let now = agent.loop.now
-        let earned = Int(lastRefill.duration(to: now) / Self.tokenInterval)
-        guard earned >= 1 else { return }
-        tokens = min(Self.tokenCapacity, tokens + Double(earned))
-        lastRefill = tokens >= Self.tokenCapacity ? now : lastRefill + Self.tokenInterval * earned
-    }
-
-    private func reread(_ kinds: Set<Hint>) {
+    /// Re-reads what the hints name; returns whether a reading the policy uses changed.
+    @discardableResult
+    private func reread(_ kinds: Set<Hint>) -> Bool {
         rereads += 1
         if agent.options.logTimestamps {
             // Benchmarks count re-reads under a uevent flood.
             agent.log.info("inputs: sysfs re-read \(rereads)")
         }
+        let before = (power, thermal.state, platformLowPower)
         if kinds.contains(.power) {
             readPower()
             readPlatformProfile()
         }
         if kinds.contains(.thermal) { readThermal() }
         recompute()
+        return before != (power, thermal.state, platformLowPower)
     }
 
     /// SIGHUP: re-read every input.
