@@ -116,8 +116,9 @@ public final class Agent {
     /// The one-line summary systemd shows (`systemctl status agentd`).
     var serviceStatus: String {
         let running = runs?.liveRuns.count ?? 0
-        var text = "\(config.registry.jobCount) jobs loaded, \(running) running, \(waitingCount) waiting"
-        if errorCount > 0 { text += ", \(errorCount) config errors" }
+        let jobs = config.registry.jobCount
+        var text = "\(jobs) job\(jobs == 1 ? "" : "s") loaded, \(running) running, \(waitingCount) waiting"
+        if errorCount > 0 { text += ", \(errorCount) config error\(errorCount == 1 ? "" : "s")" }
         if state.problem != nil { text += ", state directory unusable" }
         return text
     }

@@ -51,7 +51,7 @@ import Testing
             "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000",
         ])
         let ready = notify.waitFor("READY=1")
-        #expect(ready?.contains("STATUS=1 jobs loaded, 0 running, 0 waiting") == true, "\(ready ?? "nothing")")
+        #expect(ready?.contains("STATUS=1 job loaded, 0 running, 0 waiting") == true, "\(ready ?? "nothing")")
         #expect(notify.waitFor("WATCHDOG=1") != nil)
         // A config change updates the status line.
         try sandbox.write("jobs.d/b.job", sandbox.jobFile("b"))
