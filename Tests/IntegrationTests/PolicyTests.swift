@@ -25,7 +25,8 @@ import Testing
             if !conf.isEmpty { try sandbox.write("agentd.conf", conf) }
             for (name, text) in jobs { try sandbox.write("jobs.d/\(name).job", text) }
             agent = try AgentProcess(sandbox: sandbox,
-                                     extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot],
+                                     extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot,
+                                                      "--log-timestamps"],
                                      wrapper: ["/usr/bin/unshare", "-n", "--"])
             injector = try UeventInjector(networkNamespaceOf: agent.process.processIdentifier)
         }
@@ -139,6 +140,15 @@ import Testing
         try machine.agent.waitForLog("resumed after")
         try machine.agent.waitForLog("] step \(settled + 1)")
         #expect(!machine.agent.logLines.contains { $0.contains("of local.sync ended") })
+    }
+
+    @Test func aFloodOfUeventsCostsAFewRereadsAndTheChangeAfterItIsStillSeen() throws {
+        let machine = try Machine(jobs: [:])
+        for _ in 0..<2000 { try machine.powerChanged() }
+        try machine.unplug(battery: 55)
+        try machine.agent.waitForLog("inputs: on battery, battery 55% (discharging)")
+        let rereads = machine.agent.logLines.filter { $0.contains("inputs: sysfs re-read") }.count
+        #expect(rereads >= 1 && rereads < 100, "\(rereads) re-reads for 2,001 uevents")
     }
 
     // MARK: battery

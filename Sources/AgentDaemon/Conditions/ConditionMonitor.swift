@@ -12,9 +12,6 @@ import Glibc
 /// only while work runs or is due; the default route comes from rtnetlink, pressure from PSI
 /// triggers, power-profiles-daemon over D-Bus. SIGHUP re-reads everything.
 final class ConditionMonitor {
-    /// Coalescing windows for hints that change nothing: the first, and the longest.
-    static let firstWindow: Duration = .milliseconds(10)
-    static let longestWindow: Duration = .milliseconds(100)
     static let thermalSampleInterval: Duration = .seconds(5)
 
     private unowned let agent: Agent
@@ -40,17 +37,15 @@ final class ConditionMonitor {
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
     private var debounce: TimerToken?
-    private var window = ConditionMonitor.firstWindow
-    /// The last hinted re-read changed a reading: the next hint is read at once.
-    private var lastReadChanged = false
-    private var pendingHints: Set<Hint> = []
+    private var coalescer = HintCoalescer<Hint>()
+    private let startedAt = MonotonicInstant.now()
     private var thermalSampler: TimerToken?
     private var busy = false
     private var idleNeeded = false
     /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
     private(set) var rereads = 0
 
-    private enum Hint: Hashable { case power, thermal }
+    enum Hint: Hashable, Sendable { case power, thermal }
 
     init(agent: Agent) {
         self.agent = agent
@@ -161,30 +156,23 @@ final class ConditionMonitor {
 
     // MARK: events
 
-    /// A uevent is a hint to re-read sysfs. A hint is read at once unless the agent is inside a
-    /// coalescing window whose last re-read found nothing new: then it waits for the window to
-    /// close. Windows start at 10 ms and double (up to 100 ms) while hints keep coming to no
-    /// effect. So a real change — an unplug, a plug right after, a battery that reports every
-    /// half second — is read without delay, while a flood of 10,000 uevents that change nothing
-    /// costs about a dozen re-reads.
+    /// A uevent is a hint to re-read sysfs; `HintCoalescer` decides when (at once for a real
+    /// change, coalesced while hints change nothing).
     private func hint(_ kind: Hint) {
-        pendingHints.insert(kind)
-        if debounce != nil, !lastReadChanged { return }
-        readPending(window: Self.firstWindow)
+        carryOut(coalescer.hint(kind, now: sinceStart))
     }
 
-    private func readPending(window next: Duration) {
+    private func carryOut(_ read: HintCoalescer<Hint>.Read?) {
+        guard let read else { return }
+        coalescer.readFinished(changed: reread(read.kinds))
         if let token = debounce { agent.loop.cancel(token) }
-        let kinds = pendingHints
-        pendingHints = []
-        lastReadChanged = reread(kinds)
-        window = next
-        debounce = agent.loop.schedule(after: next) { [unowned self] in
+        debounce = agent.loop.schedule(at: startedAt + read.windowEndsAt) { [unowned self] in
             self.debounce = nil
-            guard !self.pendingHints.isEmpty else { return }
-            self.readPending(window: min(self.window * 2, Self.longestWindow))
+            self.carryOut(self.coalescer.windowClosed(now: self.sinceStart))
         }
     }
+
+    private var sinceStart: Duration { startedAt.duration(to: agent.loop.now) }
 
     /// Re-reads what the hints name; returns whether a reading the policy uses changed.
     @discardableResult
