@@ -146,12 +146,17 @@ final class ConditionMonitor {
             self.profilesLowPower = PowerProfilesMonitor.isLowPower(profile)
             self.recompute()
         }
-        monitor.onStatusChange = { [unowned self] status in
-            self.setSource("power-profiles", status.isUnavailable ? "unavailable" : "live", status.description)
-        }
-        let status = monitor.start()
-        setSource("power-profiles", status.isUnavailable ? "unavailable" : "live", status.description)
+        monitor.onStatusChange = { [unowned self] status in self.profilesStatus(status) }
+        profilesStatus(monitor.start())
         profiles = monitor
+    }
+
+    private func profilesStatus(_ status: PowerProfilesMonitor.Status) {
+        if case .unavailable(let reason) = status {
+            setSource("power-profiles", "unavailable", reason)
+        } else {
+            setSource("power-profiles", "live", status.description)
+        }
     }
 
     // MARK: events
