@@ -32,11 +32,13 @@ public final class EventLoop {
     private final class Watch {
         let fd: Int32
         var events: IOEvents
+        let urgent: Bool
         let handler: (IOEvents) -> Void
 
-        init(fd: Int32, events: IOEvents, handler: @escaping (IOEvents) -> Void) {
+        init(fd: Int32, events: IOEvents, urgent: Bool, handler: @escaping (IOEvents) -> Void) {
             self.fd = fd
             self.events = events
+            self.urgent = urgent
             self.handler = handler
         }
     }
@@ -101,7 +103,11 @@ public final class EventLoop {
     ///
     /// The loop does not own `fd`: call `unwatch` before closing it. Watching an fd that already
     /// has a live registration fails with EEXIST; use `change` instead.
-    public func watch(fd: Int32, events: IOEvents, _ handler: @escaping (IOEvents) -> Void) throws -> WatchToken {
+    ///
+    /// `urgent` handlers run first in an iteration, before due timers and other handlers: a
+    /// person waiting at `agentctl` should not wait behind a burst of run ends.
+    public func watch(fd: Int32, events: IOEvents, urgent: Bool = false,
+                      _ handler: @escaping (IOEvents) -> Void) throws -> WatchToken {
         let id = nextID
         nextID += 1
         guard cshim_epoll_add(epollFD, fd, events.epollMask, id) == 0 else {
@@ -112,7 +118,7 @@ public final class EventLoop {
             // preceded by unwatch: forget it.
             watches[stale] = nil
         }
-        watches[id] = Watch(fd: fd, events: events, handler: handler)
+        watches[id] = Watch(fd: fd, events: events, urgent: urgent, handler: handler)
         watchByFD[fd] = id
         return WatchToken(id: id, fd: fd)
     }
@@ -214,7 +220,9 @@ public final class EventLoop {
     public var isStopping: Bool { stopRequested }
 
     /// One iteration: waits until something is ready (at most `timeout`, if given), reads the clock,
-    /// then runs the ready handlers, the due timers and the deferred actions, in that order.
+    /// then runs the urgent ready handlers, the due timers (deadlines such as SIGKILL after a grace
+    /// period must not wait behind a batch of I/O), the other ready handlers and the deferred
+    /// actions, in that order.
     public func runOnce(timeout: Duration? = nil) {
         precondition(!dispatching, "EventLoop.runOnce/run called from inside a loop callback")
         rearmTimer()
@@ -236,6 +244,7 @@ public final class EventLoop {
         dispatching = true
         defer { dispatching = false }
 
+        var later: [Int] = []
         for index in 0..<Int(count) {
             let data = readyData[index]
             if data == EventLoop.timerData {
@@ -244,9 +253,17 @@ public final class EventLoop {
                 continue
             }
             guard let watch = watches[data] else { continue }  // removed earlier in this batch
-            watch.handler(IOEvents(epollMask: readyEvents[index]))
+            if watch.urgent {
+                watch.handler(IOEvents(epollMask: readyEvents[index]))
+            } else {
+                later.append(index)
+            }
         }
         fireDueTimers()
+        for index in later {
+            guard let watch = watches[readyData[index]] else { continue }  // removed meanwhile
+            watch.handler(IOEvents(epollMask: readyEvents[index]))
+        }
         runDeferred()
     }
 

@@ -94,7 +94,7 @@ public final class ClientConnection {
         self.server = server
         self.framer = LineFramer(maxLineBytes: limits.maxRequestBytes)
         self.lastActivity = loop.now
-        token = try loop.watch(fd: fd, events: .readable) { [weak self] events in
+        token = try loop.watch(fd: fd, events: .readable, urgent: true) { [weak self] events in
             self?.handle(events)
         }
         armIdleTimer()

@@ -150,7 +150,7 @@ public final class ControlServer {
             guard cshim_listen(fd, SOMAXCONN) == 0 else {
                 throw SocketError.system(call: "listen", errno: errno)
             }
-            listenToken = try loop.watch(fd: fd, events: .readable) { [weak self] _ in
+            listenToken = try loop.watch(fd: fd, events: .readable, urgent: true) { [weak self] _ in
                 self?.acceptPending()
             }
         } catch {

@@ -5,6 +5,28 @@ import Testing
 
 @Suite("EventLoop")
 struct EventLoopTests {
+    @Test("urgent handlers run first, then due timers, then the other handlers")
+    func urgentHandlersAndDueTimersGoFirst() throws {
+        let loop = try EventLoop()
+        let ordinary = try TestPipe()
+        let urgent = try TestPipe()
+        ordinary.write("x")
+        urgent.write("y")
+        var calls: [String] = []
+        _ = try loop.watch(fd: ordinary.readEnd, events: .readable) { _ in
+            calls.append("ordinary")
+            ordinary.drain()
+        }
+        _ = try loop.watch(fd: urgent.readEnd, events: .readable, urgent: true) { _ in
+            calls.append("urgent")
+            urgent.drain()
+        }
+        _ = loop.schedule(at: MonotonicInstant.now()) { calls.append("timer") }
+        // Both pipes are readable and the timer is due before the wait: one batch.
+        loop.runOnce(timeout: .seconds(10))
+        #expect(calls == ["urgent", "timer", "ordinary"])
+    }
+
     @Test("timers fire in deadline order, never before their deadline")
     func timersFireInDeadlineOrder() throws {
         let loop = try EventLoop()
