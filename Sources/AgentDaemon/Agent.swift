@@ -72,7 +72,7 @@ public final class Agent {
         monitor.start()
         driver.start()
         server = try openControlSocket()
-        log.notice("ready: \(config.registry.manifestCount) manifests, \(config.registry.jobCount) jobs, \(errorCount) config errors; socket \(options.socketPath)")
+        log.notice("ready: \(Self.count(config.registry.manifestCount, "manifest")), \(Self.count(config.registry.jobCount, "job")), \(Self.count(errorCount, "config error")); socket \(options.socketPath)")
         service.ready(status: serviceStatus)
         lastServiceStatus = serviceStatus
         startWatchdog()
@@ -81,6 +81,9 @@ public final class Agent {
         server?.close()
         log.info("agentd stopped")
     }
+
+    /// `1 job`, `2 jobs`.
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     private var errorCount: Int {
         config.registry.diagnostics.filter { $0.severity == .error }.count
@@ -116,9 +119,8 @@ public final class Agent {
     /// The one-line summary systemd shows (`systemctl status agentd`).
     var serviceStatus: String {
         let running = runs?.liveRuns.count ?? 0
-        let jobs = config.registry.jobCount
-        var text = "\(jobs) job\(jobs == 1 ? "" : "s") loaded, \(running) running, \(waitingCount) waiting"
-        if errorCount > 0 { text += ", \(errorCount) config error\(errorCount == 1 ? "" : "s")" }
+        var text = "\(Self.count(config.registry.jobCount, "job")) loaded, \(running) running, \(waitingCount) waiting"
+        if errorCount > 0 { text += ", \(Self.count(errorCount, "config error"))" }
         if state.problem != nil { text += ", state directory unusable" }
         return text
     }
