@@ -4,30 +4,30 @@
 ///
 /// Ties are the caller's business: priorities embed a tie-breaker (the identifier, a sequence
 /// number), so the order is total and deterministic.
-struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sendable>: Sendable {
+public struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sendable>: Sendable {
     private var keys: [Key] = []
     private var priorities: [Priority] = []
     private var positions: [Key: Int] = [:]
 
-    init() {}
+    public init() {}
 
-    var count: Int { keys.count }
-    var isEmpty: Bool { keys.isEmpty }
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
 
     /// The entry with the smallest priority.
-    var min: (key: Key, priority: Priority)? {
+    public var min: (key: Key, priority: Priority)? {
         guard let key = keys.first, let priority = priorities.first else { return nil }
         return (key, priority)
     }
 
-    func contains(_ key: Key) -> Bool { positions[key] != nil }
+    public func contains(_ key: Key) -> Bool { positions[key] != nil }
 
-    func priority(of key: Key) -> Priority? {
+    public func priority(of key: Key) -> Priority? {
         positions[key].map { priorities[$0] }
     }
 
     /// Inserts `key` or moves it to `priority`.
-    mutating func set(_ key: Key, _ priority: Priority) {
+    public mutating func set(_ key: Key, _ priority: Priority) {
         if let index = positions[key] {
             let old = priorities[index]
             priorities[index] = priority
@@ -42,7 +42,7 @@ struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sendable>:
 
     /// Removes `key`; returns its priority if it was there.
     @discardableResult
-    mutating func remove(_ key: Key) -> Priority? {
+    public mutating func remove(_ key: Key) -> Priority? {
         guard let index = positions[key] else { return nil }
         let removed = priorities[index]
         let last = keys.count - 1
@@ -58,14 +58,14 @@ struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sendable>:
     }
 
     /// Removes and returns the smallest entry.
-    mutating func popMin() -> (key: Key, priority: Priority)? {
+    public mutating func popMin() -> (key: Key, priority: Priority)? {
         guard let top = min else { return nil }
         remove(top.key)
         return top
     }
 
     /// The `k` smallest entries, smallest first, without disturbing the heap: O(k log k).
-    func smallest(_ k: Int) -> [(key: Key, priority: Priority)] {
+    public func smallest(_ k: Int) -> [(key: Key, priority: Priority)] {
         var result: [(key: Key, priority: Priority)] = []
         guard k > 0, !keys.isEmpty else { return result }
         result.reserveCapacity(Swift.min(k, keys.count))
@@ -100,7 +100,7 @@ struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sendable>:
     }
 
     /// Every entry, in no particular order (for queries, not for decisions).
-    var entries: [(key: Key, priority: Priority)] {
+    public var entries: [(key: Key, priority: Priority)] {
         Array(zip(keys, priorities)).map { (key: $0.0, priority: $0.1) }
     }
 

@@ -1,5 +1,6 @@
-import Glibc
+import AgentCore
 import CShim
+import Glibc
 
 /// Identifies one file-descriptor registration on an `EventLoop`.
 ///
@@ -52,7 +53,10 @@ public final class EventLoop {
     private var watches: [UInt64: Watch] = [:]
     /// The live registration of each watched fd number.
     private var watchByFD: [Int32: UInt64] = [:]
-    private var timers = TimerHeap()
+    /// Timers by (deadline, id): ids grow monotonically, so equal deadlines fire in the order
+    /// they were scheduled.
+    private var timers = DeadlineQueue<UInt64, TimerKey>()
+    private var timerActions: [UInt64: () -> Void] = [:]
     /// Absolute CLOCK_MONOTONIC nanoseconds the timerfd is armed for; 0 when disarmed.
     private var armedDeadline: UInt64 = 0
     /// Shared by watches and timers; monotonically increasing, never reused.
@@ -164,7 +168,8 @@ public final class EventLoop {
         let id = nextID
         nextID += 1
         // The shim treats 0 as "disarm".
-        timers.insert(.init(deadline: max(deadline.nanoseconds, 1), id: id, action: action))
+        timers.set(id, TimerKey(deadline: max(deadline.nanoseconds, 1), id: id))
+        timerActions[id] = action
         return TimerToken(id: id)
     }
 
@@ -176,7 +181,8 @@ public final class EventLoop {
 
     /// Cancels a timer; a timer that already fired or was cancelled is ignored.
     public func cancel(_ token: TimerToken) {
-        timers.remove(id: token.id)
+        timers.remove(token.id)
+        timerActions[token.id] = nil
     }
 
     /// Whether a timer is still waiting to fire.
@@ -270,9 +276,9 @@ public final class EventLoop {
     private func fireDueTimers() {
         let firstLater = nextID  // timers scheduled from here on wait for the next iteration
         let nowNS = now.nanoseconds
-        while let first = timers.first, first.deadline <= nowNS, first.id < firstLater {
-            _ = timers.popFirst()
-            first.action()
+        while let first = timers.min, first.priority.deadline <= nowNS, first.key < firstLater {
+            _ = timers.popMin()
+            timerActions.removeValue(forKey: first.key)?()
         }
     }
 
@@ -285,11 +291,21 @@ public final class EventLoop {
 
     /// Points the timerfd at the earliest deadline, touching it only when that deadline changed.
     private func rearmTimer() {
-        let wanted = timers.first?.deadline ?? 0
+        let wanted = timers.min?.priority.deadline ?? 0
         guard wanted != armedDeadline else { return }
         guard cshim_timerfd_set_absolute(timerFD, wanted) == 0 else {
             fatalError("timerfd_settime: \(EventLoopError.describe(errno: errno))")
         }
         armedDeadline = wanted
+    }
+}
+
+/// A timer's place in the event loop's queue: its deadline (CLOCK_MONOTONIC ns), then its id.
+struct TimerKey: Comparable, Sendable {
+    let deadline: UInt64
+    let id: UInt64
+
+    static func < (a: TimerKey, b: TimerKey) -> Bool {
+        a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import CShim
 import Testing
+import AgentCore
 @testable import AgentSystem
 
 @Suite("EventLoop")
@@ -263,40 +264,40 @@ struct EventLoopTests {
     }
 }
 
-@Suite("TimerHeap")
-struct TimerHeapTests {
+@Suite("Timer queue")
+struct TimerQueueTests {
     @Test("pops in (deadline, id) order with random inserts and removals")
     func randomizedAgainstSort() {
         var generator = SystemRandomNumberGenerator()
-        var heap = TimerHeap()
+        var heap = DeadlineQueue<UInt64, TimerKey>()
         var reference: [(deadline: UInt64, id: UInt64)] = []
         var nextID: UInt64 = 1
         for round in 0..<4_000 {
             let choice = UInt64.random(in: 0..<10, using: &generator)
             if choice < 6 || reference.isEmpty {
                 let deadline = UInt64.random(in: 0..<200, using: &generator)
-                heap.insert(.init(deadline: deadline, id: nextID, action: {}))
+                heap.set(nextID, TimerKey(deadline: deadline, id: nextID))
                 reference.append((deadline, nextID))
                 nextID += 1
             } else if choice < 8 {
                 let index = Int.random(in: 0..<reference.count, using: &generator)
-                let removed = heap.remove(id: reference[index].id)
-                #expect(removed)
+                let removed = heap.remove(reference[index].id)
+                #expect(removed != nil)
                 reference.remove(at: index)
             } else {
                 reference.sort { $0.deadline != $1.deadline ? $0.deadline < $1.deadline : $0.id < $1.id }
-                let popped = heap.popFirst()
-                #expect(popped?.id == reference.first?.id, "round \(round)")
+                let popped = heap.popMin()
+                #expect(popped?.key == reference.first?.id, "round \(round)")
                 reference.removeFirst()
             }
             #expect(heap.count == reference.count)
         }
         reference.sort { $0.deadline != $1.deadline ? $0.deadline < $1.deadline : $0.id < $1.id }
         var drained: [UInt64] = []
-        while let entry = heap.popFirst() { drained.append(entry.id) }
+        while let entry = heap.popMin() { drained.append(entry.key) }
         #expect(drained == reference.map(\.id))
-        let removedAgain = heap.remove(id: 1)
-        #expect(!removedAgain)
+        let removedAgain = heap.remove(1)
+        #expect(removedAgain == nil)
     }
 }
 
