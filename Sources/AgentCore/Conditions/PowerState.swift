@@ -1,6 +1,7 @@
 /// External power and battery, derived from every `power_supply` (DESIGN §6).
 public struct PowerState: Sendable, Hashable, Codable {
-    /// A Mains/USB supply with `online` ≥ 1, or no system battery at all.
+    /// A Mains, USB, UPS or Wireless supply (not `scope=Device`) with `online` ≥ 1, or no system
+    /// battery at all (docs/kernel-inputs.md).
     public var externalPower: Bool
     /// nil when the machine has no system battery.
     public var battery: BatteryLevel?
