@@ -129,12 +129,16 @@ import Testing
         let status = try json(try machine.agent.ctl("status", "--json").stdout) as? [String: Any]
         let run = (status?["running"] as? [[String: Any]])?.first
         #expect(run?["paused"] as? String == "external power")
-        // Frozen: once what was already in the pipe is logged, no new step comes (a plugin that
-        // runs prints one every 50 ms).
+        // Frozen: once the kernel says so and the agent has read what was already in the pipe
+        // (two status round trips: the second is answered after the iteration that read it), no
+        // new step comes over a 0.5 s measurement window (a running plugin prints one every 50 ms).
         func steps() -> Int { machine.agent.logLines.filter { $0.contains("] step ") }.count }
-        _ = try runCommand("/bin/sleep", ["0.3"])
+        let pluginPID = (run?["pid"] as? Int).map(Int32.init) ?? 0
+        #expect(ProcessInspection.waitUntilFrozen(pluginPID))
+        _ = try machine.agent.ctl("status", "--json")
+        _ = try machine.agent.ctl("status", "--json")
         let settled = steps()
-        _ = try runCommand("/bin/sleep", ["0.5"])
+        _ = try runCommand("/bin/sleep", ["0.5"])  // the measurement window, not a wait for an event
         #expect(steps() == settled)
         try machine.plugIn()
         try machine.agent.waitForLog("resumed after")

@@ -58,6 +58,48 @@ enum ProcessInspection {
 
     static func state(of pid: Int32) -> String? { statFields(pid)?.state }
 
+    /// Waits until `pid` is frozen — its cgroup v2 says `frozen 1` in cgroup.events (woken by
+    /// inotify on that file), or it is stopped (`T`, the SIGSTOP fallback) — at most `timeout`.
+    static func waitUntilFrozen(_ pid: Int32, timeout: Double = 10) -> Bool {
+        let events = cgroupEventsPath(of: pid)
+        let waiter = events.flatMap { FileGrowthWaiter(path: $0) }
+        let deadline = Date().addingTimeInterval(timeout)
+        func frozen() -> Bool {
+            if let events, let text = try? String(contentsOfFile: events, encoding: .utf8),
+               text.contains("frozen 1") { return true }
+            return state(of: pid) == "T"
+        }
+        while Date() < deadline {
+            if frozen() { return true }
+            // Without a cgroup there is no event for SIGSTOP: look again at least once a second.
+            waiter?.wait(seconds: min(1, deadline.timeIntervalSinceNow))
+            if waiter == nil { waitForExit(pid, seconds: min(0.05, deadline.timeIntervalSinceNow)) }
+        }
+        return frozen()
+    }
+
+    /// `MOUNT/PATH/cgroup.events` of the cgroup v2 `pid` is in, if there is one.
+    private static func cgroupEventsPath(of pid: Int32) -> String? {
+        guard let cgroups = try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8),
+              let line = cgroups.split(separator: "\n").first(where: { $0.hasPrefix("0::") }),
+              let mountinfo = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8),
+              let mount = mountinfo.split(separator: "\n").first(where: { $0.contains(" - cgroup2 ") })
+        else { return nil }
+        let fields = mount.split(separator: " ")
+        guard fields.count > 4 else { return nil }
+        let path = String(fields[4]) + String(line.dropFirst(3)) + "/cgroup.events"
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    /// Sleeps in the kernel until `pid` exits or `seconds` pass (pidfd poll).
+    private static func waitForExit(_ pid: Int32, seconds: Double) {
+        let fd = cshim_pidfd_open(pid)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, Int32(max(0, seconds) * 1000))
+    }
+
     private static func allPids() -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }
     }

@@ -26,6 +26,8 @@ final class TmuxSession {
         try "set -g status off\nset -g history-limit 0\n".write(toFile: config, atomically: false, encoding: .utf8)
         try startServer(["-f", config, "new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-s", "main", "exec \(scriptPath)"])
         serverPID = Int32(try run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+        // Created first, so that waits can watch it with inotify from the start.
+        FileManager.default.createFile(atPath: rawLogPath, contents: nil)
         try run(["pipe-pane", "-t", "main", "cat >> \(rawLogPath)"])
         try run(["wait-for", "-S", "go"])
     }
@@ -104,29 +106,34 @@ final class TmuxSession {
         try run(["send-keys", "-t", "main"] + keys)
     }
 
-    /// Polls the screen until `condition` holds, or fails the test after `timeout` seconds.
+    /// Looks at the screen each time the program writes to its terminal (inotify on the
+    /// pipe-pane copy of its output: the screen changes only then) until `condition` holds, or
+    /// fails the test after `timeout` seconds.
     @discardableResult
     func waitForScreen(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
                        _ condition: (String) -> Bool) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
+        let output = FileGrowthWaiter(path: rawLogPath)
         var last = ""
         while Date() < deadline {
             last = try screen()
             if condition(last) { return last }
-            usleep(100_000)
+            // tmux may copy the bytes out a moment before it redraws: re-look at least once a second.
+            output?.wait(seconds: min(1, deadline.timeIntervalSinceNow))
         }
         Issue.record("the screen never showed what was expected within \(timeout) s; it shows:\n\(last)", sourceLocation: sourceLocation)
         throw POSIXError(.ETIMEDOUT)
     }
 
-    /// Polls the raw output (a file: no process started) until `condition` holds, or fails the
-    /// test after `timeout` seconds.
+    /// Waits until the raw output (a file) satisfies `condition`, woken by each write to it
+    /// (inotify), or fails the test after `timeout` seconds.
     func waitForRawOutput(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
                           _ condition: (String) -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
+        let output = FileGrowthWaiter(path: rawLogPath)
         while Date() < deadline {
             if condition(rawOutput) { return }
-            usleep(20_000)
+            output?.wait(seconds: min(1, deadline.timeIntervalSinceNow))
         }
         Issue.record("the program's output never matched within \(timeout) s", sourceLocation: sourceLocation)
         throw POSIXError(.ETIMEDOUT)
