@@ -18,8 +18,8 @@ public struct CgroupHierarchy: Sendable, Hashable {
 
     /// Finds the unified hierarchy, or nil when there is none (cgroup v1 only) .
     public static func detect() -> CgroupHierarchy? {
-        guard let mountinfo = readSmallFile("/proc/self/mountinfo"),
-              let cgroups = readSmallFile("/proc/self/cgroup") else { return nil }
+        guard let mountinfo = SmallFile.read("/proc/self/mountinfo", limit: 1 << 20),
+              let cgroups = SmallFile.read("/proc/self/cgroup", limit: 1 << 20) else { return nil }
         var mountPoint: String?
         for line in mountinfo.split(separator: "\n") {
             // "36 25 0:31 / /sys/fs/cgroup/unified rw,… shared:10 - cgroup2 cgroup2 rw,…"
@@ -57,22 +57,6 @@ public struct CgroupHierarchy: Sendable, Hashable {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
-}
-
-/// Reads a small text file (proc, sysfs, cgroupfs) whole; nil when it cannot be read.
-func readSmallFile(_ path: String, limit: Int = 1 << 20) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 8192)
-    while bytes.count < limit {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 && errno == EINTR { continue }
-        if n <= 0 { break }
-        bytes += chunk[0..<n]
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// Writes a short value to a control file (cgroupfs, procfs); returns errno or 0.

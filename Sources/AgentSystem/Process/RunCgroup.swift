@@ -49,7 +49,7 @@ public final class RunCgroup {
 
     /// The pids in the cgroup now.
     public var processes: [pid_t] {
-        guard let text = readSmallFile(path + "/cgroup.procs") else { return [] }
+        guard let text = SmallFile.read(path + "/cgroup.procs", limit: 1 << 20) else { return [] }
         return text.split(separator: "\n").compactMap { pid_t($0) }
     }
 

@@ -44,14 +44,14 @@ public struct GPUProbe: Sendable {
     /// Every usable GPU: DRM cards in card-number order, then NVIDIA nodes in number order.
     public func probe() -> [GPU] {
         var gpus: [GPU] = []
-        for (_, name) in Self.numbered(SysfsFile.entries(roots.drmDirectory), prefix: "card") {
+        for (_, name) in Self.numbered(SmallFile.entries(roots.drmDirectory), prefix: "card") {
             let path = KernelRoots.join(roots.drmDirectory, name)
-            let driver = SysfsFile.linkTargetBasename(path + "/device/driver")
+            let driver = SmallFile.linkTargetBasename(path + "/device/driver")
             if let driver, Self.displayOnlyDrivers.contains(driver) { continue }
             gpus.append(GPU(name: name, driver: driver, path: path))
         }
         guard !gpus.contains(where: { $0.driver == "nvidia" }) else { return gpus }
-        for (_, name) in Self.numbered(SysfsFile.entries(roots.dev), prefix: "nvidia") {
+        for (_, name) in Self.numbered(SmallFile.entries(roots.dev), prefix: "nvidia") {
             gpus.append(GPU(name: name, driver: "nvidia", path: roots.devPath(name)))
         }
         return gpus

@@ -11,7 +11,7 @@ public struct PlatformProfileReader: Sendable {
     /// The current profile, or nil when the file is missing or unreadable (no ACPI platform
     /// profile support).
     public func read() -> PlatformProfile? {
-        SysfsFile.read(roots.platformProfileFile).map(PlatformProfile.init(attribute:))
+        SmallFile.read(roots.platformProfileFile).map(PlatformProfile.init(attribute:))
     }
 
     /// Whether the firmware is in `low-power` mode; false without the file.

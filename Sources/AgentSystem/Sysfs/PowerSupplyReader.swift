@@ -14,14 +14,14 @@ public struct PowerSupplyReader: Sendable {
 
     /// Every supply, sorted by name. Entries without a readable `type` are skipped (not a supply).
     public func readAll() -> [PowerSupply] {
-        SysfsFile.entries(roots.powerSupplyDirectory).compactMap(read(name:))
+        SmallFile.entries(roots.powerSupplyDirectory).compactMap(read(name:))
     }
 
     /// The supply `name`, or nil when it has no readable `type` attribute.
     public func read(name: String) -> PowerSupply? {
         let directory = KernelRoots.join(roots.powerSupplyDirectory, name)
-        func attribute(_ key: String) -> String? { SysfsFile.value(directory + "/" + key) }
-        func integer(_ key: String) -> Int? { SysfsFile.integer(directory + "/" + key) }
+        func attribute(_ key: String) -> String? { SmallFile.value(directory + "/" + key) }
+        func integer(_ key: String) -> Int? { SmallFile.integer(directory + "/" + key) }
 
         guard let typeAttribute = attribute("type") else { return nil }
         return PowerSupply(

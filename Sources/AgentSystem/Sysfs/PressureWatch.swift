@@ -74,7 +74,7 @@ public final class PressureWatch {
             source = .trigger
             sourceDetail = "PSI trigger \"\(thresholds.triggerText)\" on \(path)"
         case .refused(let why):
-            if SysfsFile.read(path).flatMap(PressureReading.init(text:)) != nil {
+            if SmallFile.read(path).flatMap(PressureReading.init(text:)) != nil {
                 source = .sampled
                 sourceDetail = "sampled (\(why)): \(path) read every "
                     + "\(Self.seconds(timings.quietSample)) while work is due"
@@ -169,7 +169,7 @@ public final class PressureWatch {
     // MARK: Evaluation
 
     private func read() -> PressureReading? {
-        SysfsFile.read(path).flatMap(PressureReading.init(text:))
+        SmallFile.read(path).flatMap(PressureReading.init(text:))
     }
 
     private func evaluate(reading: PressureReading?) {

@@ -16,7 +16,7 @@ public struct ThermalZoneReader: Sendable {
 
     /// Every zone, sorted by zone number.
     public func readAll() -> [ThermalZone] {
-        SysfsFile.entries(roots.thermalDirectory)
+        SmallFile.entries(roots.thermalDirectory)
             .compactMap { name -> (Int, String)? in
                 guard name.hasPrefix("thermal_zone"), let number = Int(name.dropFirst(12)), number >= 0
                 else { return nil }
@@ -33,12 +33,12 @@ public struct ThermalZoneReader: Sendable {
         var trips: [ThermalTrip] = []
         for index in 0..<Self.maxTrips {
             let prefix = directory + "/trip_point_\(index)_"
-            guard let type = SysfsFile.value(prefix + "type") else { break }
-            guard let temperature = SysfsFile.integer(prefix + "temp") else { continue }
+            guard let type = SmallFile.value(prefix + "type") else { break }
+            guard let temperature = SmallFile.integer(prefix + "temp") else { continue }
             trips.append(ThermalTrip(kind: ThermalTrip.Kind(attribute: type), temperatureMilli: temperature))
         }
-        return ThermalZone(name: name, type: SysfsFile.value(directory + "/type") ?? "",
-                           temperatureMilli: SysfsFile.integer(directory + "/temp"), trips: trips)
+        return ThermalZone(name: name, type: SmallFile.value(directory + "/type") ?? "",
+                           temperatureMilli: SmallFile.integer(directory + "/temp"), trips: trips)
     }
 
     /// The thermal state of the zones read now, with `settings`' margins.

@@ -24,7 +24,7 @@ struct PressureWatchTests {
         #expect(!watch.isOn)
         #expect(watch.lastReading?.some.avg10 == 0)
         // No trigger text landed in the fake file.
-        #expect(SysfsFile.read(proc.pressurePath("memory"))?.hasPrefix("some avg10=0.00") == true)
+        #expect(SmallFile.read(proc.pressurePath("memory"))?.hasPrefix("some avg10=0.00") == true)
         // Quiet and nobody asked for samples: no timer at all.
         #expect(!watch.hasPendingTimer)
         #expect(loop.timerCount == 0)

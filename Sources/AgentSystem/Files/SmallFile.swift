@@ -1,24 +1,24 @@
 import Glibc
 
-/// Small reads of sysfs and procfs attributes: each attribute is one short value, and any
-/// failure (missing file, `EIO`/`ENODATA` from a sleeping device, permission) means "unknown",
-/// never an error the caller must handle.
-enum SysfsFile {
+/// Small whole-file reads: sysfs and procfs attributes, cgroupfs files, the agent's own small
+/// state files. Each is one short text, and any failure (missing file, `EIO`/`ENODATA` from a
+/// sleeping device, permission) means "unknown", never an error the caller must handle.
+public enum SmallFile {
     /// Attribute files are at most a page; more than this is not an attribute.
-    static let maxBytes = 64 << 10
+    public static let maxBytes = 64 << 10
 
-    /// The whole contents of `path`, or nil when it cannot be opened or read. Opened
-    /// non-blocking, so a FIFO in a fake tree cannot hang the caller.
-    static func read(_ path: String) -> String? {
+    /// The whole contents of `path`, or nil when it cannot be opened or read or is over
+    /// `limit` bytes. Opened non-blocking, so a FIFO in a fake tree cannot hang the caller.
+    public static func read(_ path: String, limit: Int = maxBytes) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        return readAll(fd)
+        return readAll(fd, limit: limit)
     }
 
     /// Reads `fd` from its current position to end of file; nil on a read error or when over
-    /// `maxBytes`.
-    static func readAll(_ fd: Int32) -> String? {
+    /// `limit` bytes.
+    static func readAll(_ fd: Int32, limit: Int = maxBytes) -> String? {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -28,7 +28,7 @@ enum SysfsFile {
             }
             if count > 0 {
                 bytes += chunk[0..<count]
-                if bytes.count > maxBytes { return nil }
+                if bytes.count > limit { return nil }
             } else if count == 0 {
                 return String(decoding: bytes, as: UTF8.self)
             } else if errno != EINTR {
@@ -38,7 +38,7 @@ enum SysfsFile {
     }
 
     /// The attribute at `path` without surrounding whitespace; nil when unreadable.
-    static func value(_ path: String) -> String? {
+    public static func value(_ path: String) -> String? {
         read(path).map(trim)
     }
 
