@@ -21,23 +21,44 @@ public enum LaunchPolicy {
     public static func hold(_ job: JobDefinition, _ conditions: Conditions,
                             _ settings: AgentSettings) -> ConditionHold?
     {
-        let percent = conditions.power.battery?.percent ?? 100
-        if conditions.batteryBelow(settings.batteryCritical) { return .batteryCritical(percent: percent) }
-        if conditions.thermal == .critical { return .thermal(.critical) }
+        if let stop = hardStop(conditions, settings) { return stop }
         if let missing = job.resources.first(where: { !conditions.resources.contains($0) }) {
             return .resource(missing)
         }
-        if job.requiresExternalPower, !conditions.power.externalPower { return .externalPower }
-        if job.requiresNetwork, !conditions.network { return .network }
+        if let need = lostNeed(job, conditions) { return need }
         if job.requiresIdle, conditions.cpuBusy { return .idle }
         guard job.kind != .continued else { return nil }
-        if conditions.batteryBelow(settings.batteryLow) { return .batteryLow(percent: percent) }
-        if conditions.thermal == .serious { return .thermal(.serious) }
+        if let stop = discretionaryStop(conditions, settings) { return stop }
         if conditions.memoryPressure { return .memoryPressure }
         if job.kind == .processing, !conditions.power.externalPower {
             if conditions.lowPower { return .lowPower }
             if conditions.thermal == .fair { return .thermal(.fair) }
         }
+        return nil
+    }
+
+    /// Critical battery or critical heat: every kind stops (and submissions are refused).
+    static func hardStop(_ conditions: Conditions, _ settings: AgentSettings) -> ConditionHold? {
+        if conditions.batteryBelow(settings.batteryCritical) {
+            return .batteryCritical(percent: conditions.power.battery?.percent ?? 0)
+        }
+        if conditions.thermal == .critical { return .thermal(.critical) }
+        return nil
+    }
+
+    /// What the job itself declared it needs and does not have: external power, the network.
+    static func lostNeed(_ job: JobDefinition, _ conditions: Conditions) -> ConditionHold? {
+        if job.requiresExternalPower, !conditions.power.externalPower { return .externalPower }
+        if job.requiresNetwork, !conditions.network { return .network }
+        return nil
+    }
+
+    /// A low battery or serious heat: discretionary work (refresh, processing) stops.
+    static func discretionaryStop(_ conditions: Conditions, _ settings: AgentSettings) -> ConditionHold? {
+        if conditions.batteryBelow(settings.batteryLow) {
+            return .batteryLow(percent: conditions.power.battery?.percent ?? 0)
+        }
+        if conditions.thermal == .serious { return .thermal(.serious) }
         return nil
     }
 

@@ -38,28 +38,13 @@ extension Scheduler {
         for jobID in Array(queues.keys) { refreshContinued(jobID) }
     }
 
-    /// The condition a job's run has lost, if any: the "running work" column of DESIGN §6.
-    /// Low-power mode, thermal fair and a busy CPU only gate starts; memory pressure sheds runs
-    /// one at a time (``shedForPressure(now:)``).
-    func lostCondition(_ job: JobDefinition) -> ConditionHold? {
-        let percent = conditions.power.battery?.percent ?? 100
-        if conditions.batteryBelow(settings.batteryCritical) { return .batteryCritical(percent: percent) }
-        if conditions.thermal == .critical { return .thermal(.critical) }
-        if job.requiresExternalPower, !conditions.power.externalPower { return .externalPower }
-        if job.requiresNetwork, !conditions.network { return .network }
-        guard job.kind != .continued else { return nil }
-        if conditions.batteryBelow(settings.batteryLow) { return .batteryLow(percent: percent) }
-        if conditions.thermal == .serious { return .thermal(.serious) }
-        return nil
-    }
-
     /// Expires or freezes the runs whose conditions are gone (least progress first), thaws
     /// frozen runs whose conditions came back, and sets processing runs' CPU weight.
     mutating func applyRunPolicy(now: SchedulerTime) {
         let onBattery = !conditions.power.externalPower
         for (run, counted) in live.startedRuns.sorted(by: Self.leastProgressFirst) {
             guard let job = jobs[counted.job]?.definition else { continue }
-            let lost = lostCondition(job)
+            let lost = RunningWorkPolicy.lost(job, conditions, settings)
             if let frozenRun = frozen[run] {
                 if lost == nil {
                     frozen[run] = nil

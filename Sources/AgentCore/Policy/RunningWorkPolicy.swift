@@ -1,0 +1,23 @@
+/// The "running work" column of DESIGN §6's policy table: which condition a live run has lost.
+///
+/// | condition | running work |
+/// | on battery | `RequiresExternalPower` runs lose it (`expired(power)`) |
+/// | no default route | `RequiresNetwork` runs lose it (`expired(network)`) |
+/// | battery < low, discharging | refresh and processing runs (`expired(battery)`) |
+/// | battery < critical, discharging | every run, least progress first |
+/// | thermal serious | refresh and processing runs (`expired(thermal)`) |
+/// | thermal critical | every run, least progress first |
+///
+/// Low-power mode, thermal fair and a busy CPU only gate starts; memory pressure sheds runs one
+/// at a time (the scheduler's pressure step), not through this rule. The pieces are the launch
+/// policy's own, so a run is stopped only by what would also keep it from starting.
+public enum RunningWorkPolicy {
+    public static func lost(_ job: JobDefinition, _ conditions: Conditions,
+                            _ settings: AgentSettings) -> ConditionHold?
+    {
+        if let stop = LaunchPolicy.hardStop(conditions, settings) { return stop }
+        if let need = LaunchPolicy.lostNeed(job, conditions) { return need }
+        guard job.kind != .continued else { return nil }
+        return LaunchPolicy.discretionaryStop(conditions, settings)
+    }
+}
