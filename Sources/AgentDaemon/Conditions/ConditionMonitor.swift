@@ -41,7 +41,6 @@ final class ConditionMonitor {
     private let startedAt = MonotonicInstant.now()
     private var thermalSampler: TimerToken?
     private var busy = false
-    private var idleNeeded = false
     /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
     private(set) var rereads = 0
 
@@ -120,14 +119,13 @@ final class ConditionMonitor {
         }
     }
 
-    /// Memory pressure is always watched; CPU pressure only while some job has
-    /// `RequiresIdle=yes` (``setIdleNeeded(_:)``), and I/O pressure not at all (no rule uses it):
-    /// a trigger nobody needs would wake the agent whenever the machine is busy.
+    /// Memory pressure always; CPU pressure only while some job has `RequiresIdle=yes`
+    /// (``setIdleNeeded(_:)``).
     private func startPressure() {
         let monitor = PressureMonitor(roots: roots, loop: agent.loop)
         monitor.onMemoryPressureChange = { [unowned self] _ in self.recompute() }
         monitor.onCPUBusyChange = { [unowned self] _ in self.recompute() }
-        monitor.memory.start()
+        monitor.start()
         pressure = monitor
         let watch = monitor.memory
         switch watch.source {
@@ -200,22 +198,15 @@ final class ConditionMonitor {
     /// SIGHUP: re-read every input.
     func rereadEverything() {
         reread([.power, .thermal])
-        pressure?.memory.refresh()
-        if idleNeeded { pressure?.cpu.refresh() }
+        pressure?.refresh()
         routes?.resync()
         recompute()
     }
 
     /// Some job has `RequiresIdle=yes`: watch CPU pressure (PSI trigger) while so.
     func setIdleNeeded(_ value: Bool) {
-        guard value != idleNeeded, let pressure else { return }
-        idleNeeded = value
-        if value {
-            pressure.cpu.wantsQuietSamples = busy
-            pressure.cpu.start()
-        } else {
-            pressure.cpu.stop()
-        }
+        guard let pressure, pressure.watchesCPU != value else { return }
+        pressure.watchesCPU = value
         recompute()
     }
 
@@ -223,8 +214,7 @@ final class ConditionMonitor {
     func setBusy(_ value: Bool) {
         guard value != busy else { return }
         busy = value
-        pressure?.memory.wantsQuietSamples = value
-        if idleNeeded { pressure?.cpu.wantsQuietSamples = value }
+        pressure?.wantsQuietSamples = value
         if value {
             readThermal()
             recompute()
@@ -290,7 +280,7 @@ final class ConditionMonitor {
         let next = Conditions(
             power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
             thermal: thermal.state, network: network,
-            memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: idleNeeded && (pressure?.cpuBusy ?? false),
+            memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: pressure?.cpuBusy ?? false,
             resources: gpus.isEmpty ? [] : ["gpu"])
         guard next != conditions else { return }
         let old = conditions

@@ -93,8 +93,10 @@ public final class PressureWatch {
         evaluate(reading: read())
     }
 
-    /// Stops watching: closes the trigger and cancels the timer. `isOn` keeps its last value.
+    /// Stops watching: closes the trigger and cancels the timer; `start()` may set it up again.
+    /// `isOn` keeps its last value.
     public func stop() {
+        started = false
         if let timer { loop.cancel(timer) }
         timer = nil
         if let watchToken { loop.unwatch(watchToken) }

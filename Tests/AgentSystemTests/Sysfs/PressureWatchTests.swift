@@ -118,6 +118,7 @@ struct PressureWatchTests {
         var cpuChanges: [Bool] = []
         monitor.onMemoryPressureChange = { memoryChanges.append($0) }
         monitor.onCPUBusyChange = { cpuChanges.append($0) }
+        monitor.watchesCPU = true  // as when a job has RequiresIdle=yes
         monitor.start()
         #expect(monitor.memoryPressure)
         #expect(!monitor.cpuBusy)
@@ -127,6 +128,23 @@ struct PressureWatchTests {
         #expect(memoryChanges == [true])
         #expect(cpuChanges == [true])
         #expect(monitor.memory.source == .sampled && monitor.cpu.source == .sampled)
+        monitor.stop()
+        #expect(loop.timerCount == 0)
+    }
+
+    @Test func cpuPressureIsWatchedOnlyWhileAJobNeedsIdleAndCanBeWatchedAgain() throws {
+        let proc = try FakeProcTree()
+        try proc.setPressure("cpu", someAvg10: 45)
+        let loop = try EventLoop()
+        let monitor = PressureMonitor(roots: fakeRoots(proc), loop: loop, timings: fast)
+        monitor.start()
+        #expect(!monitor.cpuBusy)
+        monitor.watchesCPU = true
+        #expect(monitor.cpuBusy)
+        monitor.watchesCPU = false
+        #expect(!monitor.cpuBusy)
+        monitor.watchesCPU = true  // a stopped watch starts again
+        #expect(monitor.cpuBusy && monitor.cpu.source == .sampled)
         monitor.stop()
         #expect(loop.timerCount == 0)
     }
