@@ -209,26 +209,9 @@ public struct Scheduler: Sendable {
     /// waits, with its reason. Discretionary jobs first, by earliest begin then identifier;
     /// then queued submissions in FIFO order. O(n): a query, not a decision.
     public func waiting(now: SchedulerTime) -> [PendingWork] {
-        var work: [PendingWork] = []
-        for job in jobs.values where job.isDiscretionary {
-            guard let candidate = candidate(job),
-                  let reason = blocker(job, candidate, now: now) else { continue }
-            work.append(PendingWork(identifier: job.identifier, kind: job.definition.kind,
-                                    earliestBegin: candidate.eligibleAt, waitingFor: reason,
-                                    submission: nil))
-        }
-        work.sort { a, b in
-            let ta = a.earliestBegin ?? now, tb = b.earliestBegin ?? now
-            return ta != tb ? ta < tb : a.identifier < b.identifier
-        }
-        for item in queuedSubmissions() {
-            let submission = item.submission
-            work.append(PendingWork(identifier: submission.identifier, kind: .continued,
-                                    earliestBegin: nil,
-                                    waitingFor: continuedBlocker(submission) ?? .maxConcurrent,
-                                    submission: submission))
-        }
-        return work
+        var work = jobs.values.compactMap { pendingWork($0, now: now) }
+        work.sort(by: Self.byEarliestBegin(now))
+        return work + queuedSubmissions().map(pendingWork)
     }
 
     /// `agentctl status`: the first `limit` entries of ``waiting(now:)`` and how many there
@@ -245,30 +228,42 @@ public struct Scheduler: Sendable {
         var seen: Set<Identifier> = []
         var outsideWaiting = 0
         for id in ids where seen.insert(id).inserted {
-            guard let job = jobs[id], job.isDiscretionary, let candidate = candidate(job),
-                  let reason = blocker(job, candidate, now: now) else { continue }
+            guard let job = jobs[id], let item = pendingWork(job, now: now) else { continue }
             if outside.contains(id), !due.contains(id), !ready.contains(id), !conditionHeld.contains(id) {
                 outsideWaiting += 1
             }
-            work.append(PendingWork(identifier: id, kind: job.definition.kind,
-                                    earliestBegin: candidate.eligibleAt, waitingFor: reason, submission: nil))
+            work.append(item)
         }
-        work.sort { a, b in
-            let ta = a.earliestBegin ?? now, tb = b.earliestBegin ?? now
-            return ta != tb ? ta < tb : a.identifier < b.identifier
-        }
+        work.sort(by: Self.byEarliestBegin(now))
         var listed = Array(work.prefix(limit))
         if listed.count < limit {
-            for item in queuedSubmissions().prefix(limit - listed.count) {
-                let submission = item.submission
-                listed.append(PendingWork(identifier: submission.identifier, kind: .continued,
-                                          earliestBegin: nil,
-                                          waitingFor: continuedBlocker(submission) ?? .maxConcurrent,
-                                          submission: submission))
-            }
+            listed += queuedSubmissions().prefix(limit - listed.count).map(pendingWork)
         }
         let total = due.count + ready.count + conditionHeld.count + outsideWaiting + queuedTotal
         return (listed, total)
+    }
+
+    /// A discretionary job's entry in `pending`, when it wants to run and something holds it.
+    func pendingWork(_ job: JobSchedule, now: SchedulerTime) -> PendingWork? {
+        guard job.isDiscretionary, let candidate = candidate(job),
+              let reason = blocker(job, candidate, now: now) else { return nil }
+        return PendingWork(identifier: job.identifier, kind: job.definition.kind,
+                           earliestBegin: candidate.eligibleAt, waitingFor: reason, submission: nil)
+    }
+
+    /// A queued submission's entry in `pending`.
+    func pendingWork(_ item: QueuedSubmission) -> PendingWork {
+        PendingWork(identifier: item.submission.identifier, kind: .continued, earliestBegin: nil,
+                    waitingFor: continuedBlocker(item.submission) ?? .maxConcurrent,
+                    submission: item.submission)
+    }
+
+    /// Earliest begin first (none counts as now), then by identifier.
+    static func byEarliestBegin(_ now: SchedulerTime) -> (PendingWork, PendingWork) -> Bool {
+        { a, b in
+            let ta = a.earliestBegin ?? now, tb = b.earliestBegin ?? now
+            return ta != tb ? ta < tb : a.identifier < b.identifier
+        }
     }
 
     /// Why `id` is not running now: the reason a registered job waits (`notDue` when it has

@@ -57,6 +57,8 @@ public final class EventLoop {
     /// they were scheduled.
     private var timers = DeadlineQueue<UInt64, TimerKey>()
     private var timerActions: [UInt64: () -> Void] = [:]
+    /// Ready non-urgent events of the current iteration (kept to reuse its storage).
+    private var later: [Int] = []
     /// Absolute CLOCK_MONOTONIC nanoseconds the timerfd is armed for; 0 when disarmed.
     private var armedDeadline: UInt64 = 0
     /// Shared by watches and timers; monotonically increasing, never reused.
@@ -250,7 +252,7 @@ public final class EventLoop {
         dispatching = true
         defer { dispatching = false }
 
-        var later: [Int] = []
+        later.removeAll(keepingCapacity: true)
         for index in 0..<Int(count) {
             let data = readyData[index]
             if data == EventLoop.timerData {
