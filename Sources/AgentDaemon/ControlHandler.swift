@@ -187,8 +187,21 @@ struct ControlHandler {
             case .refused(.tooManyPending):
                 reply(.failure(.tooManyPending, "\(job.identifier) already has 16 pending submissions: wait for some to finish or agentctl cancel \(job.identifier)"))
             case .refused(.cannotStartNow(let reason)):
-                reply(.failure(.unavailable, "\(id) cannot start now (\(reason)) and --strategy fail was given: retry later or use --strategy queue"))
+                reply(.failure(.unavailable, "\(id) cannot start now (\(reason)): \(Self.nextStep(for: reason, id, job.identifier))"))
             }
+        }
+    }
+
+    /// What to do about a refused submission: refusals that no wait cures say what would
+    /// cure them; the rest came from `--strategy fail`.
+    static func nextStep(for reason: WaitReason, _ id: Identifier, _ job: Identifier) -> String {
+        switch reason {
+        case .denied: return "it is disabled; agentctl enable \(job) first"
+        case .restricted: return "Deny= in agentd.conf forbids it; only an administrator can change that"
+        case .condition(.batteryCritical): return "plug in external power, then submit again"
+        case .condition(.thermal(.critical)): return "let the machine cool down (agentctl status shows the thermal state), then submit again"
+        case .condition(.resource(let name)): return "this machine has no \(name) (see agentctl resources)"
+        default: return "--strategy fail was given: retry later or use --strategy queue"
         }
     }
 
