@@ -175,6 +175,7 @@ import Testing
         let refused = try machine.agent.ctl("submit", "local.export")
         #expect(refused.status == 5)
         #expect(refused.stderr.contains("battery critical (4%)"))
+        #expect(refused.stderr.contains("plug in external power"))
     }
 
     // MARK: thermal
@@ -260,6 +261,7 @@ import Testing
         let refused = try machine.agent.ctl("submit", "local.render")
         #expect(refused.status == 5)
         #expect(refused.stderr.contains("resource gpu"))
+        #expect(refused.stderr.contains("agentctl resources"))
         let resources = try json(try machine.agent.ctl("resources", "--json").stdout) as? [String: Any]
         #expect((resources?["gpus"] as? [Any])?.isEmpty ?? true)
     }
