@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 
 /// agentd: a background-task agent for Linux. See DESIGN.md in ../shared and docs/.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline for reload latency: the least a watcher can do. Watches DIR for IN_MOVED_TO and prints
 // "<monotonic seconds> <name>" for each event, unbuffered, so the harness can compare agentd's
 // registration time against the kernel's delivery time for the same rename.

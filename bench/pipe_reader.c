@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline for progress throughput: read a pipe (stdin) in 64 KiB chunks and count lines with
 // memchr, as fast as C can. Prints "<seconds> <lines>".
 #include <stdio.h>

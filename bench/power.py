@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Power benchmarks (issue #5), run by bench/run.py. agentd runs in a network namespace of its own
 (`unshare -n`) on a fake /sys; the benchmark changes the fake tree and injects power_supply
 uevents into that namespace as root, as the integration tests do.

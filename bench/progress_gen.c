@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin for the progress benchmark: N PROGRESS= lines, block-buffered stdout.
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline for cold start: list a directory and open, fstat and read every file in it — the I/O
 // floor under agentd's start-up with the same files. Prints the elapsed seconds.
 #define _GNU_SOURCE

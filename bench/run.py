@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """agentd benchmarks. Every figure is printed beside a baseline measured in the same run, and
 written to BENCHMARKS.md as a ratio. Run with `make bench` (release build).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline for launch throughput: posix_spawn + waitpid of /bin/true N times in a loop.
 // Prints "<seconds> <launches>".
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Baseline for expiration precision: N deadlines on one timerfd in one epoll loop (what agentd
 // does), each firing a kill(pid, 0). Prints the lateness of every firing in microseconds.
 #define _GNU_SOURCE

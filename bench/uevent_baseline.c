@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Baseline for the power benchmark: the least a program can do between a power_supply uevent and
  * SIGTERM — one NETLINK_KOBJECT_UEVENT socket, a blocking recv, one read of the adapter's
  * `online` file, kill(2). Prints "sigterm <CLOCK_MONOTONIC seconds>" after each kill, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make deb: builds packaging/build/agentd_VERSION_ARCH.deb from this checkout.
 #
 # The binaries come from .build-static/release (`swift build -c release --static-swift-stdlib

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Checks that the given binaries run without the Swift toolchain: every shared library they need
 # resolves to a file of an installed Debian package (the Swift runtime itself is linked
 # statically), and no RPATH/RUNPATH is left. Used by debian/rules before dpkg-shlibdeps.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # make package-test: the install test of the Debian package (needs root).
 #
 # 1. A minimal Debian 12 root: `debootstrap --variant=minbase --include=systemd bookworm`, made once

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs inside the Debian root booted with systemd-nspawn (started by package-test.sh through
 # agentd-package-test.service): checks agentd.service as the package installed it. Each check
 # appends "PASS|FAIL|NOTE text" to /root/service-test/results; the container powers off after.

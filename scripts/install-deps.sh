@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages agentd builds and tests against, only those missing.
 # Used by `make demo`, `make test`, `make bench` and `make deb`; safe to run again.
 set -eu

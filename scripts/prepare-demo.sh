@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Copies the example config into run/demo/etc with Exec= pointing at this checkout's plugins/,
 # so the demo agent runs the example plugins without installing anything.
 set -eu

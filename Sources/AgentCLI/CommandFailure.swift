@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
 /// A command that could not do its work: the message says what to do next; the status follows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// agentd's command line (DESIGN §2): every path can be overridden so the agent also runs
 /// unprivileged for tests, demos and per-user agents.
 public struct DaemonOptions: Sendable, Equatable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentCore
 
 /// The environment a plugin starts with (DESIGN §5): cleared to PATH, LANG, the job's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentSystem
 
 /// User lookups for launches, kept for a few seconds: a burst of launches reads the user and

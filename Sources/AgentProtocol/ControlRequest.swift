@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One request on the control socket: a JSON object on one line (DESIGN §9).
 ///
 /// `command` selects the verb; the other fields are its arguments. Unknown fields are ignored so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentCore
 
 /// The agent's answer to one request: exactly one of `error` or a payload field is set.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The policy inputs at a glance, for `agentctl status` (DESIGN §6, issue #5): power, low-power
 /// mode, thermal state, network, pressure, and which kernel sources are live.
 public struct MachineInputs: Codable, Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FoundationEssentials
 
 /// Encodes and decodes control messages as single JSON lines (no newline inside: JSON escapes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentCore
 
 /// What `agentctl status` shows: the agent, its config, and its work.

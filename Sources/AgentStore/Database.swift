@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CSQLite
 
 /// One SQLite connection in WAL mode. Not thread-safe by design: the agent's single event loop

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The schema, as an ordered list of migrations. `PRAGMA user_version` records how many have
 /// been applied; each runs once, in a transaction. Append; never edit a shipped one.
 public enum Migrations {

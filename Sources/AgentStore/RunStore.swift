@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A run as stored: the row the history is made of.
 public struct StoredRun: Sendable, Hashable {
     public var runID: String

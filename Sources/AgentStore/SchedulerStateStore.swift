@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The scheduler's persisted state: the agent-wide part as one JSON document in
 /// `scheduler_state`, and one JSON row per identifier in `schedule_entries` (their shapes belong
 /// to AgentCore's `PersistedSchedule` and `IdentifierSchedule`; this module keeps the text).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CSQLite
 
 // SQLite copies bound text immediately with this destructor value.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A failed SQLite operation: what was attempted, on which file, and SQLite's own message.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var operation: String

@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <inotifytools/inotifytools.h>
 #include <inotifytools/inotify.h>

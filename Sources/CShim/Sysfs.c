@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "CShimSysfs.h"
 #include <errno.h>
 #include <linux/magic.h>

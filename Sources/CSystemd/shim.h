@@ -1,2 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-bus.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 import Testing
 @testable import AgentCLI

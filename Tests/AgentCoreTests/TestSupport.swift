@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 @testable import AgentCore
 
 /// A table-driven stand-in for the file system and user database.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A fake `/proc` with `pressure/{cpu,memory,io}` under a temporary directory
 /// (`agentd --proc-root tree.procRoot`). Removed with everything in it when the value goes away.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A fake `/sys` (and `/dev`) under a temporary directory, for readers and integration tests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A failed file-system step while building a fake kernel tree: the test cannot go on.

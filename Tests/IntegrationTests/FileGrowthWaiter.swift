@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Sleeps in the kernel until a file is written (inotify IN_MODIFY) or a deadline passes: the

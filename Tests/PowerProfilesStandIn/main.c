@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A stand-in for power-profiles-daemon, for agentd's tests only (not installed, not a product).
 //
 // usage: power-profiles-stand-in [--upower] [--profile NAME] [ADDRESS]

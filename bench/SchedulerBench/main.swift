@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scheduler core benchmark (issue #4): the pure `Scheduler` driven through 24 hours of virtual
 // time with N jobs, timing each `handle` call and each `waiting(now:)` query with the real clock.
 // Usage: scheduler-bench JOBS  → one JSON line of samples summarised as p50/p99 per event kind.

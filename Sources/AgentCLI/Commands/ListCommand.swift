@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
 /// `agentctl list`: every job file the agent has read, with its state.

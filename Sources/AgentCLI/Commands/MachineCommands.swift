@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
 /// `agentctl lowpower on|off|auto` and `agentctl resources`: the machine as the policy sees it

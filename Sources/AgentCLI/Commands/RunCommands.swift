@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
 /// `agentctl simulate launch|expire ID`, `cancel ID|RUN`, `history [ID]`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Walks the command tree along the tokens: options are accepted at the level they are declared
 /// or any level below it (so `agentctl --json status` and `agentctl status --json` both work).
 public struct CommandParser: Sendable {

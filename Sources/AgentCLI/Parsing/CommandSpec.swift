@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A node of agentctl's command tree. Parsing, validation and `--help` are all generated from
 /// these, so a command's help cannot drift from what it accepts.
 public struct CommandSpec: Sendable {

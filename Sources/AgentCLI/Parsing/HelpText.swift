@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `--help` text generated from the command tree.
 public enum HelpText {
     public static func render(_ node: CommandSpec, path: [String], inherited: [OptionSpec], tool: String = "agentctl") -> String {

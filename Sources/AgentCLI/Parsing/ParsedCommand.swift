@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The result of parsing: which command, with which options and arguments.
 public struct ParsedCommand: Sendable, Equatable {
     /// Command names from the root, e.g. `["simulate", "launch"]`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One word of a command line, classified: the first stage of agentctl's parser
 /// (tokenizer → command tree → validate → run).
 enum Token: Equatable {

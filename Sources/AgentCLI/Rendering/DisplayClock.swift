@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Where "now" and "local time" come from when agentctl prints times: the system clock and time

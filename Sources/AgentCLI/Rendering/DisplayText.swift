@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Text as a terminal shows it: how many columns it takes, cutting it to a width, and keeping
 /// control characters that came from plugins (titles, log lines) from reaching the terminal.
 public enum DisplayText {

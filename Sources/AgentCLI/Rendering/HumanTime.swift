@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Times as people read them: `in 4 min`, `2 h ago`, `12:05`, `Mon 12:05`, `2026-11-30 12:05`;
 /// durations `0.4 s`, `3 min 20 s`, `2 h 5 min`, `3 d 2 h`.
 public enum HumanTime {

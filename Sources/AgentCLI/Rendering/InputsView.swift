@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
 /// The policy inputs of DESIGN §6 as people read them: power and battery, low-power mode, thermal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A progress bar for a terminal line: `[#####-----] 42%`.
 public enum ProgressBar {
     /// The bar for `fraction` (clamped to 0…1; NaN counts as 0) with `cells` cells between the

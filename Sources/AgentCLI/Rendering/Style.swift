@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Colour for people, decided in one place: only on a terminal, never with `NO_COLOR` (any
 /// non-empty value, as no-color.org says) nor with `TERM=dumb`.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A plain-text table for people: columns padded to their widest cell, two spaces apart, never
 /// wider than the terminal.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The terminal while `watch` owns it: the cursor hidden, typed keys not echoed into the view

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Interruptions a long-running command (`watch`) waits for between its rounds of work, without

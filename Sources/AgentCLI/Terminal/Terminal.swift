@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// What agentctl knows about where its output goes: a terminal or not, how wide and tall, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The system battery as policy sees it (DESIGN §6): several system batteries combined into one
 /// level weighted by their energy; `discharging` when power flows out of them.
 public struct BatteryLevel: Sendable, Hashable, Codable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Everything the policy table (DESIGN §6) reads about the machine, as the shell last saw it.
 ///
 /// The shell re-reads sysfs, PSI and netlink on kernel events and sends `.conditionsChanged`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// When to re-read sysfs after uevents (DESIGN §6: "a uevent is a hint to re-read sysfs; bursts
 /// are debounced"). Pure: the shell passes the time and carries out the decisions.
 ///

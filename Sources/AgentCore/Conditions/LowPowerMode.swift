@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `agentctl lowpower on|off|auto`: a person's word over what the machine reports.
 public enum LowPowerMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// Follow `platform_profile` and power-profiles-daemon.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The ACPI platform profile (`/sys/firmware/acpi/platform_profile`), as far as the policy
 /// cares: whether the firmware has been put into low-power mode.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// External power and battery, derived from every `power_supply` (DESIGN §6).
 public struct PowerState: Sendable, Hashable, Codable {
     /// A Mains, USB, UPS or Wireless supply (not `scope=Device`) with `online` ≥ 1, or no system

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension PowerSupply {
     /// Whether this supply powers the machine (scope `System`, `Unknown` or absent). A
     /// `scope=Device` supply (a mouse, a headset, a graphics card's USB-C port) never counts.

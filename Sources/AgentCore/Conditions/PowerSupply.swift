@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One power supply as the kernel describes it in `/sys/class/power_supply/NAME/`.
 ///
 /// Every attribute is optional: drivers fill in different subsets, and a reader that cannot

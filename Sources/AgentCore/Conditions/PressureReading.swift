@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One Pressure Stall Information file (`/proc/pressure/{cpu,memory,io}`):
 /// ```
 /// some avg10=0.12 avg60=0.05 avg300=0.01 total=123456

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The machine's thermal state computed from its zones (DESIGN §6), and the zone behind it.
 ///
 /// Per zone, on trips that count (`ThermalTrip.counts`: passive/hot/critical above 0 °C):

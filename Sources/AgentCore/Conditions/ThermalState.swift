@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The machine's thermal state (DESIGN §6), worst last so `max` picks the worst zone.
 ///
 /// critical = a zone at its `hot` trip or within `CriticalMargin` °C of `critical`;

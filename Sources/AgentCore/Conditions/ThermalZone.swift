@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One thermal zone as the kernel describes it in `/sys/class/thermal/thermal_zoneN/`.
 public struct ThermalZone: Sendable, Hashable {
     /// The directory name, e.g. `thermal_zone3`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `agentd.conf`: the agent's own settings. Every key is optional; an absent file means
 /// `AgentSettings.defaults`.
 /// ```

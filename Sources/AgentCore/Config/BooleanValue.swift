@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// systemd's boolean syntax.
 ///
 /// Accepted, case-insensitively: `yes`/`no`, `true`/`false`, `on`/`off`, `1`/`0`, and — as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One config file, parsed and validated on its own.
 public enum ParsedConfig: Hashable, Sendable {
     case agentSettings(AgentSettings)

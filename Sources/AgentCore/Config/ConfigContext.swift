@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Who the agent is and where its config lives: what validation needs beyond the file itself.
 public struct ConfigContext: Sendable, Hashable {
     /// Absolute config directory (`/etc/agentd`), used to name files in advice and to give a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An error or warning about a config file, always naming the file and, where known, the line:
 /// `jobs.d/backup.job:4: Interval: "1x" is not a time span (examples: 30s, 5min, 12h, 1d)`.
 public struct ConfigDiagnostic: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The outcome of parsing one config file: the value when the file is valid, and every
 /// diagnostic (errors and warnings) either way. `value` is nil exactly when there are errors.
 public struct ConfigParseResult<Value: Sendable>: Sendable {

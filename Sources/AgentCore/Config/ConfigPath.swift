@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a path in the config directory is, decided from its name alone.
 ///
 /// - `agentd.conf` — the agent's settings

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A job file as the registry holds it: its definition and where it stands.
 public struct RegisteredJob: Hashable, Sendable {
     public enum State: Hashable, Sendable {

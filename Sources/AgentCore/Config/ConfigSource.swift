@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Ownership and mode of a file as the kernel reported them (from `stat`), so the pure core can
 /// apply cron.d's ownership rule without touching the file system.
 public struct FileFacts: Sendable, Hashable {

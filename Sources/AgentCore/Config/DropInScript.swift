@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A drop-in job script: an executable file `jobs.d/NAME` without a `.job` suffix, like a script
 /// in `/etc/cron.daily` with a scheduler behind it.
 ///

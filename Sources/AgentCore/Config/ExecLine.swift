@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why an `Exec=` line (or another quoted list) could not be split into words.
 public enum ExecLineError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A `"` or `'` quote was opened and never closed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A task identifier: 1 to 255 bytes of `A-Z a-z 0-9 . _ -`, reverse-DNS by convention
 /// (`com.example.photos.cleanup`). The same rule applies to job definitions, manifests,
 /// `OnSuccess=`, submissions and `Deny=`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An entry of `PermittedIdentifiers=` or `Deny=`: an exact identifier (`com.example.sync`) or a
 /// prefix wildcard (`com.example.*`). A wildcard is allowed only as the final `.*`, and it
 /// matches identifiers that continue after the dot: `com.example.*` matches `com.example.a` and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One `Environment=` assignment handed to a plugin.
 public struct EnvironmentVariable: Hashable, Sendable, Codable {
     public var name: String

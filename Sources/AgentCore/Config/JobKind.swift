@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The three kinds of background work (DESIGN §4), after iOS's BGAppRefreshTask,
 /// BGProcessingTask and BGContinuedProcessingTask.
 public enum JobKind: String, CaseIterable, Sendable, Codable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One assignment as the typed layer sees it, from a unit file or a drop-in header.
 struct Assignment: Sendable {
     var key: String

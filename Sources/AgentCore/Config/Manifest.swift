@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A package's declaration of the task identifiers it may use and the kinds of work it may do
 /// (`manifests.d/NAME.manifest`, after iOS's `BGTaskSchedulerPermittedIdentifiers` and
 /// `UIBackgroundModes`):

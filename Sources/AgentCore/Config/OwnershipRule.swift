@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// cron.d's rule for files the agent trusts: a config file or plugin must not be group- or
 /// world-writable, and must be owned by root or by the agent's own user. Anyone who could write
 /// such a file could otherwise make the agent run code as another user.

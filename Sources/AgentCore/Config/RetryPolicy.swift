@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `Retry=`: how long to wait before the next run after a failed one (exit status non-zero).
 ///
 /// Syntax: `exponential INITIAL CAP` (INITIAL after the first failure, doubling after each

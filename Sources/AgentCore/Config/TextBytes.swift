@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Byte-level helpers shared by the config parsers. Everything here works on UTF-8 bytes rather
 /// than `Character`s: grapheme breaking is far slower and never needed for ASCII syntax.
 enum TextBytes {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// systemd time spans (`systemd.time(7)`): `30s`, `5min`, `2h`, `1d`, `1h30min`, `1h 30min`,
 /// `500ms`, `1w`, `1.5h`; a number without a unit is seconds; `0` is zero.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A config file in systemd's unit-file syntax, as written: sections of `Key=Value` assignments
 /// with their line numbers, before any key is interpreted.
 public struct UnitFile: Sendable, Hashable {

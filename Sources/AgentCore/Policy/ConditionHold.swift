@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A machine condition that keeps work from starting (DESIGN §6): shown as
 /// `waiting: external power`, `waiting: thermal serious`, `waiting: battery low (15%)`.
 public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {

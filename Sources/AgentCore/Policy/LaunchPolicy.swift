@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Whether a job may start under the current conditions: the launch columns of DESIGN §6's
 /// policy table, one pure function so that each row is a test.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The "running work" column of DESIGN §6's policy table: which condition a live run has lost.
 ///
 /// | condition | running work |

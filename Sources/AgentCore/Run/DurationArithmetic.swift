@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `Duration` arithmetic that saturates instead of trapping: durations here come from config
 /// files and plugin-controlled timelines, and a pure core must not crash on an absurd value.
 enum DurationArithmetic {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Splits a plugin's output stream into lines, whatever the chunk boundaries, in bounded memory.
 ///
 /// Feed it each chunk read from a pipe; it calls `emit` once per complete line, without the

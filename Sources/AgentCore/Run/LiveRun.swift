@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the agent knows about a run while it is live: who it is, what the plugin last reported,
 /// and whether the agent has asked it to stop. Pure: the daemon feeds it directives and times;
 /// it says what to persist.

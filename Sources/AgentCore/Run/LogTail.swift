@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The last lines of a run's log output, bounded both in lines and in bytes (DESIGN §5: "kept in
 /// a bounded per-run tail"), so that a flooding plugin grows no memory.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Progress reported by a plugin: `completed` of `total` units, with `0 <= completed <= total`
 /// and `total > 0` (the initializer refuses anything else, so a `Progress` is always in range).
 public struct Progress: Hashable, Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The identity of one run: `r` and a number the caller takes from a persistent, increasing
 /// counter, zero-padded to six digits (`r000042`; `r1234567` once past a million).
 ///

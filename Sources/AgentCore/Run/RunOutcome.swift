@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// How a run's main process ended, as the kernel reports it (pidfd / waitid).
 public enum ProcessTermination: Hashable, Sendable {
     /// Exited by itself with this status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why a run was started; handed to the plugin as `AGENTD_REASON` and kept in history.
 public enum RunReason: String, Sendable, Codable, CaseIterable {
     case scheduled

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why the agent expired a run (DESIGN §7: the text inside `expired(…)`).
 public enum ExpiryReason: String, Sendable, Codable, CaseIterable {
     case maxRuntime = "max-runtime"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One step of stopping a run, modelled on swift-subprocess's `TeardownStep`.
 public enum TeardownStep: Hashable, Sendable {
     /// Send this signal to the run's whole process group (or cgroup).

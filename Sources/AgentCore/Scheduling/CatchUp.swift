@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Catch-up after downtime (DESIGN §6): every overdue job runs once — never once per missed
 /// interval — and the overdue jobs are spread over `CatchUpSpread=` instead of starting
 /// together, the most overdue first.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `DailyBudget=`: discretionary launches (refresh, processing — every reason) per local day,
 /// refilled at local midnight. Continued runs and runs the shell starts itself do not count.
 struct DailyBudget: Sendable, Hashable {

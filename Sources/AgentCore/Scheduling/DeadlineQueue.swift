@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An indexed binary min-heap: at most one entry per key, each with a priority that can be
 /// raised, lowered or removed in O(log n). The scheduler keeps its jobs in these so that a tick
 /// looks only at the jobs whose time has come, never at all of them.

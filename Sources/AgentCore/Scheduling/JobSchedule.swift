@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The pending request of a refresh or processing identifier: at most one, into which every
 /// trigger, retry and chain request merges (DESIGN §4: "1 (re-requests merge)"). A launch of
 /// the identifier, for any reason, consumes it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One run the scheduler counts as live: from its `.launch` (or the shell's `.runStarted` for
 /// runs the shell started itself) until `.runEnded`.
 struct CountedRun: Sendable, Hashable {

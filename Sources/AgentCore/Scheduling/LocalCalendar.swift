@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Local-calendar knowledge injected by the shell: the core never reads a timezone.
 ///
 /// A fixed UTC offset is enough for the core; when the real offset changes (daylight saving, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One entry of `agentctl pending` (getPendingTaskRequests): a job or submission that would run
 /// but waits, and why.
 public struct PendingWork: Sendable, Hashable {

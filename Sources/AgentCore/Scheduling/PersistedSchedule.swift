@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The scheduler state that survives a restart (DESIGN §10): history that decides when jobs
 /// are due, the budget ledger, people's choices, and every pending request.
 ///

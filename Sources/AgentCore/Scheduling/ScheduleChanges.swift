@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One identifier's persisted scheduling state: a row of its own in SQLite, so an event that
 /// touches one job writes one small row, not the whole schedule.
 public struct IdentifierSchedule: Sendable, Hashable, Codable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The machine's conditions (DESIGN §6): holding work back while they are bad, and what
 /// happens to running work when they turn — expiry, or freezing with `OnConditionLost=pause`.
 extension Scheduler {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Deciding launches: moving due jobs into the ready heap, launching what the blockers allow,
 /// and the catch-up plan.
 extension Scheduler {

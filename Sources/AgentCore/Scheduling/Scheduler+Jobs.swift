@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Registered jobs, settings, people's choices and restored state.
 extension Scheduler {
     /// The full set of registered jobs now. New jobs start their history here (a new job

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Requests from people and plugins: triggers, continued submissions, cancellations.
 extension Scheduler {
     /// `agentctl trigger`: creates the identifier's pending request, or merges into it.

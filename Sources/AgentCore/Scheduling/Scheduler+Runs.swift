@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Runs starting and ending: history, retry backoff and chaining.
 extension Scheduler {
     mutating func runStarted(_ id: Identifier, _ run: RunID, reason: RunReason, now: SchedulerTime) {

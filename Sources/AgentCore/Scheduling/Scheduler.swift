@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The pure scheduling core (DESIGN §4, §6, §10, §12): events in, actions out, no clock, no
 /// I/O, no randomness of its own.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What the shell must do after an event, in list order.
 ///
 /// Ordering rules: launches and log lines come in decision order; then at most one

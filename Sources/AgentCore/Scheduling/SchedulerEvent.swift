@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Everything that can change the scheduler's mind. The shell feeds these to
 /// ``Scheduler/handle(_:now:)`` with the current wall-clock time.
 public enum SchedulerEvent: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Wall-clock time in the scheduler: unix seconds with sub-second precision.
 ///
 /// The core never reads a clock: the shell passes `now` with every event, and every time the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A queued continued submission and its place in the agent-wide FIFO.
 struct QueuedSubmission: Sendable, Hashable {
     /// Increasing in submission order across all jobs.

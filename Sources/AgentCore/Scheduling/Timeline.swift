@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One line of `agentctl explain ID`: what the scheduler decided about an identifier, when.
 public struct TimelineEntry: Sendable, Hashable, CustomStringConvertible {
     public var time: SchedulerTime

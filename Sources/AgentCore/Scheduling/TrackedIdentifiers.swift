@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A map keyed by identifier that remembers which keys changed since ``takeChanges()``, so the
 /// scheduler persists only what an event touched instead of its whole state.
 struct TrackedMap<Value: Equatable & Sendable>: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The trigger rate limit (DESIGN §6): at most one launch per `TriggerSpacing=` per identifier
 /// for triggers; triggers arriving meanwhile merge into the one pending request.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why a job or a submission that would run is waiting (DESIGN §6: "every waiting job says why").
 ///
 /// ``description`` names the reason without its time (`"interval"`, `"budget"`); the shell

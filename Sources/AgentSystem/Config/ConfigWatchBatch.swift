@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The events of one burst, collected before they are handed to the daemon in a single call.
 ///
 /// One write usually produces several kernel events for the same file (`IN_CREATE`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What changed in the config directory, as the watcher reports it to the daemon.
 ///
 /// Paths are relative to the config directory (`agentd.conf`, `manifests.d/a.manifest`,

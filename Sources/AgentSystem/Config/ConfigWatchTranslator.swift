@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The inotify event bits the watcher asks for and reads, as the kernel defines them.

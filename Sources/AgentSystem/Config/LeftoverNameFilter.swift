@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The rule that hides editor and package leftovers from the config loader: hidden files, `*~`,

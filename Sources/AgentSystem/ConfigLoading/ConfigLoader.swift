@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentCore
 
 /// Keeps a `ConfigRegistry` in step with a config directory on disk: reads the files the watcher

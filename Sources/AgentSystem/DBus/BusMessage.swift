@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CSystemd
 
 /// A received D-Bus message, borrowed for the duration of one handler call (the wrapped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Follows power-profiles-daemon's active profile over D-Bus: the low-power-mode input of DESIGN
 /// §6 on desktops where the profile is chosen in the shell's power menu (GNOME, KDE) rather than
 /// through `/sys/firmware/acpi/platform_profile`.

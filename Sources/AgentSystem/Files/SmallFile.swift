@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Small whole-file reads: sysfs and procfs attributes, cgroupfs files, the agent's own small

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Limits log lines per key (e.g. per plugin run) to `limit` per `interval`, counting what it
 /// suppresses so that the caller can log "N lines suppressed" — journald's RateLimitBurst, applied
 /// before the journal so a flooding plugin costs little.

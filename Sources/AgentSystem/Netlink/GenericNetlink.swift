@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The 4-byte generic-netlink header (`struct genlmsghdr`) that follows the `nlmsghdr` of every

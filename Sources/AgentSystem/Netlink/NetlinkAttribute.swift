@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One netlink attribute (`struct nlattr`: 16-bit length, 16-bit type, payload), as carried by
 /// generic-netlink and rtnetlink messages. Attributes follow each other at 4-byte-aligned offsets
 /// (NLA_ALIGN); a nested attribute's payload is itself a list of attributes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Bounds-checked reads of host-byte-order integers from byte slices: netlink headers and most
 /// attributes are in the host's byte order (netlink(7)). Every read returns nil past the end, so a
 /// parser fed garbage fails instead of trapping.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One netlink message: the 16-byte `nlmsghdr` and its payload (netlink(7)).
 ///
 /// `NetlinkMessage.split(_:)` frames a received datagram, which may carry several messages, each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// An rtnetlink route message (RTM_NEWROUTE / RTM_DELROUTE): `struct rtmsg` and the attributes

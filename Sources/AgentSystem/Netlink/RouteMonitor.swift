@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Tracks whether the machine has a default route (DESIGN §6 "network"), through rtnetlink on an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Watches the kernel's thermal generic-netlink events (family `thermal`, group `event`) on an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An event of the kernel's `thermal` generic-netlink family (multicast group `event`), decoded per
 /// include/uapi/linux/thermal.h. Temperatures are in millidegrees Celsius, as the kernel sends them
 /// (u32 attributes carrying a signed value).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A kernel device event (uevent) as broadcast on NETLINK_KOBJECT_UEVENT group 1.
 ///
 /// The kernel's datagram is a header `ACTION@DEVPATH` followed by `KEY=VALUE` properties, each

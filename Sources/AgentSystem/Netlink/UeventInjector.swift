@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Sends uevent datagrams on NETLINK_KOBJECT_UEVENT group 1, as the kernel would — from inside the

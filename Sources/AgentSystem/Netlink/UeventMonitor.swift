@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Watches the kernel's device events (NETLINK_KOBJECT_UEVENT, multicast group 1) on an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Where the cgroup v2 (unified) hierarchy is mounted and which cgroup the agent is in, read from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// The cgroup of one run: created before the spawn (the child moves itself into it before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CShim
 
 /// The agent as a child subreaper: processes a plugin orphans are reparented to the agent (not

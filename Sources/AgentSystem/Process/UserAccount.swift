@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A user a plugin runs as: uid, primary gid, supplementary groups, home — resolved once at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Splits a byte stream into `\n`-terminated lines, holding at most one bounded partial line.

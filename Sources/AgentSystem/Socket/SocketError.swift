@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A control-socket failure, with the `errno` behind it and a sentence for people.

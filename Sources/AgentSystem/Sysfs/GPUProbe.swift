@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One GPU the machine has, for `Resources=gpu` and `agentctl resources`.
 public struct GPU: Sendable, Hashable, Codable {
     /// `card0` (a DRM card) or `nvidia0` (an NVIDIA device node).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where the kernel's views are mounted: `/sys`, `/proc` and `/dev` on a real system,
 /// directories of a fake tree in tests (`agentd --sysfs-root DIR --proc-root DIR`).
 public struct KernelRoots: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentCore
 
 /// Reads every power supply under `SYSFS/class/power_supply/`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The pressure inputs of the policy (DESIGN §6): memory pressure, always watched, and CPU busy
 /// (for `RequiresIdle=`), watched only while ``watchesCPU`` — a trigger no rule needs would wake
 /// the agent whenever the machine is busy. Each is a `PressureWatch` on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A PSI resource: a file under `PROC/pressure/`.
 public enum PressureResource: String, Sendable, Hashable, CaseIterable {
     case cpu, memory, io

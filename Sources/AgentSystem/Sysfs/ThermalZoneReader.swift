@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AgentCore
 
 /// Reads every thermal zone under `SYSFS/class/thermal/thermal_zone*`: its `type`, `temp` and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Thin C wrappers for Linux interfaces that `import Glibc` does not expose to Swift:
 // epoll, signalfd, timerfd, eventfd, pidfd, SO_PEERCRED, POSIX_SPAWN_SETSID and
 // function-like macros. Nothing here holds state or policy.

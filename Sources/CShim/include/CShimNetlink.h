@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Netlink sockets for AgentSystem/Netlink: creation (also inside another process's network
 // namespace), membership, receive with sender address and SCM_CREDENTIALS, send to a port or group.
 // Message parsing lives in Swift; nothing here holds state or policy.

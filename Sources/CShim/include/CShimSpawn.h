@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Spawning a plugin: clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) — posix_spawn's cost, plus a
 // pidfd — into the run's cgroup, a new session, dropped privileges, its own stdio, and no
 // inherited descriptors. The child runs only raw system calls between clone and execve.

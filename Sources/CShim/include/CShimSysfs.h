@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel-view helpers for AgentSystem/Sysfs (fstatfs is not exposed by `import Glibc`).
 #ifndef AGENTD_CSHIM_SYSFS_H
 #define AGENTD_CSHIM_SYSFS_H

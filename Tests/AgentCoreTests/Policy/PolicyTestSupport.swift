@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 @testable import AgentCore
 
 /// Conditions on battery at `percent` (discharging unless said otherwise).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// JSON helpers for round-trip tests (Foundation in tests only; AgentCore stays pure).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 @testable import AgentCore
 
 /// 2026-11-30 00:00:00 UTC.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Little helpers to write netlink fixtures byte by byte in the tests, so the byte layout is spelled
 /// out in the test itself rather than produced by the encoders under test. Netlink uses the host's
 /// byte order; agentd's targets (x86_64, arm64) are little-endian.
