@@ -106,6 +106,8 @@ public final class Agent {
             isStopping = true
             service.stopping()
             log.info("signal \(signal): stopping")
+            // Before the teardown: a run's end must not free a slot for queued work.
+            scheduling?.handle(.agentStopping)
             if runs.isIdle {
                 loop.stop()
             } else {

@@ -202,6 +202,7 @@ struct ControlHandler {
         case .condition(.batteryCritical): return "plug in external power, then submit again"
         case .condition(.thermal(.critical)): return "let the machine cool down (agentctl status shows the thermal state), then submit again"
         case .condition(.resource(let name)): return "this machine has no \(name) (see agentctl resources)"
+        case .agentStopping: return "agentd is stopping; submit again once it has restarted, or use --strategy queue (queued work starts after the restart)"
         default: return "--strategy fail was given: retry later or use --strategy queue"
         }
     }

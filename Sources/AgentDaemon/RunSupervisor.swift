@@ -93,6 +93,9 @@ final class RunSupervisor {
     /// a plugin that cannot be started is a run that ends `spawn-failed(reason)`.
     func launch(_ job: JobDefinition, reason: RunReason, submission: Submission? = nil) -> Result<RunID, ControlError> {
         let extraArguments = submission?.arguments ?? []
+        if agent.isStopping {
+            return .failure(ControlError(code: .unavailable, message: "agentd is stopping: nothing new starts (try again once it has restarted)"))
+        }
         if job.kind != .continued, let running = live.values.first(where: { $0.job.identifier == job.identifier }) {
             return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running.state.id) (wait for it, or agentctl cancel \(running.state.id))"))
         }

@@ -93,6 +93,7 @@ final class SchedulerDriver {
         case .jobsUpdated(let changed, let removed): return "jobs-updated(\(changed.count + removed.count))"
         case .settingsChanged: return "settings-changed"
         case .tick: return "tick"
+        case .agentStopping: return "agent-stopping"
         case .runStarted: return "run-started"
         case .runEnded: return "run-ended"
         case .trigger: return "trigger"

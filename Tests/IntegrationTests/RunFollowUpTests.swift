@@ -130,3 +130,29 @@ import Testing
         #expect(ProcessInspection.remaining(of: "local.polite").isEmpty)
     }
 }
+
+/// DESIGN §10 (issue: SIGTERM expired the live run, then started the queued one, so a second
+/// SIGTERM was needed and systemd's stop ended in SIGKILL).
+@Suite struct StoppingWithQueuedWorkTests {
+    @Test func oneSIGTERMStopsTheAgentAndQueuedSubmissionsRunAfterTheRestart() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("agentd.conf", "[Agent]\nMaxConcurrent=1\n")
+        let long = try sandbox.script("long", "trap 'exit 0' TERM\nwhile :; do echo PROGRESS=1/2; sleep 0.2; done\n")
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=local.export\nKind=continued\nExec=\(long)\nGracePeriod=2s\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("submit", "local.export", "--title", "First").status == 0)
+        try agent.waitForLog("run r000001 of local.export started (submitted")
+        #expect(try agent.ctl("submit", "local.export.second", "--title", "Second", "--", "--flag").status == 0)
+        agent.stop()  // one SIGTERM, and waits for the exit
+        #expect(agent.process.terminationStatus == 0)
+        #expect(!agent.logLines.contains { $0.contains("local.export.second started") }, "nothing new starts while stopping")
+
+        let restarted = try AgentProcess(sandbox: sandbox)
+        try restarted.waitForLog("run r000002 of local.export.second started (submitted")
+        let status = try json(try restarted.ctl("status", "--json").stdout) as? [String: Any]
+        let running = status?["running"] as? [[String: Any]] ?? []
+        #expect(running.first?["title"] as? String == "Second", "the queued submission kept its title")
+        #expect(try restarted.ctl("cancel", "r000002").status == 0)
+        try restarted.waitForLog("run r000002 of local.export.second ended: cancelled")
+    }
+}

@@ -8,6 +8,7 @@ extension Scheduler {
     /// launches from it, most overdue first, while not paused, the budget lasts and slots are
     /// free. Jobs that became due and stay held get one `deferred` entry.
     mutating func dispatch(now: SchedulerTime) {
+        guard !stopping else { return }
         launchQueuedSubmissions(now: now)
         guard holdingSince == nil else { return }
         promoteDue(now: now)

@@ -34,7 +34,7 @@ extension Scheduler {
             refuse(submission, .notPermitted, now: now)
             return
         }
-        if let reason = continuedBlocker(submission), reason != .maxConcurrent {
+        if let reason = continuedBlocker(submission), reason != .maxConcurrent, reason != .agentStopping {
             // Restricted, denied, a critical battery or heat, a missing resource: no wait
             // cures them. Other conditions (network, external power) are waited for in the
             // queue, unless the submitter asked to fail.
@@ -45,7 +45,7 @@ extension Scheduler {
                 return
             }
         }
-        if live.total < settings.maxConcurrent, continuedReady.isEmpty,
+        if !stopping, live.total < settings.maxConcurrent, continuedReady.isEmpty,
            continuedHold(jobID) == nil
         {
             note(submission.identifier, job: jobID,
@@ -55,7 +55,7 @@ extension Scheduler {
             return
         }
         if submission.strategy == .fail {
-            refuse(submission, .cannotStartNow(.maxConcurrent), now: now)
+            refuse(submission, .cannotStartNow(stopping ? .agentStopping : .maxConcurrent), now: now)
             return
         }
         if queues[jobID]?.isFull == true {
@@ -73,6 +73,7 @@ extension Scheduler {
     /// Why a queued submission waits, for the log.
     func queueReason(_ submission: Submission) -> String {
         if let hold = continuedHold(submission.jobIdentifier) { return "waiting for \(hold)" }
+        if stopping { return "the agent is stopping: it starts after the restart" }
         return "max concurrent (\(live.total) of \(settings.maxConcurrent) runs live)"
     }
 

@@ -47,6 +47,9 @@ public struct Scheduler: Sendable {
     var consecutiveFailures = TrackedMap<Int>()
     var disabled = TrackedSet()
     var paused = false
+    /// Set by `.agentStopping`: no launch of any kind from then on (not persisted: a restart
+    /// clears it).
+    var stopping = false
     var budget = DailyBudget()
     var lastTriggerLaunch = TrackedMap<SchedulerTime>()
     /// Mirrors of every pending request, registered jobs' and restored orphans' alike.
@@ -158,6 +161,10 @@ public struct Scheduler: Sendable {
             catchUpPending = true
             holdingSince = holdingSince ?? now
             log("downtime detected: overdue jobs catch up once each over \(TimeSpan.format(settings.catchUpSpread))")
+        case .agentStopping:
+            stopping = true
+            log("agent stopping: nothing new starts; \(queuedTotal) queued submission\(queuedTotal == 1 ? "" : "s") "
+                + "and every pending request stay for the next start")
         case .calendarChanged(let new):
             calendar = new
             budget.recalibrate(now: now, calendar: new)
@@ -187,6 +194,7 @@ public struct Scheduler: Sendable {
     /// `.resumedAfterDowntime` until the next `.tick`, discretionary launches are held and this
     /// is the time of the event that started the hold: the shell ticks at once.
     public var nextDeadline: SchedulerTime? {
+        if stopping { return nil }
         if let holding = holdingSince { return holding }
         var earliest: SchedulerTime? = conditionDeadline
         func consider(_ time: SchedulerTime?) {
@@ -396,6 +404,7 @@ public struct Scheduler: Sendable {
             return .denied
         }
         if let hold = continuedHold(submission.jobIdentifier) { return .condition(hold) }
+        if stopping { return .agentStopping }
         if live.total >= settings.maxConcurrent { return .maxConcurrent }
         return nil
     }

@@ -41,6 +41,10 @@ public enum SchedulerEvent: Sendable {
     case restored(PersistedSchedule)
     /// The shell detected downtime or a suspend: catch-up rules apply on the next `.tick`.
     case resumedAfterDowntime
+    /// SIGTERM: the agent is stopping. Nothing new starts from here on — not a queued
+    /// submission when a slot frees, not due work — and queued submissions stay queued (and
+    /// persisted) for the next start; `--strategy queue` submissions are still queued.
+    case agentStopping
     /// The local UTC offset changed (daylight saving, a new timezone): budget days follow it.
     case calendarChanged(LocalCalendar)
 }

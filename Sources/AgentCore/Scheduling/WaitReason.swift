@@ -26,6 +26,8 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     case running
     /// No `Interval=` and nothing pending: it runs only when triggered.
     case notDue
+    /// The agent is stopping (SIGTERM): it starts again after the restart.
+    case agentStopping
     /// A machine condition holds it (DESIGN §6): external power, battery, thermal, network…
     case condition(ConditionHold)
 
@@ -42,6 +44,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
         case .catchUp: "catch-up"
         case .running: "running"
         case .notDue: "not due"
+        case .agentStopping: "agent stopping"
         case .condition(let hold): hold.description
         }
     }
@@ -51,7 +54,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .interval(let t), .budget(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t):
             t
-        case .paused, .maxConcurrent, .denied, .restricted, .running, .notDue, .condition:
+        case .paused, .maxConcurrent, .denied, .restricted, .running, .notDue, .condition, .agentStopping:
             nil
         }
     }
