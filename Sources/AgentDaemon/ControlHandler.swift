@@ -123,7 +123,7 @@ struct ControlHandler {
             if let last, nowMs - last <= maxAge * 1000 {
                 return ControlResponse(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run")
             }
-            switch agent.runs.launch(job, reason: .triggered) {
+            switch launchNow(job, reason: .triggered) {
             case .failure(let error): return ControlResponse(ok: false, error: error)
             case .success(let id):
                 let why = last.map { "last success \((nowMs - $0) / 1000) s ago" } ?? "no success on record"
@@ -245,15 +245,32 @@ struct ControlHandler {
     }
 
     private func simulateLaunch(_ request: ControlRequest) -> ControlResponse {
-        if agent.isStopping { return .failure(.unavailable, "agentd is stopping") }
         switch registeredJob(request.target) {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
-            switch agent.runs.launch(job, reason: .simulated) {
+            switch launchNow(job, reason: .simulated) {
             case .failure(let error): return ControlResponse(ok: false, error: error)
             case .success(let id): return ControlResponse(message: "started run \(id) of \(job.identifier)", runID: id.description)
             }
+        }
+    }
+
+    /// A run now, decided by the scheduler like every other launch.
+    private func launchNow(_ job: JobDefinition, reason: RunReason) -> Result<RunID, ControlError> {
+        guard let driver = scheduling else {
+            return .failure(ControlError(code: .unavailable, message: "agentd is starting; try again"))
+        }
+        switch driver.launchNow(job.identifier, reason: reason) {
+        case .success(let run):
+            return .success(run)
+        case .failure(.cannotStartNow(.running)):
+            let running = agent.runs.runs(of: job.identifier).first.map { $0.state.id.description } ?? "a run"
+            return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running) (wait for it, or agentctl cancel \(running))"))
+        case .failure(.cannotStartNow(.agentStopping)):
+            return .failure(ControlError(code: .unavailable, message: "agentd is stopping: nothing new starts (try again once it has restarted)"))
+        case .failure(let why):
+            return .failure(ControlError(code: .unavailable, message: "\(job.identifier) cannot start now: \(why)"))
         }
     }
 

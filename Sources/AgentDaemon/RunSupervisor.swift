@@ -89,16 +89,14 @@ final class RunSupervisor {
 
     // MARK: launching
 
-    /// Starts a run of `job` now. Fails (without a run) only when the request itself is wrong;
-    /// a plugin that cannot be started is a run that ends `spawn-failed(reason)`.
-    func launch(_ job: JobDefinition, reason: RunReason, submission: Submission? = nil) -> Result<RunID, ControlError> {
+    /// Carries out a launch the scheduler decided (the only launcher: it has already checked
+    /// that the agent is not stopping and the identifier is free). A plugin that cannot be
+    /// started is a run that ends `spawn-failed(reason)`.
+    func launch(_ order: LaunchOrder) -> RunID {
+        let job = order.job
+        let reason = order.reason
+        let submission = order.submission
         let extraArguments = submission?.arguments ?? []
-        if agent.isStopping {
-            return .failure(ControlError(code: .unavailable, message: "agentd is stopping: nothing new starts (try again once it has restarted)"))
-        }
-        if job.kind != .continued, let running = live.values.first(where: { $0.job.identifier == job.identifier }) {
-            return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running.state.id) (wait for it, or agentctl cancel \(running.state.id))"))
-        }
         nextRunNumber += 1
         let id = RunID(nextRunNumber)
         let nowMs = WallClock.now() / 1_000_000
@@ -135,7 +133,7 @@ final class RunSupervisor {
             onRunStarted?(job.identifier, id, reason)
             finish(run, stopReason: .spawnFailed(failure.message))
         }
-        return .success(id)
+        return id
     }
 
     private func spawn(_ run: ActiveRun, extraArguments: [String]) -> Result<PluginProcess, LaunchProblem> {

@@ -14,6 +14,8 @@ final class SchedulerDriver {
     private(set) var scheduler: Scheduler
     private var timer: TimerToken?
     private var replies: [Int64: (SubmitOutcome) -> Void] = [:]
+    /// Runs started for `.launchNow` requests, read back by `launchNow` in the same event.
+    private var launchedNow: [Int64: RunID] = [:]
     private var nextRequestID: Int64 = 0
     private var persistTimer: TimerToken?
     private var unsavedGlobals: PersistedSchedule?
@@ -98,6 +100,7 @@ final class SchedulerDriver {
         case .runEnded: return "run-ended"
         case .trigger: return "trigger"
         case .submit: return "submit"
+        case .launchNow: return "launch-now"
         case .cancelPending: return "cancel-pending"
         case .setEnabled: return "set-enabled"
         case .setPaused: return "set-paused"
@@ -110,6 +113,23 @@ final class SchedulerDriver {
     }
 
     // MARK: requests from agentctl
+
+    /// `simulate launch` and `run-if-stale`: the scheduler decides (one launcher); the answer
+    /// is the new run, or why not.
+    func launchNow(_ id: Identifier, reason: RunReason) -> Result<RunID, SubmitRefusal> {
+        nextRequestID += 1
+        let request = nextRequestID
+        var outcome: SubmitOutcome?
+        replies[request] = { outcome = $0 }
+        handle(.launchNow(id, reason: reason, requestID: request))
+        replies[request] = nil
+        let run = launchedNow.removeValue(forKey: request)
+        switch (outcome, run) {
+        case (.accepted?, let run?): return .success(run)
+        case (.refused(let why)?, _): return .failure(why)
+        default: return .failure(.notPermitted)
+        }
+    }
 
     func submit(_ submission: Submission, reply: @escaping (SubmitOutcome) -> Void) {
         nextRequestID += 1
@@ -128,8 +148,9 @@ final class SchedulerDriver {
     private func perform(_ actions: [SchedulerAction]) {
         for action in actions {
             switch action {
-            case .launch(let job, let reason, let submission):
-                launch(job, reason: reason, submission: submission)
+            case .launch(let order):
+                let run = agent.runs.launch(order)
+                if let request = order.requestID { launchedNow[request] = run }
             case .reply(let requestID, let outcome):
                 replies.removeValue(forKey: requestID)?(outcome)
             case .persist(.changes(let changes)):
@@ -148,13 +169,6 @@ final class SchedulerDriver {
         }
     }
 
-    private func launch(_ identifier: Identifier, reason: RunReason, submission: Submission?) {
-        guard let job = agent.config.registry.job(identifier), case .registered = job.state else {
-            agent.log.warning("\(identifier) was due but is no longer a registered job")
-            return
-        }
-        _ = agent.runs.launch(job.definition, reason: reason, submission: submission)
-    }
 
     /// One timer at the scheduler's next deadline; none when nothing is due.
     private func rearm() {

@@ -38,11 +38,11 @@ struct Simulation {
         let begin = clock.now
         let actions = scheduler.handle(event, now: now)
         samples[label, default: []].append((clock.now - begin).milliseconds)
-        for case .launch(let job, let reason, _) in actions {
+        for case .launch(let order) in actions {
             let run = RunID(nextRun)
             nextRun += 1
-            live.append((now + .seconds(runLength), job, run))
-            handle(.runStarted(job, run, reason: reason), "run-started")
+            live.append((now + .seconds(runLength), order.job.identifier, run))
+            handle(.runStarted(order.job.identifier, run, reason: order.reason), "run-started")
         }
     }
 

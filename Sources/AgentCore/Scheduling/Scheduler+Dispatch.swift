@@ -105,7 +105,7 @@ extension Scheduler {
         budget.spent += 1
         live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason))
         note(id, .launched(candidate.reason), now: now)
-        output.append(.launch(job: id, reason: candidate.reason, submission: nil))
+        output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason)))
         dirty = true
     }
 
@@ -134,10 +134,11 @@ extension Scheduler {
 
     mutating func launchSubmission(_ submission: Submission, now: SchedulerTime) {
         let jobID = submission.jobIdentifier
+        guard let job = jobs[jobID] else { return }
         lastRunStart[jobID] = now
         live.launched(CountedRun(identifier: submission.identifier, job: jobID, reason: .submitted))
         note(submission.identifier, job: jobID, .launched(.submitted), now: now)
-        output.append(.launch(job: jobID, reason: .submitted, submission: submission))
+        output.append(.launch(LaunchOrder(job: job.definition, reason: .submitted, submission: submission)))
         dirty = true
     }
 

@@ -70,6 +70,32 @@ extension Scheduler {
         replies.append(.reply(requestID: submission.requestID, .accepted(position: position)))
     }
 
+    /// `.launchNow`: a run now, outside policy. Refused while the agent stops, and while a
+    /// refresh or processing job of that identifier already runs (one live run each).
+    mutating func launchNow(_ id: Identifier, reason: RunReason, requestID: Int64, now: SchedulerTime) {
+        let jobID = resolveJob(id)
+        guard let job = jobs[jobID] else {
+            replies.append(.reply(requestID: requestID, .refused(.notPermitted)))
+            return
+        }
+        if stopping {
+            replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.agentStopping))))
+            return
+        }
+        if job.isDiscretionary, live.isRunning(jobID) {
+            replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.running))))
+            return
+        }
+        // Interval and trigger spacing count from it, like any run; pending requests stay.
+        lastRunStart[jobID] = now
+        dirty = true
+        live.launched(CountedRun(identifier: jobID, job: jobID, reason: reason))
+        note(jobID, .launched(reason), now: now)
+        output.append(.launch(LaunchOrder(job: job.definition, reason: reason, requestID: requestID)))
+        replies.append(.reply(requestID: requestID, .accepted(position: 0)))
+        reschedule(jobID, now: now)
+    }
+
     /// Why a queued submission waits, for the log.
     func queueReason(_ submission: Submission) -> String {
         if let hold = continuedHold(submission.jobIdentifier) { return "waiting for \(hold)" }

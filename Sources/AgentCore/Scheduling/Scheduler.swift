@@ -153,6 +153,7 @@ public struct Scheduler: Sendable {
         case .conditionsChanged(let new): conditionsChanged(new, now: now)
         case .trigger(let id): trigger(id, now: now)
         case .submit(let submission): submit(submission, now: now)
+        case .launchNow(let id, let reason, let requestID): launchNow(id, reason: reason, requestID: requestID, now: now)
         case .cancelPending(let id): cancelPending(id, now: now)
         case .setEnabled(let id, let enabled): setEnabled(id, enabled, now: now)
         case .setPaused(let value): setPaused(value, now: now)

@@ -6,8 +6,9 @@
 /// a submission follows the write that makes it durable, and a launch precedes the write that
 /// records it (a crash in between re-runs it rather than losing it).
 public enum SchedulerAction: Sendable, Equatable {
-    /// Start a run; the shell reports `.runStarted` (or `.runEnded` with `spawn-failed`).
-    case launch(job: Identifier, reason: RunReason, submission: Submission?)
+    /// Start a run of the job the scheduler decided on; the shell reports `.runStarted` (or
+    /// `.runEnded` with `spawn-failed`).
+    case launch(LaunchOrder)
     /// Answer a `submit` request.
     case reply(requestID: Int64, SubmitOutcome)
     /// Write this to SQLite (one transaction).
@@ -35,7 +36,7 @@ public enum SubmitOutcome: Sendable, Hashable {
 }
 
 /// Why a submission was refused (agentctl exit codes 3, 4, 5).
-public enum SubmitRefusal: Sendable, Hashable, CustomStringConvertible {
+public enum SubmitRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     /// No registered continued job by that identifier (exit 3).
     case notPermitted
     /// Its job already has 16 queued submissions (exit 4).
@@ -58,4 +59,27 @@ public enum PersistedChange: Sendable, Equatable {
     /// What the event changed: the touched identifiers' rows and the agent-wide part; write
     /// them in one transaction.
     case changes(ScheduleChanges)
+}
+
+/// One launch the scheduler decided: every run — scheduled, triggered, submitted, simulated,
+/// run-if-stale, retry, chained, catch-up — starts from one of these (there is one launcher).
+public struct LaunchOrder: Sendable, Hashable {
+    /// The definition the decision was made on (the shell does not look it up again).
+    public var job: JobDefinition
+    public var reason: RunReason
+    /// The continued submission it starts, if any (title, arguments, dynamic identifier).
+    public var submission: Submission?
+    /// The `.launchNow` request it answers (`simulate launch`, `run-if-stale`): the shell
+    /// tells that requester the new run's id.
+    public var requestID: Int64?
+
+    public init(job: JobDefinition, reason: RunReason, submission: Submission? = nil, requestID: Int64? = nil) {
+        self.job = job
+        self.reason = reason
+        self.submission = submission
+        self.requestID = requestID
+    }
+
+    /// The identifier the run reports under: a submission's dynamic one, else the job's.
+    public var runIdentifier: Identifier { submission?.identifier ?? job.identifier }
 }

@@ -28,6 +28,10 @@ public enum SchedulerEvent: Sendable {
     case trigger(Identifier)
     /// `agentctl submit` of a continued job.
     case submit(Submission)
+    /// `agentctl simulate launch` (reason `simulated`) or `run-if-stale` found stale (reason
+    /// `triggered`): start a run now, bypassing policy but not the one-run-per-identifier rule
+    /// of refresh and processing jobs, nor a stopping agent. Answered with `.reply`.
+    case launchNow(Identifier, reason: RunReason, requestID: Int64)
     /// Drop the pending requests of an identifier: the trigger/retry/chain request of a
     /// refresh or processing job, the queued submissions of a continued job (or of one dynamic
     /// identifier). Interval runs and catch-up slots stay.

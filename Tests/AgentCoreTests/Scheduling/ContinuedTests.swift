@@ -50,8 +50,8 @@ import Testing
             #expect(persists.count == 1)
             #expect((persists.first ?? 0) < (replies.first ?? 0))
         }
-        #expect(first.first == .launch(job: id("com.example.export"), reason: .submitted,
-                                       submission: submission("com.example.export", request: 1)))
+        #expect(first.first == .launch(LaunchOrder(job: job("com.example.export", .continued), reason: .submitted,
+                                       submission: submission("com.example.export", request: 1))))
         #expect(second.last == .reply(requestID: 2, .accepted(position: 1)))
     }
 

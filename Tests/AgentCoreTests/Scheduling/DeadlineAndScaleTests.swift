@@ -22,7 +22,7 @@ import Testing
         #expect(!actions.contains { if case .launch = $0 { true } else { false } })
         #expect(scheduler.nextDeadline == morning)
         let tick = scheduler.handle(.tick, now: morning)
-        #expect(tick.first == .launch(job: id("com.example.feed"), reason: .scheduled, submission: nil))
+        #expect(tick.first == .launch(LaunchOrder(job: job("com.example.feed", interval: hours(1)), reason: .scheduled)))
     }
 
     @Test func removedJobsDisappearWithTheirPendingWork() {
@@ -84,7 +84,8 @@ import Testing
             let actions = scheduler.handle(.tick, now: deadline)
             worst = max(worst, scheduler.lastEventWork)
             for action in actions {
-                guard case .launch(let job, _, _) = action else { continue }
+                guard case .launch(let order) = action else { continue }
+                let job = order.job.identifier
                 launched += 1
                 run += 1
                 _ = scheduler.handle(.runStarted(job, RunID(run), reason: .scheduled), now: deadline)

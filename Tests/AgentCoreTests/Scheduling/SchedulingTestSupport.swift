@@ -109,7 +109,10 @@ struct Simulation {
         }
         for action in actions {
             switch action {
-            case .launch(let job, let reason, let submission):
+            case .launch(let order):
+                let job = order.job.identifier
+                let reason = order.reason
+                let submission = order.submission
                 let run = RunID(nextRun)
                 nextRun += 1
                 launches.append(Launch(time: now, job: job, reason: reason, submission: submission, run: run))
