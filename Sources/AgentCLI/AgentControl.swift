@@ -14,7 +14,13 @@ public enum AgentControl {
                       StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,
                       RunCommands.cancel, SchedulingCommands.enable, SchedulingCommands.disable,
                       SchedulingCommands.pause, SchedulingCommands.resume, MachineCommands.resources,
-                      MachineCommands.lowpower, RunCommands.simulate, CheckCommand.spec])
+                      MachineCommands.lowpower, RunCommands.simulate, CheckCommand.spec, helpSpec])
+
+    /// Listed in the help like any command; the parser answers it (`agentctl help submit`).
+    static let helpSpec = CommandSpec(
+        name: "help", abstract: "Show help for agentctl or for one command (agentctl help submit).",
+        examples: ["agentctl help", "agentctl help submit", "agentctl help simulate launch"],
+        arguments: [ArgumentSpec(name: "COMMAND", help: "The command to explain; nothing for the list of commands.", isOptional: true)])
 
     /// Parses and runs; returns the exit status.
     public static func main(arguments: [String], environment: [String: String]) -> Int32 {

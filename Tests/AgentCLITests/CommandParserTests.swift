@@ -100,3 +100,27 @@ private func run(_ arguments: [String]) throws -> ParsedCommand {
 @Test func wordsAfterDoubleDashAreRefusedWhereNotAccepted() {
     #expect(throws: UsageError.self) { _ = try parser.parse(["status", "--", "x"]) }
 }
+
+private func usageMessage(_ arguments: [String]) -> String {
+    do {
+        _ = try parser.parse(arguments)
+        return ""
+    } catch {
+        return error.message
+    }
+}
+
+@Test func helpNamesACommandOrSubcommand() throws {
+    #expect(try parser.parse(["help"]) == .help(commandPath: []))
+    #expect(try parser.parse(["help", "submit"]) == .help(commandPath: ["submit"]))
+    #expect(try parser.parse(["help", "simulate", "launch"]) == .help(commandPath: ["simulate", "launch"]))
+    #expect(usageMessage(["help", "sumbit"]).contains("did you mean submit?"))
+}
+
+@Test func aMisspeltCommandOrOptionGetsADidYouMean() {
+    #expect(usageMessage(["statsu"]).contains("did you mean status or stats?"))
+    #expect(usageMessage(["histroy"]).contains("did you mean history?"))
+    #expect(usageMessage(["status", "--jsno"]).contains("did you mean --json?"))
+    // Nothing close: the list of commands, no guess.
+    #expect(usageMessage(["frobnicate"]).contains("expected one of:"))
+}

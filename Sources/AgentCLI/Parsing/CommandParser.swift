@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
 /// Walks the command tree along the tokens: options are accepted at the level they are declared
 /// or any level below it (so `agentctl --json status` and `agentctl status --json` both work).
 public struct CommandParser: Sendable {
@@ -25,7 +27,8 @@ public struct CommandParser: Sendable {
                 throw UsageError(message: "--version is an option of agentctl itself (agentctl --version)", commandPath: path)
             case .long(let name, let inline):
                 guard let option = available.first(where: { $0.long == name }) else {
-                    throw UsageError(message: "unknown option '--\(name)'", commandPath: path)
+                    let hint = NameSuggestion.closest(to: name, among: available.map(\.long)).map { "; did you mean --\($0)?" } ?? ""
+                    throw UsageError(message: "unknown option '--\(name)'\(hint)", commandPath: path)
                 }
                 try take(option, inline: inline, tokens: &tokens, into: &parsed, path: path)
             case .short(let letter):
@@ -33,14 +36,20 @@ public struct CommandParser: Sendable {
                     throw UsageError(message: "unknown option '-\(letter)'", commandPath: path)
                 }
                 try take(option, inline: nil, tokens: &tokens, into: &parsed, path: path)
+            case .word("help") where path.isEmpty:
+                return .help(commandPath: try helpPath(tokens))
             case .word(let word):
                 if parsed.arguments.isEmpty, let child = node.subcommand(named: word) {
                     node = child
                     path.append(word)
                     available += child.options
                 } else if !node.subcommands.isEmpty && node.run == nil {
-                    let names = node.subcommands.map(\.name).joined(separator: ", ")
-                    throw UsageError(message: "unknown command '\(word)' (expected one of: \(names))", commandPath: path)
+                    let known = node.subcommands.map(\.name)
+                    let close = NameSuggestion.candidates(for: word, among: known)
+                    if !close.isEmpty {
+                        throw UsageError(message: "unknown command '\(word)'; did you mean \(close.joined(separator: " or "))?", commandPath: path)
+                    }
+                    throw UsageError(message: "unknown command '\(word)' (expected one of: \(known.joined(separator: ", ")))", commandPath: path)
                 } else {
                     parsed.arguments.append(word)
                 }
@@ -54,6 +63,27 @@ public struct CommandParser: Sendable {
         parsed.path = path
         try validate(parsed, against: node)
         return .run(parsed)
+    }
+
+    /// `agentctl help [COMMAND [SUBCOMMAND]]`: the words after `help` must name a command.
+    private func helpPath(_ tokens: ArraySlice<Token>) throws(UsageError) -> [String] {
+        let asksForHelp = tokens.contains { token in
+            if case .long("help", _) = token { return true }
+            return token == .short("h")
+        }
+        if asksForHelp { return ["help"] }
+        var node = root
+        var path: [String] = []
+        for case .word(let word) in tokens {
+            guard let child = node.subcommand(named: word) else {
+                let close = NameSuggestion.candidates(for: word, among: node.subcommands.map(\.name))
+                let hint = close.isEmpty ? "" : "; did you mean \(close.joined(separator: " or "))?"
+                throw UsageError(message: "help: no command '\((path + [word]).joined(separator: " "))'\(hint)", commandPath: path)
+            }
+            node = child
+            path.append(word)
+        }
+        return path
     }
 
     /// Finds the node for a command path (for help and for running).

@@ -58,17 +58,7 @@ struct KeyReader {
     }
 
     static func suggestion(for key: String, among known: [String]) -> String? {
-        let lowered = TextBytes.asciiLowercased(key)
-        if let match = known.first(where: { TextBytes.asciiLowercased($0) == lowered }) {
-            return match
-        }
-        guard key.utf8.count >= 4, key.utf8.count < 64 else { return nil }
-        var best: (String, Int)?
-        for candidate in known {
-            let distance = TextBytes.editDistance(lowered, TextBytes.asciiLowercased(candidate))
-            if distance <= 2, distance < (best?.1 ?? Int.max) { best = (candidate, distance) }
-        }
-        return best?.0
+        NameSuggestion.closest(to: key, among: known)
     }
 
     mutating func error(_ line: Int?, _ message: String) {
