@@ -3,6 +3,14 @@
 # Installs the Debian packages agentd builds and tests against, only those missing.
 # Used by `make demo`, `make test`, `make bench` and `make deb`; safe to run again.
 set -eu
+# The Swift toolchain is not a Debian package: say where to get it before anything else.
+if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
+    echo "install-deps: no Swift toolchain: swift is neither on PATH nor in /opt/swift/usr/bin." >&2
+    echo "  Get Swift 6.3.1 for Debian 12 from https://www.swift.org/install/linux/ (the tarball" >&2
+    echo "  swift-6.3.1-RELEASE-debian12.tar.gz), unpack it so that /opt/swift/usr/bin/swift exists" >&2
+    echo "  (or put its usr/bin on PATH), then run make again." >&2
+    exit 1
+fi
 # dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md).
 packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2"
 # `install-deps.sh bench` adds what the benchmarks need.
@@ -17,4 +25,5 @@ done
 echo "installing:$missing"
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+# --no-upgrade: only what is missing; a host's installed packages are never upgraded.
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends --no-upgrade $missing

@@ -117,7 +117,7 @@ public struct CommandContext: Sendable {
             return CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) is not accepting connections (it may be overloaded or stuck; see journalctl -u agentd)",
                                   agentUnreachable: true)
         default:
-            return CommandFailure(exitStatus: 5, message: "cannot reach agentd at \(socketPath) (is it running? try systemctl status agentd)",
+            return CommandFailure(exitStatus: 5, message: "cannot reach agentd at \(socketPath) (is it running? try systemctl status agentd; another agent: --socket PATH or AGENTD_SOCKET, and with sudo pass --socket, since sudo drops AGENTD_SOCKET)",
                                   agentUnreachable: true)
         }
     }

@@ -114,7 +114,7 @@ import Testing
             } throws: { error in
                 guard let failure = error as? CommandFailure else { return false }
                 return failure.exitStatus == 5 && failure.agentUnreachable
-                    && failure.message == "cannot reach agentd at \(path) (is it running? try systemctl status agentd)"
+                    && failure.message == "cannot reach agentd at \(path) (is it running? try systemctl status agentd; another agent: --socket PATH or AGENTD_SOCKET, and with sudo pass --socket, since sudo drops AGENTD_SOCKET)"
             }
         }
     }

@@ -7,7 +7,7 @@ import Testing
     @Test func statusWithoutAnAgentSaysHowToStartOneAndExitsUnavailable() throws {
         let result = try runCommand(Binaries.agentctl, ["--socket", "/tmp/agentd-nobody-here.sock", "status"])
         #expect(result.status == 5)
-        #expect(result.stderr.contains("agentctl: cannot reach agentd at /tmp/agentd-nobody-here.sock (is it running? try systemctl status agentd)"))
+        #expect(result.stderr.contains("agentctl: cannot reach agentd at /tmp/agentd-nobody-here.sock (is it running? try systemctl status agentd; another agent: --socket PATH or AGENTD_SOCKET"))
     }
 
     @Test func agentctlReadsTheSocketFromTheEnvironment() throws {
