@@ -62,7 +62,8 @@ struct ControlHandler {
     /// possibly thousands).
     func pendingSummaries(filter: String? = nil, limit: Int = Int.max, from work: [PendingWork]? = nil) -> [PendingSummary] {
         guard let driver = scheduling else { return [] }
-        return (work ?? driver.scheduler.waiting(now: driver.now))
+        let now = driver.now
+        return (work ?? driver.scheduler.waiting(now: now))
             .lazy
             .filter { filter == nil || $0.identifier.rawValue == filter || $0.submission?.identifier.rawValue == filter }
             .prefix(limit)
@@ -70,7 +71,7 @@ struct ControlHandler {
                 PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
                                kind: work.kind.rawValue,
                                waitingFor: work.waitingFor.description + (work.waitingFor.time.map {
-                                   Self.reasonTime(work.waitingFor, $0.seconds)
+                                   Self.reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
                                } ?? ""),
                                earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
                                title: work.submission?.title)
@@ -164,6 +165,11 @@ struct ControlHandler {
             return
         }
         guard let job = continuedJob(for: id) else {
+            if let other = agent.config.registry.job(id), case .registered = other.state {
+                // The job exists: the verb is wrong, not the manifest.
+                reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl trigger \(id) asks for a run soon, agentctl simulate launch \(id) runs it now)"))
+                return
+            }
             reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
             return
         }
@@ -362,7 +368,7 @@ struct ControlHandler {
                 if let driver = scheduling, let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
                     switch reason {
                     case .notDue: break
-                    default: waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds) } ?? "")
+                    default: waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds, now: driver.now.seconds) } ?? "")
                     }
                 }
             case .notPermitted(let reason): state = reason
@@ -377,21 +383,14 @@ struct ControlHandler {
 }
 
 extension ControlHandler {
-    /// Local time of day, `14:05`, for reasons shown to people.
-    /// `(earliest 14:05)`, or `(refills 00:00)` for the budget, as DESIGN §6 words them.
-    static func reasonTime(_ reason: WaitReason, _ seconds: Double) -> String {
-        if case .budget = reason { return " (refills \(clock(seconds)))" }
-        return " (earliest \(clock(seconds)))"
+    /// `(earliest 14:05)`, or `(refills 00:00)` for the budget, as DESIGN §6 words them; a
+    /// time that is not today carries its day (`(earliest Wed 07:54)`).
+    static func reasonTime(_ reason: WaitReason, _ seconds: Double, now: Double) -> String {
+        let text = LocalClockText.text(seconds, now: now)
+        if case .budget = reason { return " (refills \(text))" }
+        return " (earliest \(text))"
     }
 
-    static func clock(_ seconds: Double) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        localtime_r(&time, &parts)
-        let hour = parts.tm_hour < 10 ? "0\(parts.tm_hour)" : "\(parts.tm_hour)"
-        let minute = parts.tm_min < 10 ? "0\(parts.tm_min)" : "\(parts.tm_min)"
-        return "\(hour):\(minute)"
-    }
 }
 
 /// DESIGN §9: reads for anyone allowed to connect; changes for root and group `agentd`;

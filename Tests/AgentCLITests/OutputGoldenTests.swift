@@ -134,6 +134,15 @@ import Testing
         GoldenFile.expect(CheckCommand.render(Fixture.checkReport, style: .plain), matches: "render/check.txt")
     }
 
+    @Test func theIdentifierColumnIsNeverCut() {
+        let context = Fixture.context()
+        let outputs = [ListCommand.render(Fixture.jobs, context: context), RunCommands.render(Fixture.runs, context: context),
+                       StatusCommand.render(Fixture.status(), context: context)]
+        for output in outputs {
+            #expect(output.contains("local.photos.export "), "\(output)")
+        }
+    }
+
     @Test func everyTableLineFitsEightyColumns() {
         let context = Fixture.context()
         let busy = Fixture.status(running: Fixture.running + Fixture.pausedRunning, pending: Fixture.pending + Fixture.conditionPending,

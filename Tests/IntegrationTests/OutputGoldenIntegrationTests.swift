@@ -44,7 +44,7 @@ import Testing
         #expect(badLimit.stderr.contains("(e.g. --limit 5) (see 'agentctl history --help')"))
         let missing = try fixture.ctl80(["check", fixture.sandbox.root + "/nowhere"])
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("(give the config directory, e.g. agentctl check /etc/agentd)"))
+        #expect(missing.stderr.contains("(give the config directory, the one holding agentd.conf, manifests.d/ and jobs.d/, e.g. agentctl check /etc/agentd)"))
     }
 
     @Test func versionAndHelp() throws {

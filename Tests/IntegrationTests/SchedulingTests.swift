@@ -26,7 +26,19 @@ import Testing
         #expect((waiting?["waitingFor"] as? String)?.hasPrefix("interval") == true)
         let explain = try agent.ctl("explain", "local.tick")
         #expect(explain.status == 0)
-        #expect(explain.stdout.contains("waiting: interval"))
+        #expect(explain.stdout.contains("waiting: interval (earliest "))
+        #expect(!explain.stdout.contains(") (earliest"), "the reason's time is named once")
+    }
+
+    @Test func submittingARefreshJobSaysItIsARefreshJobAndNamesTrigger() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/feed.job", sandbox.jobFile("feed", kind: "refresh", interval: "1h"))
+        let agent = try AgentProcess(sandbox: sandbox)
+        let refused = try agent.ctl("submit", "local.feed")
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("local.feed is a refresh job: only continued jobs are submitted"))
+        #expect(refused.stderr.contains("agentctl trigger local.feed"))
+        #expect(!refused.stderr.contains("manifest"))
     }
 
     @Test func submitWithStrategyFailIsRefusedWhileMaxConcurrentIsFullAndQueueWaitsThenStarts() throws {

@@ -7,6 +7,17 @@ import Glibc
 /// `agentctl check [DIR]`: validates a config directory offline, like `nginx -t`, printing every
 /// error and warning. Exit 1 when there is any error.
 enum CheckCommand {
+    static let defaultDirectory = "/etc/agentd"
+
+    /// What to try instead of a directory that could not be read: never the path that just
+    /// failed.
+    static func advice(for directory: String) -> String {
+        if directory == defaultDirectory {
+            return "is agentd installed? Give the config directory to check, e.g. agentctl check ./etc/agentd"
+        }
+        return "give the config directory, the one holding agentd.conf, manifests.d/ and jobs.d/, e.g. agentctl check /etc/agentd"
+    }
+
     static let spec = CommandSpec(
         name: "check", abstract: "Validate a config directory offline and print every problem.",
         discussion: "Reads agentd.conf, manifests.d/ and jobs.d/ exactly as agentd would, without talking to it.\nExits 1 when any file has an error.",
@@ -14,14 +25,14 @@ enum CheckCommand {
         options: [jsonOption],
         arguments: [ArgumentSpec(name: "DIR", help: "Config directory (default /etc/agentd).", isOptional: true)],
         run: { parsed, context in
-            let directory = parsed.argument(0) ?? "/etc/agentd"
+            let directory = parsed.argument(0) ?? defaultDirectory
             var info = stat()
             guard stat(directory, &info) == 0 else {
                 let reason = String(cString: strerror(errno))
-                throw CommandFailure(exitStatus: 1, message: "cannot read \(directory): \(reason) (give the config directory, e.g. agentctl check /etc/agentd)")
+                throw CommandFailure(exitStatus: 1, message: "cannot read \(directory): \(reason) (\(Self.advice(for: directory)))")
             }
             guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw CommandFailure(exitStatus: 1, message: "\(directory) is not a directory (give the config directory, e.g. agentctl check /etc/agentd)")
+                throw CommandFailure(exitStatus: 1, message: "\(directory) is not a directory (\(Self.advice(for: directory)))")
             }
             let user = SystemFactsProbe.currentUser()
             var loader = ConfigLoader(configDirectory: directory, agentUID: user.uid,

@@ -30,7 +30,7 @@ enum ListCommand {
              job.waiting.map { Table.Cell($0 == "running" ? "running" : "waiting: \($0)", .warning) }
                 ?? Table.Cell(job.state, role(forState: job.state))]
         }
-        return Table(columns: ["IDENTIFIER", .fixed("KIND"), .fixed("EVERY"), "SOURCE", "STATE"], rows: rows)
+        return Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EVERY"), "SOURCE", "STATE"], rows: rows)
             .render(width: context.terminalWidth, style: context.style)
     }
 

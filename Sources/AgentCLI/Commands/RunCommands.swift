@@ -71,7 +71,7 @@ enum RunCommands {
                     Table.Cell(duration, run.endedAt == nil ? .running : nil),
                     Table.Cell(result, Style.role(forStopReason: run.stopReason))]
         }
-        return Table(columns: [.fixed("RUN"), "IDENTIFIER", .fixed("REASON"), .fixed("STARTED"), .fixed("DURATION"), "RESULT"],
+        return Table(columns: [.fixed("RUN"), .fixed("IDENTIFIER"), .fixed("REASON"), .fixed("STARTED"), .fixed("DURATION"), "RESULT"],
                      rows: rows)
             .render(width: context.terminalWidth, style: context.style)
     }

@@ -16,8 +16,10 @@ enum SchedulingCommands {
             } else if items.isEmpty {
                 context.out("Nothing is waiting.")
             } else {
-                context.out(Table(headers: ["IDENTIFIER", "KIND", "EARLIEST", "WAITING FOR"], rows: items.map { item in
-                    [item.identifier, item.kind, earliest(item.earliestBegin, context), item.waitingFor]
+                context.out(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
+                                  rows: items.map { item in
+                    [Table.Cell(item.identifier), Table.Cell(item.kind), Table.Cell(earliest(item.earliestBegin, context)),
+                     Table.Cell(item.waitingFor)]
                 }).render(width: context.terminalWidth))
             }
             return 0
@@ -93,14 +95,17 @@ enum SchedulingCommands {
             }
             var lines = ["\(id):"]
             if let waiting = response.pending?.first {
-                lines.append("  now: waiting: \(waiting.waitingFor)" + (waiting.earliestBegin.map { " (earliest \(clock($0)))" } ?? ""))
+                // The agent's text already names the time where the reason has one.
+                let named = waiting.waitingFor.contains("(")
+                lines.append("  now: waiting: \(waiting.waitingFor)"
+                    + (named ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? ""))
             } else {
                 lines.append("  now: not waiting")
             }
             lines.append("Timeline (oldest first):")
             let timeline = response.timeline ?? []
             if timeline.isEmpty { lines.append("  nothing yet since the agent started") }
-            for entry in timeline { lines.append("  \(clock(entry.time))  \(entry.event)") }
+            for entry in timeline { lines.append("  \(LocalClockText.text(entry.time, now: Double(context.now)))  \(entry.event)") }
             if !history.isEmpty {
                 lines.append("Recent runs:")
                 lines.append(RunCommands.render(history, context: context))
@@ -118,17 +123,7 @@ enum SchedulingCommands {
     static func earliest(_ time: Double?, _ context: CommandContext) -> String {
         guard let time else { return "-" }
         let delta = Int64(time) - context.now
-        return delta <= 0 ? "now" : "in " + HumanTime.span(seconds: delta) + " (\(clock(time)))"
-    }
-
-    /// Local time of day, `14:05`.
-    static func clock(_ time: Double) -> String {
-        var seconds = time_t(time)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        let hour = parts.tm_hour < 10 ? "0\(parts.tm_hour)" : "\(parts.tm_hour)"
-        let minute = parts.tm_min < 10 ? "0\(parts.tm_min)" : "\(parts.tm_min)"
-        return "\(hour):\(minute)"
+        return delta <= 0 ? "now" : "in " + HumanTime.span(seconds: delta) + " (\(LocalClockText.text(time, now: Double(context.now))))"
     }
 }
 

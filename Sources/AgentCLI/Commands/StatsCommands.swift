@@ -18,9 +18,11 @@ enum StatsCommands {
             } else if rows.isEmpty {
                 context.out("No runs in the last 7 days.")
             } else {
-                context.out(Table(headers: ["IDENTIFIER", "RUNS", "SUCCESSES", "MEDIAN GAP", "FRESH DAYS"], rows: rows.map {
-                    [$0.identifier, String($0.runs), String($0.successes),
-                     $0.medianGapSeconds.map { HumanTime.span(seconds: $0) } ?? "-", "\(Int(($0.freshDayShare * 100).rounded()))%"]
+                context.out(Table(columns: [.fixed("IDENTIFIER"), .fixed("RUNS"), .fixed("SUCCESSES"), .fixed("MEDIAN GAP"), .fixed("FRESH DAYS")],
+                                  rows: rows.map {
+                    [Table.Cell($0.identifier), Table.Cell(String($0.runs)), Table.Cell(String($0.successes)),
+                     Table.Cell($0.medianGapSeconds.map { HumanTime.span(seconds: $0) } ?? "-"),
+                     Table.Cell("\(Int(($0.freshDayShare * 100).rounded()))%")]
                 }).render(width: context.terminalWidth))
             }
             return 0

@@ -74,7 +74,7 @@ enum StatusCommand {
             let rows = status.pending.map { pending -> [Table.Cell] in
                 [Table.Cell(pending.identifier), Table.Cell(pending.kind), Table.Cell(pending.waitingFor, .warning)]
             }
-            lines.append(Table(columns: ["IDENTIFIER", .fixed("KIND"), "WAITING FOR"], rows: rows)
+            lines.append(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), "WAITING FOR"], rows: rows)
                 .render(width: context.terminalWidth, style: style))
             if let count = status.pendingCount, count > status.pending.count {
                 lines.append("… and \(count - status.pending.count) more (agentctl pending)")
@@ -86,8 +86,11 @@ enum StatusCommand {
     static func runningTable(_ runs: [RunSummary], context: CommandContext) -> Table {
         let now = context.now
         let rows = runs.map { run -> [Table.Cell] in
-            let left = timeLeft(run, now: now)
-            let text = [run.title, run.subtitle, run.statusText].compactMap { $0 }.joined(separator: " — ")
+            let left = timeLeft(run, now: now, pauseReason: false)
+            // Why a paused run waits is free text: it goes with the title, which may be cut,
+            // not in LEFT, which is not.
+            let paused = run.stopping == nil ? run.paused.map { "paused: \(DisplayText.sanitized($0))" } : nil
+            let text = [paused, run.title, run.subtitle, run.statusText].compactMap { $0 }.joined(separator: " — ")
             return [
                 Table.Cell(run.identifier, .running),
                 Table.Cell(run.runID),
@@ -97,19 +100,20 @@ enum StatusCommand {
                 Table.Cell(text),
             ]
         }
-        return Table(columns: ["IDENTIFIER", .fixed("RUN"), .fixed("ELAPSED"), .fixed("LEFT"), .fixed("PROGRESS"), "TITLE / STATUS"],
+        return Table(columns: [.fixed("IDENTIFIER"), .fixed("RUN"), .fixed("ELAPSED"), .fixed("LEFT"), .fixed("PROGRESS"), "TITLE / STATUS"],
                      rows: rows)
     }
 
     /// Time left before MaxRuntime expires a run: `in 4 min`; `expiring` or `cancelled` once the
     /// agent is stopping it (or its deadline passed); `paused: external power` while it is frozen
-    /// (`OnConditionLost=pause`); `-` without a MaxRuntime.
-    static func timeLeft(_ run: RunSummary, now: Int64) -> (text: String, role: Style.Role?) {
+    /// (`OnConditionLost=pause`; only `paused` where the reason is shown elsewhere, as the
+    /// status table does in its title column); `-` without a MaxRuntime.
+    static func timeLeft(_ run: RunSummary, now: Int64, pauseReason: Bool = true) -> (text: String, role: Style.Role?) {
         if let stopping = run.stopping {
             return (stopping == "cancelled" ? "cancelled" : "expiring", .warning)
         }
         if let reason = run.paused {
-            return ("paused: \(DisplayText.sanitized(reason))", .warning)
+            return (pauseReason ? "paused: \(DisplayText.sanitized(reason))" : "paused", .warning)
         }
         guard let deadline = run.deadline else { return ("-", .dim) }
         return deadline > now ? (HumanTime.until(seconds: deadline - now), nil) : ("expiring", .warning)

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+
+/// The one way agentd and agentctl name a local time for people: `14:05` today, `Wed 14:05` in
+/// the coming week, `2026-12-24 14:05` further off (or in the past beyond today). A time without
+/// its date is only ever today's, so `interval (earliest 07:54)` is never tomorrow's 07:54.
+public enum LocalClockText {
+    /// `seconds` (since the epoch) as seen at `now`, in the system's time zone.
+    public static func text(_ seconds: Double, now: Double) -> String {
+        text(seconds, now: now, breakDown: local)
+    }
+
+    /// The same with another zone's broken-down time (tests use UTC through `gmtime_r`).
+    static func text(_ seconds: Double, now: Double, breakDown: (Double) -> tm) -> String {
+        let time = breakDown(seconds)
+        let today = breakDown(now)
+        let clock = twoDigits(time.tm_hour) + ":" + twoDigits(time.tm_min)
+        let days = dayNumber(time) - dayNumber(today)
+        if days == 0 { return clock }
+        if days > 0, days < 7 { return weekdays[Int(time.tm_wday)] + " " + clock }
+        return "\(time.tm_year + 1900)-\(twoDigits(time.tm_mon + 1))-\(twoDigits(time.tm_mday)) " + clock
+    }
+
+    /// Time of day only, `14:05` (timelines print their day once, above).
+    public static func timeOfDay(_ seconds: Double) -> String {
+        let time = local(seconds)
+        return twoDigits(time.tm_hour) + ":" + twoDigits(time.tm_min)
+    }
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+    private static func local(_ seconds: Double) -> tm {
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        localtime_r(&time, &parts)
+        return parts
+    }
+
+    /// Days since the civil epoch of the local date (Howard Hinnant's days_from_civil).
+    private static func dayNumber(_ parts: tm) -> Int {
+        var year = Int(parts.tm_year) + 1900
+        let month = Int(parts.tm_mon) + 1
+        year -= month <= 2 ? 1 : 0
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + Int(parts.tm_mday) - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra
+    }
+
+    private static func twoDigits(_ value: Int32) -> String {
+        value < 10 ? "0\(value)" : "\(value)"
+    }
+}
