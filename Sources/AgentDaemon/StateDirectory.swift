@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentStore
+import AgentSystem
 import Glibc
 
 /// The state directory and its SQLite database. A directory that cannot be created or written
@@ -39,32 +40,5 @@ final class StateDirectory {
             problem = "state directory \(path) is not usable: \(error) (check its permissions and free space; agentd retries)"
             return false
         }
-    }
-}
-
-/// Small file-system helpers the daemon needs at start-up.
-enum FileSystem {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// `mkdir -p` with `mode` for the directories it creates.
-    static func makeDirectories(_ path: String, mode: mode_t) throws {
-        var current = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, mode) != 0 && errno != EEXIST {
-                throw Failure(description: "cannot create \(current): \(String(cString: strerror(errno)))")
-            }
-        }
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw Failure(description: "\(path) is not a directory")
-        }
-    }
-
-    static func parentDirectory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -126,10 +126,11 @@ public struct CommandParser: Sendable {
             let missing = node.arguments[parsed.arguments.count]
             throw UsageError(message: "missing argument \(missing.name)", commandPath: parsed.path)
         }
-        if parsed.arguments.count > node.arguments.count {
+        if parsed.arguments.count > node.arguments.count, node.arguments.last?.isRepeated != true {
             throw UsageError(message: "unexpected argument '\(parsed.arguments[node.arguments.count])'", commandPath: parsed.path)
         }
-        for (value, spec) in zip(parsed.arguments, node.arguments) {
+        let specs = node.arguments + Array(repeating: node.arguments.last, count: max(0, parsed.arguments.count - node.arguments.count)).compactMap { $0 }
+        for (value, spec) in zip(parsed.arguments, specs) {
             if let problem = spec.validate?(value) {
                 throw UsageError(message: "\(spec.name): \(problem)", commandPath: parsed.path)
             }

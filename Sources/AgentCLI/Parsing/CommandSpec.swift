@@ -56,14 +56,17 @@ public struct ArgumentSpec: Sendable {
     public var name: String
     public var help: String
     public var isOptional: Bool
+    /// The last argument may be given several times (`convert FILE…`).
+    public var isRepeated: Bool
     /// Validates and may explain what would be valid; nil when fine.
     public var validate: (@Sendable (String) -> String?)?
 
-    public init(name: String, help: String, isOptional: Bool = false,
+    public init(name: String, help: String, isOptional: Bool = false, isRepeated: Bool = false,
                 validate: (@Sendable (String) -> String?)? = nil) {
         self.name = name
         self.help = help
         self.isOptional = isOptional
+        self.isRepeated = isRepeated
         self.validate = validate
     }
 }

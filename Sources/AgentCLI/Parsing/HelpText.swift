@@ -8,7 +8,8 @@ public enum HelpText {
         if !node.subcommands.isEmpty && node.run == nil { usage += " <command>" }
         if !(node.options + inherited).isEmpty { usage += " [options]" }
         for argument in node.arguments {
-            usage += argument.isOptional ? " [\(argument.name)]" : " \(argument.name)"
+            let name = argument.name + (argument.isRepeated ? "…" : "")
+            usage += argument.isOptional ? " [\(name)]" : " \(name)"
         }
         if node.acceptsPassthrough { usage += " [-- ARGS…]" }
         lines.append("\(node.abstract)")

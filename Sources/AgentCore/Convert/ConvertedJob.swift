@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+/// One job file made by `agentctl convert` from a systemd timer or a cron line: its keys in
+/// order, and comments naming what agentd cannot express.
+public struct ConvertedJob: Sendable, Hashable {
+    /// File name under `jobs.d/` (`apt-daily.job`).
+    public var fileName: String
+    /// Where it came from, for the header comment.
+    public var sources: [String]
+    /// The unit's `Description=`, if any.
+    public var description: String?
+    public var keys: [(key: String, value: String)]
+    /// `Key=Value (why)` lines that have no agentd equivalent.
+    public var notConverted: [String]
+    /// Notes on how a key was translated (`cron runs a line when day-of-month OR weekday matches`).
+    public var notes: [String]
+
+    public init(fileName: String, sources: [String], description: String? = nil) {
+        self.fileName = fileName
+        self.sources = sources
+        self.description = description
+        self.keys = []
+        self.notConverted = []
+        self.notes = []
+    }
+
+    public static func == (a: ConvertedJob, b: ConvertedJob) -> Bool { a.text == b.text && a.fileName == b.fileName }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+
+    mutating func set(_ key: String, _ value: String) { keys.append((key, value)) }
+
+    /// The job file's text (systemd syntax: comments only at the start of a line).
+    public var text: String {
+        var lines = ["# jobs.d/\(fileName): converted by agentctl convert from " + sources.joined(separator: " and ")]
+        if let description { lines.append("# " + description) }
+        for note in notes { lines.append("# " + note) }
+        lines.append("[Job]")
+        for (key, value) in keys { lines.append("\(key)=\(value)") }
+        if !notConverted.isEmpty {
+            lines.append("# Not expressed in agentd:")
+            for item in notConverted { lines.append("#   " + item) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Quoting for `Exec=` (systemd's rules, as ExecLine reads them): a word with anything but
+/// plain characters goes in double quotes with `\` and `"` escaped.
+enum ExecQuoting {
+    static func join(_ words: [String]) -> String {
+        words.map(quote).joined(separator: " ")
+    }
+
+    static func quote(_ word: String) -> String {
+        let plain = !word.isEmpty && word.utf8.allSatisfy { byte in
+            TextBytes.isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || "/._-+=:,@%".utf8.contains(byte)
+        }
+        if plain { return word }
+        var out = "\""
+        for character in word {
+            switch character {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            default: out.append(character)
+            }
+        }
+        return out + "\""
+    }
+}

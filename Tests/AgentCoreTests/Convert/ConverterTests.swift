@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+import Testing
+@testable import AgentCore
+
+private func unit(_ text: String) -> UnitFile {
+    UnitFileParser.parse(Array(text.utf8), path: "x", expectedSection: "[Timer]").value ?? UnitFile()
+}
+
+private func value(_ job: ConvertedJob, _ key: String) -> String? {
+    job.keys.last { $0.key == key }?.value
+}
+
+/// Issue: `agentctl convert` turns timers and cron lines into job files that say what they
+/// could not express.
+@Suite struct ConverterTests {
+    @Test func cronTimeFieldsBecomeCalendarEvents() {
+        let cases: [(String, String)] = [
+            ("10 3 * * * root /bin/true", "*-*-* 03:10"),
+            ("30 3 * * 0 root /bin/true", "Sun *-*-* 03:30"),
+            ("0 9 * * 1-5 root /bin/true", "Mon..Fri *-*-* 09:00"),
+            ("*/15 * * * * root /bin/true", "*-*-* *:00/15"),
+            ("0 0/6 * * * root /bin/true", "*-*-* 00/6:00"),
+            ("0 4 1 * * root /bin/true", "*-*-01 04:00"),
+            ("0 4 1,15 jan,jul * root /bin/true", "*-01,07-01,15 04:00"),
+            ("0-30/10 2 * * sat,sun root /bin/true", "Sat,Sun *-*-* 02:00,10,20,30"),
+            ("5 4 * * 7 root /bin/true", "Sun *-*-* 04:05"),
+        ]
+        for (line, schedule) in cases {
+            guard case .success(let cron)? = CronLine.parse(line, withUser: true) else {
+                Issue.record("\(line) did not parse")
+                continue
+            }
+            #expect(cron.schedule == schedule, "\(line)")
+            #expect(cron.user == "root")
+            #expect(cron.command == "/bin/true")
+        }
+    }
+
+    @Test func cronNicknamesAndRebootAndBadLines() {
+        if case .success(let daily)? = CronLine.parse("@daily /usr/bin/x --y", withUser: false) {
+            #expect(daily.schedule == "daily")
+            #expect(daily.command == "/usr/bin/x --y")
+        } else { Issue.record("@daily") }
+        if case .success(let boot)? = CronLine.parse("@reboot root /usr/bin/x", withUser: true) {
+            #expect(boot.problem?.contains("no boot-time trigger") == true)
+        } else { Issue.record("@reboot") }
+        if case .failure(let error)? = CronLine.parse("61 * * * * root x", withUser: true) {
+            #expect(error.description.contains("\"61\" is not in 0-59"))
+        } else { Issue.record("61 minutes") }
+        #expect(CronLine.parse("# comment", withUser: true) == nil)
+        #expect(CronLine.parse("PATH=/usr/bin:/bin", withUser: true) == nil)
+    }
+
+    @Test func aCronFileBecomesOneShellJobPerLineWithItsEnvironment() throws {
+        let text = "SHELL=/bin/sh\nMAILTO=root\n# a comment\n10 3 * * * root test -e /x || echo \"hi\"\n0 1 1 * 2 nobody /bin/true\n"
+        let (jobs, errors) = CronConverter.convert(text, name: "e2scrub_all", source: "/etc/cron.d/e2scrub_all", withUser: true)
+        #expect(errors.isEmpty)
+        #expect(jobs.map(\.fileName) == ["e2scrub_all-1.job", "e2scrub_all-2.job"])
+        #expect(value(jobs[0], "Exec") == #"/bin/sh -c "test -e /x || echo \"hi\"""#)
+        #expect(value(jobs[0], "Environment") == "SHELL=/bin/sh")
+        #expect(!jobs[0].text.contains("MAILTO"))
+        #expect(value(jobs[1], "User") == "nobody")
+        #expect(jobs[1].text.contains("day of month OR the weekday"))
+        // The Exec= line splits back into the words cron's shell would get.
+        if let exec = value(jobs[0], "Exec") {
+            #expect(try ExecLine.split(exec).get() == ["/bin/sh", "-c", #"test -e /x || echo "hi""#])
+        }
+    }
+
+    @Test func aTimerAndItsServiceBecomeOneJobNamingWhatIsLeftOut() {
+        let timer = unit("[Unit]\nDescription=Daily apt download activities\n[Timer]\nOnCalendar=*-*-* 6,18:00\nRandomizedDelaySec=12h\nPersistent=true\n[Install]\nWantedBy=timers.target\n")
+        let service = unit("""
+        [Unit]
+        Description=Daily apt download activities
+        ConditionACPower=true
+        After=network.target network-online.target NetworkManager.service
+        [Service]
+        Type=oneshot
+        ExecStartPre=-/usr/lib/apt/apt-helper wait-online
+        ExecStart=/usr/lib/apt/apt.systemd.daily update
+        Nice=19
+        IOSchedulingClass=idle
+        ProtectSystem=full
+        TimeoutStopSec=900
+
+        """)
+        let job = TimerConverter.convert(timer: timer, service: service, name: "apt-daily", sources: ["apt-daily.timer"])
+        #expect(job.fileName == "apt-daily.job")
+        #expect(value(job, "Identifier") == "local.apt-daily")
+        #expect(value(job, "Schedule") == "*-*-* 6,18:00")
+        #expect(value(job, "RandomizedDelay") == "12h")
+        #expect(value(job, "CatchUp") == "yes")
+        #expect(value(job, "RequiresExternalPower") == "yes")
+        #expect(value(job, "RequiresNetwork") == "yes")
+        #expect(value(job, "Nice") == "19")
+        #expect(value(job, "GracePeriod") == "15min")
+        #expect(value(job, "Exec") == "/usr/lib/apt/apt.systemd.daily update")
+        #expect(job.text.contains("ProtectSystem=full (sandboxing"))
+        #expect(job.text.contains("ExecStartPre="))
+        #expect(!job.text.contains("WantedBy"))
+    }
+
+    @Test func secondsWithoutAUnitAndInterval() {
+        let timer = unit("[Timer]\nOnBootSec=15min\nOnUnitActiveSec=1d\nRandomizedDelaySec=6000\n")
+        let service = unit("[Service]\nExecStart=systemd-tmpfiles --clean\n")
+        let job = TimerConverter.convert(timer: timer, service: service, name: "systemd-tmpfiles-clean", sources: ["t"],
+                                         resolve: { $0 == "systemd-tmpfiles" ? "/usr/bin/systemd-tmpfiles" : nil })
+        #expect(value(job, "Interval") == "1d")
+        #expect(value(job, "RandomizedDelay") == "1h 40min")
+        #expect(value(job, "Exec") == "/usr/bin/systemd-tmpfiles --clean")
+        #expect(value(job, "CatchUp") == nil)
+        #expect(job.text.contains("OnBootSec=15min"))
+    }
+}

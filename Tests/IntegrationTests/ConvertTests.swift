@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// Issue: `agentctl convert` on this machine's real systemd timers and cron.d files; every
+/// converted file passes `agentctl check`.
+@Suite struct ConvertTests {
+    static func machineTimers() -> [String] {
+        let directory = "/lib/systemd/system"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".timer") && !$0.contains("@") }.sorted().map { directory + "/" + $0 }
+    }
+
+    static func cronFiles() -> [String] {
+        let directory = "/etc/cron.d"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { !$0.hasPrefix(".") && $0 != "README" }.sorted().map { directory + "/" + $0 }
+    }
+
+    @Test func theMachinesTimersAndCronFilesConvertToJobsThatPassCheck() throws {
+        let timers = Self.machineTimers()
+        try #require(!timers.isEmpty, "a Debian 12 system has timers in /lib/systemd/system")
+        let sandbox = try Sandbox()
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory] + timers + Self.cronFiles())
+        #expect(converted.status == 0, "\(converted.stderr)")
+        for timer in timers {
+            let name = (timer as NSString).lastPathComponent.replacingOccurrences(of: ".timer", with: ".job")
+            #expect(FileManager.default.fileExists(atPath: sandbox.jobsDirectory + "/" + name), "\(name) written")
+        }
+        let check = try runCommand(Binaries.agentctl, ["check", "--json", sandbox.configDirectory])
+        #expect(check.status == 0, "\(check.stdout)")
+        let report = try json(check.stdout) as? [String: Any]
+        let diagnostics = report?["diagnostics"] as? [[String: Any]] ?? []
+        let errors = diagnostics.filter { $0["severity"] as? String == "error" }
+        #expect(errors.isEmpty, "\(errors)")
+        #expect((report?["jobs"] as? Int ?? 0) >= timers.count)
+    }
+
+    @Test func aTemplateTimerIsRefusedWithWhatToDo() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.root + "/pg_dump@.timer"
+        try "[Timer]\nOnCalendar=daily\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let result = try runCommand(Binaries.agentctl, ["convert", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("is a template: convert an instance's timer"))
+    }
+}
