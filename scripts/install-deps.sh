@@ -12,7 +12,8 @@ if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
     exit 1
 fi
 # dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md).
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2"
+# logrotate: its example job (etc/examples/debian-timers) is checked against the real binary.
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 logrotate"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.
