@@ -8,8 +8,8 @@ final class StateDirectory {
     let path: String
     private(set) var database: Database?
     private(set) var problem: String?
-    /// What kind of trouble the last failed open was (disk full, a lock, not writable).
-    private(set) var openFailure: StoreErrorKind?
+    /// Why the last open failed (disk full, a lock, not writable), worded for a refused request.
+    private(set) var openFailure: StateProblem?
     /// Below this much free space a request is refused before anything is written: a
     /// transaction appends a few 4 KiB pages to the WAL.
     static let minimumFreeBytes: UInt64 = 256 * 1024
@@ -42,8 +42,13 @@ final class StateDirectory {
             openFailure = nil
             return true
         } catch {
-            openFailure = (error as? StoreError)?.kind ?? .notWritable
-            problem = "state directory \(path) is not usable: \(error) (check its permissions and free space; agentd retries)"
+            let store = error as? StoreError
+            openFailure = StateProblem(kind: store?.kind ?? .notWritable, directory: path,
+                                       detail: store.map { "\($0.message) (\($0.operation) of state.db)" } ?? "\(error)")
+            let advice = openFailure?.kind == .locked
+                ? "another process holds a lock on state.db (fuser -v \(path)/state.db)"
+                : "check its permissions and free space"
+            problem = "state directory \(path) is not usable: \(error) (\(advice); agentd retries)"
             return false
         }
     }

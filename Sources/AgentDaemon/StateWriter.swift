@@ -44,8 +44,8 @@ final class StateWriter {
     func refusal() -> String? {
         if let problem { return problem.refusal }
         guard state.database != nil else {
-            return StateProblem(kind: state.openFailure ?? .notWritable, directory: state.path,
-                                detail: state.problem ?? "the state database is not open").refusal
+            return (state.openFailure ?? StateProblem(kind: .notWritable, directory: state.path,
+                                                      detail: "the state database is not open")).refusal
         }
         return state.spaceProblem()?.refusal
     }
