@@ -27,12 +27,13 @@ final class StateWriter {
     static let firstRetry: Duration = .seconds(5)
     static let longestRetry: Duration = .seconds(30)
     /// WAL checkpoint after this long without a write.
-    static let idleCheckpoint: Duration = .seconds(60)
+    private let idleCheckpoint: Duration
 
-    init(state: StateDirectory, loop: EventLoop, log: Logger) {
+    init(state: StateDirectory, loop: EventLoop, log: Logger, idleCheckpoint: Duration = .seconds(60)) {
         self.state = state
         self.loop = loop
         self.log = log
+        self.idleCheckpoint = idleCheckpoint
     }
 
     var unwrittenCount: Int { queue.count }
@@ -152,14 +153,14 @@ final class StateWriter {
     private func wrote() {
         lastWriteAt = loop.now
         guard checkpointTimer == nil else { return }
-        armCheckpoint(at: loop.now + Self.idleCheckpoint)
+        armCheckpoint(at: loop.now + idleCheckpoint)
     }
 
     private func armCheckpoint(at deadline: MonotonicInstant) {
         checkpointTimer = loop.schedule(at: deadline) { [unowned self] in
             self.checkpointTimer = nil
             guard let last = self.lastWriteAt else { return }
-            let due = last + Self.idleCheckpoint
+            let due = last + idleCheckpoint
             if due > self.loop.now {
                 self.armCheckpoint(at: due)
             } else {
