@@ -215,7 +215,7 @@ struct StateProblem: Equatable {
         case .locked:
             return "state directory not writable: \(directory)/state.db is locked by another process (\(detail)); agentd is its only writer, so stop that process (fuser -v \(directory)/state.db), then try again"
         case .notWritable, .permanent:
-            return "state directory not writable: \(directory) (\(detail)); check that it is mounted read-write, that state.db and state.db-wal are writable (ls -l, lsattr) and then try again"
+            return "state directory not writable: \(directory) (\(detail)); check that it is mounted read-write, that state.db and state.db-wal are writable (ls -l, lsattr), then try again"
         }
     }
 }
