@@ -93,6 +93,8 @@ import Testing
         do {
             let first = try AgentProcess(sandbox: sandbox)
             try runWork(first)
+            // A request the next agent must not overwrite when it opens the database late.
+            #expect(try first.ctl("disable", "local.export").status == 0)
             first.stop()
         }
         let locker = try DatabaseLocker(path: sandbox.stateDirectory + "/state.db")
@@ -117,6 +119,11 @@ import Testing
         try agent.waitForLog("state database: writable again", after: mark, timeout: 60)
         let runs = Set(try history(agent).compactMap { $0["runID"] as? String })
         #expect(runs == ["r000001", meanwhile], "history: \(runs.sorted())")
+        // What the earlier agent was asked for still holds.
+        let stillDisabled = try agent.ctl("submit", "local.export")
+        #expect(stillDisabled.status == 5)
+        #expect(stillDisabled.stderr.contains("disabled"), "stderr: \(stillDisabled.stderr)")
+        #expect(try agent.ctl("enable", "local.export").status == 0)
         #expect(try agent.ctl("submit", "local.export").status == 0)
     }
 
