@@ -11,9 +11,10 @@ if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "  (or put its usr/bin on PATH), then run make again." >&2
     exit 1
 fi
-# dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md).
+# dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md). python3 (its sqlite3 module) holds a
+# lock on and reads state.db in the durability tests; e2fsprogs has the chattr they use.
 # logrotate: its example job (etc/examples/debian-timers) is checked against the real binary.
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 logrotate"
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.

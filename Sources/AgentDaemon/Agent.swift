@@ -13,13 +13,14 @@ public final class Agent {
     let log: Logger
     var config: ConfigLoader
     let state: StateDirectory
+    /// Every write to the state database, with its queue, retries and checkpoints.
+    let stateWriter: StateWriter
     let startedAtWall: Int64
     let startedAt: MonotonicInstant
     private var watcher: ConfigWatcher?
     private var signals: SignalSource?
     private var server: ControlServer?
     private var configEvents: Mailbox<ConfigWatchEvent>?
-    private var stateRetry: TimerToken?
     private(set) var runs: RunSupervisor!
     private(set) var scheduling: SchedulerDriver?
     /// Power, thermal, network and pressure (DESIGN §6).
@@ -45,6 +46,7 @@ public final class Agent {
         self.config = ConfigLoader(configDirectory: options.configDirectory, agentUID: user.uid,
                                    agentUserName: user.name, privileged: geteuid() == 0)
         self.state = StateDirectory(path: options.stateDirectory)
+        self.stateWriter = StateWriter(state: state, loop: loop, log: log)
         self.startedAtWall = WallClock.now() / 1_000_000_000
         self.startedAt = MonotonicInstant.now()
     }
@@ -57,7 +59,11 @@ public final class Agent {
         }
         try SignalSource.ignore(SIGPIPE)
         runs = RunSupervisor(agent: self)
-        openState()
+        stateWriter.reopen = { [unowned self] in self.openState() }
+        if !openState() {
+            // Run numbers continue from the database; until it can be read, from the clock.
+            runs.numberRunsFromClock()
+        }
         // Watch before the first scan so nothing written meanwhile is missed.
         try startWatcher()
         logChanges(config.loadAll())
@@ -78,7 +84,7 @@ public final class Agent {
         lastServiceStatus = serviceStatus
         startWatchdog()
         loop.run()
-        scheduling?.flush()
+        stateWriter.shutdown()
         server?.close()
         log.info("agentd stopped")
     }
@@ -96,7 +102,7 @@ public final class Agent {
             log.info("SIGHUP: rescanning \(options.configDirectory) and re-reading power, thermal, network and pressure")
             logChanges(config.loadAll())
             conditions?.rereadEverything()
-            if state.database == nil { openState() }
+            stateWriter.retry()
         default:
             guard !isStopping else {
                 log.notice("signal \(signal) again: stopping without waiting for runs")
@@ -157,10 +163,14 @@ public final class Agent {
         }
     }
 
-    /// A state database operation failed: say so once per distinct error, keep running.
+    /// A state database operation failed: a write that may succeed later is the state
+    /// writer's to retry; anything else is said once per distinct error. The agent keeps running.
     func storeFailed(_ error: any Error) {
+        if let error = error as? StoreError, error.kind.isTransient {
+            stateWriter.failed(error)
+            return
+        }
         let message = "state database: \(error) (check the state directory's permissions and free space)"
-        state.recordProblem(message)
         if message != lastStoreError {
             log.error(message)
             lastStoreError = message
@@ -169,21 +179,28 @@ public final class Agent {
 
     // MARK: state
 
-    private func openState() {
+    /// Opens the state database if it is not open; retried by the state writer's timer (and
+    /// SIGHUP) until it is. Returns whether it is open.
+    @discardableResult
+    private func openState() -> Bool {
         let wasOpen = state.database != nil
         if state.open() {
-            if let token = stateRetry { loop.cancel(token); stateRetry = nil }
-            // First time the database is usable: account for runs of an earlier agent.
-            if !wasOpen { runs.recoverUnfinishedRuns() }
-            return
-        }
-        log.error(state.problem ?? "state directory unusable")
-        if stateRetry == nil {
-            stateRetry = loop.schedule(at: loop.now + .seconds(60)) { [unowned self] in
-                self.stateRetry = nil
-                self.openState()
+            if !wasOpen {
+                // First time the database is usable: account for runs of an earlier agent, and
+                // take up what it kept when this agent started without it.
+                runs.recoverUnfinishedRuns()
+                scheduling?.stateOpenedLate()
+                if scheduling != nil { log.notice("state database \(state.path)/state.db is open") }
             }
+            return true
         }
+        let problem = state.problem ?? "state directory unusable"
+        if problem != lastStoreError {
+            log.error(problem)
+            lastStoreError = problem
+        }
+        stateWriter.scheduleRetry()
+        return false
     }
 
     // MARK: config

@@ -86,7 +86,7 @@ struct ControlHandler {
             guard job.kind != .continued else {
                 return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
             }
-            scheduling?.handle(.trigger(job.identifier))
+            if let refusal = scheduling?.request(.trigger(job.identifier)) { return .failure(.unavailable, refusal) }
             let waiting = pendingSummaries(filter: job.identifier.rawValue).first
             let note = waiting.map { "; waiting: \($0.waitingFor)" } ?? ""
             return ControlResponse(message: "triggered \(job.identifier)\(note)")
@@ -98,7 +98,7 @@ struct ControlHandler {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
-            scheduling?.handle(.setEnabled(job.identifier, enabled))
+            if let refusal = scheduling?.request(.setEnabled(job.identifier, enabled)) { return .failure(.unavailable, refusal) }
             return ControlResponse(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)")
         }
     }
@@ -134,7 +134,7 @@ struct ControlHandler {
     }
 
     private func setPaused(_ paused: Bool) -> ControlResponse {
-        scheduling?.handle(.setPaused(paused))
+        if let refusal = scheduling?.request(.setPaused(paused)) { return .failure(.unavailable, refusal) }
         return ControlResponse(message: paused ? "paused: discretionary work waits until agentctl resume (continued work still runs)" : "resumed")
     }
 
@@ -185,7 +185,7 @@ struct ControlHandler {
             reply(.failure(.unavailable, "agentd is starting; try again"))
             return
         }
-        driver.submit(submission) { outcome in
+        driver.submit(submission, reply: { outcome in
             switch outcome {
             case .accepted(let position):
                 reply(ControlResponse(message: position == 0 ? "submitted \(id)" : "submitted \(id): queued (position \(position))"))
@@ -196,7 +196,7 @@ struct ControlHandler {
             case .refused(.cannotStartNow(let reason)):
                 reply(.failure(.unavailable, "\(id) cannot start now (\(reason)): \(Self.nextStep(for: reason, id, job.identifier))"))
             }
-        }
+        }, unwritable: { reply(.failure(.unavailable, $0)) })
     }
 
     /// What to do about a refused submission: refusals that no wait cures say what would

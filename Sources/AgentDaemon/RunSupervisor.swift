@@ -87,6 +87,12 @@ final class RunSupervisor {
         if parent != cgroupParent { rmdir(parent) }
     }
 
+    /// The state database cannot be read at start: numbers continue from the clock (seconds
+    /// since the epoch) so they cannot collide with those it holds once it can be read.
+    func numberRunsFromClock() {
+        nextRunNumber = max(nextRunNumber, UInt64(max(0, WallClock.now() / 1_000_000_000)))
+    }
+
     // MARK: launching
 
     /// Carries out a launch the scheduler decided (the only launcher: it has already checked
@@ -116,7 +122,7 @@ final class RunSupervisor {
         switch spawn(run, extraArguments: extraArguments) {
         case .success(let process):
             run.process = process
-            persist { store in
+            persist("the start of run \(id)") { store in
                 try store.insert(StoredRun(runID: id.description, identifier: state.identifier.rawValue,
                                            kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs,
                                            processGroup: process.processGroup, cgroup: process.cgroup?.path))
@@ -126,7 +132,7 @@ final class RunSupervisor {
             onRunStarted?(job.identifier, id, reason)
             armTimers(run)
         case .failure(let failure):
-            persist { store in
+            persist("the start of run \(id)") { store in
                 try store.insert(StoredRun(runID: id.description, identifier: state.identifier.rawValue,
                                            kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs))
             }
@@ -286,8 +292,9 @@ final class RunSupervisor {
     private func saveCheckpoint(_ run: ActiveRun) {
         guard run.checkpointDirty, let value = run.state.checkpoint else { return }
         run.checkpointDirty = false
-        persist { store in
-            try store.saveCheckpoint(value, identifier: run.state.identifier.rawValue, at: WallClock.now() / 1_000_000)
+        let identifier = run.state.identifier.rawValue
+        persist("the checkpoint of \(identifier)", key: "checkpoint " + identifier) { store in
+            try store.saveCheckpoint(value, identifier: identifier, at: WallClock.now() / 1_000_000)
         }
     }
 
@@ -440,7 +447,7 @@ final class RunSupervisor {
             stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
             progress: run.state.progress?.fraction, title: run.state.title,
             logTail: run.state.logTail.lines.joined(separator: "\n"))
-        persist { store in
+        persist("the end of run \(id)") { store in
             try store.finish(record)
             try store.recordOutcome(identifier: run.state.identifier.rawValue, at: endedMs,
                                     success: stopReason == .success)
@@ -457,14 +464,11 @@ final class RunSupervisor {
         if live.isEmpty { onIdle?() }
     }
 
-    private func persist(_ body: (RunStore) throws -> Void) {
-        guard let store = agent.runStore else { return }
-        do {
-            try body(store)
-            agent.state.clearProblem()
-        } catch {
-            agent.storeFailed(error)
-        }
+    /// Writes through the state writer: at once when the state can be written, else queued
+    /// (bounded) and written when it can be again. `key` lets a newer write replace a queued one.
+    private func persist(_ label: String = "a run record", key: String? = nil,
+                         _ body: @escaping (RunStore) throws -> Void) {
+        agent.stateWriter.write(label, key: key) { database in try body(RunStore(database: database)) }
     }
 
     // MARK: queries

@@ -13,7 +13,7 @@ final class SchedulerDriver {
     private unowned let agent: Agent
     private(set) var scheduler: Scheduler
     private var timer: TimerToken?
-    private var replies: [Int64: (SubmitOutcome) -> Void] = [:]
+    private var replies: [Int64: SubmitReply] = [:]
     /// Runs started for `.launchNow` requests, read back by `launchNow` in the same event.
     private var launchedNow: [Int64: RunID] = [:]
     private var nextRequestID: Int64 = 0
@@ -29,6 +29,7 @@ final class SchedulerDriver {
                               calendar: LocalCalendar(utcOffsetSeconds: Self.localUTCOffset()),
                               seed: UInt64(truncatingIfNeeded: WallClock.now()) ^ UInt64(getpid()))
         suspended = BootClock.suspendedTotal()
+        agent.stateWriter.flushers.append { [unowned self] in self.flush(durable: true) }
     }
 
     var now: SchedulerTime { SchedulerTime(seconds: Double(WallClock.now()) / 1_000_000_000) }
@@ -120,7 +121,8 @@ final class SchedulerDriver {
         nextRequestID += 1
         let request = nextRequestID
         var outcome: SubmitOutcome?
-        replies[request] = { outcome = $0 }
+        // The run starts whether or not its record can be written now (it is queued).
+        replies[request] = SubmitReply(decided: { outcome = $0 }, unwritable: { _ in outcome = .accepted(position: 0) })
         handle(.launchNow(id, reason: reason, requestID: request))
         replies[request] = nil
         let run = launchedNow.removeValue(forKey: request)
@@ -131,15 +133,42 @@ final class SchedulerDriver {
         }
     }
 
-    func submit(_ submission: Submission, reply: @escaping (SubmitOutcome) -> Void) {
+    /// A submission is decided only when the state can be written, and answered `accepted`
+    /// only once it is durable; otherwise `unwritable` gets the reason (DESIGN §10).
+    func submit(_ submission: Submission, reply: @escaping (SubmitOutcome) -> Void,
+                unwritable: @escaping (String) -> Void) {
+        if let refusal = agent.stateWriter.refusal() {
+            unwritable(refusal)
+            return
+        }
         nextRequestID += 1
         var request = submission
         request.requestID = nextRequestID
-        replies[nextRequestID] = reply
+        replies[nextRequestID] = SubmitReply(decided: reply, unwritable: unwritable)
         handle(.submit(request))
         // The scheduler answers every submission; should it not, the client still gets one.
         if let pending = replies.removeValue(forKey: nextRequestID) {
-            pending(.accepted(position: 0))
+            answer(pending, .accepted(position: 0))
+        }
+    }
+
+    /// A person's request that changes persisted state (trigger, enable, disable, pause,
+    /// resume): refused while the state cannot be written, else handled and written at once.
+    /// Returns why it was not accepted, or nil once its change is durable.
+    func request(_ event: SchedulerEvent) -> String? {
+        if let refusal = agent.stateWriter.refusal() { return refusal }
+        handle(event)
+        return agent.stateWriter.problem.map { $0.refusal + Self.heldNote }
+    }
+
+    /// When a write fails between the check and the write (the disk filled at that moment).
+    static let heldNote = "; this request was not written: agentd holds it in memory and writes it when it can, but it is lost if agentd stops first"
+
+    private func answer(_ reply: SubmitReply, _ outcome: SubmitOutcome) {
+        if case .accepted = outcome, let problem = agent.stateWriter.problem {
+            reply.unwritable(problem.refusal + Self.heldNote)
+        } else {
+            reply.decided(outcome)
         }
     }
 
@@ -152,7 +181,7 @@ final class SchedulerDriver {
                 let run = agent.runs.launch(order)
                 if let request = order.requestID { launchedNow[request] = run }
             case .reply(let requestID, let outcome):
-                replies.removeValue(forKey: requestID)?(outcome)
+                if let reply = replies.removeValue(forKey: requestID) { answer(reply, outcome) }
             case .persist(.changes(let changes)):
                 persist(changes)
             case .log(let text):
@@ -194,13 +223,14 @@ final class SchedulerDriver {
 
     // MARK: persistence
 
-    /// Collects the scheduler's changes; a request is written at once (nothing asked for is lost
-    /// even to a SIGKILL), history within a second, batched.
+    /// Collects the scheduler's changes; a request is written at once and durably (synced),
+    /// before its reply (nothing acknowledged is lost even to a power cut), history within a
+    /// second, batched. What cannot be written stays here until a later flush succeeds.
     private func persist(_ changes: ScheduleChanges) {
         unsavedGlobals = changes.globals
         unsavedRows.merge(changes.records) { _, new in new }
         if changes.isRequest {
-            flush()
+            flush(durable: true)
         } else if persistTimer == nil {
             persistTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
                 self.persistTimer = nil
@@ -209,22 +239,43 @@ final class SchedulerDriver {
         }
     }
 
-    /// Writes what changed since the last write, in one transaction (also at shutdown).
-    func flush() {
-        guard let globals = unsavedGlobals, let database = agent.state.database else { return }
+    /// Writes what changed since the last write, in one transaction (also at shutdown and from
+    /// the state writer's retries). Returns whether nothing is left unsaved.
+    @discardableResult
+    func flush(durable: Bool = false) -> Bool {
+        guard let globals = unsavedGlobals else { return true }
+        let json: String
+        let rows: [(identifier: String, state: String?)]
         do {
             let encoder = JSONEncoder()
-            let json = String(decoding: try encoder.encode(globals.globalsOnly), as: UTF8.self)
-            let rows = try unsavedRows.map { id, record -> (identifier: String, state: String?) in
+            json = String(decoding: try encoder.encode(globals.globalsOnly), as: UTF8.self)
+            rows = try unsavedRows.map { id, record -> (identifier: String, state: String?) in
                 (id.rawValue, record.isEmpty ? nil : String(decoding: try encoder.encode(record), as: UTF8.self))
             }
-            try SchedulerStateStore(database: database).save(globals: json, rows: rows,
-                                                             at: WallClock.now() / 1_000_000)
+        } catch {
+            agent.log.error("state database: the scheduler's state cannot be encoded: \(error)")
+            return false
+        }
+        let written = agent.stateWriter.attempt(durable: durable) { database in
+            try SchedulerStateStore(database: database).write(globals: json, rows: rows,
+                                                              at: WallClock.now() / 1_000_000)
+        }
+        if written {
             unsavedGlobals = nil
             unsavedRows = [:]
-        } catch {
-            agent.storeFailed(error)
         }
+        return written
+    }
+
+    /// The database could not be opened at start and now can: what it kept (pending requests,
+    /// queued submissions, history) is restored over what this agent decided without it, so
+    /// nothing acknowledged by the earlier agent is overwritten.
+    func stateOpenedLate() {
+        guard let snapshot = loadSnapshot() else { return } // a new database: keep what is unsaved
+        unsavedGlobals = nil
+        unsavedRows = [:]
+        agent.log.notice("state database opened late: restoring the saved schedule")
+        handle(.restored(snapshot))
     }
 
     /// The agent-wide document with every per-identifier row laid over it. A document written
@@ -265,4 +316,11 @@ final class SchedulerDriver {
         localtime_r(&seconds, &parts)
         return Int(parts.tm_gmtoff)
     }
+}
+
+/// Where a submission's answer goes: the scheduler's decision, or why the state could not
+/// record it.
+private struct SubmitReply {
+    var decided: (SubmitOutcome) -> Void
+    var unwritable: (String) -> Void
 }

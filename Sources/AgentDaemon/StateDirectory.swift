@@ -9,6 +9,11 @@ final class StateDirectory {
     let path: String
     private(set) var database: Database?
     private(set) var problem: String?
+    /// Why the last open failed (disk full, a lock, not writable), worded for a refused request.
+    private(set) var openFailure: StateProblem?
+    /// Below this much free space a request is refused before anything is written: a
+    /// transaction appends a few 4 KiB pages to the WAL.
+    static let minimumFreeBytes: UInt64 = 256 * 1024
 
     init(path: String) {
         self.path = path
@@ -35,10 +40,34 @@ final class StateDirectory {
             try Migrations.apply(to: db)
             database = db
             problem = nil
+            openFailure = nil
             return true
         } catch {
-            problem = "state directory \(path) is not usable: \(error) (check its permissions and free space; agentd retries)"
+            let store = error as? StoreError
+            openFailure = StateProblem(kind: store?.kind ?? .notWritable, directory: path,
+                                       detail: store.map { "\($0.message) (\($0.operation) of state.db)" } ?? "\(error)")
+            let advice = openFailure?.kind == .locked
+                ? "another process holds a lock on state.db (fuser -v \(path)/state.db)"
+                : "check its permissions and free space"
+            problem = "state directory \(path) is not usable: \(error) (\(advice); agentd retries)"
             return false
         }
+    }
+}
+
+extension StateDirectory {
+    /// The file system holding the state is full or mounted read-only (statvfs: no write is
+    /// needed to know). Root may use the blocks reserved for it, others may not.
+    func spaceProblem() -> StateProblem? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        if info.f_flag & 1 != 0 { // ST_RDONLY
+            return StateProblem(kind: .notWritable, directory: path, detail: "the file system is mounted read-only")
+        }
+        let blocks = geteuid() == 0 ? UInt64(info.f_bfree) : UInt64(info.f_bavail)
+        let free = blocks * UInt64(info.f_frsize)
+        guard free < Self.minimumFreeBytes else { return nil }
+        return StateProblem(kind: .full, directory: path,
+                            detail: "\(free / 1024) KiB free, \(Self.minimumFreeBytes / 1024) KiB needed")
     }
 }

@@ -9,28 +9,49 @@ public final class Database {
     /// Statements the agent runs again and again (one per run launched and ended), compiled once.
     private var cache: [String: Statement] = [:]
 
-    /// Opens (creating if needed) the database at `path`, switches it to WAL and applies
-    /// `busy_timeout` so a concurrent reader (agentctl check, sqlite3 shell) never fails us.
-    public init(path: String) throws {
+    /// Opens (creating if needed) the database at `path` and switches it to WAL.
+    ///
+    /// - `exclusive` (the agent's connection): `locking_mode=EXCLUSIVE` is set before WAL is
+    ///   entered, so SQLite keeps the WAL index in heap memory and never maps `state.db-shm` (a
+    ///   truncated or immutable `-shm` cannot SIGBUS the agent). The agent is the only writer;
+    ///   other processes read through the control socket. Without it (tests, tools), the usual
+    ///   shared-memory index is used.
+    /// - No busy timeout: a lock held by another process fails at once with SQLITE_BUSY, and the
+    ///   caller retries from a timer instead of stalling its event loop.
+    public init(path: String, exclusive: Bool = true) throws {
         self.path = path
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot allocate"
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close(db)
-            throw StoreError(operation: "open", path: path, code: rc, message: message)
+            throw StoreError(operation: "open", path: path, code: rc, message: message, systemErrno: systemErrno)
         }
         handle = db
-        sqlite3_busy_timeout(db, 2000)
-        try execute("PRAGMA journal_mode=WAL")
-        try execute("PRAGMA synchronous=NORMAL")
-        try execute("PRAGMA foreign_keys=ON")
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 0)
+        do {
+            if exclusive { try execute("PRAGMA locking_mode=EXCLUSIVE") }
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+            try execute("PRAGMA foreign_keys=ON")
+        } catch {
+            close()
+            throw error
+        }
     }
 
     deinit {
+        close()
+    }
+
+    /// Closes the connection (SQLite checkpoints what it can on the way); later calls fail.
+    public func close() {
         cache.removeAll()
-        sqlite3_close_v2(handle)
+        if let handle { sqlite3_close_v2(handle) }
+        handle = nil
     }
 
     /// Like `prepare`, but keeps the compiled statement for the next call with the same SQL.
@@ -49,7 +70,8 @@ public final class Database {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? lastMessage
             sqlite3_free(errorMessage)
-            throw StoreError(operation: "execute \(sql.prefix(60))", path: path, code: rc, message: message)
+            throw StoreError(operation: "execute \(sql.prefix(60))", path: path, code: extendedCode(rc),
+                             message: message, systemErrno: systemErrno)
         }
     }
 
@@ -58,22 +80,36 @@ public final class Database {
         var statement: OpaquePointer?
         let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard rc == SQLITE_OK, let statement else {
-            throw StoreError(operation: "prepare \(sql.prefix(60))", path: path, code: rc, message: lastMessage)
+            throw error("prepare \(sql.prefix(60))", rc)
         }
         return Statement(database: self, handle: statement)
     }
 
-    /// Runs `body` inside one transaction, rolling back if it throws.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    /// Runs `body` inside one transaction, rolling back if it throws. `durable` syncs the WAL
+    /// at commit (`synchronous=FULL`), so what it wrote survives a power loss, not only a crash
+    /// of the agent: for requests people are told were accepted.
+    public func transaction<T>(durable: Bool = false, _ body: () throws -> T) throws -> T {
+        if durable { try execute("PRAGMA synchronous=FULL") }
+        defer { if durable { try? execute("PRAGMA synchronous=NORMAL") } }
         try execute("BEGIN IMMEDIATE")
         do {
             let value = try body()
             try execute("COMMIT")
             return value
         } catch {
+            // SQLite may already have rolled back (SQLITE_FULL does): then this fails harmlessly.
             try? execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Copies the WAL into the database file and truncates the WAL to zero bytes, so a copy of
+    /// the database file alone holds everything.
+    public func checkpoint() throws {
+        var logFrames: Int32 = 0
+        var copiedFrames: Int32 = 0
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames)
+        guard rc == SQLITE_OK else { throw error("checkpoint", rc) }
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
@@ -84,9 +120,18 @@ public final class Database {
         return try statement.step() ? statement.text(0) ?? "" : ""
     }
 
-    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    var lastMessage: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "the database is closed" }
+    private var systemErrno: Int32 { handle.map { sqlite3_system_errno($0) } ?? 0 }
+
+    /// The extended code of the last failure when SQLite has one, else `rc`.
+    private func extendedCode(_ rc: Int32) -> Int32 {
+        guard let handle else { return rc }
+        let extended = sqlite3_extended_errcode(handle)
+        return extended & 0xff == rc & 0xff ? extended : rc
+    }
 
     func error(_ operation: String, _ rc: Int32) -> StoreError {
-        StoreError(operation: operation, path: path, code: rc, message: lastMessage)
+        StoreError(operation: operation, path: path, code: extendedCode(rc), message: lastMessage,
+                   systemErrno: systemErrno)
     }
 }

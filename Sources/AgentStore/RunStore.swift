@@ -68,15 +68,22 @@ public struct RunStore {
     }
 
     /// Records how a run ended; exactly once (a second call for the same run changes nothing).
+    /// Creates the row when its launch record never made it to disk (it was dropped from the
+    /// queue of unwritten records while the state directory was full), so an end is never lost
+    /// for want of its start.
     public func finish(_ run: StoredRun) throws {
         try database.cached("""
-            UPDATE runs SET ended_at = ?, stop_reason = ?, exit_status = ?, signal = ?, progress = ?,
-                title = ?, log_tail = ?
-            WHERE run_id = ? AND ended_at IS NULL
-            """).run([run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0) },
+            INSERT INTO runs (run_id, identifier, kind, reason, started_at, ended_at, stop_reason,
+                              exit_status, signal, progress, title, log_tail)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            ON CONFLICT(run_id) DO UPDATE SET ended_at = ?6, stop_reason = ?7, exit_status = ?8,
+                signal = ?9, progress = ?10, title = ?11, log_tail = ?12
+            WHERE runs.ended_at IS NULL
+            """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
+                      .integer(run.startedAt), run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0) },
                       run.exitStatus.map { .integer(Int64($0)) }, run.signal.map { .integer(Int64($0)) },
                       run.progress.map { .real($0) }, run.title.map { .text($0) },
-                      run.logTail.map { .text($0) }, .text(run.runID)])
+                      run.logTail.map { .text($0) }])
     }
 
     /// Runs that were live when the agent last stopped (no end recorded).

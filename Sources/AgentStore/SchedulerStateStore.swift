@@ -12,22 +12,25 @@ public struct SchedulerStateStore {
     /// Writes the agent-wide document and the changed rows (nil text deletes a row) in one
     /// transaction.
     public func save(globals json: String, rows: [(identifier: String, state: String?)], at time: Int64) throws {
-        try database.transaction {
-            try database.cached("""
-                INSERT INTO scheduler_state (id, snapshot, updated_at) VALUES (1, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at
-                """).run([.text(json), .integer(time)])
-            let upsert = try database.cached("""
-                INSERT INTO schedule_entries (identifier, state) VALUES (?, ?)
-                ON CONFLICT(identifier) DO UPDATE SET state = excluded.state
-                """)
-            let delete = try database.cached("DELETE FROM schedule_entries WHERE identifier = ?")
-            for row in rows {
-                if let state = row.state {
-                    try upsert.run([.text(row.identifier), .text(state)])
-                } else {
-                    try delete.run([.text(row.identifier)])
-                }
+        try database.transaction { try write(globals: json, rows: rows, at: time) }
+    }
+
+    /// Like `save`, inside the caller's transaction.
+    public func write(globals json: String, rows: [(identifier: String, state: String?)], at time: Int64) throws {
+        try database.cached("""
+            INSERT INTO scheduler_state (id, snapshot, updated_at) VALUES (1, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET snapshot = excluded.snapshot, updated_at = excluded.updated_at
+            """).run([.text(json), .integer(time)])
+        let upsert = try database.cached("""
+            INSERT INTO schedule_entries (identifier, state) VALUES (?, ?)
+            ON CONFLICT(identifier) DO UPDATE SET state = excluded.state
+            """)
+        let delete = try database.cached("DELETE FROM schedule_entries WHERE identifier = ?")
+        for row in rows {
+            if let state = row.state {
+                try upsert.run([.text(row.identifier), .text(state)])
+            } else {
+                try delete.run([.text(row.identifier)])
             }
         }
     }

@@ -49,9 +49,10 @@ public final class Statement {
 
     /// Runs a statement that returns no rows.
     public func run(_ values: [StoreValue?] = []) throws {
+        // Reset also on failure, so a failed write leaves no statement holding the transaction.
+        defer { sqlite3_reset(handle) }
         try bind(values)
         while try step() {}
-        sqlite3_reset(handle)
     }
 
     /// Ends the statement's current execution. A cached SELECT read only up to its first row

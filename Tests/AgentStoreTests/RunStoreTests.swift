@@ -51,6 +51,8 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
     try withStore { store, dir in
         try store.saveCheckpoint("batch-1", identifier: "local.a", at: 1)
         try store.saveCheckpoint("batch-2", identifier: "local.a", at: 2)
+        // The agent's connection holds the database exclusively until it is closed.
+        store.database.close()
         let reopened = RunStore(database: try Database(path: dir + "/state.db"))
         #expect(try reopened.checkpoint(identifier: "local.a") == "batch-2")
         #expect(try reopened.checkpoint(identifier: "local.b") == nil)
@@ -67,16 +69,27 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
 }
 
 @Test func theSchedulerStateKeepsOneAgentWideDocumentAndARowPerIdentifier() throws {
-    try withStore { _, dir in
-        let db = try Database(path: dir + "/state.db")
-        let store = SchedulerStateStore(database: db)
+    try withStore { runs, dir in
+        let store = SchedulerStateStore(database: runs.database)
         #expect(try store.load() == nil)
         try store.save(globals: #"{"paused":false}"#, rows: [("local.a", "{}"), ("local.b", "{}")], at: 1)
         try store.save(globals: #"{"paused":true}"#, rows: [("local.a", nil), ("local.b", #"{"x":1}"#)], at: 2)
+        runs.database.close()
         let reopened = SchedulerStateStore(database: try Database(path: dir + "/state.db"))
         #expect(try reopened.load() == #"{"paused":true}"#)
         let rows = try reopened.loadRows()
         #expect(rows.map(\.identifier) == ["local.b"])
         #expect(rows.map(\.state) == [#"{"x":1}"#])
+    }
+}
+
+@Test func anEndWhoseStartWasNeverWrittenStillRecordsTheRun() throws {
+    try withStore { store, _ in
+        try store.finish(StoredRun(runID: "r000007", identifier: "local.a", kind: "processing", reason: "simulated",
+                                   startedAt: 1_000, endedAt: 2_000, stopReason: "success", exitStatus: 0))
+        let run = try #require(try store.run("r000007"))
+        #expect(run.stopReason == "success")
+        #expect(run.startedAt == 1_000)
+        #expect(try store.unfinishedRuns().isEmpty)
     }
 }

@@ -17,7 +17,7 @@ enum ConvertCommand {
         """,
         examples: ["agentctl convert /lib/systemd/system/apt-daily.timer",
                    "agentctl convert /etc/cron.d/e2scrub_all --output-dir /tmp/converted/jobs.d",
-                   "crontab -l > my.cron; agentctl convert --user-crontab my.cron"],
+                   "agentctl convert --user-crontab ./my.crontab"],
         options: [OptionSpec(long: "output-dir", valueName: "DIR", help: "Write each job file into DIR instead of printing it."),
                   OptionSpec(long: "prefix", valueName: "PREFIX", help: "Identifier prefix (default local, which local.manifest permits)."),
                   OptionSpec(long: "user-crontab", help: "The files are user crontabs: no user field.")],

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentStore
+import AgentSystem
+
+/// Every write to the state database goes through here (DESIGN §10). A write that cannot be
+/// made (disk full, read-only, locked) never stalls the loop and is never silently lost: run
+/// records wait in a bounded queue, the scheduler keeps its unsaved changes, and one timer
+/// retries with backoff until the state is writable again. Meanwhile `refusal` tells requests
+/// why they cannot be accepted. One more timer checkpoints the WAL once writes have stopped.
+final class StateWriter {
+    private let state: StateDirectory
+    private let loop: EventLoop
+    private let log: Logger
+    private var queue = UnwrittenQueue(capacity: 1_000)
+    /// Why the last write failed; nil while writes succeed.
+    private(set) var problem: StateProblem?
+    private var retryTimer: TimerToken?
+    private var retryDelay = StateWriter.firstRetry
+    private var checkpointTimer: TimerToken?
+    private var lastWriteAt: MonotonicInstant?
+    /// Writers that keep their own unsaved state (the scheduler): called on each retry, each
+    /// returns whether everything it had is written.
+    var flushers: [() -> Bool] = []
+    /// Called when the database is not open at a retry: opens it, returns whether it is.
+    var reopen: (() -> Bool)?
+
+    static let firstRetry: Duration = .seconds(5)
+    static let longestRetry: Duration = .seconds(30)
+    /// WAL checkpoint after this long without a write.
+    private let idleCheckpoint: Duration
+
+    init(state: StateDirectory, loop: EventLoop, log: Logger, idleCheckpoint: Duration = .seconds(60)) {
+        self.state = state
+        self.loop = loop
+        self.log = log
+        self.idleCheckpoint = idleCheckpoint
+    }
+
+    var unwrittenCount: Int { queue.count }
+
+    // MARK: requests
+
+    /// Why a request that must be persisted cannot be accepted now, or nil: the last write
+    /// failed, the database is not open, or the file system is full or read-only.
+    func refusal() -> String? {
+        if let problem { return problem.refusal }
+        guard state.database != nil else {
+            return (state.openFailure ?? StateProblem(kind: .notWritable, directory: state.path,
+                                                      detail: "the state database is not open")).refusal
+        }
+        return state.spaceProblem()?.refusal
+    }
+
+    // MARK: writing
+
+    /// Writes now, in one transaction, unless a write is already failing (then it is not even
+    /// tried: the retry timer will). Nothing is queued: a caller that keeps its own unsaved
+    /// state (the scheduler) uses this, and tries again when its flusher is called.
+    @discardableResult
+    func attempt(durable: Bool = false, _ body: (Database) throws -> Void) -> Bool {
+        guard problem == nil, let database = state.database else { return false }
+        return run(database, durable: durable, body)
+    }
+
+    /// Writes now, or queues the write when it cannot be made; `label` names it in the log.
+    func write(_ label: String, key: String? = nil, _ body: @escaping (Database) throws -> Void) {
+        if problem == nil, queue.isEmpty, let database = state.database, run(database, durable: false, body) {
+            return
+        }
+        guard problem != nil || state.database == nil else { return } // failed for good: logged
+        if let dropped = queue.append(label, key: key, body) {
+            log.error("state database: \(queue.capacity) records wait to be written: dropped the oldest, \(dropped.label) (\(queue.dropped) dropped since start)")
+        }
+        scheduleRetry()
+    }
+
+    private func run(_ database: Database, durable: Bool, _ body: (Database) throws -> Void) -> Bool {
+        do {
+            try database.transaction(durable: durable) { try body(database) }
+            wrote()
+            return true
+        } catch {
+            failed(error)
+            return false
+        }
+    }
+
+    /// A write failed: transient trouble makes the state unwritable until a retry succeeds;
+    /// anything else is logged (the write is given up: retrying cannot help).
+    func failed(_ error: any Error) {
+        guard let error = error as? StoreError, error.kind.isTransient else {
+            log.error("state database: \(error) (a write was given up; see the cause above)")
+            return
+        }
+        let new = StateProblem(kind: error.kind, directory: state.path, detail: "\(error.message) (\(error.operation))")
+        if new != problem {
+            log.error("state database: \(new.refusal)")
+        }
+        problem = new
+        state.recordProblem(new.refusal + waitingNote)
+        scheduleRetry()
+    }
+
+    private var waitingNote: String {
+        queue.isEmpty ? "" : "; \(queue.count) records wait to be written"
+    }
+
+    // MARK: retrying
+
+    func scheduleRetry() {
+        guard retryTimer == nil else { return }
+        let delay = retryDelay
+        retryDelay = min(retryDelay * 2, Self.longestRetry)
+        retryTimer = loop.schedule(after: delay) { [unowned self] in
+            self.retryTimer = nil
+            self.retry()
+        }
+    }
+
+    /// Writes what waits: the queue in order, then every flusher. Stops at the first failure
+    /// (which re-arms the timer with a longer delay).
+    func retry() {
+        if state.database == nil, reopen?() != true {
+            scheduleRetry()
+            return
+        }
+        guard let database = state.database else { return }
+        let hadProblem = problem != nil
+        let result = queue.drain(into: database) { entry, error in
+            log.error("state database: \(entry.label) cannot be written and is given up: \(error)")
+        }
+        if let error = result.error {
+            failed(error) // logs only when the trouble changed
+            return
+        }
+        problem = nil
+        for flusher in flushers where !flusher() {
+            if problem == nil { scheduleRetry() }
+            return
+        }
+        if result.written > 0 { wrote() }
+        retryDelay = Self.firstRetry
+        state.clearProblem()
+        if hadProblem || result.written > 0 {
+            log.notice("state database: writable again; \(result.written) waiting records written")
+        }
+    }
+
+    // MARK: checkpointing
+
+    /// Arms the idle checkpoint: one timer, re-armed from when it fires, none once the WAL has
+    /// been checkpointed and nothing was written since.
+    private func wrote() {
+        lastWriteAt = loop.now
+        guard checkpointTimer == nil else { return }
+        armCheckpoint(at: loop.now + idleCheckpoint)
+    }
+
+    private func armCheckpoint(at deadline: MonotonicInstant) {
+        checkpointTimer = loop.schedule(at: deadline) { [unowned self] in
+            self.checkpointTimer = nil
+            guard let last = self.lastWriteAt else { return }
+            let due = last + idleCheckpoint
+            if due > self.loop.now {
+                self.armCheckpoint(at: due)
+            } else {
+                self.checkpoint()
+            }
+        }
+    }
+
+    private func checkpoint() {
+        guard problem == nil, let database = state.database else { return }
+        do {
+            try database.checkpoint()
+            lastWriteAt = nil
+        } catch {
+            // Harmless: the WAL keeps everything; the next write re-arms the timer.
+            log.info("state database: WAL checkpoint deferred: \(error)")
+        }
+    }
+
+    /// At a clean stop: one last try at everything unwritten, then a checkpoint (so `state.db`
+    /// alone is a complete copy) and the close.
+    func shutdown() {
+        if let token = retryTimer { loop.cancel(token); retryTimer = nil }
+        if let token = checkpointTimer { loop.cancel(token); checkpointTimer = nil }
+        guard state.database != nil else {
+            if !queue.isEmpty { log.error("state database: not open; \(queue.count) records were never written") }
+            return
+        }
+        retry()
+        if let token = retryTimer { loop.cancel(token); retryTimer = nil }
+        if !queue.isEmpty {
+            log.error("state database: \(queue.count) records could not be written before stopping and are lost: \(problem?.refusal ?? "")")
+        }
+        if let database = state.database {
+            do { try database.checkpoint() } catch { log.warning("state database: checkpoint at stop failed: \(error)") }
+            database.close()
+        }
+    }
+}
+
+/// Why the state cannot be written, worded for a refused request and for `status`.
+struct StateProblem: Equatable {
+    var kind: StoreErrorKind
+    var directory: String
+    var detail: String
+
+    /// "state directory full: …" or "state directory not writable: …", with what to do.
+    var refusal: String {
+        switch kind {
+        case .full:
+            return "state directory full: \(directory) (\(detail)); free space on that file system (df -h \(directory)), then try again. Runs that end meanwhile are kept in memory and written when space returns"
+        case .locked:
+            return "state directory not writable: \(directory)/state.db is locked by another process (\(detail)); agentd is its only writer, so stop that process (fuser -v \(directory)/state.db), then try again"
+        case .notWritable, .permanent:
+            return "state directory not writable: \(directory) (\(detail)); check that it is mounted read-write, that state.db and state.db-wal are writable (ls -l, lsattr), then try again"
+        }
+    }
+}
