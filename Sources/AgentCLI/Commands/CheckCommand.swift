@@ -24,8 +24,10 @@ enum CheckCommand {
                 throw CommandFailure(exitStatus: 1, message: "\(directory) is not a directory (give the config directory, e.g. agentctl check /etc/agentd)")
             }
             let user = SystemFactsProbe.currentUser()
+            // Quoting every file is safe here: only what this user could read was read.
             var loader = ConfigLoader(configDirectory: directory, agentUID: user.uid,
-                                      agentUserName: user.name, privileged: geteuid() == 0)
+                                      agentUserName: user.name, privileged: geteuid() == 0,
+                                      quotesPrivateFiles: true)
             _ = loader.loadAll()
             let registry = loader.registry
             let report = CheckReport(directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,

@@ -24,6 +24,22 @@ public enum ConfigCheck {
                               facts: some SystemFacts)
         -> (result: ConfigParseResult<ParsedConfig>, identifierLine: Int?)
     {
+        let (result, line) = checkQuoting(source, context: context, facts: facts)
+        guard !source.contentIsPublic, !context.quotesPrivateFiles, !result.diagnostics.isEmpty else {
+            return (result, line)
+        }
+        let redacted = result.diagnostics.map(DiagnosticRedaction.redacted)
+        if let value = result.value {
+            return (ConfigParseResult(value: value, diagnostics: redacted), line)
+        }
+        return (.failure(redacted), line)
+    }
+
+    /// `checkDetailed` before redaction.
+    private static func checkQuoting(_ source: ConfigSource, context: ConfigContext,
+                                     facts: some SystemFacts)
+        -> (result: ConfigParseResult<ParsedConfig>, identifierLine: Int?)
+    {
         let path = ConfigPath.normalized(source.relativePath) ?? source.relativePath
         let role = ConfigPath.role(of: path)
         if case .ignored(let reason) = role {
@@ -40,6 +56,12 @@ public enum ConfigCheck {
             agentUserName: context.agentUserName)
         {
             return (.failure([ConfigDiagnostic(path: path, message: problem)]), nil)
+        }
+        if let expected = role.expectedSection,
+           var problem = UnitFileSniff.problem(source.bytes, expectedSection: expected)
+        {
+            problem.path = path
+            return (.failure([problem]), nil)
         }
         switch role {
         case .agentSettings:

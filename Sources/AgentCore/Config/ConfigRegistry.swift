@@ -112,12 +112,14 @@ public struct ConfigRegistry: Sendable {
     /// when the system changes (a plugin or user appears after its job file).
     private var failedSources: [String: ConfigSource] = [:]
 
+    /// `quotesPrivateFiles`: see `ConfigContext.quotesPrivateFiles` (the agent leaves it off).
     public init(agentUID: UInt32, agentUserName: String, privileged: Bool,
-                configDirectory: String = "/etc/agentd")
+                configDirectory: String = "/etc/agentd", quotesPrivateFiles: Bool = false)
     {
         self.configDirectory = configDirectory
         self.context = ConfigContext(configDirectory: configDirectory, agentUID: agentUID,
-                                     agentUserName: agentUserName, privileged: privileged)
+                                     agentUserName: agentUserName, privileged: privileged,
+                                     quotesPrivateFiles: quotesPrivateFiles)
     }
 
     // MARK: Queries

@@ -21,7 +21,7 @@ public struct EnvironmentVariable: Hashable, Sendable, Codable {
                 + "(letters, digits and _, not starting with a digit)"
         }
         if name.hasPrefix("AGENTD_") || name == "STATE_DIRECTORY" {
-            return "\(name) is set by the agent for every run; choose another name"
+            return "\(TextBytes.quoted(name)) is set by the agent for every run; choose another name"
         }
         return nil
     }
@@ -116,7 +116,7 @@ public struct JobDefinition: Hashable, Sendable {
         for section in file.sections where section.name != "Job" {
             unknownSections.append(ConfigDiagnostic(
                 path: path, line: section.line, severity: .warning,
-                message: "unknown section [\(section.name)], ignored (a job file has one [Job] section)"))
+                message: "unknown section [\(TextBytes.shownName(section.name))], ignored (a job file has one [Job] section)"))
         }
         guard let jobLine = file.firstLine(of: "Job") else {
             let missing = ConfigDiagnostic(

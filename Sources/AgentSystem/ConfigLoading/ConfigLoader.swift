@@ -18,10 +18,14 @@ public struct ConfigLoader {
     private let facts: SystemFactsProbe
     private var knownPaths: Set<String> = []
 
-    public init(configDirectory: String, agentUID: UInt32, agentUserName: String, privileged: Bool) {
+    /// `quotesPrivateFiles`: whether diagnostics may quote files not everyone can read (only for
+    /// `agentctl check`, whose user has read them; see `ConfigContext`).
+    public init(configDirectory: String, agentUID: UInt32, agentUserName: String, privileged: Bool,
+                quotesPrivateFiles: Bool = false) {
         self.configDirectory = configDirectory
         self.registry = ConfigRegistry(agentUID: agentUID, agentUserName: agentUserName,
-                                       privileged: privileged, configDirectory: configDirectory)
+                                       privileged: privileged, configDirectory: configDirectory,
+                                       quotesPrivateFiles: quotesPrivateFiles)
         self.facts = SystemFactsProbe()
     }
 
