@@ -186,6 +186,9 @@ func makeBadInputs() -> [BadInput] {
              expect: "Exec= cannot be set in a drop-in script: the script itself is run"))
     list.append(BadInput("drop-in name that is no identifier", "jobs.d/my backup", script, facts: rootScript,
              expect: "the file name cannot form the identifier \"local.my backup\""))
+    list.append(BadInput("drop-in header line over 1 MiB", dropIn,
+             withScript("# agentd: Environment=A=" + megabyteOfX + "\n"), facts: rootScript,
+             expect: "jobs.d/bad-script:2: the # agentd: header line is 1048600 bytes long; at most 1 MiB"))
     list.append(BadInput("bad span in a drop-in header", dropIn, withScript("# agentd: Interval=1x\n"), facts: rootScript,
              expect: "jobs.d/bad-script:2: Interval: \"1x\" is not a time span"))
     list.append(BadInput("drop-in header token without =", dropIn, withScript("# agentd: Kind=refresh daily\n"), facts: rootScript,

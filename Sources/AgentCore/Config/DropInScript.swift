@@ -93,6 +93,14 @@ public enum DropInScript {
             guard end - cursor >= marker.count,
                 bytes[cursor..<(cursor + marker.count)].elementsEqual(marker)
             else { continue }
+            // The same limit as a line of a job file; other long lines (a binary's) are not read.
+            guard end - index <= UnitFileParser.maximumLineLength else {
+                errors.append(ConfigDiagnostic(
+                    path: path, line: line,
+                    message: "the # agentd: header line is \(end - index) bytes long; at most 1 MiB "
+                        + "(\(UnitFileParser.maximumLineLength) bytes) is allowed"))
+                continue
+            }
             var textEnd = end
             if textEnd > cursor, bytes[textEnd - 1] == TextBytes.carriageReturn { textEnd -= 1 }
             let range = (cursor + marker.count)..<textEnd
