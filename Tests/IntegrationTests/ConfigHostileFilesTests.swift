@@ -88,4 +88,22 @@ import Testing
         try agent.waitForLog("registered local.after")
         #expect(try agent.ctl("status").status == 0)
     }
+
+    @Test func anOnSuccessCycleIsRefusedAtLoadWithFileAndLine() throws {
+        let sandbox = try Sandbox()
+        func chain(_ name: String, _ next: String) -> String {
+            "[Job]\nIdentifier=local.\(name)\nKind=processing\nExec=\(sandbox.pluginPath)\nOnSuccess=local.\(next)\n"
+        }
+        try sandbox.write("jobs.d/a.job", chain("a", "b"))
+        try sandbox.write("jobs.d/b.job", chain("b", "a"))
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("jobs.d/b.job:5: OnSuccess= forms a cycle: local.b → local.a → local.b")
+        #expect(try diagnostics(agent).contains { $0.hasPrefix("jobs.d/b.job:5: OnSuccess= forms a cycle") })
+        #expect(try listedJobs(agent)["local.b"] == nil)
+
+        // Breaking the cycle in a.job lets b.job in.
+        let mark = agent.logLines.count
+        try sandbox.write("jobs.d/a.job", sandbox.jobFile("a"))
+        try agent.waitForLog("registered local.b", after: mark)
+    }
 }

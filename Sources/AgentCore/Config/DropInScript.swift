@@ -31,6 +31,14 @@ public enum DropInScript {
     public static func parse(_ bytes: [UInt8], path: String, context: ConfigContext,
                              facts: some SystemFacts) -> ConfigParseResult<JobDefinition>
     {
+        parseDetailed(bytes, path: path, context: context, facts: facts).result
+    }
+
+    /// `parse`, and the line of the `OnSuccess=` header token.
+    static func parseDetailed(_ bytes: [UInt8], path: String, context: ConfigContext,
+                              facts: some SystemFacts)
+        -> (result: ConfigParseResult<JobDefinition>, lines: JobLines)
+    {
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         var diagnostics: [ConfigDiagnostic] = []
         var identifier: Identifier?
@@ -59,10 +67,11 @@ public enum DropInScript {
             diagnostics.append(ConfigDiagnostic(path: path, message: problem))
         }
         diagnostics = JobDefinition.sortedByLine(diagnostics)
+        let lines = JobLines(identifier: nil, onSuccess: reader.assignment("OnSuccess")?.line)
         if identifier == nil || diagnostics.contains(where: { $0.severity == .error }) {
-            return .failure(diagnostics)
+            return (.failure(diagnostics), lines)
         }
-        return ConfigParseResult(value: definition, diagnostics: diagnostics)
+        return (ConfigParseResult(value: definition, diagnostics: diagnostics), lines)
     }
 
     /// The `Key=Value` tokens of every `# agentd:` line among the first `headerLineLimit` lines.
