@@ -33,6 +33,9 @@ import Testing
         try sandbox.write("jobs.d/three.job", sandbox.jobFile("three"))
         try agent.waitForLog("registered local.three", after: mark)
         #expect(Set(try listedJobs(agent).keys) == ["local.one", "local.two", "local.three"])
+        // Settled (a probe deletion has taken effect), and local.one was never removed.
+        try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/three.job")
+        try agent.waitForLog("removed local.three", after: mark)
         #expect(!agent.logLines[mark...].contains { $0.contains("removed local.one") })
         #expect(try configWatch(agent)["watching"] as? Int == 3)
     }
@@ -125,13 +128,39 @@ import Testing
 
         try sh("rm -rf '\(sandbox.configDirectory)' && cp -a '\(backup)' '\(sandbox.configDirectory)'")
         try agent.waitForLog("registered local.marker", after: mark)
-        // Past the removal quiet period, and the run still runs.
-        try sandbox.write("jobs.d/marker2.job", sandbox.jobFile("marker2"))
-        try agent.waitForLog("registered local.marker2", after: mark)
+        // Past the removal quiet period (a probe deletion has taken effect), and the run still runs.
+        try sandbox.write("jobs.d/probe.job", sandbox.jobFile("probe"))
+        try agent.waitForLog("registered local.probe", after: mark)
+        try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/probe.job")
+        try agent.waitForLog("removed local.probe", after: mark)
         let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
         let running = status?["running"] as? [[String: Any]] ?? []
         #expect(running.contains { $0["identifier"] as? String == "local.slow" && $0["stopping"] == nil })
         #expect(!agent.logLines[mark...].contains { $0.contains("cancelled") || $0.contains("removed local.slow") })
         agent.stop()
+    }
+
+    /// `rm -rf` of a big directory takes a while, and its deletions reach the agent while it is
+    /// still running: none of them may take effect.
+    @Test func swappingABigDirectoryRemovesNothing() throws {
+        let sandbox = try Sandbox()
+        for index in 0..<300 { try sandbox.write("jobs.d/bulk\(index).job", sandbox.jobFile("bulk\(index)")) }
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("ready:")
+        let backup = sandbox.root + "/backup"
+        try sh("cp -a '\(sandbox.configDirectory)' '\(backup)'")
+        try sandbox.jobFile("marker").write(toFile: backup + "/jobs.d/zz-marker.job", atomically: false, encoding: .utf8)
+        let mark = agent.logLines.count
+        for _ in 0..<3 {
+            try sh("rm -rf '\(sandbox.configDirectory)' && cp -a '\(backup)' '\(sandbox.configDirectory)'")
+        }
+        try agent.waitForLog("registered local.marker", after: mark)
+        // A deliberate deletion as a probe: removals are settled together, so once this one has
+        // taken effect, every deletion of the swaps has been judged too.
+        try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/bulk0.job")
+        try agent.waitForLog("removed local.bulk0", after: mark)
+        let removed = agent.logLines[mark...].filter { $0.contains("removed local.") }
+        #expect(removed.count == 1, "\(removed.prefix(5))")
+        #expect(try listedJobs(agent).count == 300)
     }
 }
