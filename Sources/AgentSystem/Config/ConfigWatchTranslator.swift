@@ -361,8 +361,9 @@ struct ConfigWatchTranslator {
         }
     }
 
-    /// The config directory is gone (deleted, moved away, unmounted): every file under it is
-    /// gone as far as the daemon is concerned.
+    /// The config directory is gone (deleted, moved away, unmounted): its watches go, and the
+    /// rescans tell the daemon to look (it finds the directory missing and keeps what it had
+    /// read). The parent's watch, or the watcher thread's periodic check, brings it back.
     private mutating func loseRoot<Host: ConfigWatchHost>(
         into batch: inout ConfigWatchBatch, host: inout Host
     ) {
