@@ -21,6 +21,11 @@ public final class Agent {
     private var signals: SignalSource?
     private var server: ControlServer?
     private var configEvents: Mailbox<ConfigWatchEvent>?
+    /// Removals reported by the watcher, applied once the config directory is quiet.
+    private var pendingRemovals = PendingConfigRemovals()
+    private var removalTimer: TimerToken?
+    /// The watcher's health as last logged, to log each change once.
+    private var loggedWatchHealth: ConfigWatchHealth?
     private(set) var runs: RunSupervisor!
     private(set) var scheduling: SchedulerDriver?
     /// Power, thermal, network and pressure (DESIGN §6).
@@ -100,6 +105,9 @@ public final class Agent {
         switch signal {
         case SIGHUP:
             log.info("SIGHUP: rescanning \(options.configDirectory) and re-reading power, thermal, network and pressure")
+            // Re-watch whatever was replaced or came back; the watcher rescans what it re-arms.
+            watcher?.rearm()
+            pendingRemovals.removeAll()
             logChanges(config.loadAll())
             conditions?.rereadEverything()
             stateWriter.retry()
@@ -214,21 +222,65 @@ public final class Agent {
         let sender = mailbox.sender
         try watcher.start { batch in sender.post(contentsOf: batch) }
         self.watcher = watcher
+        logWatchHealth()
     }
 
     func handle(configEvents batch: [ConfigWatchEvent]) {
         var changes: [RegistryChange] = []
         for event in Self.coalesce(batch) {
             switch event {
-            case .changed(let path): changes.append(config.reload(relativePath: path))
-            case .removed(let path): changes.append(config.remove(relativePath: path))
-            case .rescan(let directory): changes.append(contentsOf: config.rescan(directory: directory))
+            case .changed(let path):
+                pendingRemovals.cancel(path)
+                changes.append(config.reload(relativePath: path))
+            case .removed(let path):
+                // Not yet: `rm -rf` of a directory about to be replaced deletes its files first.
+                pendingRemovals.add(path)
+            case .rescan(let directory):
+                var vanished: [String] = []
+                changes.append(contentsOf: config.rescan(directory: directory, vanished: &vanished))
+                vanished.forEach { pendingRemovals.add($0) }
             case .overflow:
                 log.warning("inotify queue overflowed: rescanning \(options.configDirectory)")
-                changes.append(contentsOf: config.loadAll())
+                var vanished: [String] = []
+                changes.append(contentsOf: config.loadAll(vanished: &vanished))
+                vanished.forEach { pendingRemovals.add($0) }
             }
         }
         logChanges(changes)
+        if !pendingRemovals.isEmpty { settleRemovals() }
+        logWatchHealth()
+    }
+
+    /// Says when a config directory goes missing or the watches are whole again.
+    private func logWatchHealth() {
+        guard let health = watcher?.health, health != loggedWatchHealth else { return }
+        let first = loggedWatchHealth == nil
+        loggedWatchHealth = health
+        if !health.missing.isEmpty {
+            log.warning("config watch: \(health.missing.joined(separator: ", ")) missing; the config "
+                + "last read there stays in force until it is back")
+        } else if !first {
+            log.info("config watch: watching \(health.watchedDirectories) "
+                + "\(health.watchedDirectories == 1 ? "directory" : "directories") again")
+        }
+    }
+
+    /// (Re)starts the quiet period after which the pending removals take effect: each removal
+    /// is checked again then, and one whose directory has gone meanwhile waits for the
+    /// directory to come back (`ConfigLoader`).
+    private func settleRemovals() {
+        if let token = removalTimer { loop.cancel(token) }
+        removalTimer = loop.schedule(after: PendingConfigRemovals.quietPeriod) { [unowned self] in
+            self.removalTimer = nil
+            let paths = self.pendingRemovals.takeAll()
+            self.logChanges(paths.map { self.config.reload(relativePath: $0) })
+        }
+    }
+
+    /// The watcher's health for `status`.
+    var configWatchStatus: ConfigWatchStatus? {
+        guard let health = watcher?.health else { return nil }
+        return ConfigWatchStatus(watching: health.watchedDirectories, missing: health.missing)
     }
 
     /// Within one batch only the last event per path matters (a burst of writes is one reload).

@@ -28,14 +28,17 @@ public struct StatusReport: Codable, Sendable {
     public var dailyBudget: Int?
     /// Power, thermal, network and pressure as the agent sees them (nil from older agents).
     public var inputs: MachineInputs?
+    /// What the config watcher watches (nil from older agents).
+    public var configWatch: ConfigWatchStatus?
 
     public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
                 configDirectory: String, stateDirectory: String, socketPath: String,
                 manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
                 stateError: String?, running: [RunSummary], pending: [PendingSummary],
                 pendingCount: Int? = nil, paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil,
-                inputs: MachineInputs? = nil) {
+                inputs: MachineInputs? = nil, configWatch: ConfigWatchStatus? = nil) {
         self.inputs = inputs
+        self.configWatch = configWatch
         self.version = version
         self.pid = pid
         self.startedAt = startedAt
@@ -54,6 +57,20 @@ public struct StatusReport: Codable, Sendable {
         self.paused = paused
         self.budgetLeft = budgetLeft
         self.dailyBudget = dailyBudget
+    }
+}
+
+/// The config watcher's health in `status`: an agent that watches nothing hears no change.
+public struct ConfigWatchStatus: Codable, Sendable, Hashable {
+    /// Config directories watched: the config directory, `manifests.d`, `jobs.d` (at most 3).
+    public var watching: Int
+    /// Absolute paths of the config directories that are missing; what was last read from them
+    /// stays in force until they are back.
+    public var missing: [String]
+
+    public init(watching: Int, missing: [String]) {
+        self.watching = watching
+        self.missing = missing
     }
 }
 

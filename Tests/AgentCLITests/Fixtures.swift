@@ -43,12 +43,13 @@ enum Fixture {
 
     static func status(running: [RunSummary] = running, pending: [PendingSummary] = pending,
                        diagnostics: [ConfigDiagnostic] = diagnostics, stateError: String? = nil,
-                       inputs: MachineInputs? = inputsOnAC, manifestCount: Int = 2, jobCount: Int = 6) -> StatusReport {
+                       inputs: MachineInputs? = inputsOnAC, manifestCount: Int = 2, jobCount: Int = 6,
+                       configWatch: ConfigWatchStatus? = ConfigWatchStatus(watching: 2, missing: ["/etc/agentd/jobs.d"])) -> StatusReport {
         StatusReport(version: "0.1.0", pid: 812, startedAt: now - 200_000, uptimeSeconds: 200_000,
                      configDirectory: "/etc/agentd", stateDirectory: "/var/lib/agentd",
                      socketPath: "/run/agentd/agentd.sock", manifestCount: manifestCount, jobCount: jobCount,
                      diagnostics: diagnostics, stateError: stateError, running: running, pending: pending,
-                     inputs: inputs)
+                     inputs: inputs, configWatch: configWatch)
     }
 
     static let liveSources = [

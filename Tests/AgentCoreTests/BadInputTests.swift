@@ -141,7 +141,7 @@ func makeBadInputs() -> [BadInput] {
              expect: "Environment: \"1X\" is not a variable name (letters, digits and _, not starting with a digit)"))
     list.append(BadInput("Environment without =", withJob("Environment=FOO\n"), expect: "Environment: \"FOO\" is not a NAME=VALUE assignment"))
     list.append(BadInput("Environment overriding the agent's variables", withJob("Environment=AGENTD_RUN_ID=1\n"),
-             expect: "Environment: AGENTD_RUN_ID is set by the agent for every run; choose another name"))
+             expect: "Environment: \"AGENTD_RUN_ID\" is set by the agent for every run; choose another name"))
     list.append(BadInput("Environment with unbalanced quote", withJob("Environment=\"A=1\n"), expect: "Environment: unbalanced \" quote"))
     list.append(BadInput("OnSuccess with a space", withJob("OnSuccess=com.example a\n"), expect: "OnSuccess: \"com.example a\" is not an identifier"))
     list.append(BadInput("OnSuccess chaining to itself", withJob("OnSuccess=com.example.bad\n"), expect: "OnSuccess: a job cannot chain to itself"))
@@ -162,7 +162,7 @@ func makeBadInputs() -> [BadInput] {
     list.append(BadInput("unknown background mode", "manifests.d/x.manifest", "[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=fetch\n",
              expect: "BackgroundModes: \"fetch\" is not a kind (refresh, processing, continued)"))
     list.append(BadInput("manifest without section", "manifests.d/x.manifest", "PermittedIdentifiers=a.*\n",
-             expect: "PermittedIdentifiers= comes before any section; put [Manifest] above it"))
+             expect: "no [Section] header in its first 4 KiB; put [Manifest] above it"))
     list.append(BadInput("empty manifest", "manifests.d/x.manifest", "", expect: "has no [Manifest] section"))
     // agentd.conf
     list.append(BadInput("battery low over 100%", "agentd.conf", "[Agent]\nBatteryLow=120%\n",
@@ -186,6 +186,9 @@ func makeBadInputs() -> [BadInput] {
              expect: "Exec= cannot be set in a drop-in script: the script itself is run"))
     list.append(BadInput("drop-in name that is no identifier", "jobs.d/my backup", script, facts: rootScript,
              expect: "the file name cannot form the identifier \"local.my backup\""))
+    list.append(BadInput("drop-in header line over 1 MiB", dropIn,
+             withScript("# agentd: Environment=A=" + megabyteOfX + "\n"), facts: rootScript,
+             expect: "jobs.d/bad-script:2: the # agentd: header line is 1048600 bytes long; at most 1 MiB"))
     list.append(BadInput("bad span in a drop-in header", dropIn, withScript("# agentd: Interval=1x\n"), facts: rootScript,
              expect: "jobs.d/bad-script:2: Interval: \"1x\" is not a time span"))
     list.append(BadInput("drop-in header token without =", dropIn, withScript("# agentd: Kind=refresh daily\n"), facts: rootScript,

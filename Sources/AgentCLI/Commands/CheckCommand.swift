@@ -35,8 +35,10 @@ enum CheckCommand {
                 throw CommandFailure(exitStatus: 1, message: "\(directory) is not a directory (\(Self.advice(for: directory)))")
             }
             let user = SystemFactsProbe.currentUser()
+            // Quoting every file is safe here: only what this user could read was read.
             var loader = ConfigLoader(configDirectory: directory, agentUID: user.uid,
-                                      agentUserName: user.name, privileged: geteuid() == 0)
+                                      agentUserName: user.name, privileged: geteuid() == 0,
+                                      quotesPrivateFiles: true)
             _ = loader.loadAll()
             let registry = loader.registry
             let report = CheckReport(directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,

@@ -28,6 +28,14 @@ enum StatusCommand {
             return 0
         })
 
+    /// `watching: 3 directories`, or what is missing (in yellow) and that its config stays.
+    static func watchLine(_ watch: ConfigWatchStatus, style: Style) -> String {
+        let watching = "watching: \(watch.watching) \(watch.watching == 1 ? "directory" : "directories")"
+        guard !watch.missing.isEmpty else { return watching }
+        let missing = watch.missing.map(DisplayText.sanitized).joined(separator: ", ")
+        return watching + "; " + style.warning("missing: \(missing) (last config kept)")
+    }
+
     static func render(_ status: StatusReport, context: CommandContext) -> String {
         let style = context.style
         let errors = status.diagnostics.filter { $0.severity == .error }.count
@@ -41,6 +49,9 @@ enum StatusCommand {
             "state:    \(status.stateDirectory)",
             "socket:   \(status.socketPath)",
         ]
+        if let watch = status.configWatch {
+            lines.append(watchLine(watch, style: style))
+        }
         if let left = status.budgetLeft, let budget = status.dailyBudget {
             lines.append("budget:   \(left) of \(budget) discretionary launches left today" + (status.paused == true ? "; PAUSED (agentctl resume)" : ""))
         }

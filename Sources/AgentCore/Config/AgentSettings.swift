@@ -83,7 +83,7 @@ public struct AgentSettings: Hashable, Sendable {
         for section in file.sections where section.name != "Agent" && section.name != "Thermal" {
             diagnostics.append(ConfigDiagnostic(
                 path: path, line: section.line, severity: .warning,
-                message: "unknown section [\(section.name)], ignored "
+                message: "unknown section [\(TextBytes.shownName(section.name))], ignored "
                     + "(agentd.conf has [Agent] and [Thermal])"))
         }
         var agent = KeyReader(

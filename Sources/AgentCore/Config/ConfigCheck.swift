@@ -22,34 +22,56 @@ public enum ConfigCheck {
 
     static func checkDetailed(_ source: ConfigSource, context: ConfigContext,
                               facts: some SystemFacts)
-        -> (result: ConfigParseResult<ParsedConfig>, identifierLine: Int?)
+        -> (result: ConfigParseResult<ParsedConfig>, lines: JobLines)
+    {
+        let (result, line) = checkQuoting(source, context: context, facts: facts)
+        guard !source.contentIsPublic, !context.quotesPrivateFiles, !result.diagnostics.isEmpty else {
+            return (result, line)
+        }
+        let redacted = result.diagnostics.map(DiagnosticRedaction.redacted)
+        if let value = result.value {
+            return (ConfigParseResult(value: value, diagnostics: redacted), line)
+        }
+        return (.failure(redacted), line)
+    }
+
+    /// `checkDetailed` before redaction.
+    private static func checkQuoting(_ source: ConfigSource, context: ConfigContext,
+                                     facts: some SystemFacts)
+        -> (result: ConfigParseResult<ParsedConfig>, lines: JobLines)
     {
         let path = ConfigPath.normalized(source.relativePath) ?? source.relativePath
         let role = ConfigPath.role(of: path)
         if case .ignored(let reason) = role {
-            return (ConfigParseResult(value: .ignored(reason: reason), diagnostics: []), nil)
+            return (ConfigParseResult(value: .ignored(reason: reason), diagnostics: []), JobLines())
         }
         let absolutePath = context.absolutePath(of: path)
         if OwnershipRule.isKnownNonRegular(source.facts) {
             let refusal = ConfigDiagnostic(path: path, message: "is not a regular file; "
                 + "config files must be regular files")
-            return (.failure([refusal]), nil)
+            return (.failure([refusal]), JobLines())
         }
         if let problem = OwnershipRule.problem(
             with: source.facts, absolutePath: absolutePath, agentUID: context.agentUID,
             agentUserName: context.agentUserName)
         {
-            return (.failure([ConfigDiagnostic(path: path, message: problem)]), nil)
+            return (.failure([ConfigDiagnostic(path: path, message: problem)]), JobLines())
+        }
+        if let expected = role.expectedSection,
+           var problem = UnitFileSniff.problem(source.bytes, expectedSection: expected)
+        {
+            problem.path = path
+            return (.failure([problem]), JobLines())
         }
         switch role {
         case .agentSettings:
             let parsed = AgentSettings.parse(source.bytes, path: path, context: context, facts: facts)
             return (ConfigParseResult(value: parsed.value.map(ParsedConfig.agentSettings),
-                                      diagnostics: parsed.diagnostics), nil)
+                                      diagnostics: parsed.diagnostics), JobLines())
         case .manifest:
             let parsed = Manifest.parse(source.bytes, path: path)
             return (ConfigParseResult(value: parsed.value.map(ParsedConfig.manifest),
-                                      diagnostics: parsed.diagnostics), nil)
+                                      diagnostics: parsed.diagnostics), JobLines())
         case .jobDefinition:
             let (parsed, line) = JobDefinition.parseDetailed(
                 source.bytes, path: path, context: context, facts: facts)
@@ -63,13 +85,13 @@ public enum ConfigCheck {
                     path: path, severity: .warning,
                     message: "\(reason); run chmod +x \(TextBytes.shellQuoted(absolutePath)) to run it "
                         + "as local.\(name), or name a job definition NAME.job")
-                return (ConfigParseResult(value: .ignored(reason: reason), diagnostics: [warning]), nil)
+                return (ConfigParseResult(value: .ignored(reason: reason), diagnostics: [warning]), JobLines())
             }
-            let parsed = DropInScript.parse(source.bytes, path: path, context: context, facts: facts)
+            let (parsed, lines) = DropInScript.parseDetailed(source.bytes, path: path, context: context, facts: facts)
             return (ConfigParseResult(value: parsed.value.map(ParsedConfig.job),
-                                      diagnostics: parsed.diagnostics), nil)
+                                      diagnostics: parsed.diagnostics), lines)
         case .ignored:
-            return (ConfigParseResult(value: .ignored(reason: ""), diagnostics: []), nil)
+            return (ConfigParseResult(value: .ignored(reason: ""), diagnostics: []), JobLines())
         }
     }
 }

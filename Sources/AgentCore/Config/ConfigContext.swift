@@ -9,14 +9,19 @@ public struct ConfigContext: Sendable, Hashable {
     public var agentUserName: String
     /// Whether the agent can run jobs as other users (runs as root).
     public var privileged: Bool
+    /// Whether diagnostics may quote files that not everyone can read: yes for `agentctl check`
+    /// (its user has just read them), no for the agent, whose diagnostics every reader of the
+    /// control socket sees (`DiagnosticRedaction`).
+    public var quotesPrivateFiles: Bool
 
     public init(configDirectory: String = "/etc/agentd", agentUID: UInt32,
-                agentUserName: String, privileged: Bool)
+                agentUserName: String, privileged: Bool, quotesPrivateFiles: Bool = false)
     {
         self.configDirectory = configDirectory
         self.agentUID = agentUID
         self.agentUserName = agentUserName
         self.privileged = privileged
+        self.quotesPrivateFiles = quotesPrivateFiles
     }
 
     /// The absolute path of a file given relative to the config directory.

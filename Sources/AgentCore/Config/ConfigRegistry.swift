@@ -93,6 +93,7 @@ public struct ConfigRegistry: Sendable {
     private struct JobFile: Sendable {
         var definition: JobDefinition
         var identifierLine: Int?
+        var onSuccessLine: Int?
     }
     private var jobFiles: [String: JobFile] = [:]
     /// Paths defining each identifier, smallest (the winner) first.
@@ -111,13 +112,18 @@ public struct ConfigRegistry: Sendable {
     /// Files whose latest version failed, kept so that `revalidateFailedFiles` can retry them
     /// when the system changes (a plugin or user appears after its job file).
     private var failedSources: [String: ConfigSource] = [:]
+    /// Job files refused only because their `OnSuccess=` closed a cycle: tried again whenever
+    /// another job changes, since that may have broken the cycle.
+    private var cycleRefused: Set<String> = []
 
+    /// `quotesPrivateFiles`: see `ConfigContext.quotesPrivateFiles` (the agent leaves it off).
     public init(agentUID: UInt32, agentUserName: String, privileged: Bool,
-                configDirectory: String = "/etc/agentd")
+                configDirectory: String = "/etc/agentd", quotesPrivateFiles: Bool = false)
     {
         self.configDirectory = configDirectory
         self.context = ConfigContext(configDirectory: configDirectory, agentUID: agentUID,
-                                     agentUserName: agentUserName, privileged: privileged)
+                                     agentUserName: agentUserName, privileged: privileged,
+                                     quotesPrivateFiles: quotesPrivateFiles)
     }
 
     // MARK: Queries
@@ -193,7 +199,17 @@ public struct ConfigRegistry: Sendable {
         if case .ignored = role { return RegistryChange() }
         var source = source
         source.relativePath = path
-        let (result, identifierLine) = ConfigCheck.checkDetailed(source, context: context, facts: facts)
+        let (checked, lines) = ConfigCheck.checkDetailed(source, context: context, facts: facts)
+        var result = checked
+        cycleRefused.remove(path)
+        if case .job(let definition)? = result.value,
+           let cycle = ChainCycle.find(from: definition, in: { self.definitionInForce($0, replacing: path) })
+        {
+            // Refused like a value error: the last good version stays in force.
+            cycleRefused.insert(path)
+            result = .failure(result.diagnostics + [ConfigDiagnostic(
+                path: path, line: lines.onSuccess, message: ChainCycle.message(cycle))])
+        }
 
         guard let value = result.value else {
             failedSources[path] = source
@@ -214,18 +230,45 @@ public struct ConfigRegistry: Sendable {
         case .manifest(let manifest):
             change = setManifest(manifest, at: path)
         case .job(let definition):
-            change = setJob(JobFile(definition: definition, identifierLine: identifierLine), at: path)
+            change = setJob(JobFile(definition: definition, identifierLine: lines.identifier,
+                                    onSuccessLine: lines.onSuccess), at: path)
         case .ignored:
             change = removeJob(at: path)
         }
         change.diagnostics = Self.sorted(currentDiagnostics(of: path) + change.diagnostics)
-        return change
+        return retryingCycleRefused(after: change, except: path, facts: facts)
+    }
+
+    /// The definition that `id`'s chain would follow: its winning file's, or `path`'s own new
+    /// version when `path` is that file.
+    private func definitionInForce(_ id: Identifier, replacing path: String) -> JobDefinition? {
+        guard let winner = pathsByIdentifier[id]?.first, winner != path else { return nil }
+        return jobFiles[winner]?.definition
+    }
+
+    /// After a job change, files refused for a chain cycle may be acceptable now.
+    private mutating func retryingCycleRefused(after change: RegistryChange, except path: String,
+                                               facts: some SystemFacts) -> RegistryChange {
+        let candidates = cycleRefused.subtracting([path]).sorted(by: Self.precedes)
+        guard !candidates.isEmpty, !change.added.isEmpty || !change.removed.isEmpty || !change.updated.isEmpty
+        else { return change }
+        var merged = ChangeMerger()
+        merged.add(change)
+        for candidate in candidates {
+            guard let source = failedSources[candidate] else { continue }
+            cycleRefused.remove(candidate)
+            let retried = update(source, facts: facts)
+            // Still a cycle: nothing new to say.
+            if !cycleRefused.contains(candidate) { merged.add(retried) }
+        }
+        return merged.result
     }
 
     /// Forgets a file that was deleted or renamed away. (`facts` is not needed today — removal
     /// only re-evaluates what is loaded — but keeps the three entry points alike.)
     public mutating func remove(relativePath: String, facts: some SystemFacts) -> RegistryChange {
         guard let path = ConfigPath.normalized(relativePath) else { return RegistryChange() }
+        cycleRefused.remove(path)
         failedSources[path] = nil
         fileDiagnostics[path] = nil
         switch ConfigPath.role(of: path) {
@@ -237,7 +280,7 @@ public struct ConfigRegistry: Sendable {
         case .manifest:
             return removeManifest(at: path)
         case .jobDefinition, .dropInScript:
-            return removeJob(at: path)
+            return retryingCycleRefused(after: removeJob(at: path), except: path, facts: facts)
         case .ignored:
             return RegistryChange()
         }

@@ -16,6 +16,7 @@ public struct FileFacts: Sendable, Hashable {
     public var isGroupOrWorldWritable: Bool { mode & 0o022 != 0 }
     public var isExecutableByOwner: Bool { mode & 0o100 != 0 }
     public var isExecutableByAnyone: Bool { mode & 0o111 != 0 }
+    public var isWorldReadable: Bool { mode & 0o004 != 0 }
 }
 
 /// One file of the config directory as read from disk: where it is (relative to the config
@@ -24,11 +25,17 @@ public struct ConfigSource: Sendable {
     public var relativePath: String
     public var bytes: [UInt8]
     public var facts: FileFacts
+    /// Whether anyone may read the file (world-readable, and not reached through a symlink into
+    /// directories others cannot enter): only then may diagnostics that the control socket's
+    /// readers see quote its text.
+    public var contentIsPublic: Bool
 
-    public init(relativePath: String, bytes: [UInt8], facts: FileFacts) {
+    /// `contentIsPublic` defaults to what the file's own mode says.
+    public init(relativePath: String, bytes: [UInt8], facts: FileFacts, contentIsPublic: Bool? = nil) {
         self.relativePath = relativePath
         self.bytes = bytes
         self.facts = facts
+        self.contentIsPublic = contentIsPublic ?? facts.isWorldReadable
     }
 }
 

@@ -31,6 +31,14 @@ public enum DropInScript {
     public static func parse(_ bytes: [UInt8], path: String, context: ConfigContext,
                              facts: some SystemFacts) -> ConfigParseResult<JobDefinition>
     {
+        parseDetailed(bytes, path: path, context: context, facts: facts).result
+    }
+
+    /// `parse`, and the line of the `OnSuccess=` header token.
+    static func parseDetailed(_ bytes: [UInt8], path: String, context: ConfigContext,
+                              facts: some SystemFacts)
+        -> (result: ConfigParseResult<JobDefinition>, lines: JobLines)
+    {
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         var diagnostics: [ConfigDiagnostic] = []
         var identifier: Identifier?
@@ -59,10 +67,11 @@ public enum DropInScript {
             diagnostics.append(ConfigDiagnostic(path: path, message: problem))
         }
         diagnostics = JobDefinition.sortedByLine(diagnostics)
+        let lines = JobLines(identifier: nil, onSuccess: reader.assignment("OnSuccess")?.line)
         if identifier == nil || diagnostics.contains(where: { $0.severity == .error }) {
-            return .failure(diagnostics)
+            return (.failure(diagnostics), lines)
         }
-        return ConfigParseResult(value: definition, diagnostics: diagnostics)
+        return (ConfigParseResult(value: definition, diagnostics: diagnostics), lines)
     }
 
     /// The `Key=Value` tokens of every `# agentd:` line among the first `headerLineLimit` lines.
@@ -93,6 +102,14 @@ public enum DropInScript {
             guard end - cursor >= marker.count,
                 bytes[cursor..<(cursor + marker.count)].elementsEqual(marker)
             else { continue }
+            // The same limit as a line of a job file; other long lines (a binary's) are not read.
+            guard end - index <= UnitFileParser.maximumLineLength else {
+                errors.append(ConfigDiagnostic(
+                    path: path, line: line,
+                    message: "the # agentd: header line is \(end - index) bytes long; at most 1 MiB "
+                        + "(\(UnitFileParser.maximumLineLength) bytes) is allowed"))
+                continue
+            }
             var textEnd = end
             if textEnd > cursor, bytes[textEnd - 1] == TextBytes.carriageReturn { textEnd -= 1 }
             let range = (cursor + marker.count)..<textEnd

@@ -21,10 +21,18 @@ public struct EnvironmentVariable: Hashable, Sendable, Codable {
                 + "(letters, digits and _, not starting with a digit)"
         }
         if name.hasPrefix("AGENTD_") || name == "STATE_DIRECTORY" {
-            return "\(name) is set by the agent for every run; choose another name"
+            return "\(TextBytes.quoted(name)) is set by the agent for every run; choose another name"
         }
         return nil
     }
+}
+
+/// Where a job file sets the keys other files' diagnostics point at.
+struct JobLines: Hashable, Sendable {
+    /// `Identifier=` (or the `[Job]` header when it is missing).
+    var identifier: Int?
+    /// `OnSuccess=`, for a refused chain cycle.
+    var onSuccess: Int?
 }
 
 /// A job: a task identifier bound to a plugin executable, with its scheduling constraints —
@@ -108,22 +116,22 @@ public struct JobDefinition: Hashable, Sendable {
 
     static func parseDetailed(_ bytes: [UInt8], path: String, context: ConfigContext,
                               facts: some SystemFacts)
-        -> (result: ConfigParseResult<JobDefinition>, identifierLine: Int?)
+        -> (result: ConfigParseResult<JobDefinition>, lines: JobLines)
     {
         let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Job]")
-        guard let file = unit.value else { return (.failure(unit.diagnostics), nil) }
+        guard let file = unit.value else { return (.failure(unit.diagnostics), JobLines()) }
         var unknownSections: [ConfigDiagnostic] = []
         for section in file.sections where section.name != "Job" {
             unknownSections.append(ConfigDiagnostic(
                 path: path, line: section.line, severity: .warning,
-                message: "unknown section [\(section.name)], ignored (a job file has one [Job] section)"))
+                message: "unknown section [\(TextBytes.shownName(section.name))], ignored (a job file has one [Job] section)"))
         }
         guard let jobLine = file.firstLine(of: "Job") else {
             let missing = ConfigDiagnostic(
                 path: path, line: nil,
                 message: "has no [Job] section; a job file needs [Job] with at least "
                     + "Identifier= and Exec=")
-            return (.failure(unknownSections + [missing]), nil)
+            return (.failure(unknownSections + [missing]), JobLines())
         }
         var reader = KeyReader(
             path: path, assignments: file.entries(in: "Job").map(Assignment.init),
@@ -182,10 +190,11 @@ public struct JobDefinition: Hashable, Sendable {
             identifier: identifier ?? Identifier(unchecked: "invalid"), exec: exec)
         readSettings(&reader, into: &definition, context: context, facts: facts)
         let diagnostics = sortedByLine(unknownSections + reader.diagnostics)
+        let lines = JobLines(identifier: identifierLine, onSuccess: reader.assignment("OnSuccess")?.line)
         if reader.hasErrors || identifier == nil {
-            return (.failure(diagnostics), identifierLine)
+            return (.failure(diagnostics), lines)
         }
-        return (ConfigParseResult(value: definition, diagnostics: diagnostics), identifierLine)
+        return (ConfigParseResult(value: definition, diagnostics: diagnostics), lines)
     }
 
     /// Reads every key shared by `.job` files and drop-in headers (all but `Identifier=` and

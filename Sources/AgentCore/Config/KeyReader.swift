@@ -48,7 +48,7 @@ struct KeyReader {
                 }
             } else {
                 let known = scalarKeys + listKeys
-                var message = "\(assignment.key): unknown key in \(place), ignored"
+                var message = "\(TextBytes.shownName(assignment.key)): unknown key in \(place), ignored"
                 if let suggestion = Self.suggestion(for: assignment.key, among: known) {
                     message += " (did you mean \(suggestion)?)"
                 }

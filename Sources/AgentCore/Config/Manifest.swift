@@ -36,7 +36,7 @@ public struct Manifest: Hashable, Sendable {
         for section in file.sections where section.name != "Manifest" {
             diagnostics.append(ConfigDiagnostic(
                 path: path, line: section.line, severity: .warning,
-                message: "unknown section [\(section.name)], ignored "
+                message: "unknown section [\(TextBytes.shownName(section.name))], ignored "
                     + "(a manifest has one [Manifest] section)"))
         }
         guard let sectionLine = file.firstLine(of: "Manifest") else {

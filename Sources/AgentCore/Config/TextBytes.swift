@@ -87,12 +87,14 @@ enum TextBytes {
     }
 
     /// `"text"` for messages: quotes and backslashes escaped, control characters shown as escapes,
-    /// and long values cut so that a 1 MiB value cannot flood a log line.
-    static func quoted(_ text: String, limit: Int = 80) -> String {
+    /// and cut after `limit` bytes of the text (at a character boundary) so that a 1 MiB value
+    /// cannot flood a log line and a diagnostic never quotes more than 80 bytes of a line.
+    static func quoted(_ text: String, limit: Int = quoteLimit) -> String {
         var out = "\""
         var count = 0
         for scalar in text.unicodeScalars {
-            if count == limit {
+            let size = UTF8.width(scalar)
+            if count + size > limit {
                 out += "…"
                 break
             }
@@ -109,9 +111,26 @@ enum TextBytes {
                     out.unicodeScalars.append(scalar)
                 }
             }
-            count += 1
+            count += size
         }
         return out + "\""
+    }
+
+    /// The most bytes of a config line a diagnostic shows (DESIGN §3).
+    static let quoteLimit = 80
+
+    /// A name taken from a file (an unknown key or section), unquoted but cut like `quoted`.
+    static func shownName(_ text: String) -> String {
+        guard text.utf8.count > quoteLimit else { return text }
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            let size = UTF8.width(scalar)
+            if count + size > quoteLimit { break }
+            out.unicodeScalars.append(scalar)
+            count += size
+        }
+        return out + "…"
     }
 
     /// A path as it can be pasted into a shell command of an advice message.

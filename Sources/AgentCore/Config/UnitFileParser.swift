@@ -199,11 +199,11 @@ public enum UnitFileParser {
                 guard text[trimmed.upperBound - 1] == 0x5D else {  // "]"
                     sawBrokenHeader = true
                     if let close = text[trimmed].firstIndex(of: 0x5D) {
-                        let header = TextBytes.string(text, trimmed.lowerBound..<(close + 1))
+                        let header = TextBytes.shownName(TextBytes.string(text, trimmed.lowerBound..<(close + 1)))
                         fail(line, "section header \(shown()) has text after \"]\"; "
                             + "write \(header) alone on its line")
                     } else {
-                        let header = TextBytes.string(text, trimmed)
+                        let header = TextBytes.shownName(TextBytes.string(text, trimmed))
                         fail(line, "section header \(shown()) has no closing \"]\"; write \(header)]")
                     }
                     return
@@ -229,7 +229,7 @@ public enum UnitFileParser {
             }
             let key = TextBytes.string(text, keyRange)
             guard !sections.isEmpty else {
-                if !sawBrokenHeader { fail(line, "\(key)= comes before any section; put \(expectedSection) above it") }
+                if !sawBrokenHeader { fail(line, "\(TextBytes.shownName(key))= comes before any section; put \(expectedSection) above it") }
                 return
             }
             let value = TextBytes.string(text, TextBytes.trimmed(text, (equals + 1)..<trimmed.upperBound))

@@ -72,7 +72,19 @@ extension Scheduler {
             return
         }
         if target.request.chainedAt == nil {
-            jobs[next]?.request.chainedAt = now
+            // At most one chained launch per identifier per TriggerSpacing: a cycle that got
+            // past the load-time check (A → B → A) runs at that pace, not back to back.
+            let spacing = settings.triggerSpacing
+            var at = now
+            if let last = lastChainRequest[next] {
+                at = max(now, TriggerSpacing.spacingEnd(lastLaunch: last, spacing: spacing))
+            }
+            if at > now {
+                log("\(jobID): OnSuccess=\(next) was chained less than TriggerSpacing="
+                    + "\(TimeSpan.format(spacing)) ago; it waits \(TimeSpan.format(at.duration(since: now)))")
+            }
+            lastChainRequest[next] = at
+            jobs[next]?.request.chainedAt = at
             pendingChained.insert(next)
             dirty = true
         }

@@ -56,6 +56,9 @@ public struct Scheduler: Sendable {
     var pendingTriggers = TrackedSet()
     var pendingRetries = TrackedMap<SchedulerTime>()
     var pendingChained = TrackedSet()
+    /// When each identifier was last asked for by an `OnSuccess=` chain (not persisted): chains
+    /// are spaced by `TriggerSpacing=` like triggers, so no cycle can run away.
+    var lastChainRequest: [Identifier: SchedulerTime] = [:]
     /// Restored submissions whose job is not registered (yet): kept until the next
     /// `.jobsChanged` attaches or drops them.
     var orphanSubmissions: [Submission] = []

@@ -36,6 +36,12 @@ public enum ConfigFileReader {
             return .unreadable(message: "not a path inside the config directory")
         }
         let path = join(configDirectory, relativePath)
+        // Look before opening: opening a device can have effects of its own (a tape rewinds).
+        // The type is checked again on the open descriptor, for a name replaced meanwhile.
+        var before = stat()
+        if stat(path, &before) == 0, before.st_mode & S_IFMT != S_IFREG {
+            return notRegular(before.st_mode & S_IFMT)
+        }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { return openFailure(errno, path: path) }
         defer { close(fd) }
@@ -45,11 +51,7 @@ public enum ConfigFileReader {
             return .unreadable(message: "cannot stat: \(ConfigErrno.text(errno))")
         }
         let type = info.st_mode & S_IFMT
-        guard type == S_IFREG else {
-            return .unreadable(message: type == S_IFDIR
-                ? "is a directory, not a config file"
-                : "not a regular file (\(fileTypeName(type)))")
-        }
+        guard type == S_IFREG else { return notRegular(type) }
         guard Int(info.st_size) <= maxBytes else {
             return tooLarge(maxBytes)
         }
@@ -59,12 +61,14 @@ public enum ConfigFileReader {
         case .failure(let failure): return .unreadable(message: failure.message)
         }
         let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode)
-        return .file(ConfigSource(relativePath: relativePath, bytes: bytes, facts: facts))
+        let isPublic = facts.isWorldReadable && !isLinkIntoPrivateDirectory(path)
+        return .file(ConfigSource(relativePath: relativePath, bytes: bytes, facts: facts,
+                                  contentIsPublic: isPublic))
     }
 
     /// Every candidate config file under `configDirectory`, as sorted relative paths:
-    /// `agentd.conf` if present, then the entries of `manifests.d` and `jobs.d` that are regular
-    /// files or symbolic links and not leftovers (`ConfigWatcher.isLeftover`). Subdirectories
+    /// `agentd.conf` if present, then the entries of `manifests.d` and `jobs.d` that are not
+    /// directories (FIFOs and devices included, so that they are reported) and not leftovers (`ConfigWatcher.isLeftover`). Subdirectories
     /// are not entered. A missing or unreadable directory contributes nothing.
     ///
     /// One `readdir` pass per directory, trusting `d_type`; only file systems that do not fill
@@ -121,6 +125,23 @@ public enum ConfigFileReader {
         return .success(buffer)
     }
 
+    /// Whether `path` is a symbolic link whose target lies below a directory that not everyone
+    /// may enter (`/root/secret`, mode 0644 in a 0700 directory): its text is as private as if
+    /// the file itself were.
+    private static func isLinkIntoPrivateDirectory(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return false }
+        guard let resolved = realpath(path, nil) else { return true }
+        defer { free(resolved) }
+        var directory = String(cString: resolved)
+        while let slash = directory.lastIndex(of: "/") {
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+            guard stat(directory, &info) == 0, info.st_mode & 0o001 != 0 else { return true }
+            if directory == "/" { break }
+        }
+        return false
+    }
+
     private static func openFailure(_ code: Int32, path: String) -> ReadResult {
         switch code {
         case ENOENT:
@@ -138,6 +159,12 @@ public enum ConfigFileReader {
         default:
             return .unreadable(message: "cannot open: \(ConfigErrno.text(code))")
         }
+    }
+
+    private static func notRegular(_ type: mode_t) -> ReadResult {
+        .unreadable(message: type == S_IFDIR
+            ? "is a directory, not a config file"
+            : "not a regular file (\(fileTypeName(type)))")
     }
 
     private static func tooLarge(_ maxBytes: Int) -> ReadResult {
@@ -174,7 +201,8 @@ public enum ConfigFileReader {
             // "." and ".." are hidden names, so the leftover rule skips them too.
             if LeftoverNameFilter.isLeftover(name) { continue }
             switch Int(entry.pointee.d_type) {
-            case DT_REG, DT_LNK:
+            case DT_REG, DT_LNK, DT_FIFO, DT_SOCK, DT_CHR, DT_BLK:
+                // Not only files: a FIFO or device in jobs.d gets its diagnostic too.
                 names.append(name)
             case DT_UNKNOWN:
                 var info = stat()
@@ -190,7 +218,7 @@ public enum ConfigFileReader {
     }
 
     private static func isCandidate(type: mode_t) -> Bool {
-        type == S_IFREG || type == S_IFLNK
+        type != S_IFDIR
     }
 
     // MARK: Paths

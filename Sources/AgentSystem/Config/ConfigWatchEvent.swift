@@ -12,10 +12,10 @@ public enum ConfigWatchEvent: Sendable, Hashable {
     case removed(relativePath: String)
     /// A whole directory appeared, disappeared or was replaced: `""` for the config directory
     /// itself, `"manifests.d"` or `"jobs.d"`. Re-read every file under it and forget the ones
-    /// that are no longer there. Files created in a new directory before its watch existed are
-    /// only found this way. When the config directory itself is deleted, moved or unmounted, all
-    /// three are sent and the watcher stops: a directory recreated at that path is only watched
-    /// again after the daemon restarts.
+    /// that are no longer there — unless the directory itself is missing, in which case what was
+    /// read from it stays in force until it is back. Files created in a new directory before its
+    /// watch existed are only found this way. When the config directory comes back (or is
+    /// replaced, also by a symlink), the watcher watches it again and sends all three.
     case rescan(directory: String)
     /// The kernel's event queue overflowed and events were lost: rescan everything.
     case overflow

@@ -39,8 +39,17 @@ protocol ConfigWatchHost {
     /// Forgets a watch the kernel has already dropped (it sent `IN_IGNORED`).
     mutating func forgetDroppedWatch(_ wd: Int32, directoryPath: String)
     /// Whether an entry that was just created is complete although no `IN_CLOSE_WRITE` may
-    /// follow: a symlink, a hard link, a file linked in from `O_TMPFILE`.
+    /// follow: a symlink, a hard link, a file linked in from `O_TMPFILE`, a FIFO.
     func createdEntryIsComplete(path: String) -> Bool
+    /// The device and inode of the directory at `path` (following symbolic links), or nil when
+    /// there is no directory there. Comparing it with the watched one shows a replaced directory.
+    func directoryIdentity(path: String) -> DirectoryIdentity?
+}
+
+/// Which directory a path names right now (`stat`'s device and inode).
+struct DirectoryIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
 }
 
 /// Turns raw inotify events on the three config directories into `ConfigWatchEvent`s and keeps
@@ -64,13 +73,45 @@ struct ConfigWatchTranslator {
     /// Subdirectories that appeared in this burst; they are watched when the burst ends (see
     /// `finishBatch`).
     private var pendingRearm: [Directory] = []
-    /// Set once the config directory itself was deleted, moved or unmounted. It is not watched
-    /// again: a new directory at the same path is only seen after the daemon restarts.
+    /// The identity of each directory when its watch was added, to notice a replacement whose
+    /// events were lost (queue overflow) or never came (a symlink's target swapped).
+    private var identityByDirectory: [Directory: DirectoryIdentity] = [:]
+    /// Set while the config directory itself is gone (deleted, moved or unmounted). Its parent's
+    /// watch sees the name come back; then everything is watched and rescanned again.
     private(set) var rootLost = false
+    /// The watch on the config directory's parent, for its name coming and going.
+    private var parentWD: Int32?
+    /// The config directory's name came back in its parent during this burst.
+    private var rootReturned = false
+    /// Check every watch against the file system when the burst ends (overflow, SIGHUP).
+    private var verifyRequested = false
 
     init(configDirectory: String) {
         self.configDirectory = configDirectory
     }
+
+    /// The directory holding the config directory, and the config directory's name in it; nil
+    /// for `/`, which has no parent to watch.
+    var parentAndName: (parent: String, name: String)? {
+        guard let slash = configDirectory.lastIndex(of: "/") else { return (".", configDirectory) }
+        let name = String(configDirectory[configDirectory.index(after: slash)...])
+        guard !name.isEmpty else { return nil }
+        let parent = String(configDirectory[..<slash])
+        return (parent.isEmpty ? "/" : parent, name)
+    }
+
+    /// What `status` shows: how many config directories are watched and which are missing.
+    var health: ConfigWatchHealth {
+        var missing: [String] = []
+        for directory in Directory.allCases where wdByDirectory[directory] == nil {
+            missing.append(path(of: directory))
+        }
+        return ConfigWatchHealth(watchedDirectories: wdByDirectory.count, missing: missing,
+                                 parentWatched: parentWD != nil)
+    }
+
+    /// Asks for every watch to be checked against the file system at the end of the burst.
+    mutating func requestVerification() { verifyRequested = true }
 
     /// The subdirectory a name in the config directory stands for, if it is one of the two.
     static func subdirectory(named name: String) -> Directory? {
@@ -95,6 +136,7 @@ struct ConfigWatchTranslator {
         switch host.addWatch(directoryPath: configDirectory) {
         case .success(let wd):
             record(wd, for: .root)
+            identityByDirectory[.root] = host.directoryIdentity(path: configDirectory)
         case .failure(let failure):
             throw ConfigWatcherError(
                 "cannot watch config directory \(configDirectory): \(ConfigErrno.text(failure.errno))")
@@ -103,12 +145,24 @@ struct ConfigWatchTranslator {
             switch host.addWatch(directoryPath: path(of: directory)) {
             case .success(let wd):
                 record(wd, for: directory)
+                identityByDirectory[directory] = host.directoryIdentity(path: path(of: directory))
             case .failure(let failure) where failure.errno == ENOENT || failure.errno == ENOTDIR:
                 continue
             case .failure(let failure):
                 throw ConfigWatcherError(
                     "cannot watch \(path(of: directory)): \(ConfigErrno.text(failure.errno))")
             }
+        }
+        armParent(host: &host)
+    }
+
+    /// Watches the parent for the config directory's name. Failing is not fatal (the watches
+    /// below still work); `health` says so, and a missing config directory is then looked for
+    /// by the watcher thread's periodic check instead.
+    private mutating func armParent<Host: ConfigWatchHost>(host: inout Host) {
+        guard parentWD == nil, let (parent, _) = parentAndName else { return }
+        if case .success(let wd) = host.addWatch(directoryPath: parent) {
+            parentWD = wd
         }
     }
 
@@ -118,7 +172,13 @@ struct ConfigWatchTranslator {
         into batch: inout ConfigWatchBatch, host: inout Host
     ) {
         if mask & InotifyMask.queueOverflow != 0 {
+            // Events were lost, perhaps a directory being replaced: check every watch too.
+            verifyRequested = true
             batch.add(.overflow)
+            return
+        }
+        if wd == parentWD {
+            parentEvent(mask: mask, name: name, into: &batch, host: &host)
             return
         }
         // Events still queued for a watch that was removed in the meantime describe a directory
@@ -171,9 +231,18 @@ struct ConfigWatchTranslator {
     /// and lets the kernel's `IN_IGNORED` for a directory that was replaced by a rename arrive
     /// first. The `rescan` for each was already collected, and the daemon only acts on it after
     /// this returns, so its rescan sees every file that was created before the watch existed.
-    mutating func finishBatch<Host: ConfigWatchHost>(host: inout Host) {
+    mutating func finishBatch<Host: ConfigWatchHost>(
+        into batch: inout ConfigWatchBatch, host: inout Host
+    ) {
         let rearm = pendingRearm
         pendingRearm.removeAll()
+        if rootReturned || verifyRequested {
+            // Reconciling covers the subdirectories too.
+            rootReturned = false
+            verifyRequested = false
+            reconcile(into: &batch, host: &host)
+            return
+        }
         guard !rootLost else { return }
         for directory in rearm {
             if let old = wdByDirectory[directory] {
@@ -181,11 +250,76 @@ struct ConfigWatchTranslator {
                 forget(old, directory: directory)
                 host.removeWatch(old, directoryPath: path(of: directory))
             }
-            if case .success(let wd) = host.addWatch(directoryPath: path(of: directory)) {
-                record(wd, for: directory)
-            }
+            watch(directory, host: &host)
             // A failure means it is already gone again or is not a directory: the rescan that
             // was collected finds nothing there, which is the truth.
+        }
+    }
+
+    /// Brings the watches in line with what is on disk now: a directory that is there but not
+    /// watched, or watched under an identity it no longer has (replaced, swapped behind a
+    /// symlink), is watched afresh and rescanned; one that is gone loses its watch. The config
+    /// directory coming back re-arms everything below it.
+    mutating func reconcile<Host: ConfigWatchHost>(
+        into batch: inout ConfigWatchBatch, host: inout Host
+    ) {
+        armParent(host: &host)
+        let rootNow = host.directoryIdentity(path: configDirectory)
+        if rootNow == nil || rootNow != identityByDirectory[.root] || wdByDirectory[.root] == nil {
+            if wdByDirectory[.root] != nil { unwatchAll(host: &host) }
+            guard rootNow != nil else {
+                rootLost = true
+                return
+            }
+            rootLost = false
+            watch(.root, host: &host)
+            guard wdByDirectory[.root] != nil else {
+                rootLost = true
+                return
+            }
+            for directory in [Directory.manifests, .jobs] { watch(directory, host: &host) }
+            for directory in Directory.allCases { batch.add(.rescan(directory: directory.rawValue)) }
+            return
+        }
+        for directory in [Directory.manifests, .jobs] {
+            let now = host.directoryIdentity(path: path(of: directory))
+            let watched = wdByDirectory[directory]
+            guard now != identityByDirectory[directory] || (now != nil) != (watched != nil) else {
+                continue
+            }
+            if let watched {
+                forget(watched, directory: directory)
+                host.removeWatch(watched, directoryPath: path(of: directory))
+            }
+            if now != nil { watch(directory, host: &host) }
+            batch.add(.rescan(directory: directory.rawValue))
+        }
+    }
+
+    /// Adds the watch for one directory and remembers which directory it is.
+    private mutating func watch<Host: ConfigWatchHost>(_ directory: Directory, host: inout Host) {
+        if case .success(let wd) = host.addWatch(directoryPath: path(of: directory)) {
+            record(wd, for: directory)
+            identityByDirectory[directory] = host.directoryIdentity(path: path(of: directory))
+        }
+    }
+
+    /// An event on the parent: only the config directory's own name matters.
+    private mutating func parentEvent<Host: ConfigWatchHost>(
+        mask: UInt32, name: String, into batch: inout ConfigWatchBatch, host: inout Host
+    ) {
+        if mask & InotifyMask.ignored != 0 {
+            // The parent itself went away; the periodic check looks for it again.
+            if let wd = parentWD { host.forgetDroppedWatch(wd, directoryPath: parentAndName?.parent ?? "/") }
+            parentWD = nil
+            return
+        }
+        guard let (_, ownName) = parentAndName, name == ownName else { return }
+        if mask & (InotifyMask.create | InotifyMask.movedTo) != 0 {
+            // Back, or replaced by a rename or a symlink: watch whatever is there now.
+            rootReturned = true
+        } else if mask & (InotifyMask.delete | InotifyMask.movedFrom) != 0, !rootLost {
+            loseRoot(into: &batch, host: &host)
         }
     }
 
@@ -227,20 +361,27 @@ struct ConfigWatchTranslator {
         }
     }
 
-    /// The config directory is gone (deleted, moved away, unmounted): every file under it is
-    /// gone as far as the daemon is concerned.
+    /// The config directory is gone (deleted, moved away, unmounted): its watches go, and the
+    /// rescans tell the daemon to look (it finds the directory missing and keeps what it had
+    /// read). The parent's watch, or the watcher thread's periodic check, brings it back.
     private mutating func loseRoot<Host: ConfigWatchHost>(
         into batch: inout ConfigWatchBatch, host: inout Host
     ) {
-        for (wd, directory) in directoryByWD {
-            forget(wd, directory: directory)
-            host.removeWatch(wd, directoryPath: path(of: directory))
-        }
+        unwatchAll(host: &host)
         pendingRearm.removeAll()
         rootLost = true
         for directory in Directory.allCases {
             batch.add(.rescan(directory: directory.rawValue))
         }
+    }
+
+    /// Drops every watch below the parent.
+    private mutating func unwatchAll<Host: ConfigWatchHost>(host: inout Host) {
+        for (wd, directory) in directoryByWD {
+            forget(wd, directory: directory)
+            host.removeWatch(wd, directoryPath: path(of: directory))
+        }
+        wdByDirectory.removeAll()
     }
 
     private mutating func record(_ wd: Int32, for directory: Directory) {
@@ -252,6 +393,9 @@ struct ConfigWatchTranslator {
 
     private mutating func forget(_ wd: Int32, directory: Directory) {
         if directoryByWD[wd] == directory { directoryByWD[wd] = nil }
-        if wdByDirectory[directory] == wd { wdByDirectory[directory] = nil }
+        if wdByDirectory[directory] == wd {
+            wdByDirectory[directory] = nil
+            identityByDirectory[directory] = nil
+        }
     }
 }

@@ -16,6 +16,12 @@ import Synchronization
 /// loop. Editor and package leftovers (`LeftoverNameFilter`) are dropped by the library's regex
 /// filter before they are read.
 ///
+/// The config directory may be deleted, moved, replaced or swapped for a symbolic link (a
+/// deploy): its parent is watched for its name, and when the name comes back everything is
+/// watched again and rescanned. While it is missing, the thread also looks for it once a second
+/// (in case the parent could not be watched, or a symlink's target came back). `rearm()` (SIGHUP)
+/// checks every watch against the file system.
+///
 /// Start the watcher before the initial scan, so that nothing changing in between goes unseen.
 public final class ConfigWatcher: Sendable {
     /// The config directory, without trailing slashes.
@@ -29,10 +35,26 @@ public final class ConfigWatcher: Sendable {
     /// runs while it is held.
     static let processClaim = Atomic<Bool>(false)
 
+    /// What the watcher thread last published about its watches.
+    private let currentHealth: Mutex<ConfigWatchHealth>
+    /// Where `rearm()` pokes the watcher thread awake (set once the thread runs).
+    private let wake = Mutex<ConfigWatchWake?>(nil)
+
     public init(configDirectory: String) {
         var path = configDirectory
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         self.configDirectory = path
+        self.currentHealth = Mutex(ConfigWatchHealth(watchedDirectories: 0, missing: [path],
+                                                     parentWatched: false))
+    }
+
+    /// How many config directories are watched and which are missing, as of the last burst.
+    public var health: ConfigWatchHealth { currentHealth.withLock { $0 } }
+
+    /// Has the watcher thread check every watch against the file system, re-watch what was
+    /// replaced or came back, and rescan it (SIGHUP). Returns at once; the thread does the work.
+    public func rearm() {
+        wake.withLock { $0?.poke() }
     }
 
     /// Whether a directory entry name is an editor or package leftover that the watcher never
@@ -62,8 +84,14 @@ public final class ConfigWatcher: Sendable {
             var host = opened
             var translator = ConfigWatchTranslator(configDirectory: configDirectory)
             try translator.armInitially(host: &host)
-            try ConfigWatchThread.spawn(
-                ConfigWatchThread(session: opened, translator: translator, onEvents: onEvents))
+            let poke = ConfigWatchWake.open(session: &host)
+            wake.withLock { $0 = poke }
+            let health = translator.health
+            currentHealth.withLock { $0 = health }
+            try ConfigWatchThread.spawn(ConfigWatchThread(
+                session: opened, translator: translator, wakeWD: poke?.wd,
+                publish: { [self] health in self.currentHealth.withLock { $0 = health } },
+                onEvents: onEvents))
         } catch {
             // Give the library and the claim back so a corrected start can succeed.
             session?.close()
@@ -89,12 +117,29 @@ final class ConfigWatchThread {
     private let session: InotifyToolsSession
     private var translator: ConfigWatchTranslator
     private let onEvents: @Sendable ([ConfigWatchEvent]) -> Void
+    private let publish: @Sendable (ConfigWatchHealth) -> Void
+    /// The watch on the wake pipe: an event there is a re-arm request.
+    private let wakeWD: Int32?
 
-    init(session: InotifyToolsSession, translator: ConfigWatchTranslator,
+    init(session: InotifyToolsSession, translator: ConfigWatchTranslator, wakeWD: Int32?,
+         publish: @escaping @Sendable (ConfigWatchHealth) -> Void,
          onEvents: @escaping @Sendable ([ConfigWatchEvent]) -> Void) {
         self.session = session
         self.translator = translator
+        self.wakeWD = wakeWD
+        self.publish = publish
         self.onEvents = onEvents
+    }
+
+    /// One raw event: a re-arm request or something for the translator.
+    private func take(_ event: InotifyToolsSession.RawEvent, into batch: inout ConfigWatchBatch,
+                      host: inout InotifyToolsSession) {
+        if let wakeWD, event.wd == wakeWD {
+            translator.requestVerification()
+        } else {
+            translator.handle(wd: event.wd, mask: event.mask, name: event.name,
+                              into: &batch, host: &host)
+        }
     }
 
     /// Starts a detached pthread running `thread`, which owns it from then on.
@@ -140,12 +185,18 @@ final class ConfigWatchThread {
         while ConfigWatcher.processClaim.load(ordering: .relaxed) {
             var host = session
             var batch = ConfigWatchBatch()
-            switch session.next(blocking: true) {
+            // While the config directory is missing, look for it once a second as well: its
+            // parent may not be watchable, or it is a symlink whose target comes back.
+            let searching = translator.rootLost
+            switch session.next(timeoutSeconds: searching ? 1 : -1) {
             case .event(let event):
                 failures = 0
-                translator.handle(wd: event.wd, mask: event.mask, name: event.name,
-                                  into: &batch, host: &host)
+                take(event, into: &batch, host: &host)
             case .empty:
+                if searching {
+                    translator.requestVerification()
+                    break
+                }
                 // A blocking read does not come back empty-handed; should the library ever do
                 // so, do not let it turn this thread into a spin loop.
                 var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
@@ -169,14 +220,14 @@ final class ConfigWatchThread {
             drain: while count < ConfigWatcher.maxEventsPerBatch {
                 switch session.next(blocking: false) {
                 case .event(let event):
-                    translator.handle(wd: event.wd, mask: event.mask, name: event.name,
-                                      into: &batch, host: &host)
+                    take(event, into: &batch, host: &host)
                     count += 1
                 case .empty, .failed:
                     break drain
                 }
             }
-            translator.finishBatch(host: &host)
+            translator.finishBatch(into: &batch, host: &host)
+            publish(translator.health)
             if !batch.isEmpty { onEvents(batch.events) }
         }
     }

@@ -73,7 +73,13 @@ final class InotifyToolsSession: ConfigWatchHost {
 
     /// Waits for the next event (`blocking`) or takes one that is already queued.
     func next(blocking: Bool) -> ReadOutcome {
-        guard let event = inotifytools_next_events(blocking ? -1 : 0, 1) else {
+        next(timeoutSeconds: blocking ? -1 : 0)
+    }
+
+    /// Waits up to `timeoutSeconds` for the next event (`-1`: for ever; `0`: only what is
+    /// queued); `.empty` when none came.
+    func next(timeoutSeconds: Int) -> ReadOutcome {
+        guard let event = inotifytools_next_events(timeoutSeconds, 1) else {
             let code = inotifytools_error()
             return code == 0 ? .empty : .failed(errno: code)
         }
@@ -100,9 +106,26 @@ final class InotifyToolsSession: ConfigWatchHost {
         }
         // The library names directory watches with a trailing slash; it does not return the
         // descriptor, so look it up by that name.
-        let wd = inotifytools_wd_from_filename(Self.watchName(directoryPath))
+        var wd = inotifytools_wd_from_filename(Self.watchName(directoryPath))
+        if wd <= 0 {
+            // It decides on the slash with lstat: a symlink to a directory is named as given.
+            wd = inotifytools_wd_from_filename(directoryPath)
+        }
         guard wd > 0 else { return .failure(ConfigWatchAddFailure(errno: EINVAL)) }
         return .success(wd)
+    }
+
+    /// Watches one file that is not a directory for attribute changes only (the wake pipe).
+    func addAttributeWatch(path: String) -> Int32? {
+        guard inotifytools_watch_file(path, Int32(bitPattern: InotifyMask.attrib)) == 1 else { return nil }
+        let wd = inotifytools_wd_from_filename(path)
+        return wd > 0 ? wd : nil
+    }
+
+    func directoryIdentity(path: String) -> DirectoryIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return DirectoryIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     func removeWatch(_ wd: Int32, directoryPath: String) {
@@ -117,6 +140,11 @@ final class InotifyToolsSession: ConfigWatchHost {
         // A name no real path can start with, unique per descriptor, so the name is free for
         // the next watch on this directory and no later rename touches this entry again.
         inotifytools_replace_filename(Self.watchName(directoryPath), "\u{1}dropped-watch-\(wd)")
+        // A watch added through a symlink is named without the slash. (The rename is of a
+        // prefix, so only when that exact name is this watch's.)
+        if inotifytools_wd_from_filename(directoryPath) == wd {
+            inotifytools_replace_filename(directoryPath, "\u{1}dropped-watch-link-\(wd)")
+        }
     }
 
     func createdEntryIsComplete(path: String) -> Bool {
@@ -130,8 +158,12 @@ final class InotifyToolsSession: ConfigWatchHost {
             // O_TMPFILE, or a copy that is nearly done. An empty file with one link is being
             // written by someone who will close it.
             return info.st_nlink > 1 || info.st_size > 0
-        default:
+        case S_IFDIR:
             return false
+        default:
+            // A FIFO, socket or device made in place (mkfifo): nobody will close-write it, and
+            // reading it is refused without blocking, so report it now.
+            return true
         }
     }
 

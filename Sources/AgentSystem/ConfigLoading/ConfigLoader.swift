@@ -1,39 +1,100 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import Glibc
 
 /// Keeps a `ConfigRegistry` in step with a config directory on disk: reads the files the watcher
 /// names (only those), hands them to the pure registry, and remembers which paths it has seen so a
 /// vanished directory can be turned into removals. Used by agentd (live) and `agentctl check`
 /// (once).
+///
+/// A directory that is missing (the config directory, `manifests.d` or `jobs.d` deleted, moved
+/// away, or replaced by something that is not a directory) is not read as empty: what was last
+/// read from it stays in force until it is back and rescanned. A deploy that swaps directories
+/// (`rm -rf /etc/agentd && cp -a new /etc/agentd`) therefore unregisters nothing that the new
+/// directory still defines, and cancels no run.
 public struct ConfigLoader {
     public private(set) var registry: ConfigRegistry
     public let configDirectory: String
     private let facts: SystemFactsProbe
     private var knownPaths: Set<String> = []
 
-    public init(configDirectory: String, agentUID: UInt32, agentUserName: String, privileged: Bool) {
+    /// `quotesPrivateFiles`: whether diagnostics may quote files not everyone can read (only for
+    /// `agentctl check`, whose user has read them; see `ConfigContext`).
+    public init(configDirectory: String, agentUID: UInt32, agentUserName: String, privileged: Bool,
+                quotesPrivateFiles: Bool = false) {
         self.configDirectory = configDirectory
         self.registry = ConfigRegistry(agentUID: agentUID, agentUserName: agentUserName,
-                                       privileged: privileged, configDirectory: configDirectory)
+                                       privileged: privileged, configDirectory: configDirectory,
+                                       quotesPrivateFiles: quotesPrivateFiles)
         self.facts = SystemFactsProbe()
     }
 
     /// Reads every config file (start-up, SIGHUP, inotify overflow). Files that disappeared since
     /// the last scan are removed.
     public mutating func loadAll() -> [RegistryChange] {
+        var vanished: [String] = []
+        var changes = loadAll(vanished: &vanished)
+        for path in vanished { changes.append(remove(relativePath: path)) }
+        return changes.filter { !$0.isEmpty }
+    }
+
+    /// Reads every config file, but leaves the ones that disappeared in force and lists them in
+    /// `vanished`: the daemon removes them once the directory is quiet (`reload` on each), so a
+    /// directory being copied into place does not lose the files not copied yet.
+    public mutating func loadAll(vanished: inout [String]) -> [RegistryChange] {
         let present = ConfigFileReader.scan(configDirectory: configDirectory)
-        return apply(present: present, replacing: knownPaths)
+        let missing = missingDirectories
+        return apply(present: present,
+                     replacing: knownPaths.filter { !missing.contains(Self.directory(of: $0)) },
+                     vanished: &vanished)
+    }
+
+    /// The config directories (`""`, `manifests.d`, `jobs.d`) that are not there now: each
+    /// keeps its last config in force. Under a missing config directory, all three are missing.
+    public var missingDirectories: Set<String> {
+        guard isDirectory(configDirectory) else { return ["", "manifests.d", "jobs.d"] }
+        var missing: Set<String> = []
+        for name in ["manifests.d", "jobs.d"] where !isDirectory(configDirectory + "/" + name) {
+            missing.insert(name)
+        }
+        return missing
+    }
+
+    /// The config directory a relative path lies in: `""`, `manifests.d` or `jobs.d`.
+    static func directory(of relativePath: String) -> String {
+        guard let slash = relativePath.firstIndex(of: "/") else { return "" }
+        return String(relativePath[..<slash])
+    }
+
+    private func isMissing(directoryOf relativePath: String) -> Bool {
+        missingDirectories.contains(Self.directory(of: relativePath))
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Re-reads one directory (`""` for the root, `jobs.d`, `manifests.d`) after it was created,
     /// removed or moved.
     public mutating func rescan(directory: String) -> [RegistryChange] {
+        var vanished: [String] = []
+        var changes = rescan(directory: directory, vanished: &vanished)
+        for path in vanished { changes.append(remove(relativePath: path)) }
+        return changes.filter { !$0.isEmpty }
+    }
+
+    /// `rescan`, leaving the files that disappeared in force and listing them in `vanished`
+    /// (see `loadAll(vanished:)`).
+    public mutating func rescan(directory: String, vanished: inout [String]) -> [RegistryChange] {
+        // Gone for now: keep what it held until it is back (and rescanned then).
+        if missingDirectories.contains(directory) { return [] }
         let prefix = directory.isEmpty ? "" : directory + "/"
         let inDirectory: (String) -> Bool = { path in
             prefix.isEmpty ? !path.contains("/") : path.hasPrefix(prefix)
         }
         let present = ConfigFileReader.scan(configDirectory: configDirectory).filter(inDirectory)
-        return apply(present: present, replacing: knownPaths.filter(inDirectory))
+        return apply(present: present, replacing: knownPaths.filter(inDirectory), vanished: &vanished)
     }
 
     /// Re-reads one file after inotify named it.
@@ -55,16 +116,16 @@ public struct ConfigLoader {
 
     /// Forgets a file inotify reported as deleted or moved away.
     public mutating func remove(relativePath: String) -> RegistryChange {
+        // Its whole directory went: a deploy in progress, not a removal (yet).
+        if isMissing(directoryOf: relativePath) { return RegistryChange() }
         guard knownPaths.remove(relativePath) != nil else { return RegistryChange() }
         return registry.remove(relativePath: relativePath, facts: facts)
     }
 
-    private mutating func apply(present: [String], replacing previous: Set<String>) -> [RegistryChange] {
+    private mutating func apply(present: [String], replacing previous: Set<String>,
+                                vanished: inout [String]) -> [RegistryChange] {
         var changes: [RegistryChange] = []
-        let presentSet = Set(present)
-        for path in previous.subtracting(presentSet).sorted() {
-            changes.append(remove(relativePath: path))
-        }
+        vanished += previous.subtracting(Set(present)).sorted()
         // Settings and manifests first, so jobs are judged against them once, not twice.
         for path in present.sorted(by: Self.loadOrder) {
             changes.append(reload(relativePath: path))

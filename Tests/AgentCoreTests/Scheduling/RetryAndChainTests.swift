@@ -105,3 +105,24 @@ import Testing
         #expect(sim.logs.contains { $0.contains("OnSuccess=com.example.missing is not a registered job") })
     }
 }
+
+/// Issue 10 item 9: an `OnSuccess=` cycle that reaches the scheduler (A → B → A) must not burn
+/// the day's budget: each identifier is chained at most once per `TriggerSpacing`.
+@Suite struct SchedulingChainCycleTests {
+    @Test func aChainCycleRunsAtMostOncePerTriggerSpacingPerIdentifier() {
+        var sim = Simulation(settings: settings(dailyBudget: 1000, triggerSpacing: minutes(15)),
+                             jobs: [job("com.example.a", .processing, onSuccess: "com.example.b"),
+                                    job("com.example.b", .processing, onSuccess: "com.example.a")])
+        sim.send(.trigger(id("com.example.a")))
+        sim.advance(by: hours(1))
+        for name in ["com.example.a", "com.example.b"] {
+            let chained = sim.launches(of: name).filter { $0.reason == .chained }.map(\.time)
+            #expect(!chained.isEmpty, "\(name) was never chained")
+            #expect(chained.count <= 5, "\(name) chained \(chained.count) times in an hour")
+            for (earlier, later) in zip(chained, chained.dropFirst()) {
+                #expect(later.duration(since: earlier) >= minutes(15), "\(name): \(earlier) → \(later)")
+            }
+        }
+        #expect(sim.logs.contains { $0.contains("was chained less than TriggerSpacing=15min ago") })
+    }
+}

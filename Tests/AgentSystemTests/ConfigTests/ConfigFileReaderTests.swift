@@ -144,7 +144,8 @@ struct ConfigScanTests {
 
         #expect(ConfigFileReader.scan(configDirectory: directory.path) == [
             "agentd.conf",
-            "jobs.d/alias.job", "jobs.d/cleanup", "jobs.d/dangling.job", "jobs.d/x.job",
+            // The FIFO is listed so that it gets its diagnostic (reading it refuses it).
+            "jobs.d/alias.job", "jobs.d/cleanup", "jobs.d/dangling.job", "jobs.d/fifo.job", "jobs.d/x.job",
             "manifests.d/a.manifest", "manifests.d/b.manifest",
         ])
     }

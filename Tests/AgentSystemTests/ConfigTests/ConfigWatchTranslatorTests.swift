@@ -30,6 +30,11 @@ struct ConfigWatchTranslatorTests {
             log.append("forget \(directoryPath) \(wd)")
         }
         func createdEntryIsComplete(path: String) -> Bool { completeEntries.contains(path) }
+        /// Inode numbers by path: a test replaces a directory by giving it a new one.
+        var inodes: [String: UInt64] = [:]
+        func directoryIdentity(path: String) -> DirectoryIdentity? {
+            present.contains(path) ? DirectoryIdentity(device: 1, inode: inodes[path] ?? 1) : nil
+        }
     }
 
     static let root = "/cfg"
@@ -53,7 +58,7 @@ struct ConfigWatchTranslatorTests {
         for (wd, mask, name) in events {
             translator.handle(wd: wd, mask: mask, name: name, into: &batch, host: &host)
         }
-        translator.finishBatch(host: &host)
+        translator.finishBatch(into: &batch, host: &host)
         return batch.events
     }
 
@@ -237,6 +242,98 @@ struct ConfigWatchTranslatorTests {
         #expect(events == [.rescan(directory: "jobs.d"), .rescan(directory: "manifests.d"), .rescan(directory: "")])
         #expect(translator.rootLost)
         #expect(!host.log.contains { $0.hasPrefix("add /cfg/jobs.d 4") })
+    }
+}
+
+/// The config directory coming back, being replaced or swapped behind a symlink (item 4 of
+/// issue 10: a deploy must not leave the agent deaf).
+struct ConfigDirectoryReplacementTranslatorTests {
+    typealias FakeHost = ConfigWatchTranslatorTests.FakeHost
+    let m = InotifyMask.self
+    static let all: Set<String> = ["/", "/cfg", "/cfg/manifests.d", "/cfg/jobs.d"]
+
+    func burst(_ translator: inout ConfigWatchTranslator, _ host: inout FakeHost,
+               _ events: [(Int32, UInt32, String)]) -> [ConfigWatchEvent] {
+        var batch = ConfigWatchBatch()
+        for (wd, mask, name) in events {
+            translator.handle(wd: wd, mask: mask, name: name, into: &batch, host: &host)
+        }
+        translator.finishBatch(into: &batch, host: &host)
+        return batch.events
+    }
+
+    /// Armed on /cfg (1), manifests.d (2), jobs.d (3) and the parent / (4).
+    func armed(_ host: inout FakeHost) throws -> ConfigWatchTranslator {
+        var translator = ConfigWatchTranslator(configDirectory: "/cfg")
+        try translator.armInitially(host: &host)
+        return translator
+    }
+
+    @Test func theParentIsWatchedForTheDirectorysName() throws {
+        var host = FakeHost(present: Self.all)
+        let translator = try armed(&host)
+        #expect(host.log == ["add /cfg 1", "add /cfg/manifests.d 2", "add /cfg/jobs.d 3", "add / 4"])
+        #expect(translator.health == ConfigWatchHealth(watchedDirectories: 3, missing: [], parentWatched: true))
+    }
+
+    /// `rm -rf /cfg && cp -a backup /cfg`, the copy in a later burst.
+    @Test func aDeletedConfigDirectoryIsWatchedAgainWhenItComesBack() throws {
+        var host = FakeHost(present: Self.all)
+        var translator = try armed(&host)
+        host.present = ["/"]
+        _ = burst(&translator, &host, [
+            (3, m.ignored, ""), (1, m.delete | m.isDirectory, "jobs.d"),
+            (2, m.ignored, ""), (1, m.delete | m.isDirectory, "manifests.d"),
+            (1, m.deleteSelf, ""), (1, m.ignored, ""),
+            (4, m.delete | m.isDirectory, "cfg"),
+        ])
+        #expect(translator.rootLost)
+        #expect(translator.health.missing == ["/cfg", "/cfg/manifests.d", "/cfg/jobs.d"])
+
+        host.present = Self.all
+        host.log.removeAll()
+        let events = burst(&translator, &host, [(4, m.create | m.isDirectory, "cfg")])
+        #expect(events == [.rescan(directory: ""), .rescan(directory: "manifests.d"), .rescan(directory: "jobs.d")])
+        #expect(host.log == ["add /cfg 5", "add /cfg/manifests.d 6", "add /cfg/jobs.d 7"])
+        #expect(!translator.rootLost)
+        #expect(burst(&translator, &host, [(7, m.closeWrite, "new.job")]) == [.changed(relativePath: "jobs.d/new.job")])
+    }
+
+    /// `ln -s /srv/v2 /cfg.new && mv -T /cfg.new /cfg`: only the parent hears of it.
+    @Test func aSymlinkSwappedInIsFollowedToItsNewTarget() throws {
+        var host = FakeHost(present: Self.all)
+        var translator = try armed(&host)
+        host.inodes = ["/cfg": 20, "/cfg/manifests.d": 21, "/cfg/jobs.d": 22]
+        host.log.removeAll()
+        let events = burst(&translator, &host, [(4, m.movedFrom, "cfg.new"), (4, m.movedTo, "cfg")])
+        #expect(events == [.rescan(directory: ""), .rescan(directory: "manifests.d"), .rescan(directory: "jobs.d")])
+        #expect(host.log.filter { $0.hasPrefix("remove") }.count == 3)
+        #expect(host.log.suffix(3) == ["add /cfg 5", "add /cfg/manifests.d 6", "add /cfg/jobs.d 7"])
+    }
+
+    /// After an overflow (or SIGHUP) a subdirectory replaced unseen is watched afresh.
+    @Test func verificationRewatchesAReplacedSubdirectory() throws {
+        var host = FakeHost(present: Self.all)
+        var translator = try armed(&host)
+        host.inodes["/cfg/jobs.d"] = 9
+        host.log.removeAll()
+        translator.requestVerification()
+        let events = burst(&translator, &host, [])
+        #expect(events == [.rescan(directory: "jobs.d")])
+        #expect(host.log == ["remove /cfg/jobs.d 3", "add /cfg/jobs.d 5"])
+        // Nothing changed since: a second check does nothing.
+        host.log.removeAll()
+        translator.requestVerification()
+        #expect(burst(&translator, &host, []).isEmpty)
+        #expect(host.log.isEmpty)
+    }
+
+    @Test func otherNamesInTheParentAreIgnored() throws {
+        var host = FakeHost(present: Self.all)
+        var translator = try armed(&host)
+        host.log.removeAll()
+        #expect(burst(&translator, &host, [(4, m.create, "passwd"), (4, m.delete, "cfgx")]).isEmpty)
+        #expect(host.log.isEmpty)
     }
 }
 

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Config files the watcher reported deleted or renamed away, not yet acted on.
+///
+/// A deploy that replaces the config directory (`rm -rf /etc/agentd && cp -a new /etc/agentd`)
+/// first deletes every file, one by one, and only then the directories. Acting on each deletion
+/// at once would unregister every job (and cancel its runs) before the directory is even gone.
+/// So removals wait until nothing has changed for `quietPeriod`; by then a deleted directory is
+/// known to be missing and its files keep their last config until it is back.
+struct PendingConfigRemovals {
+    /// Long enough for `rm -rf` to get from the files to their directory on a loaded machine,
+    /// short enough that a deliberate `rm jobs.d/x.job` still takes effect at once to a person.
+    static let quietPeriod: Duration = .milliseconds(150)
+
+    private var paths: Set<String> = []
+
+    var isEmpty: Bool { paths.isEmpty }
+
+    mutating func add(_ relativePath: String) { paths.insert(relativePath) }
+
+    /// The file is there again (or was re-read): nothing to remove.
+    mutating func cancel(_ relativePath: String) { paths.remove(relativePath) }
+
+    mutating func removeAll() { paths.removeAll() }
+
+    /// The pending paths in a stable order, and none left.
+    mutating func takeAll() -> [String] {
+        defer { paths.removeAll() }
+        return paths.sorted()
+    }
+}
