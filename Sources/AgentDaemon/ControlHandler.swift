@@ -355,7 +355,8 @@ struct ControlHandler {
             pendingCount: summary?.total ?? 0,
             paused: scheduling?.scheduler.isPaused,
             budgetLeft: scheduling.map { $0.scheduler.budgetRemaining(now: $0.now) },
-            dailyBudget: registry.settings.dailyBudget, inputs: agent.conditions?.inputs)
+            dailyBudget: registry.settings.dailyBudget, inputs: agent.conditions?.inputs,
+            runLimits: agent.runs.limitEnforcement)
     }
 
     func jobSummaries() -> [JobSummary] {

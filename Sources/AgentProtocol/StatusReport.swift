@@ -28,14 +28,18 @@ public struct StatusReport: Codable, Sendable {
     public var dailyBudget: Int?
     /// Power, thermal, network and pressure as the agent sees them (nil from older agents).
     public var inputs: MachineInputs?
+    /// Whether this machine enforces each per-run limit (TasksMax=, MemoryMax=, MemoryHigh=), by
+    /// what, or why not (nil from older agents).
+    public var runLimits: [LimitEnforcement]?
 
     public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
                 configDirectory: String, stateDirectory: String, socketPath: String,
                 manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
                 stateError: String?, running: [RunSummary], pending: [PendingSummary],
                 pendingCount: Int? = nil, paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil,
-                inputs: MachineInputs? = nil) {
+                inputs: MachineInputs? = nil, runLimits: [LimitEnforcement]? = nil) {
         self.inputs = inputs
+        self.runLimits = runLimits
         self.version = version
         self.pid = pid
         self.startedAt = startedAt

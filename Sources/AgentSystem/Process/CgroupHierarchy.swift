@@ -90,7 +90,7 @@ extension CgroupHierarchy {
         let available = Self.words(ownDirectory + "/cgroup.controllers")
         for name in wanted where !available.contains(name) {
             let listed = available.isEmpty ? "none" : available.sorted().joined(separator: " ")
-            result.problems[name] = "no \(name) controller delegated to \(ownDirectory) (its cgroup.controllers: \(listed))"
+            result.problems[name] = "no \(name) controller delegated to \(ownDirectory), which has \(listed)"
         }
         var alreadyEnabled = Self.words(ownDirectory + "/cgroup.subtree_control")
         var movedToLeaf = false
