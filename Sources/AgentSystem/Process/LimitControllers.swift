@@ -31,6 +31,7 @@ public final class LimitControllers {
     public static func setUp(unified hierarchy: CgroupHierarchy?, runsParent: String?,
                              groupName: String) -> LimitControllers {
         var unified = UnifiedControllers()
+        if let hierarchy { removeGroupsOfGoneAgents(in: hierarchy.ownDirectory) }
         if let hierarchy, let runsParent {
             unified = hierarchy.enableControllers(controllers, forRunsUnder: runsParent)
         } else {
@@ -91,8 +92,9 @@ public final class LimitControllers {
         for parent in v1Parents { rmdir(parent.directory) }
     }
 
-    /// `agentd-runs.PID` directories of agents that are gone (killed with SIGKILL): their empty
-    /// run groups and themselves. A live agent's are left alone.
+    /// `agentd-runs.PID` directories of agents that are gone (killed with SIGKILL), in either
+    /// hierarchy: their empty run groups and themselves. A live agent's are left alone, and so is
+    /// a group with processes in it (rmdir refuses; the restart recovery kills them).
     private static func removeGroupsOfGoneAgents(in directory: String) {
         for entry in directoryEntries(directory) where entry.hasPrefix("agentd-runs.") {
             guard let pid = pid_t(entry.dropFirst("agentd-runs.".count)), pid != getpid(),
