@@ -157,3 +157,29 @@ import Testing
         #expect(numbers == [UInt64(hard), UInt64(hard)], "\(line)")
     }
 }
+
+/// The cgroup v1 groups of an agent killed with SIGKILL: nothing records them, so the next agent
+/// removes them and kills what was left in them.
+@Suite(.serialized) struct DeadAgentGroupTests {
+    @Test(.enabled(if: RunLimitTests.controllerAvailable("pids") && CgroupV1Controller.detect("pids") != nil,
+                   "needs root and a cgroup v1 pids hierarchy (a hybrid host)"))
+    func aKilledAgentsV1GroupsAreRemovedByTheNextAndTheirLeftoversKilled() throws {
+        let sandbox = try Sandbox()
+        let plugin = try sandbox.script("sleeper", "echo started\nexec sleep 300\n")
+        try sandbox.write("jobs.d/sleeper.job", "[Job]\nIdentifier=local.sleeper\nExec=\(plugin)\nTasksMax=8\n")
+        let first = try AgentProcess(sandbox: sandbox)
+        #expect(try first.ctl("simulate", "launch", "local.sleeper").status == 0)
+        try first.waitForLog("[local.sleeper r000001] started")
+        let pids = try #require(CgroupV1Controller.detect("pids"))
+        let group = pids.ownDirectory + "/agentd-runs.\(first.process.processIdentifier)"
+        #expect(FileManager.default.fileExists(atPath: group + "/run-r000001"))
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+
+        let second = try AgentProcess(sandbox: sandbox)
+        try second.waitForLog("recorded agent-restart")
+        second.stop()
+        #expect(!FileManager.default.fileExists(atPath: group), "\(group) is left behind")
+        #expect(ProcessInspection.remaining(of: "local.sleeper").isEmpty, "leftover processes")
+    }
+}

@@ -19,10 +19,11 @@ public final class LimitControllers {
     private static let controllers = ["pids", "memory"]
 
     private init(enforcement: [LimitEnforcement], unified: Set<String>,
-                 v1Parents: [(controller: String, directory: String)]) {
+                 v1Parents: [(controller: String, directory: String)], busyGroups: [String]) {
         self.enforcement = enforcement
         self.unified = unified
         self.v1Parents = v1Parents
+        self.busyGroups = busyGroups
     }
 
     /// Enables `pids` and `memory` for the cgroups under `runsParent` (the agent's directory of
@@ -31,7 +32,9 @@ public final class LimitControllers {
     public static func setUp(unified hierarchy: CgroupHierarchy?, runsParent: String?,
                              groupName: String) -> LimitControllers {
         var unified = UnifiedControllers()
-        if let hierarchy { removeGroupsOfGoneAgents(in: hierarchy.ownDirectory) }
+        // Unified run cgroups of a dead agent are its recorded runs': the restart recovery kills
+        // what is in them. Only empty ones go here.
+        if let hierarchy { _ = removeGroupsOfGoneAgents(in: hierarchy.ownDirectory, killingLeftovers: false) }
         if let hierarchy, let runsParent {
             unified = hierarchy.enableControllers(controllers, forRunsUnder: runsParent)
         } else {
@@ -39,12 +42,15 @@ public final class LimitControllers {
         }
         var v1Parents: [(controller: String, directory: String)] = []
         var v1Problems: [String: String] = [:]
+        var busyGroups: [String] = []
         for name in controllers where !unified.enabled.contains(name) {
             guard let v1 = CgroupV1Controller.detect(name) else {
                 v1Problems[name] = "no cgroup v1 \(name) hierarchy"
                 continue
             }
-            removeGroupsOfGoneAgents(in: v1.ownDirectory)
+            // Nothing records a dead agent's v1 groups; whatever is still in them is a leftover
+            // of its runs (cgroups do not outlive a boot) and is killed.
+            busyGroups += removeGroupsOfGoneAgents(in: v1.ownDirectory, killingLeftovers: true)
             let directory = v1.ownDirectory + "/" + groupName
             if mkdir(directory, 0o755) == 0 || errno == EEXIST {
                 v1Parents.append((name, directory))
@@ -62,7 +68,8 @@ public final class LimitControllers {
             let reasons = [unified.problems[controller], v1Problems[controller]].compactMap { $0 }
             return LimitEnforcement(key: key, notEnforcedBecause: reasons.joined(separator: "; "))
         }
-        return LimitControllers(enforcement: enforcement, unified: unified.enabled, v1Parents: v1Parents)
+        return LimitControllers(enforcement: enforcement, unified: unified.enabled, v1Parents: v1Parents,
+                                busyGroups: busyGroups)
     }
 
     /// Each key and the controller behind it.
@@ -86,23 +93,37 @@ public final class LimitControllers {
         busyGroups = RunLimitGroups.removeStale(busyGroups) + groups.remove()
     }
 
-    /// Removes the agent's v1 directories (at exit, once every run has ended).
+    /// Removes the agent's v1 directories (at exit, once every run has ended), waiting up to a
+    /// second for killed leftovers to finish exiting.
     public func removeParents() {
         busyGroups = RunLimitGroups.removeStale(busyGroups)
+        for _ in 0..<100 where !busyGroups.isEmpty {
+            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            nanosleep(&pause, nil)
+            busyGroups = RunLimitGroups.removeStale(busyGroups)
+        }
         for parent in v1Parents { rmdir(parent.directory) }
     }
 
     /// `agentd-runs.PID` directories of agents that are gone (killed with SIGKILL), in either
-    /// hierarchy: their empty run groups and themselves. A live agent's are left alone, and so is
-    /// a group with processes in it (rmdir refuses; the restart recovery kills them).
-    private static func removeGroupsOfGoneAgents(in directory: String) {
+    /// hierarchy: their run groups and themselves. A live agent's are left alone; a group with
+    /// processes in it stays unless `killingLeftovers` (rmdir refuses it). Returns what is still
+    /// busy, for a later retry.
+    private static func removeGroupsOfGoneAgents(in directory: String, killingLeftovers: Bool) -> [String] {
+        var busy: [String] = []
         for entry in directoryEntries(directory) where entry.hasPrefix("agentd-runs.") {
             guard let pid = pid_t(entry.dropFirst("agentd-runs.".count)), pid != getpid(),
                   kill(pid, 0) != 0, errno == ESRCH else { continue }
             let parent = directory + "/" + entry
-            for run in directoryEntries(parent) where run.hasPrefix("run-") { rmdir(parent + "/" + run) }
-            rmdir(parent)
+            let runs = directoryEntries(parent).filter { $0.hasPrefix("run-") }.map { parent + "/" + $0 }
+            if killingLeftovers {
+                busy += RunLimitGroups.removeStale(runs)
+            } else {
+                for run in runs { rmdir(run) }
+            }
+            if rmdir(parent) != 0, killingLeftovers, errno == EBUSY { busy.append(parent) }
         }
+        return busy
     }
 
     private static func directoryEntries(_ path: String) -> [String] {
