@@ -7,6 +7,8 @@ final class ActiveRun {
     var state: LiveRun
     let job: JobDefinition
     var process: PluginProcess?
+    /// Its cgroup v1 pids/memory groups on a hybrid host (per-run limits).
+    var limitGroups: RunLimitGroups?
     let startedAtMilliseconds: Int64
     let startedAt: MonotonicInstant
     var teardown: TeardownProgress?

@@ -356,7 +356,8 @@ struct ControlHandler {
             paused: scheduling?.scheduler.isPaused,
             budgetLeft: scheduling.map { $0.scheduler.budgetRemaining(now: $0.now) },
             dailyBudget: registry.settings.dailyBudget, inputs: agent.conditions?.inputs,
-            configWatch: agent.configWatchStatus)
+            configWatch: agent.configWatchStatus,
+            runLimits: agent.runs.limitEnforcement)
     }
 
     func jobSummaries() -> [JobSummary] {

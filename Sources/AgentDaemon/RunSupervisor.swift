@@ -14,6 +14,8 @@ final class RunSupervisor {
     private let buffer = ReadBuffer()
     /// Parent cgroup of every run's cgroup; nil where cgroup v2 is not writable (process groups only).
     private(set) var cgroupParent: String?
+    /// What enforces TasksMax=/MemoryMax=/MemoryHigh= here (nil before setUpCgroups).
+    private(set) var limitControllers: LimitControllers?
     private var users = UserCache()
     private var logLimiter = LogRateLimiter<RunID>(limit: 200, interval: .seconds(1))
     private let lang: String?
@@ -38,17 +40,31 @@ final class RunSupervisor {
     // MARK: start-up
 
     private func setUpCgroups() {
-        guard let hierarchy = CgroupHierarchy.detect() else {
-            agent.log.notice("no cgroup v2 hierarchy: runs are tracked by process group only")
-            return
-        }
-        let parent = hierarchy.ownDirectory + "/agentd-runs.\(getpid())"
-        if mkdir(parent, 0o755) == 0 || errno == EEXIST {
-            cgroupParent = parent
-            agent.log.info("runs get cgroups under \(parent)")
+        let hierarchy = CgroupHierarchy.detect()
+        if let hierarchy {
+            let parent = hierarchy.ownDirectory + "/agentd-runs.\(getpid())"
+            if mkdir(parent, 0o755) == 0 || errno == EEXIST {
+                cgroupParent = parent
+                agent.log.info("runs get cgroups under \(parent)")
+            } else {
+                agent.log.notice("cgroup \(hierarchy.ownDirectory) is not writable (\(String(cString: strerror(errno)))): runs are tracked by process group only")
+            }
         } else {
-            agent.log.notice("cgroup \(hierarchy.ownDirectory) is not writable (\(String(cString: strerror(errno)))): runs are tracked by process group only")
+            agent.log.notice("no cgroup v2 hierarchy: runs are tracked by process group only")
         }
+        setUpLimits(hierarchy)
+    }
+
+    private func setUpLimits(_ hierarchy: CgroupHierarchy?) {
+        if let files = OpenFileLimit.raiseSoftToHard(), files.soft < 4096 {
+            agent.log.warning("open files limited to \(files.soft): about \(files.soft / 5) runs can start at once; raise LimitNOFILE= (agentd.service sets 65536)")
+        }
+        let controllers = LimitControllers.setUp(unified: hierarchy, runsParent: cgroupParent,
+                                                 groupName: "agentd-runs.\(getpid())")
+        limitControllers = controllers
+        let summary = LimitEnforcement.summary(controllers.enforcement)
+        let text = "per-run limits: " + (summary.enforced + summary.notEnforced).joined(separator: ", ")
+        if summary.notEnforced.isEmpty { agent.log.info(text) } else { agent.log.notice(text) }
     }
 
     /// After a restart (clean or SIGKILL): runs still open in the database are recorded
@@ -161,13 +177,23 @@ final class RunSupervisor {
                 agent.log.warning("run \(run.state.id): no cgroup (\(error)); tracking its process group only")
             }
         }
+        do {
+            run.limitGroups = try limitControllers?.prepare(run: "run-\(run.state.id)", limits: job.limits, cgroup: cgroup)
+        } catch {
+            cgroup?.remove()
+            return .failure(LaunchProblem("per-run limits: \(error)"))
+        }
         let request = SpawnRequest(
             arguments: job.exec + extraArguments,
             environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
-            workingDirectory: stateDirectory, user: user, cgroup: cgroup)
-        switch PluginSpawner.spawn(request) {
+            workingDirectory: stateDirectory, user: user, cgroup: cgroup,
+            moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
+        let spawned = PluginSpawner.spawn(request)
+        run.limitGroups?.closeJoinDescriptors()
+        switch spawned {
         case .failure(let failure):
             cgroup?.remove()
+            releaseLimitGroups(run)
             return .failure(LaunchProblem(failure.description))
         case .success(let child):
             let id = run.state.id
@@ -181,6 +207,7 @@ final class RunSupervisor {
             } catch {
                 kill(-child.pid, SIGKILL)
                 cgroup?.killAll()
+                releaseLimitGroups(run)
                 return .failure(LaunchProblem("cannot watch the child: \(error)"))
             }
         }
@@ -419,7 +446,11 @@ final class RunSupervisor {
     }
 
     private func gone(_ id: RunID) {
-        guard let run = live[id], let stop = run.state.stopReason else { return }
+        guard let run = live[id] else { return }
+        for hit in recordLimitHits(run) {
+            agent.log.notice("run \(id) of \(run.state.identifier): limit reached: \(hit)")
+        }
+        guard let stop = run.state.stopReason else { return }
         finish(run, stopReason: agent.isStopping && !run.state.cancelled ? .agentRestart : stop)
     }
 
@@ -496,6 +527,7 @@ final class RunSupervisor {
 
     deinit {
         if let parent = cgroupParent { rmdir(parent) }
+        limitControllers?.removeParents()
     }
 }
 

@@ -30,15 +30,19 @@ public struct StatusReport: Codable, Sendable {
     public var inputs: MachineInputs?
     /// What the config watcher watches (nil from older agents).
     public var configWatch: ConfigWatchStatus?
+    /// Whether this machine enforces each per-run limit (TasksMax=, MemoryMax=, MemoryHigh=), by
+    /// what, or why not (nil from older agents).
+    public var runLimits: [LimitEnforcement]?
 
     public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
                 configDirectory: String, stateDirectory: String, socketPath: String,
                 manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
                 stateError: String?, running: [RunSummary], pending: [PendingSummary],
                 pendingCount: Int? = nil, paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil,
-                inputs: MachineInputs? = nil, configWatch: ConfigWatchStatus? = nil) {
+                inputs: MachineInputs? = nil, configWatch: ConfigWatchStatus? = nil, runLimits: [LimitEnforcement]? = nil) {
         self.inputs = inputs
         self.configWatch = configWatch
+        self.runLimits = runLimits
         self.version = version
         self.pid = pid
         self.startedAt = startedAt

@@ -63,6 +63,9 @@ static int child_main(void *raw) {
         // Writing "0" to cgroup.procs moves the writing process: the child, before execve.
         CHECK(syscall(SYS_write, r->cgroup_procs_fd, "0", 1), 2);
     }
+    for (int i = 0; i < r->more_cgroup_procs_count; i++) {
+        CHECK(syscall(SYS_write, r->more_cgroup_procs_fds[i], "0", 1), 2);
+    }
     if (r->drop_privileges) {
         CHECK(syscall(SYS_setgroups, (size_t)r->group_count, r->groups), 3);
         CHECK(syscall(SYS_setresgid, r->gid, r->gid, r->gid), 4);

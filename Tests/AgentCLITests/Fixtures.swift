@@ -49,8 +49,16 @@ enum Fixture {
                      configDirectory: "/etc/agentd", stateDirectory: "/var/lib/agentd",
                      socketPath: "/run/agentd/agentd.sock", manifestCount: manifestCount, jobCount: jobCount,
                      diagnostics: diagnostics, stateError: stateError, running: running, pending: pending,
-                     inputs: inputs, configWatch: configWatch)
+                     inputs: inputs, configWatch: configWatch, runLimits: runLimits)
     }
+
+    /// TasksMax= held by the delegated pids controller; no memory controller delegated.
+    static let runLimits = [
+        LimitEnforcement(key: "TasksMax", by: "cgroup v2 pids"),
+        LimitEnforcement(key: "MemoryMax", notEnforcedBecause: noMemory),
+        LimitEnforcement(key: "MemoryHigh", notEnforcedBecause: noMemory),
+    ]
+    static let noMemory = "no memory controller delegated to /sys/fs/cgroup/system.slice/agentd.service, which has cpu pids"
 
     static let liveSources = [
         InputSource(name: "uevent", state: "live", detail: "power_supply"),

@@ -109,6 +109,7 @@ enum SchedulingCommands {
             if !history.isEmpty {
                 lines.append("Recent runs:")
                 lines.append(RunCommands.render(history, context: context))
+                lines += LimitView.explainLines(history)
             }
             context.out(lines.joined(separator: "\n"))
             return 0

@@ -52,6 +52,9 @@ enum StatusCommand {
         if let watch = status.configWatch {
             lines.append(watchLine(watch, style: style))
         }
+        if let limits = status.runLimits, !limits.isEmpty {
+            lines += LimitView.statusLines(limits, style: style, width: context.terminalWidth)
+        }
         if let left = status.budgetLeft, let budget = status.dailyBudget {
             lines.append("budget:   \(left) of \(budget) discretionary launches left today" + (status.paused == true ? "; PAUSED (agentctl resume)" : ""))
         }

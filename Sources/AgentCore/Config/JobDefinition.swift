@@ -65,6 +65,8 @@ public struct JobDefinition: Hashable, Sendable {
     public var onConditionLost: ConditionLostAction
     public var maxPause: Duration
     public var environment: [EnvironmentVariable]
+    /// `TasksMax=`, `MemoryMax=`, `MemoryHigh=`.
+    public var limits: RunLimits
     public var isDropInScript: Bool
 
     public static let defaultGracePeriod: Duration = .seconds(5)
@@ -96,6 +98,7 @@ public struct JobDefinition: Hashable, Sendable {
         self.onConditionLost = .expire
         self.maxPause = Self.defaultMaxPause
         self.environment = []
+        self.limits = RunLimits()
         self.isDropInScript = isDropInScript
     }
 
@@ -103,7 +106,7 @@ public struct JobDefinition: Hashable, Sendable {
         "Identifier", "Kind", "Exec", "User", "Interval", "MaxRuntime", "GracePeriod",
         "RequiresExternalPower", "RequiresNetwork", "RequiresIdle", "ProgressTimeout", "Retry",
         "OnSuccess", "OnConditionLost", "MaxPause",
-    ]
+    ] + RunLimits.keys
     static let listKeys = ["Resources", "Environment"]
 
     /// Parses and validates a `jobs.d/NAME.job` file. The file's own ownership is checked by
@@ -313,6 +316,7 @@ public struct JobDefinition: Hashable, Sendable {
             }
         }
         definition.environment = environment
+        definition.limits = RunLimits.read(&reader)
     }
 
     /// Diagnostics in line order (whole-file ones first), keeping discovery order within a line.

@@ -10,6 +10,9 @@ public enum ExpiryReason: String, Sendable, Codable, CaseIterable {
     case pressure
     /// `agentctl simulate expire`.
     case simulated
+    /// The run reached its `TasksMax=` or `MemoryMax=` (the kernel refused a fork at pids.max,
+    /// or the OOM killer struck inside it); the limit is named beside, in ``RunLimitHit``.
+    case limit
 }
 
 /// How a run ended, kept in history for every run (DESIGN §7).

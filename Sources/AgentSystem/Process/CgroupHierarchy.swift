@@ -43,7 +43,7 @@ public struct CgroupHierarchy: Sendable, Hashable {
     }
 
     /// mountinfo escapes spaces and the like as \ooo.
-    private static func unescape(_ text: String) -> String {
+    static func unescape(_ text: String) -> String {
         guard text.contains("\\") else { return text }
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8)[...]
@@ -69,4 +69,74 @@ func writeControlFile(_ path: String, _ value: String) -> Int32 {
     let bytes = Array(value.utf8)
     let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     return n == bytes.count ? 0 : errno
+}
+
+/// Which controllers the runs' cgroups get in the unified hierarchy, and why the others not.
+public struct UnifiedControllers: Sendable {
+    /// Enabled in the runs' parent's `cgroup.subtree_control`: each run's cgroup has its files.
+    public var enabled: Set<String> = []
+    /// Controller → why it is not enabled for runs.
+    public var problems: [String: String] = [:]
+}
+
+extension CgroupHierarchy {
+    /// Enables `wanted` controllers (`pids`, `memory`) for the cgroups under `runsParent`, a
+    /// child of the agent's own cgroup: in the agent's own `cgroup.subtree_control`, then in
+    /// `runsParent`'s. cgroup v2 lets a cgroup with processes in it enable no controllers for its
+    /// children (outside the root), so when the agent is alone in its cgroup (a systemd service
+    /// with `Delegate=yes`) it first moves itself into the leaf `agent` beside its runs.
+    public func enableControllers(_ wanted: [String], forRunsUnder runsParent: String) -> UnifiedControllers {
+        var result = UnifiedControllers()
+        let available = Self.words(ownDirectory + "/cgroup.controllers")
+        for name in wanted where !available.contains(name) {
+            let listed = available.isEmpty ? "none" : available.sorted().joined(separator: " ")
+            result.problems[name] = "no \(name) controller delegated to \(ownDirectory), which has \(listed)"
+        }
+        var alreadyEnabled = Self.words(ownDirectory + "/cgroup.subtree_control")
+        var movedToLeaf = false
+        for name in wanted where available.contains(name) && !alreadyEnabled.contains(name) {
+            var rc = writeControlFile(ownDirectory + "/cgroup.subtree_control", "+" + name)
+            if rc == EBUSY, !movedToLeaf, moveSelfIntoLeaf() {
+                movedToLeaf = true
+                rc = writeControlFile(ownDirectory + "/cgroup.subtree_control", "+" + name)
+            }
+            if rc == 0 {
+                alreadyEnabled.insert(name)
+            } else {
+                result.problems[name] = Self.enableProblem(name, ownDirectory, rc)
+            }
+        }
+        for name in wanted where alreadyEnabled.contains(name) {
+            let rc = writeControlFile(runsParent + "/cgroup.subtree_control", "+" + name)
+            if rc == 0 {
+                result.enabled.insert(name)
+            } else {
+                result.problems[name] = Self.enableProblem(name, runsParent, rc)
+            }
+        }
+        return result
+    }
+
+    private static func enableProblem(_ name: String, _ directory: String, _ rc: Int32) -> String {
+        let cause = rc == EBUSY
+            ? "other processes share the agent's cgroup; run agentd as its systemd service, which has Delegate=yes"
+            : String(cString: strerror(rc))
+        return "cannot enable \(name) in \(directory)/cgroup.subtree_control: \(cause)"
+    }
+
+    /// Moves the agent (every thread) into `ownDirectory/agent` when no other process is in its
+    /// cgroup; false when others are (they would keep the cgroup busy) or the move fails.
+    private func moveSelfIntoLeaf() -> Bool {
+        let members = Self.words(ownDirectory + "/cgroup.procs")
+        guard members == [String(getpid())] else { return false }
+        let leaf = ownDirectory + "/agent"
+        guard mkdir(leaf, 0o755) == 0 || errno == EEXIST else { return false }
+        return writeControlFile(leaf + "/cgroup.procs", String(getpid())) == 0
+    }
+
+    /// The whitespace-separated words of a control file (empty when unreadable).
+    static func words(_ path: String) -> Set<String> {
+        guard let text = SmallFile.read(path, limit: 1 << 20) else { return [] }
+        return Set(text.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init))
+    }
 }

@@ -13,14 +13,18 @@ public struct SpawnRequest {
     public var user: UserAccount?
     /// Clone the child straight into this cgroup.
     public var cgroup: RunCgroup?
+    /// `cgroup.procs` of the run's cgroup v1 groups (per-run limits on a hybrid host), joined
+    /// by the child before exec like `cgroup`.
+    public var moreCgroupProcsFDs: [Int32]
 
     public init(arguments: [String], environment: [String], workingDirectory: String? = nil,
-                user: UserAccount? = nil, cgroup: RunCgroup? = nil) {
+                user: UserAccount? = nil, cgroup: RunCgroup? = nil, moreCgroupProcsFDs: [Int32] = []) {
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
         self.user = user
         self.cgroup = cgroup
+        self.moreCgroupProcsFDs = moreCgroupProcsFDs
     }
 }
 
@@ -67,6 +71,10 @@ public enum PluginSpawner {
         clearNonBlocking(out[1])
         clearNonBlocking(err[1])
 
+        // Read by the child before exec: kept at a fixed address for the whole spawn.
+        let moreCgroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, request.moreCgroupProcsFDs.count))
+        _ = moreCgroups.initialize(from: request.moreCgroupProcsFDs)
+        defer { moreCgroups.deallocate() }
         var pid: pid_t = -1
         var pidfd: Int32 = -1
         var failedStep: UnsafePointer<CChar>?
@@ -83,6 +91,8 @@ public enum PluginSpawner {
                         spec.stdout_fd = out[1]
                         spec.stderr_fd = err[1]
                         spec.cgroup_procs_fd = request.cgroup?.procsFD ?? -1
+                        spec.more_cgroup_procs_fds = UnsafePointer(moreCgroups.baseAddress)
+                        spec.more_cgroup_procs_count = Int32(request.moreCgroupProcsFDs.count)
                         // Only root can change user; an unprivileged agent runs plugins as itself.
                         if let user = request.user, geteuid() == 0, user.uid != 0 {
                             spec.drop_privileges = 1

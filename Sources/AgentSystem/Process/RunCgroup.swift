@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import Glibc
 
 /// The cgroup of one run: created before the spawn (the child moves itself into it before
@@ -10,6 +11,8 @@ public final class RunCgroup {
     public let procsFD: Int32
     /// `cgroup.events`, watched for `populated 0` (the kernel signals changes as EPOLLPRI).
     public let eventsFD: Int32
+    /// The limit counters as they were when the cgroup was removed (they go with it).
+    private var countersAtRemoval: LimitCounters?
 
     private init(path: String, procsFD: Int32, eventsFD: Int32) {
         self.path = path
@@ -80,10 +83,39 @@ public final class RunCgroup {
         writeControlFile(path + "/cpu.weight", String(weight)) == 0
     }
 
-    /// Removes the (empty) cgroup directory.
+    /// Writes the run's `pids.max`, `memory.max` and `memory.high`, for the `controllers`
+    /// enabled for it (an unset memory limit keeps the kernel's default, `max`).
+    public func setLimits(_ limits: RunLimits, controllers: Set<String>) throws(RunCgroupError) {
+        var writes: [(String, String)] = []
+        if controllers.contains("pids") { writes.append(("pids.max", limits.tasksMax.map(String.init) ?? "max")) }
+        if controllers.contains("memory") {
+            if let high = limits.memoryHigh { writes.append(("memory.high", String(high.bytes))) }
+            if let max = limits.memoryMax { writes.append(("memory.max", String(max.bytes))) }
+        }
+        for (file, value) in writes {
+            let rc = writeControlFile(path + "/" + file, value)
+            if rc != 0 { throw RunCgroupError(path: path, call: "write \(file)", errno: rc) }
+        }
+    }
+
+    /// How often the kernel enforced the run's limits: read at the run's end, from the files
+    /// while the cgroup exists and as they were at its removal afterwards.
+    public var limitCounters: LimitCounters {
+        if let countersAtRemoval { return countersAtRemoval }
+        let pids = SmallFile.read(path + "/pids.events") ?? ""
+        let memory = SmallFile.read(path + "/memory.events") ?? ""
+        return LimitCounters(refusedForks: LimitCounters.value(of: "max", in: pids),
+                             memoryMaxReached: LimitCounters.value(of: "max", in: memory),
+                             oomKills: LimitCounters.value(of: "oom_kill", in: memory))
+    }
+
+    /// Removes the (empty) cgroup directory, keeping its limit counters.
     @discardableResult
     public func remove() -> Bool {
-        rmdir(path) == 0
+        let counters = limitCounters
+        guard rmdir(path) == 0 else { return false }
+        countersAtRemoval = counters
+        return true
     }
 }
 

@@ -18,6 +18,8 @@ struct cshim_spawn_request {
     gid_t gid;
     const gid_t *groups;
     int group_count;
+    const int *more_cgroup_procs_fds; // cgroup v1 pids/memory groups' cgroup.procs, or NULL
+    int more_cgroup_procs_count;
 };
 
 /// Starts the child. On success returns 0 and fills *pid and *pidfd. On failure returns an errno

@@ -98,7 +98,7 @@ func stopReasonCodesAsItsText(_ reason: StopReason, _ text: String) throws {
     for reason in ExpiryReason.allCases {
         #expect(StopReason(parsing: StopReason.expired(reason).description) == .expired(reason))
     }
-    #expect(ExpiryReason.allCases.count == 8)
+    #expect(ExpiryReason.allCases.count == 9)
 }
 
 @Test(arguments: [

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+/// A job's per-run limits (DESIGN §3): its run's cgroup gets `pids.max` (`TasksMax=`) and,
+/// where the memory controller can be had, `memory.max` (`MemoryMax=`) and `memory.high`
+/// (`MemoryHigh=`), so that a fork bomb or a runaway allocation stays inside its run.
+public struct RunLimits: Hashable, Sendable {
+    /// Processes and threads the run may have at once; nil = `infinity`.
+    public var tasksMax: Int?
+    /// Memory beyond which the kernel reclaims and then OOM-kills inside the run; nil = none.
+    public var memoryMax: ByteSize?
+    /// Memory beyond which the run is throttled and reclaimed hard (never killed); nil = none.
+    public var memoryHigh: ByteSize?
+
+    public static let defaultTasksMax = 512
+    /// The kernel's ceiling for pid numbers (PID_MAX_LIMIT): more tasks than this cannot exist.
+    public static let tasksCeiling = 4_194_304
+
+    public init(tasksMax: Int? = RunLimits.defaultTasksMax, memoryMax: ByteSize? = nil,
+                memoryHigh: ByteSize? = nil) {
+        self.tasksMax = tasksMax
+        self.memoryMax = memoryMax
+        self.memoryHigh = memoryHigh
+    }
+
+    /// `TasksMax=512`, `MemoryMax=64M`: how status lines and run records name a limit.
+    public var tasksMaxSetting: String { "TasksMax=" + (tasksMax.map(String.init) ?? "infinity") }
+    public var memoryMaxSetting: String { "MemoryMax=" + (memoryMax?.description ?? "infinity") }
+
+    static let keys = ["TasksMax", "MemoryMax", "MemoryHigh"]
+}
+
+extension RunLimits {
+    private static let tasksValid = "a whole number from 1 to \(tasksCeiling), such as 512, or infinity"
+    private static let sizeValid = "\(ByteSize.examples); or infinity"
+
+    /// Reads `TasksMax=`, `MemoryMax=` and `MemoryHigh=`; each error names what would be valid.
+    static func read(_ reader: inout KeyReader) -> RunLimits {
+        var limits = RunLimits()
+        if let assignment = reader.scalar("TasksMax") {
+            limits.tasksMax = tasks(assignment, &reader) ?? defaultTasksMax
+        }
+        limits.memoryMax = size("MemoryMax", &reader)
+        limits.memoryHigh = size("MemoryHigh", &reader)
+        if let high = limits.memoryHigh, let max = limits.memoryMax, high >= max,
+           let line = reader.scalar("MemoryHigh")?.line {
+            reader.warning(line, "MemoryHigh: \(high) is not below MemoryMax=\(max), so it never "
+                + "throttles before the OOM killer acts; lower it or remove it")
+        }
+        return limits
+    }
+
+    /// nil after an error (the caller keeps the default), else the count; `infinity` is `.some(nil)`.
+    private static func tasks(_ assignment: Assignment, _ reader: inout KeyReader) -> Int?? {
+        let text = assignment.value
+        if TextBytes.asciiLowercased(text) == "infinity" { return .some(nil) }
+        if text.utf8.last == UInt8(ascii: "%") {
+            reader.error(assignment.line, "TasksMax: percentages are not supported here "
+                + "(\(TextBytes.quoted(text))); write \(tasksValid)")
+            return nil
+        }
+        guard !text.isEmpty, text.utf8.allSatisfy(TextBytes.isDigit) else {
+            reader.error(assignment.line, "TasksMax: \(TextBytes.quoted(text)) is not a number of "
+                + "tasks (\(tasksValid))")
+            return nil
+        }
+        // Digits too many for an Int are out of range, like any other count over the ceiling.
+        let count = Int(text) ?? Int.max
+        guard count >= 1, count <= tasksCeiling else {
+            reader.error(assignment.line, "TasksMax: \(TextBytes.quoted(text)) is out of range "
+                + "(\(tasksValid))")
+            return nil
+        }
+        return .some(count)
+    }
+
+    /// A size, or nil for absent, empty, `infinity` and errors (no limit either way).
+    private static func size(_ key: String, _ reader: inout KeyReader) -> ByteSize? {
+        guard let assignment = reader.scalar(key) else { return nil }
+        let text = assignment.value
+        if TextBytes.asciiLowercased(text) == "infinity" { return nil }
+        guard let size = ByteSize.parse(text) else {
+            var hint = ""
+            if let last = text.utf8.last, "kmgt".utf8.contains(last) {
+                let upper = String(text.dropLast()) + String(Character(Unicode.Scalar(last - 0x20)))
+                if ByteSize.parse(upper) != nil { hint = "; suffixes are upper case: \(upper)" }
+            }
+            reader.error(assignment.line, "\(key): \(TextBytes.quoted(text)) is not a size "
+                + "(\(sizeValid))\(hint)")
+            return nil
+        }
+        guard size.bytes > 0 else {
+            reader.error(assignment.line, "\(key): must be more than 0 (\(sizeValid))")
+            return nil
+        }
+        return size
+    }
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import Glibc
+
+/// What enforces per-run limits on this machine (DESIGN §3 `TasksMax=`, `MemoryMax=`,
+/// `MemoryHigh=`), found once when the agent starts: the `pids` and `memory` controllers enabled
+/// for the runs' unified cgroups where they are delegated, else cgroup v1 `pids` and `memory`
+/// hierarchies (a hybrid host), in which each run gets a group of its own below the agent's.
+public final class LimitControllers {
+    /// Per key: enforced by what, or why not (for `agentctl status`).
+    public let enforcement: [LimitEnforcement]
+    /// Controllers enabled for the runs' unified cgroups.
+    public let unified: Set<String>
+    /// cgroup v1 controllers and the agent's directory of run groups in each.
+    private let v1Parents: [(controller: String, directory: String)]
+    /// v1 groups whose removal must be retried (a killed leftover was still exiting).
+    private var busyGroups: [String] = []
+
+    private static let controllers = ["pids", "memory"]
+
+    private init(enforcement: [LimitEnforcement], unified: Set<String>,
+                 v1Parents: [(controller: String, directory: String)], busyGroups: [String]) {
+        self.enforcement = enforcement
+        self.unified = unified
+        self.v1Parents = v1Parents
+        self.busyGroups = busyGroups
+    }
+
+    /// Enables `pids` and `memory` for the cgroups under `runsParent` (the agent's directory of
+    /// run cgroups in `hierarchy`, nil when it has none), and makes `groupName` in each cgroup v1
+    /// hierarchy that has a controller the unified one lacks.
+    public static func setUp(unified hierarchy: CgroupHierarchy?, runsParent: String?,
+                             groupName: String) -> LimitControllers {
+        var unified = UnifiedControllers()
+        // Unified run cgroups of a dead agent are its recorded runs': the restart recovery kills
+        // what is in them. Only empty ones go here.
+        if let hierarchy { _ = removeGroupsOfGoneAgents(in: hierarchy.ownDirectory, killingLeftovers: false) }
+        if let hierarchy, let runsParent {
+            unified = hierarchy.enableControllers(controllers, forRunsUnder: runsParent)
+        } else {
+            for name in controllers { unified.problems[name] = "no writable cgroup v2 hierarchy" }
+        }
+        var v1Parents: [(controller: String, directory: String)] = []
+        var v1Problems: [String: String] = [:]
+        var busyGroups: [String] = []
+        for name in controllers where !unified.enabled.contains(name) {
+            guard let v1 = CgroupV1Controller.detect(name) else {
+                v1Problems[name] = "no cgroup v1 \(name) hierarchy"
+                continue
+            }
+            // Nothing records a dead agent's v1 groups; whatever is still in them is a leftover
+            // of its runs (cgroups do not outlive a boot) and is killed.
+            busyGroups += removeGroupsOfGoneAgents(in: v1.ownDirectory, killingLeftovers: true)
+            let directory = v1.ownDirectory + "/" + groupName
+            if mkdir(directory, 0o755) == 0 || errno == EEXIST {
+                v1Parents.append((name, directory))
+            } else {
+                v1Problems[name] = "cannot create \(directory): \(String(cString: strerror(errno)))"
+            }
+        }
+        let enforcement = keys.map { key, controller in
+            if unified.enabled.contains(controller) {
+                return LimitEnforcement(key: key, by: "cgroup v2 \(controller)")
+            }
+            if v1Parents.contains(where: { $0.controller == controller }) {
+                return LimitEnforcement(key: key, by: "cgroup v1 \(controller)")
+            }
+            let reasons = [unified.problems[controller], v1Problems[controller]].compactMap { $0 }
+            return LimitEnforcement(key: key, notEnforcedBecause: reasons.joined(separator: "; "))
+        }
+        return LimitControllers(enforcement: enforcement, unified: unified.enabled, v1Parents: v1Parents,
+                                busyGroups: busyGroups)
+    }
+
+    /// Each key and the controller behind it.
+    private static let keys: [(String, String)] = [
+        ("TasksMax", "pids"), ("MemoryMax", "memory"), ("MemoryHigh", "memory"),
+    ]
+
+    /// Applies a run's `limits`: into its unified `cgroup` for the controllers enabled there,
+    /// and into v1 groups of its own named `name`, which the child joins before exec.
+    public func prepare(run name: String, limits: RunLimits,
+                        cgroup: RunCgroup?) throws(RunCgroupError) -> RunLimitGroups? {
+        if let cgroup, !unified.isEmpty {
+            try cgroup.setLimits(limits, controllers: unified)
+        }
+        guard !v1Parents.isEmpty else { return nil }
+        return try RunLimitGroups.create(name, in: v1Parents, limits: limits)
+    }
+
+    /// Removes a finished run's v1 groups, and retries groups that were busy before.
+    public func release(_ groups: RunLimitGroups) {
+        busyGroups = RunLimitGroups.removeStale(busyGroups) + groups.remove()
+    }
+
+    /// Removes the agent's v1 directories (at exit, once every run has ended), waiting up to a
+    /// second for killed leftovers to finish exiting.
+    public func removeParents() {
+        busyGroups = RunLimitGroups.removeStale(busyGroups)
+        for _ in 0..<100 where !busyGroups.isEmpty {
+            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            nanosleep(&pause, nil)
+            busyGroups = RunLimitGroups.removeStale(busyGroups)
+        }
+        for parent in v1Parents { rmdir(parent.directory) }
+    }
+
+    /// `agentd-runs.PID` directories of agents that are gone (killed with SIGKILL), in either
+    /// hierarchy: their run groups and themselves. A live agent's are left alone; a group with
+    /// processes in it stays unless `killingLeftovers` (rmdir refuses it). Returns what is still
+    /// busy, for a later retry.
+    private static func removeGroupsOfGoneAgents(in directory: String, killingLeftovers: Bool) -> [String] {
+        var busy: [String] = []
+        for entry in directoryEntries(directory) where entry.hasPrefix("agentd-runs.") {
+            guard let pid = pid_t(entry.dropFirst("agentd-runs.".count)), pid != getpid(),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let parent = directory + "/" + entry
+            let runs = directoryEntries(parent).filter { $0.hasPrefix("run-") }.map { parent + "/" + $0 }
+            if killingLeftovers {
+                busy += RunLimitGroups.removeStale(runs)
+            } else {
+                for run in runs { rmdir(run) }
+            }
+            if rmdir(parent) != 0, killingLeftovers, errno == EBUSY { busy.append(parent) }
+        }
+        return busy
+    }
+
+    private static func directoryEntries(_ path: String) -> [String] {
+        guard let handle = opendir(path) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if entry.pointee.d_type == DT_DIR, name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+}
