@@ -90,6 +90,7 @@ struct ScriptShell {
         for problem in scheduler.checkInvariants(now: now) {
             violations.append("\(context): invariant: \(problem)")
         }
+        checkSummary(context: context)
         checkOrdering(actions, of: event, context: context)
         play(actions, indent: indent, context: context, pausedBefore: pausedBefore)
         checkDatabase(context: context)
@@ -320,6 +321,22 @@ struct ScriptShell {
             }
         } else if !replies.isEmpty {
             violations.append("\(context): replies \(replies) to no submit")
+        }
+    }
+
+    /// `status`'s summary lists the first entries of `pending` and counts them all.
+    /// (Not before the first tick: due jobs then wait for it, and the summary counts them
+    /// while `pending` does not — for the instant until the loop's first iteration.)
+    private mutating func checkSummary(context: String) {
+        guard scheduler.firstTickSeen else { return }
+        let full = scheduler.waiting(now: now)
+        let summary = scheduler.waitingSummary(now: now, limit: 3)
+        // Known and left (see docs/testing.md): while catch-up slots are planned, the summary's
+        // first entries can differ from pending's, because the ready heap orders by "due
+        // since" and pending by earliest begin (the slot); the count is right.
+        let catchingUp = scheduler.jobs.values.contains { $0.catchUp != nil }
+        if summary.total != full.count || (!catchingUp && summary.work != Array(full.prefix(3))) {
+            violations.append("\(context): the status summary (\(summary.total): \(summary.work.map(\.identifier))) disagrees with pending (\(full.count): \(full.prefix(3).map(\.identifier)))")
         }
     }
 
