@@ -82,9 +82,10 @@ extension Scheduler {
         expire(run, counted, .pressure, because: .memoryPressure, now: now)
     }
 
-    /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for.
+    /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for, in run
+    /// order (a dictionary's order would follow the process's hash seed).
     mutating func expireOverduePauses(now: SchedulerTime) {
-        for (run, frozenRun) in frozen where frozenRun.expiresAt <= now {
+        for (run, frozenRun) in frozen.sorted(by: { $0.key < $1.key }) where frozenRun.expiresAt <= now {
             frozen[run] = nil
             guard let counted = live.startedRuns[run] else { continue }
             log("\(counted.identifier): run \(run) paused longer than MaxPause=: expired")
