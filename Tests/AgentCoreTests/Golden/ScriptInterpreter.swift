@@ -254,6 +254,10 @@ struct ScriptInterpreter {
             shell.runs[run].map { "\(shell.format.run(run)) \($0.identifier) (\($0.reason.rawValue))\($0.frozen ? " frozen" : "")" }
         }
         shell.emit("live: " + (live.isEmpty ? "none" : live.joined(separator: ", ")))
+        let summary = shell.scheduler.waitingSummary(now: shell.now, limit: 3)
+        shell.emit("waiting: \(summary.total)" + (summary.work.isEmpty ? "" : ", first "
+            + summary.work.map { $0.submission.map { "request \($0.requestID)" } ?? $0.identifier.rawValue }
+                .joined(separator: ", ")))
         shell.emit("paused: \(shell.scheduler.isPaused ? "yes" : "no")")
         shell.emit("budget: \(shell.scheduler.budgetRemaining(now: shell.now)) of \(shell.settings.dailyBudget) left")
         shell.emit("conditions: " + shell.format.conditions(shell.scheduler.conditions))
