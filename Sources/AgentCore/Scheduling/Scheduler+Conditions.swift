@@ -110,9 +110,12 @@ extension Scheduler {
         return pa != pb ? pa < pb : a.key < b.key
     }
 
-    /// The earliest pause expiry or pressure step, for `nextDeadline`.
+    /// The earliest pause expiry or pressure step, for `nextDeadline`. A pressure step only
+    /// while a run is left to shed: with none, the agent sleeps (DESIGN §6: never polled while
+    /// nothing is due); a run that starts while pressure lasts brings the step back.
     var conditionDeadline: SchedulerTime? {
-        var earliest = nextShedAt
+        let sheddable = live.startedRuns.keys.contains { !expiring.contains($0) }
+        var earliest = sheddable ? nextShedAt : nil
         for frozenRun in frozen.values where earliest.map({ frozenRun.expiresAt < $0 }) ?? true {
             earliest = frozenRun.expiresAt
         }
