@@ -161,7 +161,7 @@ struct RandomDriver {
         case 2: c.power = PowerState(externalPower: true, battery: BatteryLevel(percent: pick([3, 15, 80]), discharging: false))
         case 3: c.thermal = pick(ThermalState.allCases)
         case 4: c.network.toggle()
-        case 5: c.memoryPressure = chance(0.3)  // a step every 10 s while it lasts: keep it short
+        case 5: c.memoryPressure = chance(0.3)  // sheds a run every 10 s while it lasts: keep it short
         case 6: c.cpuBusy.toggle()
         case 7: c.lowPower.toggle()
         default: break

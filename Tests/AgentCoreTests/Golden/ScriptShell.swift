@@ -81,14 +81,16 @@ struct ScriptShell {
     /// time and what happened) introduces events the shell itself sent; their actions are
     /// indented under it.
     mutating func send(_ event: SchedulerEvent, header: String? = nil) {
-        if let header { emit("\(format.time(now)) \(header)") }
+        if let header, printing { emit("\(format.time(now)) \(header)") }
         let indent = header == nil ? "" : "  "
         let pausedBefore = scheduler.isPaused
         let actions = scheduler.handle(event, now: now)
         eventsSent += 1
-        let context = "event \(eventsSent) (\(Self.name(event)) at \(format.time(now)))"
+        let (number, at) = (eventsSent, now)
+        // Built only for a violation: formatting every event would cost more than checking it.
+        let context = { [format] in "event \(number) (\(Self.name(event)) at \(format.time(at)))" }
         for problem in scheduler.checkInvariants(now: now) {
-            violations.append("\(context): invariant: \(problem)")
+            violations.append("\(context()): invariant: \(problem)")
         }
         checkSummary(context: context)
         checkOrdering(actions, of: event, context: context)
@@ -99,7 +101,7 @@ struct ScriptShell {
         for (run, stop) in ends { end(run, stop) }
     }
 
-    private mutating func play(_ actions: [SchedulerAction], indent: String, context: String,
+    private mutating func play(_ actions: [SchedulerAction], indent: String, context: () -> String,
                                pausedBefore: Bool)
     {
         var started: [(Identifier, RunID, RunReason)] = []
@@ -124,32 +126,32 @@ struct ScriptShell {
                 database = (database ?? .empty).applying(changes)
             case .expire(let run, let reason):
                 if runs[run] == nil || runs[run]?.expiring == true {
-                    violations.append("\(context): expire \(format.run(run)), which is not live or already expiring")
+                    violations.append("\(context()): expire \(format.run(run)), which is not live or already expiring")
                 }
                 runs[run]?.expiring = true
                 if expiredRunsEnd, runs[run] != nil { pendingEnds.append((run, .expired(reason))) }
             case .freeze(let run, _):
                 if runs[run] == nil || runs[run]?.frozen == true {
-                    violations.append("\(context): freeze \(format.run(run)), which is not live or already frozen")
+                    violations.append("\(context()): freeze \(format.run(run)), which is not live or already frozen")
                 }
                 freeze(run)
             case .thaw(let run):
-                if runs[run]?.frozen != true { violations.append("\(context): thaw \(format.run(run)), which is not frozen") }
+                if runs[run]?.frozen != true { violations.append("\(context()): thaw \(format.run(run)), which is not frozen") }
                 thaw(run)
             case .setCPUWeight(let run, _):
-                if runs[run] == nil { violations.append("\(context): CPU weight of \(format.run(run)), which is not live") }
+                if runs[run] == nil { violations.append("\(context()): CPU weight of \(format.run(run)), which is not live") }
             case .reply, .log:
                 break
             }
-            emit(indent + format.action(action, launchedAs: launched))
+            if printing, !launchesOnly { output.append(indent + format.action(action, launchedAs: launched)) }
         }
         for (identifier, run, reason) in started {
             let more = scheduler.handle(.runStarted(identifier, run, reason: reason), now: now)
             eventsSent += 1
             for problem in scheduler.checkInvariants(now: now) {
-                violations.append("\(context), then run-started \(format.run(run)): invariant: \(problem)")
+                violations.append("\(context()), then run-started \(format.run(run)): invariant: \(problem)")
             }
-            play(more, indent: indent, context: context + ", then run-started \(format.run(run))", pausedBefore: false)
+            play(more, indent: indent, context: { [format] in context() + ", then run-started \(format.run(run))" }, pausedBefore: false)
         }
     }
 
@@ -269,35 +271,35 @@ struct ScriptShell {
     /// discretionary launch while paused, past the budget, past `MaxConcurrent=`, of a
     /// restricted or denied identifier, or while a condition holds it.
     private mutating func checkLaunch(_ job: Identifier, _ reason: RunReason, _ submission: Submission?,
-                                      context: String)
+                                      context: () -> String)
     {
         let rules = scheduler.settings
         let name = "launch of \(job) (\(reason.rawValue))"
         if runs.count >= rules.maxConcurrent {
-            violations.append("\(context): \(name) with \(runs.count) runs live, MaxConcurrent=\(rules.maxConcurrent)")
+            violations.append("\(context()): \(name) with \(runs.count) runs live, MaxConcurrent=\(rules.maxConcurrent)")
         }
         let ids = [job] + (submission.map { [$0.identifier] } ?? [])
-        for id in ids where rules.denies(id) { violations.append("\(context): \(name): \(id) is restricted (Deny=)") }
-        for id in ids where scheduler.disabled.contains(id) { violations.append("\(context): \(name): \(id) is disabled") }
+        for id in ids where rules.denies(id) { violations.append("\(context()): \(name): \(id) is restricted (Deny=)") }
+        for id in ids where scheduler.disabled.contains(id) { violations.append("\(context()): \(name): \(id) is disabled") }
         if let definition = scheduler.jobs[job]?.definition,
            let hold = LaunchPolicy.hold(definition, scheduler.conditions, rules)
         {
-            violations.append("\(context): \(name) though \(hold) holds it")
+            violations.append("\(context()): \(name) though \(hold) holds it")
         }
         guard reason != .submitted else { return }
         if runs.values.contains(where: { $0.job == job }) {
-            violations.append("\(context): \(name) while a run of \(job) is live")
+            violations.append("\(context()): \(name) while a run of \(job) is live")
         }
-        if scheduler.isPaused { violations.append("\(context): \(name) while paused") }
+        if scheduler.isPaused { violations.append("\(context()): \(name) while paused") }
         let day = calendar.dayKey(now)
         budgetLedger[day, default: 0] += 1
         if let spent = budgetLedger[day], spent > rules.dailyBudget {
-            violations.append("\(context): \(name) is discretionary launch \(spent) of the day, DailyBudget=\(rules.dailyBudget)")
+            violations.append("\(context()): \(name) is discretionary launch \(spent) of the day, DailyBudget=\(rules.dailyBudget)")
         }
     }
 
     /// Launches and logs, then at most one persist, then the replies; a submit gets exactly one reply.
-    private mutating func checkOrdering(_ actions: [SchedulerAction], of event: SchedulerEvent, context: String) {
+    private mutating func checkOrdering(_ actions: [SchedulerAction], of event: SchedulerEvent, context: () -> String) {
         var phase = 0
         var persists = 0
         var replies: [Int64] = []
@@ -305,44 +307,44 @@ struct ScriptShell {
             switch action {
             case .persist:
                 persists += 1
-                if phase > 1 { violations.append("\(context): a persist after a reply") }
+                if phase > 1 { violations.append("\(context()): a persist after a reply") }
                 phase = max(phase, 1)
             case .reply(let request, _):
                 replies.append(request)
                 phase = 2
             default:
-                if phase > 0 { violations.append("\(context): \(format.action(action, launchedAs: nil)) after the persist or a reply") }
+                if phase > 0 { violations.append("\(context()): \(format.action(action, launchedAs: nil)) after the persist or a reply") }
             }
         }
-        if persists > 1 { violations.append("\(context): \(persists) persists in one event") }
+        if persists > 1 { violations.append("\(context()): \(persists) persists in one event") }
         if case .submit(let submission) = event {
             if replies != [submission.requestID] {
-                violations.append("\(context): submit \(submission.requestID) answered by replies \(replies)")
+                violations.append("\(context()): submit \(submission.requestID) answered by replies \(replies)")
             }
         } else if !replies.isEmpty {
-            violations.append("\(context): replies \(replies) to no submit")
+            violations.append("\(context()): replies \(replies) to no submit")
         }
     }
 
     /// `status`'s summary lists the first entries of `pending` and counts them all.
     /// (Not before the first tick: due jobs then wait for it, and the summary counts them
     /// while `pending` does not — for the instant until the loop's first iteration.)
-    private mutating func checkSummary(context: String) {
+    private mutating func checkSummary(context: () -> String) {
         guard scheduler.firstTickSeen else { return }
         let full = scheduler.waiting(now: now)
         let summary = scheduler.waitingSummary(now: now, limit: 3)
         if summary.total != full.count || summary.work != Array(full.prefix(3)) {
-            violations.append("\(context): the status summary (\(summary.total): \(summary.work.map(\.identifier))) disagrees with pending (\(full.count): \(full.prefix(3).map(\.identifier)))")
+            violations.append("\(context()): the status summary (\(summary.total): \(summary.work.map(\.identifier))) disagrees with pending (\(full.count): \(full.prefix(3).map(\.identifier)))")
         }
     }
 
     /// What the persists wrote is what the scheduler would persist: nothing asked for is
     /// lost on a restart.
-    private mutating func checkDatabase(context: String) {
+    private mutating func checkDatabase(context: () -> String) {
         guard let database else { return }
         let snapshot = scheduler.snapshot
         if database != snapshot {
-            violations.append("\(context): the database the persists wrote differs from the scheduler's snapshot: \(Self.difference(database, snapshot))")
+            violations.append("\(context()): the database the persists wrote differs from the scheduler's snapshot: \(Self.difference(database, snapshot))")
         }
     }
 
