@@ -44,7 +44,9 @@ let package = Package(
         // Fake /sys and /proc trees, shared by the reader tests and the integration tests.
         .target(name: "AgentTestSupport", path: "Tests/AgentTestSupport", swiftSettings: strict),
 
-        .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], swiftSettings: strict),
+        // Golden/testdata: the golden scheduler scripts, read by #filePath (docs/testing.md).
+        .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], exclude: ["Golden/testdata"],
+                    swiftSettings: strict),
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),

@@ -15,6 +15,10 @@ struct DailyBudget: Sendable, Hashable {
         let today = calendar.dayKey(now)
         refillsAt = calendar.nextMidnight(after: now)
         guard today != day else { return false }
+        // A zone change westward across midnight (or a clock stepped back over it) makes it
+        // the day before again: the ledger of the day that had begun stays, or that evening
+        // would get a second budget. Only one day back: a larger step starts afresh.
+        if calendar.dayKey(now + .seconds(86_400)) == day { return false }
         day = today
         spent = 0
         return true

@@ -82,9 +82,10 @@ extension Scheduler {
         expire(run, counted, .pressure, because: .memoryPressure, now: now)
     }
 
-    /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for.
+    /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for, in run
+    /// order (a dictionary's order would follow the process's hash seed).
     mutating func expireOverduePauses(now: SchedulerTime) {
-        for (run, frozenRun) in frozen where frozenRun.expiresAt <= now {
+        for (run, frozenRun) in frozen.sorted(by: { $0.key < $1.key }) where frozenRun.expiresAt <= now {
             frozen[run] = nil
             guard let counted = live.startedRuns[run] else { continue }
             log("\(counted.identifier): run \(run) paused longer than MaxPause=: expired")
@@ -109,9 +110,12 @@ extension Scheduler {
         return pa != pb ? pa < pb : a.key < b.key
     }
 
-    /// The earliest pause expiry or pressure step, for `nextDeadline`.
+    /// The earliest pause expiry or pressure step, for `nextDeadline`. A pressure step only
+    /// while a run is left to shed: with none, the agent sleeps (DESIGN §6: never polled while
+    /// nothing is due); a run that starts while pressure lasts brings the step back.
     var conditionDeadline: SchedulerTime? {
-        var earliest = nextShedAt
+        let sheddable = live.startedRuns.keys.contains { !expiring.contains($0) }
+        var earliest = sheddable ? nextShedAt : nil
         for frozenRun in frozen.values where earliest.map({ frozenRun.expiresAt < $0 }) ?? true {
             earliest = frozenRun.expiresAt
         }

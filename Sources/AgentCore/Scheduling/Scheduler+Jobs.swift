@@ -144,7 +144,8 @@ extension Scheduler {
     }
 
     /// New agentd.conf: `Deny=` re-evaluated for every job, trigger spacing for every pending
-    /// trigger; budget and `MaxConcurrent` apply at the next decision.
+    /// trigger, `BatteryLow=`/`BatteryCritical=` for held and running work; budget and
+    /// `MaxConcurrent` apply at the next decision.
     mutating func settingsChanged(_ new: AgentSettings, now: SchedulerTime) {
         let old = settings
         settings = new
@@ -162,6 +163,12 @@ extension Scheduler {
             for id in pendingTriggers.sorted() where jobs[id] != nil {
                 reschedule(id, now: now)
             }
+        }
+        if old.batteryLow != new.batteryLow || old.batteryCritical != new.batteryCritical {
+            // The same battery level may now hold work back or release it, and runs may now
+            // have lost (or regained) the battery they need: as if the conditions changed.
+            reexamineHeldWork(now: now)
+            applyRunPolicy(now: now)
         }
     }
 

@@ -232,7 +232,8 @@ public struct Scheduler: Sendable {
     /// work, the few jobs held by a per-job blocker, and the queued submissions. O(k log n).
     public func waitingSummary(now: SchedulerTime, limit: Int) -> (work: [PendingWork], total: Int) {
         var ids: [Identifier] = []
-        for queue in [due, ready, conditionHeld] { ids.append(contentsOf: queue.smallest(limit).map(\.key)) }
+        ids.append(contentsOf: due.smallest(limit).map(\.key))
+        for queue in [ready, conditionHeld] { ids.append(contentsOf: firstByEarliestBegin(queue, limit)) }
         // Discretionary jobs outside the heaps: restricted, denied or running.
         var outside = restrictedJobs.union(disabled.members)
         outside.formUnion(live.runningJobs)
@@ -254,6 +255,24 @@ public struct Scheduler: Sendable {
         }
         let total = due.count + ready.count + conditionHeld.count + outsideWaiting + queuedTotal
         return (listed, total)
+    }
+
+    /// The `limit` entries of a ready or condition-held heap that come first by earliest
+    /// begin. The heap orders by "due since", which is never later than the earliest begin
+    /// and earlier only for catch-up slots; so entries are taken in heap order until one's
+    /// "due since" is past the `limit`-th earliest begin seen: no later one can come first.
+    /// Usually `limit` entries; during a catch-up, the catch-up jobs at most.
+    func firstByEarliestBegin(_ queue: DeadlineQueue<Identifier, TimedKey>, _ limit: Int) -> [Identifier] {
+        guard limit > 0 else { return [] }
+        var k = limit
+        while true {
+            let top = queue.smallest(k)
+            let begins = top.compactMap { jobs[$0.key].flatMap(candidate)?.eligibleAt }.sorted()
+            guard top.count == k, begins.count >= limit, let last = top.last,
+                  last.priority.time <= begins[limit - 1]
+            else { return top.map(\.key) }
+            k *= 2
+        }
     }
 
     /// A discretionary job's entry in `pending`, when it wants to run and something holds it.
