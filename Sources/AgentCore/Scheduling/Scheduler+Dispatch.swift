@@ -7,12 +7,13 @@ extension Scheduler {
     /// catch-up) — moves jobs whose time has come into the ready heap and
     /// launches from it, most overdue first, while not paused, the budget lasts and slots are
     /// free. Jobs that became due and stay held get one `deferred` entry.
+    /// While the agent stops, due work still moves between the heaps (so every query stays
+    /// true) but nothing launches.
     mutating func dispatch(now: SchedulerTime) {
-        guard !stopping else { return }
-        launchQueuedSubmissions(now: now)
+        if !stopping { launchQueuedSubmissions(now: now) }
         guard holdingSince == nil else { return }
         promoteDue(now: now)
-        while !paused, live.total < settings.maxConcurrent,
+        while !stopping, !paused, live.total < settings.maxConcurrent,
               budgetRemaining(now: now) > 0, let top = ready.popMin()
         {
             lastEventWork += 1
@@ -21,7 +22,7 @@ extension Scheduler {
         if !newlyReady.isEmpty {
             let stillWaiting = newlyReady.filter { ready.contains($0) }
             newlyReady = []
-            guard let held = paused ? WaitReason.paused : globalBlocker(now: now),
+            guard let held = stopping ? WaitReason.agentStopping : paused ? WaitReason.paused : globalBlocker(now: now),
                   !stillWaiting.isEmpty else { return }
             // One timeline entry each, but one log line for a crowd (10,000 new jobs at the
             // first start must not write 10,000 lines).

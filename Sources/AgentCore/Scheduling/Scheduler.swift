@@ -401,6 +401,7 @@ public struct Scheduler: Sendable {
         if job.restricted { return .restricted }
         if disabled.contains(job.identifier) { return .denied }
         if live.isRunning(job.identifier) { return .running }
+        if stopping { return .agentStopping }
         if paused { return .paused }
         if candidate.eligibleAt > now { return candidate.timeGate }
         if let hold = LaunchPolicy.hold(job.definition, conditions, settings) { return .condition(hold) }

@@ -68,8 +68,10 @@ struct ScriptFormat {
     /// One action; `run` is the run number the shell gave a launch.
     func action(_ action: SchedulerAction, launchedAs run: RunID?) -> String {
         switch action {
-        case .launch(let job, let why, let submission):
-            var text = "launch \(job) (\(why.rawValue))"
+        case .launch(let order):
+            let job = order.job.identifier
+            let submission = order.submission
+            var text = "launch \(job) (\(order.reason.rawValue))"
             if let run { text += " as \(self.run(run))" }
             if let submission {
                 text += " request=\(submission.requestID)"

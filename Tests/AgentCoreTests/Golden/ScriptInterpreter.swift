@@ -41,7 +41,12 @@ struct ScriptInterpreter {
         case "progress": try progress(args)
         case "simulate":
             let id = try Self.identifier(Self.only(args, "simulate ID"))
-            if !shell.simulate(id) { shell.emit("refused: \(id) is already running") }
+            // A refusal shows as the scheduler's reply (`refused: cannot start now: running`).
+            _ = shell.simulate(id)
+            shell.settle()
+        case "stop":
+            // SIGTERM: the daemon tells the scheduler before it tears down the live runs.
+            shell.send(.agentStopping)
             shell.settle()
         case "restart": shell.restart(after: try args.first.map(Self.span) ?? .zero)
         case "suspend": shell.suspend(for: try Self.span(Self.only(args, "suspend SPAN")))

@@ -108,11 +108,12 @@ struct ScriptShell {
         for action in actions {
             var launched: RunID?
             switch action {
-            case .launch(let job, let reason, let submission):
+            case .launch(let order):
+                let (job, reason, submission) = (order.job.identifier, order.reason, order.submission)
                 let run = RunID(nextRun)
                 nextRun += 1
                 launched = run
-                checkLaunch(job, reason, submission, context: context)
+                checkLaunch(job, reason, submission, outsidePolicy: order.requestID != nil, context: context)
                 let plan = plans[job] ?? defaultPlan
                 let reported = submission?.identifier ?? job
                 runs[run] = ShellRun(identifier: reported, job: job, reason: reason,
@@ -179,17 +180,13 @@ struct ScriptShell {
     }
 
     /// A run the shell starts itself (`agentctl simulate launch`): refused while the job runs.
+    /// `agentctl simulate launch`: a `.launchNow` the scheduler decides, as the daemon sends it.
     mutating func simulate(_ id: Identifier) -> Bool {
-        let job = resolve(id)
-        if jobs[job]?.kind != .continued, runs.values.contains(where: { $0.job == job }) { return false }
-        let run = RunID(nextRun)
-        nextRun += 1
-        let plan = plans[job] ?? defaultPlan
-        runs[run] = ShellRun(identifier: id, job: job, reason: .simulated,
-                             endsAt: plan.duration.map { now + $0 }, outcome: plan.outcome)
-        emit("started \(format.run(run)) (simulated)")
-        send(.runStarted(id, run, reason: .simulated))
-        return true
+        let request = nextRequest
+        nextRequest += 1
+        let before = launchCount
+        send(.launchNow(id, reason: .simulated, requestID: request))
+        return launchCount > before
     }
 
     /// The registered job an identifier resolves to: itself or its longest registered dot-prefix.
@@ -271,10 +268,17 @@ struct ScriptShell {
     /// discretionary launch while paused, past the budget, past `MaxConcurrent=`, of a
     /// restricted or denied identifier, or while a condition holds it.
     private mutating func checkLaunch(_ job: Identifier, _ reason: RunReason, _ submission: Submission?,
-                                      context: () -> String)
+                                      outsidePolicy: Bool, context: () -> String)
     {
         let rules = scheduler.settings
         let name = "launch of \(job) (\(reason.rawValue))"
+        // simulate launch / run-if-stale bypass policy, not the one-run-per-identifier rule.
+        if outsidePolicy {
+            if scheduler.jobs[job]?.definition.kind != .continued, runs.values.contains(where: { $0.job == job }) {
+                violations.append("\(context()): \(name) while a run of \(job) is live")
+            }
+            return
+        }
         if runs.count >= rules.maxConcurrent {
             violations.append("\(context()): \(name) with \(runs.count) runs live, MaxConcurrent=\(rules.maxConcurrent)")
         }
@@ -320,6 +324,10 @@ struct ScriptShell {
         if case .submit(let submission) = event {
             if replies != [submission.requestID] {
                 violations.append("\(context()): submit \(submission.requestID) answered by replies \(replies)")
+            }
+        } else if case .launchNow(_, _, let request) = event {
+            if replies != [request] {
+                violations.append("\(context()): launch-now \(request) answered by replies \(replies)")
             }
         } else if !replies.isEmpty {
             violations.append("\(context()): replies \(replies) to no submit")
@@ -384,6 +392,8 @@ struct ScriptShell {
         case .restored: "restored"
         case .resumedAfterDowntime: "resumed-after-downtime"
         case .calendarChanged: "calendar-changed"
+        case .launchNow(let id, let reason, let request): "launch-now \(id) (\(reason.rawValue)) request \(request)"
+        case .agentStopping: "agent-stopping"
         }
     }
 }
