@@ -166,10 +166,8 @@ public struct Scheduler: Sendable {
             stopping = true
             log("agent stopping: nothing new starts; \(queuedTotal) queued submission\(queuedTotal == 1 ? "" : "s") "
                 + "and every pending request stay for the next start")
-        case .calendarChanged(let new):
-            calendar = new
-            budget.recalibrate(now: now, calendar: new)
-            dirty = true
+        case .calendarChanged(let new): calendarChanged(new, now: now)
+        case .clockStepped(let size): clockStepped(by: size, now: now)
         }
 
         dispatch(now: now)
