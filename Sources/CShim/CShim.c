@@ -321,10 +321,11 @@ int cshim_inotify_drain_for_name(int fd, const char *name) {
         }
     }
 }
-int cshim_realtime_set_ns(int64_t realtime_ns) {
+int cshim_realtime_set_to_now(void) {
+    // (adjtimex ADJ_SETOFFSET of zero would be an exact no-op, but it leaves the offset the
+    // kernel compares unchanged, so it cancels nothing.)
     struct timespec ts;
-    ts.tv_sec = (time_t)(realtime_ns / 1000000000);
-    ts.tv_nsec = (long)(realtime_ns % 1000000000);
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return -1;
     return clock_settime(CLOCK_REALTIME, &ts);
 }
 long cshim_utc_offset_at(int64_t when, int refresh_zone) {

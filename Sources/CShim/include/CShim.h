@@ -129,8 +129,9 @@ int cshim_inotify_watch_directory(int fd, const char *directory);
 /// Drains every pending event: 1 when one of them names `name` (or the queue overflowed, or the
 /// directory itself went away), 0 when none does, -1 on an error other than EAGAIN.
 int cshim_inotify_drain_for_name(int fd, const char *name);
-/// Sets CLOCK_REALTIME (tests: setting it to the current time is a zero-size step). 0 or -1.
-int cshim_realtime_set_ns(int64_t realtime_ns);
+/// Sets CLOCK_REALTIME to the time it shows, read just before (tests: a step of well under a
+/// microsecond that still cancels TFD_TIMER_CANCEL_ON_SET timers). Needs CAP_SYS_TIME. 0 or -1.
+int cshim_realtime_set_to_now(void);
 /// tzset() then the UTC offset (tm_gmtoff, seconds east) in effect at `when` (unix seconds).
 long cshim_utc_offset_at(int64_t when, int refresh_zone);
 
