@@ -101,6 +101,9 @@ final class LocalTimeFollower {
         if size >= Self.smallestStep || size <= .zero - Self.smallestStep {
             log.notice("wall clock stepped \(size < .zero ? "back" : "forward") by \(TimeSpan.format(size < .zero ? .zero - size : size))")
             send(.clockStepped(by: size))
+        } else {
+            let micros = size.components.seconds * 1_000_000 + size.components.attoseconds / 1_000_000_000_000
+            log.info("wall clock set (a step of \(micros) us, or a resume): nothing to move")
         }
         followZone(because: nil)
         clockMoved()
