@@ -31,13 +31,17 @@ public final class ClockStepWatch {
     public init(loop: EventLoop, handler: @escaping (Step) -> Void) throws {
         let fd = cshim_realtime_timerfd_create()
         guard fd >= 0 else { throw EventLoopError(call: "timerfd_create(CLOCK_REALTIME)", errno: errno) }
-        self.loop = loop
-        self.fd = fd
-        reference = loop.clock.wallOffset
         do {
             try Self.arm(fd)
-            // Armed after the reading above: a step in between makes the first report include it.
-            reference = ClockReading.read().wallOffset
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        self.loop = loop
+        self.fd = fd
+        // Read after arming: a step in between cancels the timer and is measured from here.
+        reference = ClockReading.read().wallOffset
+        do {
             token = try loop.watch(fd: fd, events: .readable) { [weak self] _ in
                 self?.stepped(handler)
             }
