@@ -42,7 +42,9 @@ public final class ClockStepWatch {
         // Read after arming: a step in between cancels the timer and is measured from here.
         reference = ClockReading.read().wallOffset
         do {
-            token = try loop.watch(fd: fd, events: .readable) { [weak self] _ in
+            // Urgent: the step is handled before this iteration's due timers, so no timer acts on
+            // the new wall time before the handler had a chance to move what depends on it.
+            token = try loop.watch(fd: fd, events: .readable, urgent: true) { [weak self] _ in
                 self?.stepped(handler)
             }
         } catch {
