@@ -39,7 +39,8 @@ public final class ClockStepWatch {
         }
         self.loop = loop
         self.fd = fd
-        // Read after arming: a step in between cancels the timer and is measured from here.
+        // Read after arming, so no step goes unseen: one between arming and this reading still
+        // wakes the watch (and is reported as about zero, having moved the reference too).
         reference = ClockReading.read().wallOffset
         do {
             // Urgent: the step is handled before this iteration's due timers, so no timer acts on
