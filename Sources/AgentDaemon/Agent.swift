@@ -52,8 +52,8 @@ public final class Agent {
                                    agentUserName: user.name, privileged: geteuid() == 0)
         self.state = StateDirectory(path: options.stateDirectory)
         self.stateWriter = StateWriter(state: state, loop: loop, log: log)
-        self.startedAtWall = WallClock.now() / 1_000_000_000
-        self.startedAt = MonotonicInstant.now()
+        self.startedAtWall = loop.clock.realtime / 1_000_000_000
+        self.startedAt = loop.clock.monotonic
     }
 
     /// Starts every adapter and runs the loop until SIGTERM or SIGINT.

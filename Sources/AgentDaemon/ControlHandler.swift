@@ -120,7 +120,7 @@ struct ControlHandler {
                 agent.storeFailed(error)
                 return .failure(.internal, "reading the last success failed: \(error)")
             }
-            let nowMs = WallClock.now() / 1_000_000
+            let nowMs = agent.loop.clock.realtimeMilliseconds
             if let last, nowMs - last <= maxAge * 1000 {
                 return ControlResponse(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run")
             }
@@ -151,8 +151,8 @@ struct ControlHandler {
         if let job = agent.config.registry.job(id) {
             switch job.state {
             case .registered: break
-            case .notPermitted(let reason): records.append(TimelineRecord(time: Double(WallClock.now()) / 1e9, event: "not registered: \(reason)"))
-            case .duplicate(let other): records.append(TimelineRecord(time: Double(WallClock.now()) / 1e9, event: "not registered: duplicate of \(other)"))
+            case .notPermitted(let reason): records.append(TimelineRecord(time: agent.loop.clock.realtimeSeconds, event: "not registered: \(reason)"))
+            case .duplicate(let other): records.append(TimelineRecord(time: agent.loop.clock.realtimeSeconds, event: "not registered: duplicate of \(other)"))
             }
         }
         let waiting = pendingSummaries(filter: target)

@@ -82,7 +82,7 @@ final class RunSupervisor {
                     kill(-group, SIGKILL)
                 }
                 var ended = run
-                ended.endedAt = WallClock.now() / 1_000_000
+                ended.endedAt = agent.loop.clock.realtimeMilliseconds
                 ended.stopReason = StopReason.agentRestart.description
                 try store.finish(ended)
                 agent.log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart, leftovers killed")
@@ -121,6 +121,8 @@ final class RunSupervisor {
         let extraArguments = submission?.arguments ?? []
         nextRunNumber += 1
         let id = RunID(nextRunNumber)
+        // Fresh clock reads here (wall and monotonic below), not the loop's: launches in one
+        // burst each start when they start, and MaxRuntime counts from there.
         let nowMs = WallClock.now() / 1_000_000
         let deadline = job.maxRuntime.map { nowMs / 1000 + $0.components.seconds }
         let checkpoint = try? agent.runStore?.checkpoint(identifier: job.identifier.rawValue)
@@ -130,8 +132,6 @@ final class RunSupervisor {
                             checkpoint: checkpoint ?? nil)
         if let title = submission?.title { _ = state.apply(.title(title)) }
         if let subtitle = submission?.subtitle { _ = state.apply(.subtitle(subtitle)) }
-        // A fresh clock read, not the loop's: launches in one burst each start when they start,
-        // and MaxRuntime counts from there.
         let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: MonotonicInstant.now())
         live[id] = run
 
@@ -320,8 +320,10 @@ final class RunSupervisor {
         guard run.checkpointDirty, let value = run.state.checkpoint else { return }
         run.checkpointDirty = false
         let identifier = run.state.identifier.rawValue
+        // When the checkpoint came (this iteration), even if the write is retried later.
+        let at = agent.loop.clock.realtimeMilliseconds
         persist("the checkpoint of \(identifier)", key: "checkpoint " + identifier) { store in
-            try store.saveCheckpoint(value, identifier: identifier, at: WallClock.now() / 1_000_000)
+            try store.saveCheckpoint(value, identifier: identifier, at: at)
         }
     }
 
@@ -464,7 +466,8 @@ final class RunSupervisor {
         if suppressed > 0 {
             agent.log.notice("[\(run.state.identifier) \(id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))")
         }
-        let endedMs = WallClock.now() / 1_000_000
+        // The loop's clock; a run started later in this same iteration (fresh read) cannot end before it began.
+        let endedMs = max(agent.loop.clock.realtimeMilliseconds, run.startedAtMilliseconds)
         var exitStatus: Int32?
         var signal: Int32?
         switch run.state.termination {

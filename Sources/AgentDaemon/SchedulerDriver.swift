@@ -20,22 +20,28 @@ final class SchedulerDriver {
     private var persistTimer: TimerToken?
     private var unsavedGlobals: PersistedSchedule?
     private var unsavedRows: [Identifier: IdentifierSchedule] = [:]
-    /// Time spent suspended so far (CLOCK_BOOTTIME − CLOCK_MONOTONIC): growth means a suspend.
-    private var suspended: Duration
+    /// Clock steps, time-zone and daylight-saving changes, suspends.
+    private let time: LocalTimeFollower
 
     init(agent: Agent) {
         self.agent = agent
-        scheduler = Scheduler(settings: agent.config.registry.settings,
-                              calendar: LocalCalendar(utcOffsetSeconds: Self.localUTCOffset()),
-                              seed: UInt64(truncatingIfNeeded: WallClock.now()) ^ UInt64(getpid()))
-        suspended = BootClock.suspendedTotal()
+        time = LocalTimeFollower(loop: agent.loop, log: agent.log)
+        scheduler = Scheduler(settings: agent.config.registry.settings, calendar: time.calendar,
+                              seed: UInt64(truncatingIfNeeded: agent.loop.clock.realtime) ^ UInt64(getpid()))
+        time.send = { [unowned self] event in self.handle(event) }
+        time.clockMoved = { [unowned self] in self.rearm() }
         agent.stateWriter.flushers.append { [unowned self] in self.flush(durable: true) }
     }
 
-    var now: SchedulerTime { SchedulerTime(seconds: Double(WallClock.now()) / 1_000_000_000) }
+    /// The wall clock of this loop iteration: every decision and answer of one iteration uses
+    /// the same "now".
+    var now: SchedulerTime { SchedulerTime(seconds: agent.loop.clock.realtimeSeconds) }
 
     /// Restores what the database kept, then hands over the registered jobs.
     func start() {
+        // Start-up is one long iteration zero (the config was just loaded): read the clocks anew.
+        agent.loop.refreshClock()
+        time.start()
         if let snapshot = loadSnapshot() {
             handle(.restored(snapshot))
         }
@@ -77,6 +83,7 @@ final class SchedulerDriver {
     }
 
     func handle(_ event: SchedulerEvent) {
+        time.beforeEvent(event)
         let started = agent.options.logTimestamps ? MonotonicInstant.now() : nil
         let actions = scheduler.handle(event, now: now)
         if let started {
@@ -108,6 +115,7 @@ final class SchedulerDriver {
         case .restored: return "restored"
         case .resumedAfterDowntime: return "resumed-after-downtime"
         case .calendarChanged: return "calendar-changed"
+        case .clockStepped: return "clock-stepped"
         case .runProgress: return "run-progress"
         case .conditionsChanged: return "conditions-changed"
         }
@@ -199,26 +207,16 @@ final class SchedulerDriver {
     }
 
 
-    /// One timer at the scheduler's next deadline; none when nothing is due.
+    /// One timer at the scheduler's next deadline; none when nothing is due. The wall-clock
+    /// deadline becomes a monotonic delay, so a clock step re-arms it (`clockStepped`).
     private func rearm() {
         if let token = timer { agent.loop.cancel(token); timer = nil }
         guard let deadline = scheduler.nextDeadline else { return }
         let delay = deadline.duration(since: now)
         timer = agent.loop.schedule(after: max(.zero, delay)) { [unowned self] in
             self.timer = nil
-            self.checkForSuspend()
             self.handle(.tick)
         }
-    }
-
-    /// A suspend shows as CLOCK_BOOTTIME running ahead of CLOCK_MONOTONIC: catch-up rules apply.
-    private func checkForSuspend() {
-        let total = BootClock.suspendedTotal()
-        if total - suspended > .seconds(5) {
-            agent.log.notice("resumed after \(TimeSpan.format(total - suspended)) suspended: overdue jobs catch up")
-            handle(.resumedAfterDowntime)
-        }
-        suspended = total
     }
 
     // MARK: persistence
@@ -258,7 +256,7 @@ final class SchedulerDriver {
         }
         let written = agent.stateWriter.attempt(durable: durable) { database in
             try SchedulerStateStore(database: database).write(globals: json, rows: rows,
-                                                              at: WallClock.now() / 1_000_000)
+                                                              at: agent.loop.clock.realtimeMilliseconds)
         }
         if written {
             unsavedGlobals = nil
@@ -307,14 +305,6 @@ final class SchedulerDriver {
             agent.log.error("state database: the scheduler's saved state cannot be read (\(error)); starting without it")
             return nil
         }
-    }
-
-    /// The local UTC offset now (tm_gmtoff), for midnight budget refills.
-    static func localUTCOffset() -> Int {
-        var seconds = time(nil)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        return Int(parts.tm_gmtoff)
     }
 }
 

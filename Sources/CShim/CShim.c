@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -269,3 +270,70 @@ int cshim_unblock_signals(const int *signals, int count) {
 }
 int cshim_thread_kill(pid_t tid, int sig) { return (int)syscall(SYS_tgkill, getpid(), tid, sig); }
 pid_t cshim_gettid(void) { return (pid_t)syscall(SYS_gettid); }
+
+// --- clocks that follow the machine ---
+void cshim_read_clocks(uint64_t *monotonic_ns, uint64_t *boottime_ns, int64_t *realtime_ns) {
+    *monotonic_ns = clock_ns(CLOCK_MONOTONIC);
+    *boottime_ns = clock_ns(CLOCK_BOOTTIME);
+    *realtime_ns = (int64_t)clock_ns(CLOCK_REALTIME);
+}
+int cshim_realtime_timerfd_create(void) {
+    return timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+int cshim_realtime_timerfd_arm_cancel_on_set(int fd) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    // Far enough that it never expires by itself (year ~2^40); the kernel clamps to KTIME_MAX.
+    its.it_value.tv_sec = (time_t)1 << 40;
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+}
+int cshim_realtime_timerfd_consume(int fd) {
+    uint64_t count = 0;
+    ssize_t n;
+    do { n = read(fd, &count, sizeof count); } while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)sizeof count) return 1;
+    if (n < 0 && errno == ECANCELED) return 1;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+    return -1;
+}
+int cshim_inotify_init(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
+int cshim_inotify_watch_directory(int fd, const char *directory) {
+    return inotify_add_watch(fd, directory,
+                             IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM |
+                                 IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
+}
+int cshim_inotify_drain_for_name(int fd, const char *name) {
+    char buffer[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    int matched = 0;
+    for (;;) {
+        ssize_t n = read(fd, buffer, sizeof buffer);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return matched;
+            return -1;
+        }
+        if (n == 0) return matched;
+        for (char *p = buffer; p < buffer + n;) {
+            const struct inotify_event *event = (const struct inotify_event *)p;
+            if (event->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) matched = 1;
+            if (event->len > 0 && strcmp(event->name, name) == 0) matched = 1;
+            p += sizeof(struct inotify_event) + event->len;
+        }
+    }
+}
+int cshim_realtime_set_to_now(void) {
+    // (adjtimex ADJ_SETOFFSET of zero would be an exact no-op, but it leaves the offset the
+    // kernel compares unchanged, so it cancels nothing.)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return -1;
+    return clock_settime(CLOCK_REALTIME, &ts);
+}
+long cshim_utc_offset_at(int64_t when, int refresh_zone) {
+    // localtime_r need not re-read the zone (glibc's does not): tzset() does, when TZ is unset
+    // and /etc/localtime changed, or when TZ itself changed.
+    if (refresh_zone) tzset();
+    time_t t = (time_t)when;
+    struct tm parts;
+    if (localtime_r(&t, &parts) == NULL) return 0;
+    return parts.tm_gmtoff;
+}

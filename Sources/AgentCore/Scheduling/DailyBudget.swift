@@ -32,10 +32,16 @@ struct DailyBudget: Sendable, Hashable {
         _ = roll(now: now, calendar: calendar)
     }
 
-    /// The refill time to recompute after the calendar changed.
+    /// The day and refill time to recompute after the calendar changed or the clock was stepped.
+    /// Only a midnight crossed going forward refills: a step back (or a zone to the west) into
+    /// the previous date keeps what was spent, and the budget refills at the next local midnight
+    /// the clock reaches — one day's budget is never handed out twice.
     mutating func recalibrate(now: SchedulerTime, calendar: LocalCalendar) {
-        refillsAt = nil
-        _ = roll(now: now, calendar: calendar)
+        let today = calendar.dayKey(now)
+        refillsAt = calendar.nextMidnight(after: now)
+        guard today != day else { return }
+        if day.isEmpty || today > day { spent = 0 }
+        day = today
     }
 
     func remaining(limit: Int) -> Int { max(0, limit - spent) }

@@ -34,6 +34,9 @@
 ///   history or a pending request runs once (`catch-up`), at seeded offsets in
 ///   `[0, CatchUpSpread)`, the earliest slot to the most overdue.
 /// - Several due at once: most overdue first, then by identifier.
+/// - A wall-clock step (`.clockStepped`) moves the elapsed-time anchors with the clock; the
+///   budget follows the local date of the `LocalCalendar` the shell hands over, forward only
+///   (`Scheduler+Clock.swift`).
 public struct Scheduler: Sendable {
     // Configuration.
     var settings: AgentSettings
@@ -169,10 +172,8 @@ public struct Scheduler: Sendable {
             stopping = true
             log("agent stopping: nothing new starts; \(queuedTotal) queued submission\(queuedTotal == 1 ? "" : "s") "
                 + "and every pending request stay for the next start")
-        case .calendarChanged(let new):
-            calendar = new
-            budget.recalibrate(now: now, calendar: new)
-            dirty = true
+        case .calendarChanged(let new): calendarChanged(new, now: now)
+        case .clockStepped(let size): clockStepped(by: size, now: now)
         }
 
         dispatch(now: now)

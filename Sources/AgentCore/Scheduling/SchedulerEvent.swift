@@ -49,8 +49,13 @@ public enum SchedulerEvent: Sendable {
     /// submission when a slot frees, not due work — and queued submissions stay queued (and
     /// persisted) for the next start; `--strategy queue` submissions are still queued.
     case agentStopping
-    /// The local UTC offset changed (daylight saving, a new timezone): budget days follow it.
+    /// The local calendar changed (a daylight-saving switch passed, a new time zone, a fresher
+    /// look at the zone rules): budget days follow it. Equal calendars change nothing.
     case calendarChanged(LocalCalendar)
+    /// The wall clock was stepped (NTP, `date -s`) by this much beyond the time that passed
+    /// (positive: forward); `now` of this event is on the new clock. Elapsed-time rules keep
+    /// their elapsed time, the budget follows the new local date (see `Scheduler+Clock.swift`).
+    case clockStepped(by: Duration)
 }
 
 /// `agentctl submit --strategy`.

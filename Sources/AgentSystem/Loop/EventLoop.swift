@@ -70,9 +70,13 @@ public final class EventLoop {
     private var readyEvents = [UInt32](repeating: 0, count: EventLoop.batchSize)
     private var readyData = [UInt64](repeating: 0, count: EventLoop.batchSize)
 
-    /// CLOCK_MONOTONIC as read once per iteration, right after `epoll_wait` returned (before that:
-    /// when the loop was created). Every handler of one iteration sees the same value.
-    public private(set) var now: MonotonicInstant
+    /// CLOCK_MONOTONIC, CLOCK_BOOTTIME and CLOCK_REALTIME as read once per iteration, right after
+    /// `epoll_wait` returned (before that: when the loop was created). Every handler of one
+    /// iteration sees the same values, so one answer never mixes several "now"s.
+    public private(set) var clock: ClockReading
+
+    /// CLOCK_MONOTONIC of this iteration (`clock.monotonic`).
+    public var now: MonotonicInstant { clock.monotonic }
 
     /// How many times `epoll_wait` has returned: the number of wakeups.
     public private(set) var iterations: UInt64 = 0
@@ -95,7 +99,7 @@ public final class EventLoop {
         }
         epollFD = epoll
         timerFD = timer
-        now = MonotonicInstant.now()
+        clock = ClockReading.read()
     }
 
     deinit {
@@ -209,6 +213,13 @@ public final class EventLoop {
         deferred.append(action)
     }
 
+    /// Reads the clocks again in the middle of an iteration. Only for a handler that learned the
+    /// wall clock was just stepped (`ClockStepWatch`): the handlers after it must see the new time,
+    /// not the reading taken before the step.
+    public func refreshClock() {
+        clock = ClockReading.read()
+    }
+
     // MARK: - Running
 
     /// Runs iterations until `stop()` is called; returns after the iteration that called it.
@@ -249,7 +260,7 @@ public final class EventLoop {
             fatalError("epoll_wait: \(EventLoopError.describe(errno: errno))")
         }
         iterations &+= 1
-        now = MonotonicInstant.now()
+        clock = ClockReading.read()
         dispatching = true
         defer { dispatching = false }
 

@@ -109,4 +109,30 @@ int cshim_thread_kill(pid_t tid, int sig);
 /// The calling thread's kernel thread id.
 pid_t cshim_gettid(void);
 
+// --- clocks that follow the machine (AgentSystem Loop: ClockStepWatch, LocalTimeWatch) ---
+/// Reads CLOCK_MONOTONIC, CLOCK_BOOTTIME and CLOCK_REALTIME back to back (one loop iteration's clock).
+void cshim_read_clocks(uint64_t *monotonic_ns, uint64_t *boottime_ns, int64_t *realtime_ns);
+/// A non-blocking, close-on-exec timerfd on CLOCK_REALTIME, for noticing clock steps.
+int cshim_realtime_timerfd_create(void);
+/// Arms it for an absolute time far in the future with TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET:
+/// any later step of the wall clock (settimeofday, clock_settime, adjtimex ADJ_SETOFFSET, a resume)
+/// makes it readable and its read fail with ECANCELED. Returns 0 or -1.
+int cshim_realtime_timerfd_arm_cancel_on_set(int fd);
+/// Reads a cancel-on-set timerfd: 1 when the clock was set (ECANCELED) or the timer expired, 0 when
+/// nothing happened (EAGAIN), -1 on another error.
+int cshim_realtime_timerfd_consume(int fd);
+/// A non-blocking, close-on-exec inotify descriptor.
+int cshim_inotify_init(void);
+/// Watches a directory for entries created, moved in, written, deleted or moved away. Returns the
+/// watch descriptor or -1.
+int cshim_inotify_watch_directory(int fd, const char *directory);
+/// Drains every pending event: 1 when one of them names `name` (or the queue overflowed, or the
+/// directory itself went away), 0 when none does, -1 on an error other than EAGAIN.
+int cshim_inotify_drain_for_name(int fd, const char *name);
+/// Sets CLOCK_REALTIME to the time it shows, read just before (tests: a step of well under a
+/// microsecond that still cancels TFD_TIMER_CANCEL_ON_SET timers). Needs CAP_SYS_TIME. 0 or -1.
+int cshim_realtime_set_to_now(void);
+/// tzset() then the UTC offset (tm_gmtoff, seconds east) in effect at `when` (unix seconds).
+long cshim_utc_offset_at(int64_t when, int refresh_zone);
+
 #endif
