@@ -85,6 +85,15 @@ struct ScriptShell {
         let indent = header == nil ? "" : "  "
         let pausedBefore = scheduler.isPaused
         let actions = scheduler.handle(event, now: now)
+        switch event {
+        case .calendarChanged, .clockStepped:
+            // A zone change or a clock step back into an earlier date carries what was spent
+            // into that date (it refills at the next local midnight the clock reaches).
+            let snapshot = scheduler.snapshot
+            budgetLedger = [snapshot.budgetDay: snapshot.budgetSpent]
+        default:
+            break
+        }
         eventsSent += 1
         let (number, at) = (eventsSent, now)
         // Built only for a violation: formatting every event would cost more than checking it.
@@ -394,6 +403,7 @@ struct ScriptShell {
         case .calendarChanged: "calendar-changed"
         case .launchNow(let id, let reason, let request): "launch-now \(id) (\(reason.rawValue)) request \(request)"
         case .agentStopping: "agent-stopping"
+        case .clockStepped(let by): "clock-stepped \(by)"
         }
     }
 }
