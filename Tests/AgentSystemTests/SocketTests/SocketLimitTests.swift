@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+import CShim
+import Testing
+@testable import AgentSystem
+
+/// DESIGN §9: the socket cannot be denied to root and group agentd, and no client makes the agent
+/// hold more than a fixed amount of unsent output.
+@Suite("Control socket limits")
+struct SocketLimitTests {
+    let limits = ControlServer.Limits(maxClients: 40, maxClientsPerUser: 4, reservedForRoot: 8,
+                                      reservedForGroup: 8)
+
+    @Test func oneUserCannotHoldMoreThanItsShareOfConnections() {
+        let admission = Admission(limits: limits)
+        #expect(admission.refusal(standing: .other, uid: 1000, open: 3, openForUser: 3) == nil)
+        let refusal = admission.refusal(standing: .other, uid: 1000, open: 4, openForUser: 4)
+        #expect(refusal?.kind == .tooManyForUser)
+        #expect(refusal?.message.contains("uid 1000 already has 4 connections") == true)
+        #expect(refusal?.message.contains("run agentctl as root or as a member of group agentd") == true)
+        // Group members are held to the same per-user share; root is not.
+        #expect(admission.refusal(standing: .group, uid: 1001, open: 4, openForUser: 4)?.kind == .tooManyForUser)
+        #expect(admission.refusal(standing: .root, uid: 0, open: 30, openForUser: 30) == nil)
+    }
+
+    @Test func slotsAreKeptForRootAndThenForGroupAgentd() {
+        let admission = Admission(limits: limits)
+        // 24 = 40 - 8 - 8 slots for everybody else.
+        #expect(admission.refusal(standing: .other, uid: 1000, open: 23, openForUser: 0) == nil)
+        let other = admission.refusal(standing: .other, uid: 1000, open: 24, openForUser: 0)
+        #expect(other?.kind == .tooManyClients)
+        #expect(other?.message.contains("kept for root and group agentd") == true)
+        #expect(admission.refusal(standing: .group, uid: 1001, open: 31, openForUser: 0) == nil)
+        let group = admission.refusal(standing: .group, uid: 1001, open: 32, openForUser: 0)
+        #expect(group?.message.contains("run agentctl as root") == true)
+        #expect(admission.refusal(standing: .root, uid: 0, open: 39, openForUser: 0) == nil)
+        #expect(admission.refusal(standing: .root, uid: 0, open: 40, openForUser: 0)?.kind == .tooManyClients)
+    }
+
+    @Test func standingComesFromTheCredentials() {
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 0, gid: 0), group: 999) == .root)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [999]), group: 999) == .group)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 999), group: 999) == .group)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5), group: 999) == .other)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [999]), group: nil) == .other)
+    }
+
+    @Test func anAnswerLargerThanTheClientBudgetIsRefusedAndTheConnectionStaysUsable() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("toolarge")
+        let server = try ControlServer(loop: loop, path: path, limits: .init(maxPendingOutput: 64 << 10)) { request in
+            if request.bytes == Array("big".utf8) {
+                request.respond([UInt8](repeating: 0x78, count: 200 << 10))
+            } else {
+                echo(request)
+            }
+        }
+        let client = try LoopClient(loop: loop, path: path)
+        client.onLine = { _ in if client.lines.count == 2 { loop.stop() } }
+        client.write("big\nsmall\n")
+        #expect(runLoop(loop))
+        let refusal = try #require(client.lines.first)
+        #expect(refusal.hasPrefix(#"{"error":{"code":"unavailable","message":"the answer (204801 bytes) exceeds the 64 KiB"#))
+        #expect(refusal.contains("agentctl history pages through long histories with --limit N"))
+        #expect(client.lines.last == "echo:small")
+        #expect(server.pendingOutputTotal == 0)
+        server.close()
+    }
+
+    @Test func aClientThatNeverReadsItsAnswerIsDroppedAfterTheIdleTimeout() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("stalled")
+        let timeout = Duration.milliseconds(300)
+        // More than the kernel's socket buffer takes, so some of it waits in the agent.
+        let size = 2 << 20
+        let server = try ControlServer(loop: loop, path: path,
+                                       limits: .init(idleTimeout: timeout, maxPendingOutput: 4 << 20)) { request in
+            request.respond([UInt8](repeating: 0x78, count: size))
+        }
+        var pendingWhileStalled = 0
+        var reason: ClientConnection.CloseReason?
+        var answeredAt: MonotonicInstant?
+        server.onConnect = { _ in
+            // Well after the answer was queued, well before the timeout.
+            loop.schedule(after: .milliseconds(100)) {
+                pendingWhileStalled = server.pendingOutputTotal
+                answeredAt = loop.now
+            }
+        }
+        var closedAt: MonotonicInstant?
+        server.onDisconnect = { _, why in
+            reason = why
+            closedAt = loop.now
+            loop.stop()
+        }
+        let fd = cshim_unix_connect(path)  // never read
+        #expect(fd >= 0)
+        defer { close(fd) }
+        _ = Array("history\n".utf8).withUnsafeBytes { cshim_send_nonblocking(fd, $0.baseAddress, $0.count) }
+        #expect(runLoop(loop, limit: .seconds(20)))
+        #expect(reason == .outputStalled)
+        #expect(pendingWhileStalled > 0)
+        #expect(pendingWhileStalled <= 4 << 20)
+        if let answeredAt, let closedAt {
+            #expect(answeredAt.duration(to: closedAt) >= timeout - .milliseconds(100))
+        }
+        #expect(server.pendingOutputTotal == 0)
+        server.close()
+    }
+}
