@@ -7,8 +7,9 @@ import AgentProtocol
 struct HistoryPage {
     /// Rows per page at most, whatever the request asks.
     static let maxRows = 1_000
-    /// Encoded bytes per page at most: half the socket's 256 KiB per-client output budget.
-    static let maxBytes = 128 << 10
+    /// Encoded bytes per page at most: a quarter of the socket's 256 KiB per-client output
+    /// budget, and small enough that making one page is a short stretch of the loop's time.
+    static let maxBytes = 64 << 10
 
     let limit: Int
     let budget: Int

@@ -94,6 +94,10 @@ public final class ClientConnection {
     private var inputClosed = false
     private var processing = false
     private var processScheduled = false
+    /// A request line read but not yet handed on: the connection waits for its turn.
+    private var heldFrame: LineFramer.Frame?
+    /// In the server's queue for a turn (unprivileged peers get a slice of each loop iteration).
+    private(set) var awaitingTurn = false
     private var lastActivity: MonotonicInstant
     private var idleTimer: TimerToken?
     private var lingerTimer: TimerToken?
@@ -184,8 +188,15 @@ public final class ClientConnection {
     /// timers or other clients.
     static let requestsPerTurn = 4
 
-    private func processInput() {
-        guard state == .open else { return }
+    /// Called by the server when this connection's turn has come.
+    func resumeTurn() {
+        guard awaitingTurn else { return }
+        awaitingTurn = false
+        processInput(resumed: true)
+    }
+
+    private func processInput(resumed: Bool = false) {
+        guard state == .open, !awaitingTurn else { return }
         processing = true
         defer { processing = false }
         var delivered = 0
@@ -194,7 +205,14 @@ public final class ClientConnection {
                 continueNextTurn()
                 return
             }
-            guard let frame = framer.next() else { break }
+            guard let frame = heldFrame ?? framer.next() else { break }
+            heldFrame = nil
+            if case .line = frame, let server, !server.grantTurn(self, resumed: resumed) {
+                heldFrame = frame
+                awaitingTurn = true
+                updateInterest()
+                return
+            }
             delivered += 1
             switch frame {
             case .tooLong:
@@ -236,6 +254,12 @@ public final class ClientConnection {
             // Both directions are gone: nothing more can be read or written.
             abort(.peerClosed)
         }
+    }
+
+    /// Reads what has already arrived, without waiting for the loop to report it.
+    func readNow() {
+        guard state == .open, !awaitingTurn, outstanding == nil else { return }
+        readAvailable()
     }
 
     private func readAvailable() {
@@ -366,7 +390,7 @@ public final class ClientConnection {
     private func updateInterest() {
         guard state != .closed, let token else { return }
         var wanted: IOEvents = []
-        if state == .open && !inputClosed && outstanding == nil && !processScheduled {
+        if state == .open && !inputClosed && outstanding == nil && !processScheduled && !awaitingTurn {
             wanted.insert(.readable)
         }
         if pendingOutputBytes > 0 { wanted.insert(.writable) }
@@ -383,7 +407,7 @@ public final class ClientConnection {
     /// read what is pending (always, streaming or not).
     private var isIdleCandidate: Bool {
         guard state == .open else { return false }
-        return pendingOutputBytes > 0 || (outstanding == nil && !isStreaming)
+        return pendingOutputBytes > 0 || (outstanding == nil && !isStreaming && !awaitingTurn)
     }
 
     /// Ensures a timer is pending while the connection may go idle. Activity only moves

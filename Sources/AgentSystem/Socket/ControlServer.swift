@@ -146,6 +146,7 @@ public final class ControlServer {
     private var nextConnectionID: UInt64 = 1
     private var socketIdentity: (dev: UInt64, ino: UInt64)?
     private var acceptPauseTimer: TimerToken?
+    private var turns: TurnQueue
 
     /// Binds `path` and starts accepting on `loop`.
     ///
@@ -162,6 +163,7 @@ public final class ControlServer {
         self.refusals = refusals
         self.handler = handler
         self.privilegedGroup = group
+        self.turns = TurnQueue(loop: loop)
         self.listenFD = -1
         do {
             try ControlServer.removeStaleSocket(at: path)
@@ -223,8 +225,10 @@ public final class ControlServer {
     // MARK: - Accepting
 
     private func acceptPending() {
-        // Bounded per wakeup so that a connection storm cannot starve the rest of the loop.
-        for _ in 0..<64 {
+        // Bounded per wakeup so that a connection storm cannot starve the rest of the loop, and
+        // large enough that a flood of refused connects (one line and a close each, cheap) keeps
+        // root's connect waiting in the backlog for few iterations.
+        for _ in 0..<256 {
             let fd = cshim_accept_nonblocking(listenFD)
             if fd < 0 {
                 let code = errno
@@ -265,6 +269,9 @@ public final class ControlServer {
             connectionsPerUID[peer.uid, default: 0] += 1
             acceptedCount += 1
             onConnect?(connection)
+            // A client usually sent its request before we accepted: reading it now saves it a
+            // loop iteration (and so a slice of other peers' work).
+            connection.readNow()
         } catch {
             Glibc.close(fd)
         }
@@ -292,6 +299,12 @@ public final class ControlServer {
     }
 
     // MARK: - Connections
+
+    /// Whether `connection` may have its next request handled now; if not, it is queued and
+    /// resumed in a later loop iteration (see `TurnQueue`).
+    func grantTurn(_ connection: ClientConnection, resumed: Bool) -> Bool {
+        turns.grant(connection, resumed: resumed)
+    }
 
     func deliver(_ request: Request) {
         handler(request)
