@@ -98,6 +98,8 @@ public final class ClientConnection {
     private var heldFrame: LineFramer.Frame?
     /// In the server's queue for a turn (unprivileged peers get a slice of each loop iteration).
     private(set) var awaitingTurn = false
+    /// Request bytes held (partial line, unread lines, the held frame), as last told the server.
+    private var inputHeld = 0
     private var lastActivity: MonotonicInstant
     private var idleTimer: TimerToken?
     private var lingerTimer: TimerToken?
@@ -198,7 +200,10 @@ public final class ClientConnection {
     private func processInput(resumed: Bool = false) {
         guard state == .open, !awaitingTurn else { return }
         processing = true
-        defer { processing = false }
+        defer {
+            processing = false
+            syncInputHeld()
+        }
         var delivered = 0
         while state == .open, outstanding == nil {
             if delivered == Self.requestsPerTurn {
@@ -266,6 +271,11 @@ public final class ClientConnection {
         guard let server else { return }
         let count = read(fd, server.readBuffer.baseAddress, server.readBuffer.count)
         if count > 0 {
+            if !isPrivileged && !server.totalInputAllows(count) {
+                enqueueRefusal(.busyReading(limit: limits.maxTotalPendingInput))
+                beginClosing(.serverBusy)
+                return
+            }
             framer.append(UnsafeRawBufferPointer(rebasing: server.readBuffer[0..<count]))
             processInput()
         } else if count == 0 {
@@ -278,16 +288,30 @@ public final class ClientConnection {
         }
     }
 
+    /// Keeps the server's `pendingInputTotal` in step with what this connection holds.
+    private func syncInputHeld() {
+        var held = state == .closed ? 0 : framer.bufferedCount
+        if state != .closed, case .line(let bytes)? = heldFrame { held += bytes.count }
+        guard held != inputHeld else { return }
+        server?.pendingInputChanged(by: held - inputHeld)
+        inputHeld = held
+    }
+
     // MARK: - Output
 
     /// Sends what the socket takes now and buffers the rest, within the limits. An answer (the
-    /// response to a request) that cannot be held is replaced by a refusal line; a streamed line
-    /// that cannot be held drops the client.
+    /// response to a request) that could not be held in full is replaced by a refusal line; a
+    /// streamed line that cannot be held drops the client.
     private func enqueue(_ original: [UInt8], isAnswer: Bool) {
         var line = original.contains(0x0A) ? original.map { $0 == 0x0A ? 0x20 : $0 } : original
         line.append(0x0A)
         if isAnswer && line.count > limits.maxPendingOutput {
             enqueueRefusal(.responseTooLarge(size: line.count, limit: limits.maxPendingOutput))
+            return
+        }
+        if isAnswer && !isPrivileged, let server, !server.totalOutputAllows(line.count) {
+            enqueueRefusal(.busy(limit: limits.maxTotalPendingOutput))
+            beginClosing(.serverBusy)
             return
         }
         let pending = pendingOutputBytes
@@ -302,13 +326,8 @@ public final class ClientConnection {
             abort(.outputOverflow)
             return
         }
-        if !isPrivileged, let server, !server.totalOutputAllows(rest) {
-            if isAnswer && sent == 0 {
-                enqueueRefusal(.busy(limit: limits.maxTotalPendingOutput))
-                beginClosing(.serverBusy)
-            } else {
-                abort(.serverBusy)  // part of the line went out: nothing else can follow it
-            }
+        if !isAnswer && !isPrivileged, let server, !server.totalOutputAllows(rest) {
+            abort(.serverBusy)  // a stream that cannot be held is ended; part of the line went out
             return
         }
         buffer(line[sent...])
@@ -475,6 +494,7 @@ public final class ClientConnection {
         lingerTimer = nil
         Glibc.close(fd)
         server?.pendingOutputChanged(by: -pendingOutputBytes)
+        syncInputHeld()
         output = []
         outputStart = 0
         let callback = onClose

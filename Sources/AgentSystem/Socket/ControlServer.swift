@@ -35,11 +35,16 @@ public final class ControlServer {
         /// Unsent bytes held for all clients together; beyond it, answers to peers other than
         /// root and the socket's group are refused ("busy") and their connections closed.
         public var maxTotalPendingOutput: Int
+        /// Request bytes held for all clients together (unfinished lines, requests waiting for
+        /// their turn); beyond it, peers other than root and the socket's group are answered
+        /// "busy" and closed. One client holds at most `maxRequestBytes` and a read.
+        public var maxTotalPendingInput: Int
 
         public init(maxRequestBytes: Int = 65_536, idleTimeout: Duration = .seconds(10),
                     maxClients: Int = 512, maxClientsPerUser: Int = 16, reservedForRoot: Int = 16,
                     reservedForGroup: Int = 16, maxPendingOutput: Int = 256 << 10,
-                    maxTotalPendingOutput: Int = 8 << 20) {
+                    maxTotalPendingOutput: Int = 8 << 20, maxTotalPendingInput: Int = 4 << 20) {
+            self.maxTotalPendingInput = maxTotalPendingInput
             self.maxRequestBytes = maxRequestBytes
             self.idleTimeout = idleTimeout
             self.maxClients = maxClients
@@ -51,7 +56,8 @@ public final class ControlServer {
         }
 
         /// 64 KiB requests, 10 s idle timeout, 512 clients of which 16 for root and 16 more for
-        /// root and the group, 16 per other user, 256 KiB pending output per client, 8 MiB in all.
+        /// root and the group, 16 per other user, 256 KiB pending output per client, 8 MiB in all,
+        /// 4 MiB of request bytes held in all.
         public static let `default` = Limits()
     }
 
@@ -123,6 +129,10 @@ public final class ControlServer {
     public private(set) var refusedCount: UInt64 = 0
     /// Unsent output held for all connections together.
     public private(set) var pendingOutputTotal = 0
+    /// Request bytes held for all connections together.
+    public private(set) var pendingInputTotal = 0
+    /// How much a peer is trusted; a seam for tests, which all run as one user.
+    var standing: (PeerCredentials) -> Admission.Standing
     /// The socket's group: its members are trusted like root in the admission and output limits,
     /// short of root's own reserve.
     public let privilegedGroup: gid_t?
@@ -164,6 +174,7 @@ public final class ControlServer {
         self.handler = handler
         self.privilegedGroup = group
         self.turns = TurnQueue(loop: loop)
+        self.standing = { Admission.standing(of: $0, group: group) }
         self.listenFD = -1
         do {
             try ControlServer.removeStaleSocket(at: path)
@@ -253,7 +264,7 @@ public final class ControlServer {
             Glibc.close(fd)
             return
         }
-        let standing = Admission.standing(of: peer, group: privilegedGroup)
+        let standing = self.standing(peer)
         if let refusal = Admission(limits: limits).refusal(
             standing: standing, uid: peer.uid, open: connections.count,
             openForUser: connectionsPerUID[peer.uid, default: 0]) {
@@ -313,6 +324,15 @@ public final class ControlServer {
     /// Keeps `pendingOutputTotal` in step with each connection's unsent output.
     func pendingOutputChanged(by delta: Int) {
         pendingOutputTotal += delta
+    }
+
+    func pendingInputChanged(by delta: Int) {
+        pendingInputTotal += delta
+    }
+
+    /// Whether `bytes` more request bytes fit in `maxTotalPendingInput`.
+    func totalInputAllows(_ bytes: Int) -> Bool {
+        pendingInputTotal + bytes <= limits.maxTotalPendingInput
     }
 
     /// Whether `bytes` more unsent output fit in `maxTotalPendingOutput`.

@@ -13,7 +13,7 @@ public struct Refusal: Sendable, Equatable {
         case tooManyClients = "too-many-clients"
         /// One answer is larger than `maxPendingOutput`.
         case responseTooLarge = "response-too-large"
-        /// The unsent output of all clients together reached `maxTotalPendingOutput`.
+        /// The unsent output (or held requests) of all clients together reached its limit.
         case busy = "busy"
     }
 
@@ -50,6 +50,11 @@ public struct Refusal: Sendable, Equatable {
     static func responseTooLarge(size: Int, limit: Int) -> Refusal {
         Refusal(kind: .responseTooLarge,
                 message: "the answer (\(size) bytes) exceeds the \(limit / 1024) KiB agentd sends to one client at a time; ask for less (agentctl history pages through long histories with --limit N)")
+    }
+
+    static func busyReading(limit: Int) -> Refusal {
+        Refusal(kind: .busy,
+                message: "agentd already holds \(limit / 1024) KiB of unfinished requests from other clients; try again in a few seconds (root and group agentd are always answered)")
     }
 
     static func busy(limit: Int) -> Refusal {

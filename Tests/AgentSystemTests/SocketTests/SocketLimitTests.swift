@@ -104,4 +104,104 @@ struct SocketLimitTests {
         #expect(server.pendingOutputTotal == 0)
         server.close()
     }
+
+    @Test func pastTheTotalOutputBudgetOthersAreToldBusyWhileRootIsStillAnswered() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("busy")
+        let server = try ControlServer(loop: loop, path: path,
+                                       limits: .init(maxPendingOutput: 2 << 20, maxTotalPendingOutput: 1 << 20)) { request in
+            if request.bytes == Array("big".utf8) {
+                request.respond([UInt8](repeating: 0x78, count: 900 << 10))
+            } else {
+                echo(request)
+            }
+        }
+        // The tests run as one user: the first two connections stand for other users, the third for root.
+        var accepted = 0
+        server.standing = { _ in
+            accepted += 1
+            return accepted <= 2 ? .other : .root
+        }
+        // 1: never reads; most of its answer waits in the agent.
+        let hog = cshim_unix_connect(path)
+        #expect(hog >= 0)
+        defer { close(hog) }
+        _ = Array("big\n".utf8).withUnsafeBytes { cshim_send_nonblocking(hog, $0.baseAddress, $0.count) }
+        var held = 0
+        let late = try LoopClient(loop: loop, path: path)
+        var root: LoopClient?
+        late.onEOF = {
+            // 3: root is answered in full, budget or not.
+            held = server.pendingOutputTotal
+            root = try? LoopClient(loop: loop, path: path)
+            root?.onLine = { _ in loop.stop() }
+            root?.write("status\n")
+        }
+        // 2: asks for another big answer once the first is held.
+        loop.schedule(after: .milliseconds(200)) { late.write("big\n") }
+        #expect(runLoop(loop))
+        #expect(held > 512 << 10 && held <= 1 << 20)
+        let refusal = try #require(late.lines.first)
+        #expect(refusal.hasPrefix(#"{"error":{"code":"unavailable","message":"agentd already holds 1024 KiB of unsent answers"#))
+        #expect(root?.lines == ["echo:status"])
+        server.close()
+    }
+
+    @Test func rootIsAnsweredBeforeAQueueOfExpensiveRequestsFromOthers() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("turns")
+        var order: [String] = []
+        var root: LoopClient?
+        let server = try ControlServer(loop: loop, path: path) { request in
+            let text = String(decoding: request.bytes, as: UTF8.self)
+            order.append(text)
+            if text == "fast" {
+                loop.stop()
+            } else {
+                // An expensive page: longer than a slice of the loop.
+                let until = MonotonicInstant.now() + .milliseconds(30)
+                while MonotonicInstant.now() < until {}
+                if root == nil {
+                    root = try? LoopClient(loop: loop, path: path)
+                    root?.write("fast\n")
+                }
+            }
+            echo(request)
+        }
+        var accepted = 0
+        server.standing = { _ in
+            accepted += 1
+            return accepted <= 10 ? .other : .root
+        }
+        let others = try (0..<10).map { _ in try LoopClient(loop: loop, path: path) }
+        for (index, client) in others.enumerated() { client.write("slow \(index)\n") }
+        #expect(runLoop(loop))
+        // Without turns all ten would be answered in the iteration that read them, before root.
+        let position = try #require(order.firstIndex(of: "fast"))
+        #expect(position <= 3, "root's request came after \(position) others: \(order)")
+        server.close()
+    }
+
+    @Test func pastTheTotalInputBudgetOthersAreToldBusy() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("input")
+        let server = try ControlServer(loop: loop, path: path, limits: .init(maxTotalPendingInput: 100 << 10), handler: echo)
+        server.standing = { _ in .other }
+        // Unfinished requests of 40 KiB each: the third does not fit in 100 KiB.
+        let partial = [UInt8](repeating: 0x61, count: 40 << 10)
+        let clients = try (0..<3).map { _ in try LoopClient(loop: loop, path: path) }
+        var refusals = 0
+        for (index, client) in clients.enumerated() {
+            loop.schedule(after: .milliseconds(50 * (index + 1))) { client.write(partial) }
+            client.onEOF = {
+                refusals += 1
+                loop.stop()
+            }
+        }
+        #expect(runLoop(loop))
+        #expect(refusals == 1)
+        #expect(clients[2].lines.first?.contains("KiB of unfinished requests from other clients") == true)
+        #expect(server.pendingInputTotal == 80 << 10)
+        server.close()
+    }
 }
