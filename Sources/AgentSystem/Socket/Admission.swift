@@ -7,6 +7,7 @@ import Glibc
 struct Admission {
     /// How much the peer is trusted, from its credentials.
     enum Standing: Equatable {
+        /// Root, or the user the agent runs as.
         case root
         /// A member of the socket's group (`agentd`).
         case group
@@ -21,8 +22,10 @@ struct Admission {
 
     let limits: ControlServer.Limits
 
-    static func standing(of peer: PeerCredentials, group: gid_t?) -> Standing {
-        if peer.isRoot { return .root }
+    /// Root and the agent's own user (`agentd --user`) stand as root: the machine's (or the
+    /// session's) owner.
+    static func standing(of peer: PeerCredentials, group: gid_t?, agentUID: uid_t = geteuid()) -> Standing {
+        if peer.isRoot || peer.uid == agentUID { return .root }
         if let group, peer.isMember(ofGroup: group) { return .group }
         return .other
     }

@@ -32,7 +32,7 @@ public struct Refusal: Sendable, Equatable {
 
     static func tooManyForUser(uid: UInt32, limit: Int) -> Refusal {
         Refusal(kind: .tooManyForUser,
-                message: "uid \(uid) already has \(limit) connections to agentd, the most one user may hold; close some (other agentctl watch or events sessions, or scripts holding connections) and try again, or run agentctl as root or as a member of group agentd")
+                message: "uid \(uid) already has \(limit) connections to agentd, the most one user may hold; close some (other agentctl watch or events sessions, or scripts that keep connections open) and try again")
     }
 
     /// `reservedFor`: who the slots this peer may not use are kept for, and so who to run as.

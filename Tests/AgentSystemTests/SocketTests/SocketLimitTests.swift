@@ -17,7 +17,7 @@ struct SocketLimitTests {
         let refusal = admission.refusal(standing: .other, uid: 1000, open: 4, openForUser: 4)
         #expect(refusal?.kind == .tooManyForUser)
         #expect(refusal?.message.contains("uid 1000 already has 4 connections") == true)
-        #expect(refusal?.message.contains("run agentctl as root or as a member of group agentd") == true)
+        #expect(refusal?.message.contains("close some") == true)
         // Group members are held to the same per-user share; root is not.
         #expect(admission.refusal(standing: .group, uid: 1001, open: 4, openForUser: 4)?.kind == .tooManyForUser)
         #expect(admission.refusal(standing: .root, uid: 0, open: 30, openForUser: 30) == nil)
@@ -39,10 +39,12 @@ struct SocketLimitTests {
 
     @Test func standingComesFromTheCredentials() {
         #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 0, gid: 0), group: 999) == .root)
-        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [999]), group: 999) == .group)
-        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 999), group: 999) == .group)
-        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5), group: 999) == .other)
-        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [999]), group: nil) == .other)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [999]), group: 999, agentUID: 0) == .group)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 999), group: 999, agentUID: 0) == .group)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5), group: 999, agentUID: 0) == .other)
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 5, gid: 5, groups: [999]), group: nil, agentUID: 0) == .other)
+        // agentd --user: its own user is the one the slots are kept for.
+        #expect(Admission.standing(of: PeerCredentials(pid: 1, uid: 1000, gid: 1000), group: nil, agentUID: 1000) == .root)
     }
 
     @Test func anAnswerLargerThanTheClientBudgetIsRefusedAndTheConnectionStaysUsable() throws {
