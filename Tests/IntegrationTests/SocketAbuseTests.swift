@@ -43,6 +43,16 @@ import Testing
         let idle = try Attacker(uid: 65_534, mode: "idle", socket: sandbox.socketPath, count: 1_000)
         defer { idle.stop() }
         try idle.waitForLine(prefix: "opened 1000")
+        let refusal = try idle.waitForLine(prefix: "refused ")
+        #expect(refusal.contains("uid 65534 already has 16 connections"))
+        #expect(refusal.contains("\"code\":\"unavailable\""))
+        // The same user's agentctl is turned away with the reason and the cure (well within the
+        // 10 s before the attacker's admitted connections time out and it takes them again).
+        let turnedAway = try runCommand("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                             Binaries.agentctl, "--socket", sandbox.socketPath, "status"])
+        #expect(turnedAway.status == 5)
+        #expect(turnedAway.stderr.contains("uid 65534 already has 16 connections to agentd"), "stderr: \(turnedAway.stderr)")
+        #expect(turnedAway.stderr.contains("close some"))
         // 200 non-readers from 13 users, 16 each at most: all of them get in, and get an answer.
         let nonReaders = (0..<13).map { index in (uid: UInt32(61_000 + index), count: index < 12 ? 16 : 8) }
         let nonReading = try nonReaders.map {
@@ -68,9 +78,6 @@ import Testing
         }
         // …and after, with the nonReaders still holding them and the idle user reconnecting.
         for _ in 0..<8 { try probe() }
-        let refusal = try idle.waitForLine(prefix: "refused ")
-        #expect(refusal.contains("uid 65534 already has 16 connections"))
-        #expect(refusal.contains("\"code\":\"unavailable\""))
         let growthMiB = Double(peak - baseline) / 1024
         print("socket abuse: status worst \(Int(worst * 1000)) ms, RSS \(baseline) KiB → peak \(peak) KiB (+\(String(format: "%.1f", growthMiB)) MiB)")
         #expect(growthMiB < 20, "agent RSS grew by \(growthMiB) MiB")
