@@ -78,8 +78,11 @@ import Testing
         }
         // …and after, with the nonReaders still holding them and the idle user reconnecting.
         for _ in 0..<8 { try probe() }
+        idle.stop()
+        let reconnects = Int(try idle.waitForLine(prefix: "reconnects ").dropFirst("reconnects ".count)) ?? 0
+        #expect(reconnects >= 984, "the idle user should have come back for its refused connections")
         let growthMiB = Double(peak - baseline) / 1024
-        print("socket abuse: status worst \(Int(worst * 1000)) ms, RSS \(baseline) KiB → peak \(peak) KiB (+\(String(format: "%.1f", growthMiB)) MiB)")
+        print("socket abuse: \(reconnects) reconnects; status worst \(Int(worst * 1000)) ms, RSS \(baseline) KiB → peak \(peak) KiB (+\(String(format: "%.1f", growthMiB)) MiB)")
         #expect(growthMiB < 20, "agent RSS grew by \(growthMiB) MiB")
     }
 
@@ -126,8 +129,9 @@ import Testing
 
 /// A client process running as another user (setpriv), opening `count` connections to the socket.
 ///
-/// `idle`: sends nothing; reads the refusal of a connection the agent turned away and reconnects
-/// it at once, as it does for one closed for being idle ("refused LINE" reports the first refusal).
+/// `idle`: sends nothing; reads the refusal of a connection the agent turned away, and opens every
+/// closed connection (refused or timed out) again, in rounds about 0.2 s apart ("refused LINE"
+/// reports the first refusal).
 /// `history`: asks on each connection for 10,000 runs and never reads; reports "answered A
 /// refused R" once every connection has its answer waiting (looked at with MSG_PEEK only).
 /// Closing its standard input ends it.
@@ -205,23 +209,29 @@ final class Attacker {
         for my $s (grep { defined } @socks) { send($s, qq({"command":"history","limit":10000}\n), 0); }
     }
     print "opened $opened\n";
-    my ($refusal, $reported, $reconnects, $answered, $refused) = ('', 0, 0, 0, 0);
+    my ($refusal, $reported, $reconnects, $answered, $refused, $quiet) = ('', 0, 0, 0, 0, 0);
     my %seen;
     while (1) {
         my $rin = '';
         vec($rin, fileno(STDIN), 1) = 1;
         if ($mode eq 'idle') { vec($rin, fileno($_), 1) = 1 for grep { defined } @socks; }
-        select(my $rout = $rin, undef, undef, 0.05);
+        my $ready = select(my $rout = $rin, undef, undef, 0.05);
         if (vec($rout, fileno(STDIN), 1)) { last unless sysread(STDIN, my $byte, 1); }
         if ($mode eq 'idle') {
+            # Closed connections are opened again in rounds, after 4 quiet ticks (~0.2 s).
+            $quiet = $ready ? 0 : $quiet + 1;
+            my $round = $quiet >= 4;
+            $quiet = 0 if $round;
             for my $i (0..$#socks) {
-                if (!defined $socks[$i]) { $socks[$i] = open_one(); next; }
+                if (!defined $socks[$i]) {
+                    if ($round) { $socks[$i] = open_one(); $reconnects++; }
+                    next;
+                }
                 next unless vec($rout, fileno($socks[$i]), 1);
                 my $got = sysread($socks[$i], my $buffer, 4096);
                 if ($got) { $refusal ||= $buffer; next; }
                 close($socks[$i]);
-                $socks[$i] = open_one();
-                $reconnects++;
+                $socks[$i] = undef;
             }
             if ($refusal && !$reported) { print "refused ", (split /\n/, $refusal)[0], "\n"; $reported = 1; }
         } else {
