@@ -333,8 +333,9 @@ struct ControlHandler {
                 return .failure(.badRequest, "history: no run \(cursor) to continue after (pass the nextCursor of the previous answer, or no cursor for the newest runs)")
             }
             // One row more than the page holds tells whether another page follows.
+            let withLogTail = request.omitLogTails != true
             try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1) { row in
-                page.add(Self.record(row))
+                page.add(Self.record(row, withLogTail: withLogTail))
             }
         } catch {
             agent.storeFailed(error)
@@ -343,11 +344,11 @@ struct ControlHandler {
         return ControlResponse(runs: page.records, nextCursor: page.nextCursor)
     }
 
-    private static func record(_ row: StoredRun) -> RunRecord {
+    private static func record(_ row: StoredRun, withLogTail: Bool) -> RunRecord {
         RunRecord(runID: row.runID, identifier: row.identifier, kind: row.kind, reason: row.reason,
                   startedAt: row.startedAt, endedAt: row.endedAt, stopReason: row.stopReason,
                   exitStatus: row.exitStatus, signal: row.signal, progress: row.progress, title: row.title,
-                  logTail: row.logTail.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? [])
+                  logTail: withLogTail ? row.logTail.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? [] : [])
     }
 
     func statusReport() -> StatusReport {

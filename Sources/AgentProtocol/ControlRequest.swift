@@ -13,6 +13,9 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     /// `history`: continue after this run (the `nextCursor` of the previous page); nil for the
     /// newest runs.
     public var cursor: String?
+    /// `history`: leave out the runs' log tails (tables and statistics do not show them), so a
+    /// page holds many more runs.
+    public var omitLogTails: Bool?
     /// `submit`: what a person asked for.
     public var submission: SubmitRequest?
     /// `lowpower`: on, off or auto (later).
@@ -22,7 +25,8 @@ public struct ControlRequest: Codable, Sendable, Hashable {
 
     public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
                 submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil,
-                cursor: String? = nil) {
+                cursor: String? = nil, omitLogTails: Bool? = nil) {
+        self.omitLogTails = omitLogTails
         self.maxAgeSeconds = maxAgeSeconds
         self.cursor = cursor
         self.command = command

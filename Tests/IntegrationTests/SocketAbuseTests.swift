@@ -37,6 +37,10 @@ import Testing
         #expect(ids.count == 2_500)
         #expect(Set(ids).count == 2_500)
         #expect(ids.first == Self.runID(Self.runCount) && ids.last == Self.runID(Self.runCount - 2_499))
+        // The table asks for pages without log tails: 2,500 rows under one header.
+        let table = try agent.ctl("history", "--limit", "2500")
+        #expect(table.status == 0, "history failed: \(table.stderr)")
+        #expect(table.stdout.split(separator: "\n").count == 2_501)
         let pid = agent.process.processIdentifier
         let baseline = try #require(Self.residentKiB(of: pid))
 

@@ -7,13 +7,13 @@ enum HistoryPager {
     /// Runs shown when `--limit` is not given.
     static let defaultLimit = 20
 
-    static func forEachPage(target: String?, limit: Int, context: CommandContext,
+    static func forEachPage(target: String?, limit: Int, withLogTails: Bool = true, context: CommandContext,
                             _ body: ([RunRecord]) throws -> Void) throws {
         var remaining = limit
         var cursor: String?
         repeat {
-            let response = try context.request(ControlRequest(command: .history, target: target,
-                                                              limit: remaining, cursor: cursor))
+            let response = try context.request(ControlRequest(command: .history, target: target, limit: remaining,
+                                                              cursor: cursor, omitLogTails: withLogTails ? nil : true))
             let runs = Array((response.runs ?? []).prefix(remaining))
             remaining -= runs.count
             try body(runs)
@@ -22,11 +22,11 @@ enum HistoryPager {
         } while remaining > 0 && cursor != nil
     }
 
-    /// Up to `limit` runs without their log tails: what tables and statistics need, small enough
-    /// to hold even for thousands of runs.
+    /// Up to `limit` runs without their log tails (not even sent): what tables and statistics
+    /// need, small enough to hold even for thousands of runs.
     static func summaries(target: String?, limit: Int, context: CommandContext) throws -> [RunRecord] {
         var all: [RunRecord] = []
-        try forEachPage(target: target, limit: limit, context: context) { page in
+        try forEachPage(target: target, limit: limit, withLogTails: false, context: context) { page in
             all += page.map { run in
                 var run = run
                 run.logTail = []
