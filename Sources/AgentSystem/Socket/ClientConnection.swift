@@ -8,7 +8,8 @@ import CShim
 /// read until the previous request got its `respond`, so responses come back in request order and a
 /// client that pipelines cannot make agentd buffer unboundedly. Output never blocks: what the socket
 /// does not take at once is buffered and flushed when it becomes writable. The buffer is bounded:
-/// an answer larger than `maxPendingOutput` is replaced by a refusal line, a client that lets more
+/// an answer larger than `maxPendingOutput` (`maxPrivilegedPendingOutput` for root and the socket's
+/// group) is replaced by a refusal line, a client that lets more
 /// than that pile up is dropped, and one whose output the socket has not taken for `idleTimeout` is
 /// dropped too; beyond `maxTotalPendingOutput` for all clients, unprivileged peers are answered
 /// "busy" and closed. A connection with no request in progress, nothing to send and not streaming
@@ -305,8 +306,8 @@ public final class ClientConnection {
     private func enqueue(_ original: [UInt8], isAnswer: Bool) {
         var line = original.contains(0x0A) ? original.map { $0 == 0x0A ? 0x20 : $0 } : original
         line.append(0x0A)
-        if isAnswer && line.count > limits.maxPendingOutput {
-            enqueueRefusal(.responseTooLarge(size: line.count, limit: limits.maxPendingOutput))
+        if isAnswer && line.count > outputBudget {
+            enqueueRefusal(.responseTooLarge(size: line.count, limit: outputBudget))
             return
         }
         if isAnswer && !isPrivileged, let server, !server.totalOutputAllows(line.count) {
@@ -322,7 +323,7 @@ public final class ClientConnection {
             lastActivity = loop.now
             return
         }
-        if pending + rest > limits.maxPendingOutput {
+        if pending + rest > outputBudget {
             abort(.outputOverflow)
             return
         }
@@ -331,6 +332,11 @@ public final class ClientConnection {
             return
         }
         buffer(line[sent...])
+    }
+
+    /// Unsent bytes this client may have (`maxPendingOutput`, or the privileged one).
+    private var outputBudget: Int {
+        isPrivileged ? limits.maxPrivilegedPendingOutput : limits.maxPendingOutput
     }
 
     /// A short refusal line: always buffered, whatever the limits, as the last word to a client.

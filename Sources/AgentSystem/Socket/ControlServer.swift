@@ -32,6 +32,9 @@ public final class ControlServer {
         /// Unsent bytes held for one client. An answer larger than this is refused with a line
         /// saying so; a client that lets more pile up is dropped.
         public var maxPendingOutput: Int
+        /// `maxPendingOutput` for root and the socket's group: trusted, few, and the ones whose
+        /// `list` or `status` of a large configuration must not be refused.
+        public var maxPrivilegedPendingOutput: Int
         /// Unsent bytes held for all clients together; beyond it, answers to peers other than
         /// root and the socket's group are refused ("busy") and their connections closed.
         public var maxTotalPendingOutput: Int
@@ -43,7 +46,9 @@ public final class ControlServer {
         public init(maxRequestBytes: Int = 65_536, idleTimeout: Duration = .seconds(10),
                     maxClients: Int = 512, maxClientsPerUser: Int = 16, reservedForRoot: Int = 16,
                     reservedForGroup: Int = 16, maxPendingOutput: Int = 256 << 10,
-                    maxTotalPendingOutput: Int = 8 << 20, maxTotalPendingInput: Int = 4 << 20) {
+                    maxTotalPendingOutput: Int = 8 << 20, maxTotalPendingInput: Int = 4 << 20,
+                    maxPrivilegedPendingOutput: Int = 4 << 20) {
+            self.maxPrivilegedPendingOutput = maxPrivilegedPendingOutput
             self.maxTotalPendingInput = maxTotalPendingInput
             self.maxRequestBytes = maxRequestBytes
             self.idleTimeout = idleTimeout
@@ -56,8 +61,8 @@ public final class ControlServer {
         }
 
         /// 64 KiB requests, 10 s idle timeout, 512 clients of which 16 for root and 16 more for
-        /// root and the group, 16 per other user, 256 KiB pending output per client, 8 MiB in all,
-        /// 4 MiB of request bytes held in all.
+        /// root and the group, 16 per other user, 256 KiB pending output per client (4 MiB for root
+        /// and the group), 8 MiB in all, 4 MiB of request bytes held in all.
         public static let `default` = Limits()
     }
 

@@ -183,7 +183,7 @@ struct ControlServerTests {
         let path = uniqueSocketPath("slow")
         let big = [UInt8](repeating: 0x78, count: 2 << 20)
         var route: (ControlServer.Request) -> Void = echo
-        let server = try ControlServer(loop: loop, path: path, limits: .init(maxPendingOutput: 3 << 20)) { request in
+        let server = try ControlServer(loop: loop, path: path, limits: .init(maxPendingOutput: 3 << 20, maxPrivilegedPendingOutput: 3 << 20)) { request in
             route(request)
         }
         // A raw socket that is never watched or read.

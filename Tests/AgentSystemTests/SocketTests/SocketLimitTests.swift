@@ -57,6 +57,7 @@ struct SocketLimitTests {
                 echo(request)
             }
         }
+        server.standing = { _ in .other }
         let client = try LoopClient(loop: loop, path: path)
         client.onLine = { _ in if client.lines.count == 2 { loop.stop() } }
         client.write("big\nsmall\n")
@@ -181,6 +182,20 @@ struct SocketLimitTests {
         // Without turns all ten would be answered in the iteration that read them, before root.
         let position = try #require(order.firstIndex(of: "fast"))
         #expect(position <= 3, "root's request came after \(position) others: \(order)")
+        server.close()
+    }
+
+    @Test func rootMayReceiveLargerAnswersThanOthers() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("rootlarge")
+        let server = try ControlServer(loop: loop, path: path, limits: .init(maxPendingOutput: 64 << 10)) { request in
+            request.respond([UInt8](repeating: 0x78, count: 200 << 10))
+        }
+        let client = try LoopClient(loop: loop, path: path)
+        client.onLine = { _ in loop.stop() }
+        client.write("list\n")
+        #expect(runLoop(loop))
+        #expect(client.lines.first?.count == 200 << 10)
         server.close()
     }
 
