@@ -8,11 +8,11 @@ import CShim
 /// read until the previous request got its `respond`, so responses come back in request order and a
 /// client that pipelines cannot make agentd buffer unboundedly. Output never blocks: what the socket
 /// does not take at once is buffered and flushed when it becomes writable. The buffer is bounded:
-/// an answer larger than `maxPendingOutput` (`maxPrivilegedPendingOutput` for root and the socket's
-/// group) is replaced by a refusal line, a client that lets more
-/// than that pile up is dropped, and one whose output the socket has not taken for `idleTimeout` is
-/// dropped too; beyond `maxTotalPendingOutput` for all clients, unprivileged peers are answered
-/// "busy" and closed. A connection with no request in progress, nothing to send and not streaming
+/// an answer larger than `maxPendingOutput` (`maxPrivilegedPendingOutput` for root and the
+/// socket's group) is replaced by a refusal line, a client that lets more than that pile up is
+/// dropped, and one whose output the socket has not taken for `idleTimeout` is dropped too; beyond
+/// `maxTotalPendingOutput` for all clients, unprivileged peers are answered "busy" and closed.
+/// Unprivileged requests wait for their turn (`TurnQueue`). A connection with no request in progress, nothing to send and not streaming
 /// is closed after `idleTimeout` without a complete request.
 ///
 /// Use it on the loop thread only.
