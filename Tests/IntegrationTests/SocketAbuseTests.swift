@@ -100,7 +100,8 @@ import Testing
     /// Writes `runCount` finished runs straight into the state database before the agent starts.
     static func fillHistory(stateDirectory: String) throws {
         try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
-        let database = try Database(path: stateDirectory + "/state.db")
+        let database = try Database(path: stateDirectory + "/state.db", exclusive: false)
+        defer { database.close() }  // before the agent opens it, which takes it for itself
         try Migrations.apply(to: database)
         let store = RunStore(database: database)
         let start: Int64 = 1_796_000_000_000
