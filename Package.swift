@@ -57,6 +57,6 @@ let package = Package(
         .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",
                           linkerSettings: [.linkedLibrary("systemd")]),
         // Drives the built agentd and agentctl binaries as separate processes.
-        .testTarget(name: "IntegrationTests", dependencies: ["CShim", "AgentTestSupport", "AgentSystem"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["CShim", "AgentTestSupport", "AgentSystem", "AgentStore"], swiftSettings: strict),
     ]
 )

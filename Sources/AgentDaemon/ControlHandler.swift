@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
 import AgentProtocol
+import AgentStore
 import AgentSystem
 import Glibc
 
@@ -320,23 +321,34 @@ struct ControlHandler {
         return agent.runs.runs(of: identifier).map(\.state.id)
     }
 
+    /// One page of runs, newest first, bounded in rows and bytes (`HistoryPage`); `nextCursor`
+    /// says where the next page starts.
     private func history(_ request: ControlRequest) -> ControlResponse {
         guard let store = agent.runStore else {
             return .failure(.unavailable, agent.state.problem ?? "the state database is not open")
         }
-        let limit = max(1, min(request.limit ?? 20, 10_000))
+        var page = HistoryPage(limit: request.limit ?? 20)
         do {
-            let rows = try store.history(identifier: request.target, limit: limit)
-            return ControlResponse(runs: rows.map { row in
-                RunRecord(runID: row.runID, identifier: row.identifier, kind: row.kind, reason: row.reason,
-                          startedAt: row.startedAt, endedAt: row.endedAt, stopReason: row.stopReason,
-                          exitStatus: row.exitStatus, signal: row.signal, progress: row.progress, title: row.title,
-                          logTail: row.logTail.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? [])
-            })
+            if let cursor = request.cursor, try store.run(cursor) == nil {
+                return .failure(.badRequest, "history: no run \(cursor) to continue after (pass the nextCursor of the previous answer, or no cursor for the newest runs)")
+            }
+            // One row more than the page holds tells whether another page follows.
+            let withLogTail = request.omitLogTails != true
+            try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1) { row in
+                page.add(Self.record(row, withLogTail: withLogTail))
+            }
         } catch {
             agent.storeFailed(error)
             return .failure(.internal, "reading history failed: \(error)")
         }
+        return ControlResponse(runs: page.records, nextCursor: page.nextCursor)
+    }
+
+    private static func record(_ row: StoredRun, withLogTail: Bool) -> RunRecord {
+        RunRecord(runID: row.runID, identifier: row.identifier, kind: row.kind, reason: row.reason,
+                  startedAt: row.startedAt, endedAt: row.endedAt, stopReason: row.stopReason,
+                  exitStatus: row.exitStatus, signal: row.signal, progress: row.progress, title: row.title,
+                  logTail: withLogTail ? row.logTail.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? [] : [])
     }
 
     func statusReport() -> StatusReport {

@@ -7,8 +7,15 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var command: ControlCommand
     /// Job identifier or run id, for the verbs that take one.
     public var target: String?
-    /// Limit on returned rows (history).
+    /// Limit on returned rows (history). The agent may return fewer: a page is also bounded in
+    /// bytes, and `ControlResponse.nextCursor` says where to go on.
     public var limit: Int?
+    /// `history`: continue after this run (the `nextCursor` of the previous page); nil for the
+    /// newest runs.
+    public var cursor: String?
+    /// `history`: leave out the runs' log tails (tables and statistics do not show them), so a
+    /// page holds many more runs.
+    public var omitLogTails: Bool?
     /// `submit`: what a person asked for.
     public var submission: SubmitRequest?
     /// `lowpower`: on, off or auto (later).
@@ -17,8 +24,11 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var maxAgeSeconds: Int64?
 
     public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
-                submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil) {
+                submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil,
+                cursor: String? = nil, omitLogTails: Bool? = nil) {
+        self.omitLogTails = omitLogTails
         self.maxAgeSeconds = maxAgeSeconds
+        self.cursor = cursor
         self.command = command
         self.target = target
         self.limit = limit

@@ -8,6 +8,8 @@ public struct ControlResponse: Codable, Sendable {
     public var status: StatusReport?
     public var jobs: [JobSummary]?
     public var runs: [RunRecord]?
+    /// `history`: more runs follow; pass this as the next request's `cursor`. Nil on the last page.
+    public var nextCursor: String?
     /// A short human answer for changes (`started run r000042`).
     public var message: String?
     /// The run a change concerned (launch, expire, cancel).
@@ -21,7 +23,8 @@ public struct ControlResponse: Codable, Sendable {
     public init(ok: Bool = true, error: ControlError? = nil, status: StatusReport? = nil,
                 jobs: [JobSummary]? = nil, runs: [RunRecord]? = nil, message: String? = nil,
                 runID: String? = nil, pending: [PendingSummary]? = nil, timeline: [TimelineRecord]? = nil,
-                gpus: [GPUSummary]? = nil, inputs: MachineInputs? = nil) {
+                gpus: [GPUSummary]? = nil, inputs: MachineInputs? = nil, nextCursor: String? = nil) {
+        self.nextCursor = nextCursor
         self.gpus = gpus
         self.inputs = inputs
         self.ok = ok

@@ -67,6 +67,11 @@ public enum Migrations {
             state TEXT NOT NULL
         );
         """,
+        // 4: history pages walk this index from a run-id cursor instead of sorting every run
+        // (and reading every log tail) per page.
+        """
+        CREATE INDEX runs_by_start ON runs(started_at, run_id);
+        """,
     ]
 
     /// Applies every migration the database has not seen. Returns the resulting version.

@@ -100,31 +100,64 @@ public struct RunStore {
         return try select("ORDER BY started_at DESC, run_id DESC LIMIT ?", [.integer(Int64(limit))])
     }
 
+    /// One page of the history, newest first (start time, then run id): at most `limit` runs of
+    /// one identifier or all, older than the run `before` (the last run of the previous page; nil
+    /// for the newest). Rows are handed to `visit` one at a time, and reading stops when it
+    /// returns false, so a page never holds more rows than its caller keeps.
+    public func historyPage(identifier: String?, before: String?, limit: Int,
+                            _ visit: (StoredRun) throws -> Bool) throws {
+        var conditions: [String] = []
+        var values: [StoreValue?] = []
+        if let identifier {
+            conditions.append("identifier = ?")
+            values.append(.text(identifier))
+        }
+        if let before {
+            conditions.append("(started_at, run_id) < (SELECT started_at, run_id FROM runs WHERE run_id = ?)")
+            values.append(.text(before))
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") + " "
+        let statement = try database.cached(Self.columns + " " + filter
+                                            + "ORDER BY started_at DESC, run_id DESC LIMIT ?")
+        defer { statement.reset() }
+        try statement.bind(values + [.integer(Int64(max(0, limit)))])
+        while try statement.step() {
+            guard try visit(Self.row(of: statement)) else { return }
+        }
+    }
+
     public func run(_ runID: String) throws -> StoredRun? {
         try select("WHERE run_id = ?", [.text(runID)]).first
     }
 
+    private static let columns = """
+        SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
+               signal, progress, title, log_tail, process_group, cgroup FROM runs
+        """
+
     private func select(_ tail: String, _ values: [StoreValue?]) throws -> [StoredRun] {
-        let statement = try database.cached("""
-            SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
-                   signal, progress, title, log_tail, process_group, cgroup FROM runs
-            """ + " " + tail)
+        let statement = try database.cached(Self.columns + " " + tail)
         try statement.bind(values)
         var rows: [StoredRun] = []
         while try statement.step() {
-            func optionalInt(_ column: Int32) -> Int64? { statement.isNull(column) ? nil : statement.int64(column) }
-            rows.append(StoredRun(
-                runID: statement.text(0) ?? "", identifier: statement.text(1) ?? "",
-                kind: statement.text(2) ?? "", reason: statement.text(3) ?? "",
-                startedAt: statement.int64(4), endedAt: optionalInt(5), stopReason: statement.text(6),
-                exitStatus: optionalInt(7).map { Int32(truncatingIfNeeded: $0) },
-                signal: optionalInt(8).map { Int32(truncatingIfNeeded: $0) },
-                progress: statement.isNull(9) ? nil : statement.double(9), title: statement.text(10),
-                logTail: statement.text(11),
-                processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
-                cgroup: statement.text(13)))
+            rows.append(Self.row(of: statement))
         }
         return rows
+    }
+
+    /// The current row of a statement that selects `columns`.
+    private static func row(of statement: Statement) -> StoredRun {
+        func optionalInt(_ column: Int32) -> Int64? { statement.isNull(column) ? nil : statement.int64(column) }
+        return StoredRun(
+            runID: statement.text(0) ?? "", identifier: statement.text(1) ?? "",
+            kind: statement.text(2) ?? "", reason: statement.text(3) ?? "",
+            startedAt: statement.int64(4), endedAt: optionalInt(5), stopReason: statement.text(6),
+            exitStatus: optionalInt(7).map { Int32(truncatingIfNeeded: $0) },
+            signal: optionalInt(8).map { Int32(truncatingIfNeeded: $0) },
+            progress: statement.isNull(9) ? nil : statement.double(9), title: statement.text(10),
+            logTail: statement.text(11),
+            processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
+            cgroup: statement.text(13))
     }
 
     // MARK: checkpoints

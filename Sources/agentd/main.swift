@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentDaemon
 import AgentProtocol
+import AgentSystem
 import Glibc
 
 // agentd: parse the command line, then hand over to the agent's event loop. `main` stays
@@ -19,6 +20,7 @@ do {
     case .version:
         print("agentd \(AgentVersion.string)")
     case .run(let options):
+        DescriptorLimit.raiseToHardLimit()
         let agent = try Agent(options: options)
         try agent.run()
     }

@@ -33,22 +33,27 @@ enum RunCommands {
 
     static let history = CommandSpec(
         name: "history", abstract: "Show finished and live runs, newest first, with stop reasons and durations.",
-        examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history --json"],
-        options: [jsonOption, OptionSpec(long: "limit", valueName: "N", help: "How many runs (default 20).")],
+        discussion: "The agent answers in pages (at most 1,000 runs or 128 KiB each); agentctl reads page after page until it has --limit runs, printing --json output as it arrives.",
+        examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history --json --limit 5000"],
+        options: [jsonOption, OptionSpec(long: "limit", valueName: "N", help: "How many runs (default \(HistoryPager.defaultLimit)).")],
         arguments: [ArgumentSpec(name: "ID", help: "Only runs of this identifier.", isOptional: true)],
         run: { parsed, context in
-            var limit: Int?
+            var limit = HistoryPager.defaultLimit
             if let text = parsed.value("limit") {
                 guard let value = Int(text), value > 0 else {
                     throw UsageError(message: "--limit: \"\(text)\" is not a positive number (e.g. --limit 5)", commandPath: ["history"])
                 }
                 limit = value
             }
-            let response = try context.request(ControlRequest(command: .history, target: parsed.argument(0), limit: limit))
-            let runs = response.runs ?? []
             if parsed.flag("json") {
-                context.out(try MessageCoding.encodePretty(runs))
+                var writer = PrettyJSONArrayWriter(descriptor: context.outputDescriptor)
+                try HistoryPager.forEachPage(target: parsed.argument(0), limit: limit, context: context) { page in
+                    for run in page { try writer.write(run) }
+                }
+                writer.finish()
             } else {
+                // A table needs every row for its column widths; rows without log tails are small.
+                let runs = try HistoryPager.summaries(target: parsed.argument(0), limit: limit, context: context)
                 context.out(render(runs, context: context))
             }
             return 0

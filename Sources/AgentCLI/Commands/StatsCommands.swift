@@ -11,7 +11,7 @@ enum StatsCommands {
         options: [jsonOption],
         arguments: [ArgumentSpec(name: "ID", help: "Only this identifier.", isOptional: true)],
         run: { parsed, context in
-            let runs = try context.request(ControlRequest(command: .history, target: parsed.argument(0), limit: 10_000)).runs ?? []
+            let runs = try HistoryPager.summaries(target: parsed.argument(0), limit: 10_000, context: context)
             let rows = RunStatistics.compute(runs, now: context.now)
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(rows))

@@ -7,9 +7,13 @@ import CShim
 /// Requests are handed to the server's handler one at a time: the next line of a connection is not
 /// read until the previous request got its `respond`, so responses come back in request order and a
 /// client that pipelines cannot make agentd buffer unboundedly. Output never blocks: what the socket
-/// does not take at once is buffered and flushed when it becomes writable; a client that lets more
-/// than `maxPendingOutput` pile up is dropped. A connection with no request in progress, nothing to
-/// send and not streaming is closed after `idleTimeout` without a complete request.
+/// does not take at once is buffered and flushed when it becomes writable. The buffer is bounded:
+/// an answer larger than `maxPendingOutput` (`maxPrivilegedPendingOutput` for root and the
+/// socket's group) is replaced by a refusal line, a client that lets more than that pile up is
+/// dropped, and one whose output the socket has not taken for `idleTimeout` is dropped too; beyond
+/// `maxTotalPendingOutput` for all clients, unprivileged peers are answered "busy" and closed.
+/// Unprivileged requests wait for their turn (`TurnQueue`). A connection with no request in progress, nothing to send and not streaming
+/// is closed after `idleTimeout` without a complete request.
 ///
 /// Use it on the loop thread only.
 public final class ClientConnection {
@@ -23,6 +27,12 @@ public final class ClientConnection {
         case requestTooLarge
         /// The client did not read its responses: pending output exceeded `maxPendingOutput`.
         case outputOverflow
+        /// The client did not read its responses: none of its pending output was taken for
+        /// `idleTimeout`.
+        case outputStalled
+        /// The output of all clients together reached `maxTotalPendingOutput` (a "busy" line was
+        /// sent when it could be).
+        case serverBusy
         /// `close()` was called (after flushing what was pending).
         case closedByServer
         /// The server shut down.
@@ -36,6 +46,8 @@ public final class ClientConnection {
             case .idleTimeout: return "idle timeout"
             case .requestTooLarge: return "request too large"
             case .outputOverflow: return "client not reading (output limit exceeded)"
+            case .outputStalled: return "client not reading (no output taken within the idle timeout)"
+            case .serverBusy: return "refused: unsent output of all clients at its limit"
             case .closedByServer: return "closed by server"
             case .serverShutdown: return "server shutdown"
             case .failed(let code): return "I/O error: \(SocketError.text(code))"
@@ -47,6 +59,8 @@ public final class ClientConnection {
     public let id: UInt64
     /// The client process, read with SO_PEERCRED at accept.
     public let peer: PeerCredentials
+    /// Root or a member of the socket's group: exempt from `maxTotalPendingOutput`.
+    public let isPrivileged: Bool
     /// False once the connection is closed (or closing); sends are then ignored.
     public var isOpen: Bool { state == .open }
     /// Called once when the connection has ended, e.g. to drop a stream subscription.
@@ -81,15 +95,22 @@ public final class ClientConnection {
     private var inputClosed = false
     private var processing = false
     private var processScheduled = false
+    /// A request line read but not yet handed on: the connection waits for its turn.
+    private var heldFrame: LineFramer.Frame?
+    /// In the server's queue for a turn (unprivileged peers get a slice of each loop iteration).
+    private(set) var awaitingTurn = false
+    /// Request bytes held (partial line, unread lines, the held frame), as last told the server.
+    private var inputHeld = 0
     private var lastActivity: MonotonicInstant
     private var idleTimer: TimerToken?
     private var lingerTimer: TimerToken?
 
-    init(fd: Int32, id: UInt64, peer: PeerCredentials, loop: EventLoop, limits: ControlServer.Limits,
-         server: ControlServer) throws {
+    init(fd: Int32, id: UInt64, peer: PeerCredentials, isPrivileged: Bool, loop: EventLoop,
+         limits: ControlServer.Limits, server: ControlServer) throws {
         self.fd = fd
         self.id = id
         self.peer = peer
+        self.isPrivileged = isPrivileged
         self.loop = loop
         self.limits = limits
         self.server = server
@@ -115,7 +136,7 @@ public final class ClientConnection {
     /// valid) — for streaming several lines on one connection. Ignored once the connection closes.
     public func send(_ line: [UInt8]) {
         guard state == .open else { return }
-        enqueue(line)
+        enqueue(line, isAnswer: false)
     }
 
     /// Closes the connection after flushing the pending output (bounded by `idleTimeout`).
@@ -131,7 +152,7 @@ public final class ClientConnection {
         guard state == .open, outstanding == sequence else { return }
         outstanding = nil
         lastActivity = loop.now
-        enqueue(bytes)
+        enqueue(bytes, isAnswer: true)
         guard state == .open else { return }
         if processing { return }  // processInput's loop picks up the next line
         if framer.bufferedCount > 0 || inputClosed {
@@ -170,23 +191,38 @@ public final class ClientConnection {
     /// timers or other clients.
     static let requestsPerTurn = 4
 
-    private func processInput() {
-        guard state == .open else { return }
+    /// Called by the server when this connection's turn has come.
+    func resumeTurn() {
+        guard awaitingTurn else { return }
+        awaitingTurn = false
+        processInput(resumed: true)
+    }
+
+    private func processInput(resumed: Bool = false) {
+        guard state == .open, !awaitingTurn else { return }
         processing = true
-        defer { processing = false }
+        defer {
+            processing = false
+            syncInputHeld()
+        }
         var delivered = 0
         while state == .open, outstanding == nil {
             if delivered == Self.requestsPerTurn {
                 continueNextTurn()
                 return
             }
-            guard let frame = framer.next() else { break }
+            guard let frame = heldFrame ?? framer.next() else { break }
+            heldFrame = nil
+            if case .line = frame, let server, !server.grantTurn(self, resumed: resumed) {
+                heldFrame = frame
+                awaitingTurn = true
+                updateInterest()
+                return
+            }
             delivered += 1
             switch frame {
             case .tooLong:
-                let refusal = server?.refusals.requestTooLarge(limits.maxRequestBytes)
-                    ?? ControlServer.Refusals.standard.requestTooLarge(limits.maxRequestBytes)
-                enqueue(refusal)
+                enqueueRefusal(.requestTooLarge(limit: limits.maxRequestBytes))
                 beginClosing(.requestTooLarge)
                 return
             case .line(let bytes):
@@ -226,10 +262,21 @@ public final class ClientConnection {
         }
     }
 
+    /// Reads what has already arrived, without waiting for the loop to report it.
+    func readNow() {
+        guard state == .open, !awaitingTurn, outstanding == nil else { return }
+        readAvailable()
+    }
+
     private func readAvailable() {
         guard let server else { return }
         let count = read(fd, server.readBuffer.baseAddress, server.readBuffer.count)
         if count > 0 {
+            if !isPrivileged && !server.totalInputAllows(count) {
+                enqueueRefusal(.busyReading(limit: limits.maxTotalPendingInput))
+                beginClosing(.serverBusy)
+                return
+            }
             framer.append(UnsafeRawBufferPointer(rebasing: server.readBuffer[0..<count]))
             processInput()
         } else if count == 0 {
@@ -242,24 +289,92 @@ public final class ClientConnection {
         }
     }
 
+    /// Keeps the server's `pendingInputTotal` in step with what this connection holds.
+    private func syncInputHeld() {
+        var held = state == .closed ? 0 : framer.bufferedCount
+        if state != .closed, case .line(let bytes)? = heldFrame { held += bytes.count }
+        guard held != inputHeld else { return }
+        server?.pendingInputChanged(by: held - inputHeld)
+        inputHeld = held
+    }
+
     // MARK: - Output
 
-    private func enqueue(_ line: [UInt8]) {
+    /// Sends what the socket takes now and buffers the rest, within the limits. An answer (the
+    /// response to a request) that could not be held in full is replaced by a refusal line; a
+    /// streamed line that cannot be held drops the client.
+    private func enqueue(_ original: [UInt8], isAnswer: Bool) {
+        var line = original.contains(0x0A) ? original.map { $0 == 0x0A ? 0x20 : $0 } : original
+        line.append(0x0A)
+        if isAnswer && line.count > outputBudget {
+            enqueueRefusal(.responseTooLarge(size: line.count, limit: outputBudget))
+            return
+        }
+        if isAnswer && !isPrivileged, let server, !server.totalOutputAllows(line.count) {
+            enqueueRefusal(.busy(limit: limits.maxTotalPendingOutput))
+            beginClosing(.serverBusy)
+            return
+        }
         let pending = pendingOutputBytes
-        if pending > 0 && pending + line.count + 1 > limits.maxPendingOutput {
+        let sent = pending == 0 ? sendNow(line) : 0
+        guard state != .closed else { return }
+        let rest = line.count - sent
+        guard rest > 0 else {
+            lastActivity = loop.now
+            return
+        }
+        if pending + rest > outputBudget {
             abort(.outputOverflow)
             return
         }
+        if !isAnswer && !isPrivileged, let server, !server.totalOutputAllows(rest) {
+            abort(.serverBusy)  // a stream that cannot be held is ended; part of the line went out
+            return
+        }
+        buffer(line[sent...])
+    }
+
+    /// Unsent bytes this client may have (`maxPendingOutput`, or the privileged one).
+    private var outputBudget: Int {
+        isPrivileged ? limits.maxPrivilegedPendingOutput : limits.maxPendingOutput
+    }
+
+    /// A short refusal line: always buffered, whatever the limits, as the last word to a client.
+    private func enqueueRefusal(_ refusal: Refusal) {
+        let line = (server?.refusals ?? .standard).line(refusal) + [0x0A]
+        if pendingOutputBytes == 0 {
+            let sent = sendNow(line)
+            guard state != .closed, sent < line.count else { return }
+            buffer(line[sent...])
+        } else {
+            buffer(line[...])
+        }
+    }
+
+    private func buffer(_ bytes: ArraySlice<UInt8>) {
         if outputStart > 0 && outputStart == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+            output.removeAll(keepingCapacity: output.capacity <= 16 << 10)
             outputStart = 0
         }
-        output.reserveCapacity(output.count + line.count + 1)
-        for byte in line {
-            output.append(byte == 0x0A ? 0x20 : byte)
+        let wasEmpty = pendingOutputBytes == 0
+        output.append(contentsOf: bytes)
+        server?.pendingOutputChanged(by: bytes.count)
+        if wasEmpty { lastActivity = loop.now }  // the stall clock starts now
+        updateInterest()
+        armIdleTimer()
+    }
+
+    /// Writes as much of `bytes` as the socket takes without blocking; closes on a hard error.
+    private func sendNow(_ bytes: [UInt8]) -> Int {
+        let written = bytes.withUnsafeBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
+            return cshim_send_nonblocking(fd, base, raw.count)
         }
-        output.append(0x0A)
-        if pending == 0 { flush() }  // otherwise the writable event flushes it, in order
+        if written >= 0 { return written }
+        let code = errno
+        if code == EAGAIN || code == EWOULDBLOCK { return 0 }
+        abort(code == EPIPE || code == ECONNRESET ? .peerClosed : .failed(errno: code))
+        return 0
     }
 
     private func flush() {
@@ -270,6 +385,8 @@ public final class ClientConnection {
             }
             if written > 0 {
                 outputStart += written
+                server?.pendingOutputChanged(by: -written)
+                lastActivity = loop.now  // progress: the client reads
                 continue
             }
             let code = errno
@@ -278,7 +395,7 @@ public final class ClientConnection {
             return
         }
         if outputStart == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
+            output.removeAll(keepingCapacity: output.capacity <= 16 << 10)
             outputStart = 0
             if state == .closing {
                 finish(closeReason)
@@ -298,7 +415,7 @@ public final class ClientConnection {
     private func updateInterest() {
         guard state != .closed, let token else { return }
         var wanted: IOEvents = []
-        if state == .open && !inputClosed && outstanding == nil && !processScheduled {
+        if state == .open && !inputClosed && outstanding == nil && !processScheduled && !awaitingTurn {
             wanted.insert(.readable)
         }
         if pendingOutputBytes > 0 { wanted.insert(.writable) }
@@ -311,8 +428,11 @@ public final class ClientConnection {
         }
     }
 
+    /// Waiting for the client: for a request (not streaming, nothing in progress) or for it to
+    /// read what is pending (always, streaming or not).
     private var isIdleCandidate: Bool {
-        state == .open && outstanding == nil && pendingOutputBytes == 0 && !isStreaming
+        guard state == .open else { return false }
+        return pendingOutputBytes > 0 || (outstanding == nil && !isStreaming && !awaitingTurn)
     }
 
     /// Ensures a timer is pending while the connection may go idle. Activity only moves
@@ -330,7 +450,7 @@ public final class ClientConnection {
         guard isIdleCandidate else { return }  // re-armed when it becomes a candidate again
         let deadline = lastActivity + limits.idleTimeout
         if loop.now >= deadline {
-            abort(.idleTimeout)
+            abort(pendingOutputBytes > 0 ? .outputStalled : .idleTimeout)
         } else {
             idleTimer = loop.schedule(at: deadline) { [weak self] in
                 self?.idleTimerFired()
@@ -379,6 +499,8 @@ public final class ClientConnection {
         idleTimer = nil
         lingerTimer = nil
         Glibc.close(fd)
+        server?.pendingOutputChanged(by: -pendingOutputBytes)
+        syncInputHeld()
         output = []
         outputStart = 0
         let callback = onClose

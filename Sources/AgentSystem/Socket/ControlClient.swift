@@ -38,7 +38,8 @@ public final class ControlClient {
         return ControlClient(path: path, fd: fd, maxLineBytes: maxLineBytes)
     }
 
-    /// Sends one line; a `\n` is appended and embedded `\n` bytes become spaces.
+    /// Sends one line; a `\n` is appended and embedded `\n` bytes become spaces. When agentd closed
+    /// the connection with a line for us (a refusal), the send is dropped and `readLine` returns it.
     public func send(line: [UInt8]) throws {
         guard fd >= 0 else { throw SocketError.connectionClosed }
         var bytes = line.map { $0 == 0x0A ? 0x20 : $0 }
@@ -56,10 +57,20 @@ public final class ControlClient {
             let code = errno
             switch code {
             case EAGAIN, EWOULDBLOCK: throw SocketError.timedOut(operation: "send")
-            case EPIPE, ECONNRESET: throw SocketError.connectionClosed
+            case EPIPE, ECONNRESET:
+                // agentd may have refused the connection (one line, then close) before our request
+                // went out: that line is still ours to read.
+                if hasPendingInput() { return }
+                throw SocketError.connectionClosed
             default: throw SocketError.system(call: "send", errno: code)
             }
         }
+    }
+
+    /// Whether bytes from agentd are waiting to be read.
+    private func hasPendingInput() -> Bool {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, 0) > 0 && pfd.revents & Int16(POLLIN) != 0
     }
 
     /// Sends one line of UTF-8 text.

@@ -8,59 +8,92 @@ import CShim
 /// Each complete line is handed to `handler` as a `Request` carrying the peer's credentials; the
 /// handler answers with `respond` at once or later. Requests of one connection are delivered one at
 /// a time, in order. The limits refuse oversized requests (one refusal line, then close), close idle
-/// clients, cap the number of clients, and drop clients that do not read their responses. What the
-/// bytes mean — JSON, authorization — is the protocol layer's business.
+/// clients, cap the connections per user and in all (keeping slots for root and the socket's
+/// group), bound the unsent output per client and in all, and drop clients that do not read their
+/// responses. What the bytes mean — JSON, authorization — is the protocol layer's business.
 ///
 /// Use it on the loop thread only.
 public final class ControlServer {
-    /// Bounds on what one client may cost the agent.
+    /// Bounds on what clients may cost the agent (DESIGN §9).
     public struct Limits: Sendable, Equatable {
         /// Longest request line, excluding `\n`.
         public var maxRequestBytes: Int
         /// A client with no complete request, no request in progress and nothing pending for this
-        /// long is closed.
+        /// long is closed; so is one whose pending output the socket has not taken for this long.
         public var idleTimeout: Duration
-        /// Connections beyond this many get a refusal line and are closed at once.
+        /// Connections open at once, all peers together; see the reserves.
         public var maxClients: Int
-        /// A client whose unsent responses would exceed this is dropped. A single response larger
-        /// than this is still sent to a client that has nothing else pending.
+        /// Connections one uid other than root may hold.
+        public var maxClientsPerUser: Int
+        /// Of `maxClients`, slots only root may take.
+        public var reservedForRoot: Int
+        /// Of `maxClients`, further slots only root and the socket's group may take.
+        public var reservedForGroup: Int
+        /// Unsent bytes held for one client. An answer larger than this is refused with a line
+        /// saying so; a client that lets more pile up is dropped.
         public var maxPendingOutput: Int
+        /// `maxPendingOutput` for root and the socket's group: trusted, few, and the ones whose
+        /// `list` or `status` of a large configuration must not be refused.
+        public var maxPrivilegedPendingOutput: Int
+        /// Unsent bytes held for all clients together; beyond it, answers to peers other than
+        /// root and the socket's group are refused ("busy") and their connections closed.
+        public var maxTotalPendingOutput: Int
+        /// Request bytes held for all clients together (unfinished lines, requests waiting for
+        /// their turn); beyond it, peers other than root and the socket's group are answered
+        /// "busy" and closed. One client holds at most `maxRequestBytes` and a read.
+        public var maxTotalPendingInput: Int
 
         public init(maxRequestBytes: Int = 65_536, idleTimeout: Duration = .seconds(10),
-                    maxClients: Int = 256, maxPendingOutput: Int = 4 << 20) {
+                    maxClients: Int = 512, maxClientsPerUser: Int = 16, reservedForRoot: Int = 16,
+                    reservedForGroup: Int = 16, maxPendingOutput: Int = 256 << 10,
+                    maxTotalPendingOutput: Int = 8 << 20, maxTotalPendingInput: Int = 4 << 20,
+                    maxPrivilegedPendingOutput: Int = 4 << 20) {
+            self.maxPrivilegedPendingOutput = maxPrivilegedPendingOutput
+            self.maxTotalPendingInput = maxTotalPendingInput
             self.maxRequestBytes = maxRequestBytes
             self.idleTimeout = idleTimeout
             self.maxClients = maxClients
+            self.maxClientsPerUser = maxClientsPerUser
+            self.reservedForRoot = reservedForRoot
+            self.reservedForGroup = reservedForGroup
             self.maxPendingOutput = maxPendingOutput
+            self.maxTotalPendingOutput = maxTotalPendingOutput
         }
 
-        /// 64 KiB requests, 10 s idle timeout, 256 clients, 4 MiB pending output.
+        /// 64 KiB requests, 10 s idle timeout, 512 clients of which 16 for root and 16 more for
+        /// root and the group, 16 per other user, 256 KiB pending output per client (4 MiB for root
+        /// and the group), 8 MiB in all, 4 MiB of request bytes held in all.
         public static let `default` = Limits()
     }
 
-    /// The lines the transport itself sends when it refuses a client; the protocol layer supplies
-    /// its own JSON. Each closure gets the limit that was exceeded.
+    /// How the transport's own refusals look on the wire; the protocol layer supplies the shape.
     public struct Refusals: Sendable {
-        /// Sent before closing a connection whose request exceeded `maxRequestBytes`.
-        public var requestTooLarge: @Sendable (_ maxRequestBytes: Int) -> [UInt8]
-        /// Sent before closing a connection accepted beyond `maxClients`.
-        public var tooManyClients: @Sendable (_ maxClients: Int) -> [UInt8]
+        /// The line (without `\n`) sent for a refusal.
+        public var line: @Sendable (Refusal) -> [UInt8]
 
-        public init(requestTooLarge: @escaping @Sendable (Int) -> [UInt8],
-                    tooManyClients: @escaping @Sendable (Int) -> [UInt8]) {
-            self.requestTooLarge = requestTooLarge
-            self.tooManyClients = tooManyClients
+        public init(line: @escaping @Sendable (Refusal) -> [UInt8]) {
+            self.line = line
         }
 
-        /// `{"error":"request-too-large","message":"request exceeds N bytes"}` and
-        /// `{"error":"too-many-clients","message":"more than N clients connected"}`.
-        public static let standard = Refusals(
-            requestTooLarge: { limit in
-                Array("{\"error\":\"request-too-large\",\"message\":\"request exceeds \(limit) bytes\"}".utf8)
-            },
-            tooManyClients: { limit in
-                Array("{\"error\":\"too-many-clients\",\"message\":\"more than \(limit) clients connected\"}".utf8)
-            })
+        /// A control response: `{"error":{"code":C,"message":M},"ok":false}`, with code
+        /// `request-too-large` for oversized requests and `unavailable` (agentctl exit 5) otherwise.
+        public static let standard = Refusals { refusal in
+            let code = refusal.kind == .requestTooLarge ? "request-too-large" : "unavailable"
+            return Array("{\"error\":{\"code\":\"\(code)\",\"message\":\"\(jsonEscaped(refusal.message))\"},\"ok\":false}".utf8)
+        }
+
+        private static func jsonEscaped(_ text: String) -> String {
+            var escaped = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": escaped += "\\\""
+                case "\\": escaped += "\\\\"
+                case _ where scalar.value < 0x20: escaped += " "
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped
+        }
     }
 
     /// One request line received on the control socket.
@@ -97,8 +130,17 @@ public final class ControlServer {
     public var clientCount: Int { connections.count }
     /// Connections accepted over the server's life (refused ones excluded).
     public private(set) var acceptedCount: UInt64 = 0
-    /// Connections refused because `maxClients` were open.
+    /// Connections refused by the admission limits (per user, reserves, `maxClients`).
     public private(set) var refusedCount: UInt64 = 0
+    /// Unsent output held for all connections together.
+    public private(set) var pendingOutputTotal = 0
+    /// Request bytes held for all connections together.
+    public private(set) var pendingInputTotal = 0
+    /// How much a peer is trusted; a seam for tests, which all run as one user.
+    var standing: (PeerCredentials) -> Admission.Standing
+    /// The socket's group: its members are trusted like root in the admission and output limits,
+    /// short of root's own reserve.
+    public let privilegedGroup: gid_t?
 
     /// Scratch memory for reads, shared by all connections (single thread).
     final class ReadScratch {
@@ -115,9 +157,11 @@ public final class ControlServer {
     private var listenFD: Int32
     private var listenToken: WatchToken?
     private var connections: [UInt64: ClientConnection] = [:]
+    private var connectionsPerUID: [uid_t: Int] = [:]
     private var nextConnectionID: UInt64 = 1
     private var socketIdentity: (dev: UInt64, ino: UInt64)?
     private var acceptPauseTimer: TimerToken?
+    private var turns: TurnQueue
 
     /// Binds `path` and starts accepting on `loop`.
     ///
@@ -133,6 +177,9 @@ public final class ControlServer {
         self.limits = limits
         self.refusals = refusals
         self.handler = handler
+        self.privilegedGroup = group
+        self.turns = TurnQueue(loop: loop)
+        self.standing = { Admission.standing(of: $0, group: group) }
         self.listenFD = -1
         do {
             try ControlServer.removeStaleSocket(at: path)
@@ -185,6 +232,7 @@ public final class ControlServer {
             connection.abort(.serverShutdown)
         }
         connections.removeAll()
+        connectionsPerUID.removeAll()
     }
 
     /// Whether the server is still listening.
@@ -193,8 +241,10 @@ public final class ControlServer {
     // MARK: - Accepting
 
     private func acceptPending() {
-        // Bounded per wakeup so that a connection storm cannot starve the rest of the loop.
-        for _ in 0..<64 {
+        // Bounded per wakeup so that a connection storm cannot starve the rest of the loop, and
+        // large enough that a flood of refused connects (one line and a close each, cheap) keeps
+        // root's connect waiting in the backlog for few iterations.
+        for _ in 0..<256 {
             let fd = cshim_accept_nonblocking(listenFD)
             if fd < 0 {
                 let code = errno
@@ -215,30 +265,43 @@ public final class ControlServer {
     }
 
     private func admit(_ fd: Int32) {
-        guard connections.count < limits.maxClients else {
-            refusedCount += 1
-            let line = refusals.tooManyClients(limits.maxClients) + [0x0A]
-            _ = line.withUnsafeBytes { raw in
-                cshim_send_nonblocking(fd, raw.baseAddress, raw.count)
-            }
+        guard let peer = try? PeerCredentials.of(socket: fd) else {
             Glibc.close(fd)
             return
         }
-        guard let peer = try? PeerCredentials.of(socket: fd) else {
-            Glibc.close(fd)
+        let standing = self.standing(peer)
+        if let refusal = Admission(limits: limits).refusal(
+            standing: standing, uid: peer.uid, open: connections.count,
+            openForUser: connectionsPerUID[peer.uid, default: 0]) {
+            refuse(fd, refusal)
             return
         }
         let id = nextConnectionID
         nextConnectionID += 1
         do {
-            let connection = try ClientConnection(fd: fd, id: id, peer: peer, loop: loop, limits: limits,
-                                                  server: self)
+            let connection = try ClientConnection(fd: fd, id: id, peer: peer, isPrivileged: standing != .other,
+                                                  loop: loop, limits: limits, server: self)
             connections[id] = connection
+            connectionsPerUID[peer.uid, default: 0] += 1
             acceptedCount += 1
             onConnect?(connection)
+            // A client usually sent its request before we accepted: reading it now saves it a
+            // loop iteration (and so a slice of other peers' work).
+            connection.readNow()
         } catch {
             Glibc.close(fd)
         }
+    }
+
+    /// One line, never waited for (a fresh socket's buffer takes it), then the connection is closed:
+    /// a refused peer costs nothing after this.
+    private func refuse(_ fd: Int32, _ refusal: Refusal) {
+        refusedCount += 1
+        let line = refusals.line(refusal) + [0x0A]
+        _ = line.withUnsafeBytes { raw in
+            cshim_send_nonblocking(fd, raw.baseAddress, raw.count)
+        }
+        Glibc.close(fd)
     }
 
     private func pauseAccepting() {
@@ -253,12 +316,40 @@ public final class ControlServer {
 
     // MARK: - Connections
 
+    /// Whether `connection` may have its next request handled now; if not, it is queued and
+    /// resumed in a later loop iteration (see `TurnQueue`).
+    func grantTurn(_ connection: ClientConnection, resumed: Bool) -> Bool {
+        turns.grant(connection, resumed: resumed)
+    }
+
     func deliver(_ request: Request) {
         handler(request)
     }
 
+    /// Keeps `pendingOutputTotal` in step with each connection's unsent output.
+    func pendingOutputChanged(by delta: Int) {
+        pendingOutputTotal += delta
+    }
+
+    func pendingInputChanged(by delta: Int) {
+        pendingInputTotal += delta
+    }
+
+    /// Whether `bytes` more request bytes fit in `maxTotalPendingInput`.
+    func totalInputAllows(_ bytes: Int) -> Bool {
+        pendingInputTotal + bytes <= limits.maxTotalPendingInput
+    }
+
+    /// Whether `bytes` more unsent output fit in `maxTotalPendingOutput`.
+    func totalOutputAllows(_ bytes: Int) -> Bool {
+        pendingOutputTotal + bytes <= limits.maxTotalPendingOutput
+    }
+
     func connectionDidClose(_ connection: ClientConnection, reason: ClientConnection.CloseReason) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        let uid = connection.peer.uid
+        let remaining = connectionsPerUID[uid, default: 1] - 1
+        connectionsPerUID[uid] = remaining > 0 ? remaining : nil
         onDisconnect?(connection, reason)
     }
 

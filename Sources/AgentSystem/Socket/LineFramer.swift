@@ -98,7 +98,7 @@ public struct LineFramer {
     /// Drops consumed bytes when that is cheap relative to what remains.
     private mutating func compactIfUseful() {
         if start == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 16 << 10)  // a burst leaves no big buffer behind
             start = 0
             scanned = 0
         } else if start >= 4096 && start * 2 >= buffer.count {

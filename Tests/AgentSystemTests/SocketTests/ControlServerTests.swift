@@ -82,9 +82,7 @@ struct ControlServerTests {
         let path = uniqueSocketPath("oversize")
         var handled = 0
         var reasons: [ClientConnection.CloseReason] = []
-        let refusals = ControlServer.Refusals(
-            requestTooLarge: { Array("{\"error\":\"request-too-large\",\"limit\":\($0)}".utf8) },
-            tooManyClients: ControlServer.Refusals.standard.tooManyClients)
+        let refusals = ControlServer.Refusals { Array("{\"error\":\"\($0.kind.rawValue)\"}".utf8) }
         let done = Countdown(2, loop: loop)
         let server = try ControlServer(loop: loop, path: path, refusals: refusals) { request in
             handled += 1
@@ -117,7 +115,7 @@ struct ControlServerTests {
         client.join()
         let result = try #require(outcome)
         #expect(result.error == nil)
-        #expect(result.lines == ["{\"error\":\"request-too-large\",\"limit\":65536}", "<EOF>"])
+        #expect(result.lines == ["{\"error\":\"request-too-large\"}", "<EOF>"])
         #expect(reasons == [.requestTooLarge])
         #expect(handled == 0)
         #expect(server.clientCount == 0)
@@ -185,7 +183,7 @@ struct ControlServerTests {
         let path = uniqueSocketPath("slow")
         let big = [UInt8](repeating: 0x78, count: 2 << 20)
         var route: (ControlServer.Request) -> Void = echo
-        let server = try ControlServer(loop: loop, path: path, limits: .init(maxPendingOutput: 3 << 20)) { request in
+        let server = try ControlServer(loop: loop, path: path, limits: .init(maxPendingOutput: 3 << 20, maxPrivilegedPendingOutput: 3 << 20)) { request in
             route(request)
         }
         // A raw socket that is never watched or read.
@@ -298,7 +296,7 @@ struct ControlServerTests {
         let third = try LoopClient(loop: loop, path: path)
         third.onEOF = { loop.stop() }
         #expect(runLoop(loop))
-        #expect(third.lines == ["{\"error\":\"too-many-clients\",\"message\":\"more than 2 clients connected\"}"])
+        #expect(third.lines == [#"{"error":{"code":"unavailable","message":"agentd is serving the 2 connections it allows for this peer; try again in a few seconds"},"ok":false}"#])
         #expect(server.refusedCount == 1)
         #expect(server.clientCount == 2)
         // The admitted ones still work.

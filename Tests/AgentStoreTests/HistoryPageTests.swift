@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+import Testing
+import Glibc
+@testable import AgentStore
+
+/// The history is read in pages from a run-id cursor, so no answer needs every run in memory.
+@Suite("History pages")
+struct HistoryPageTests {
+    private func withRuns(_ body: (RunStore) throws -> Void) throws {
+        var template = Array("/tmp/agentd-pages-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let base = buffer.baseAddress, let result = mkdtemp(base) else { return nil }
+            return String(cString: result)
+        }
+        guard let dir else { return }
+        defer { _ = system("rm -rf '\(dir)'") }
+        let db = try Database(path: dir + "/state.db")
+        try Migrations.apply(to: db)
+        let store = RunStore(database: db)
+        // r000001…r000010; r000005 and r000006 start at the same millisecond.
+        for number in 1...10 {
+            let started = Int64(number == 6 ? 5 : number) * 1000
+            try store.insert(StoredRun(runID: "r0000" + (number < 10 ? "0\(number)" : "\(number)"), identifier: number % 2 == 0 ? "local.even" : "local.odd",
+                                       kind: "refresh", reason: "interval", startedAt: started))
+        }
+        try body(store)
+    }
+
+    private func page(_ store: RunStore, _ identifier: String? = nil, before: String? = nil, limit: Int) throws -> [String] {
+        var ids: [String] = []
+        try store.historyPage(identifier: identifier, before: before, limit: limit) { run in
+            ids.append(run.runID)
+            return true
+        }
+        return ids
+    }
+
+    @Test func pagesFollowEachOtherWithoutGapsOrRepeats() throws {
+        try withRuns { store in
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let ids = try page(store, before: cursor, limit: 3)
+                seen += ids
+                cursor = ids.count == 3 ? ids.last : nil
+            } while cursor != nil
+            #expect(seen == ["r000010", "r000009", "r000008", "r000007", "r000006", "r000005",
+                             "r000004", "r000003", "r000002", "r000001"])
+            let unpaged = try store.history(identifier: nil, limit: 100).map(\.runID)
+            #expect(seen == unpaged)
+        }
+    }
+
+    @Test func aPageOfOneIdentifierStartsBelowTheCursor() throws {
+        try withRuns { store in
+            let first = try page(store, "local.even", limit: 2)
+            let rest = try page(store, "local.even", before: "r000008", limit: 10)
+            #expect(first == ["r000010", "r000008"])
+            #expect(rest == ["r000006", "r000004", "r000002"])
+        }
+    }
+
+    @Test func readingStopsWhenTheVisitorHasEnough() throws {
+        try withRuns { store in
+            var visited = 0
+            try store.historyPage(identifier: nil, before: nil, limit: 100) { _ in
+                visited += 1
+                return visited < 4
+            }
+            #expect(visited == 4)
+            // The statement was reset: the next page reads from the start again.
+            let again = try page(store, limit: 1)
+            #expect(again == ["r000010"])
+        }
+    }
+}
