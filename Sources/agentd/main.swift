@@ -20,7 +20,8 @@ do {
     case .version:
         print("agentd \(AgentVersion.string)")
     case .run(let options):
-        DescriptorLimit.raiseToHardLimit()
+        // Early, before any descriptor is opened: runs and control clients share the limit.
+        OpenFileLimit.raiseSoftToHard()
         let agent = try Agent(options: options)
         try agent.run()
     }
