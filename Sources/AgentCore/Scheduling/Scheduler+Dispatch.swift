@@ -39,7 +39,7 @@ extension Scheduler {
         while let top = due.min, top.priority.time <= now {
             due.remove(top.key)
             lastEventWork += 1
-            guard let job = jobs[top.key], let candidate = candidate(job) else { continue }
+            guard let job = jobs[top.key], let candidate = candidate(job, now: now) else { continue }
             guard candidate.eligibleAt <= now else {
                 due.set(top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key))
                 continue
@@ -68,7 +68,7 @@ extension Scheduler {
         let wasReady = [ready.remove(id), conditionHeld.remove(id)].contains { $0 != nil }
         guard let job = jobs[id], job.isDiscretionary else { return }
         guard !job.restricted, !disabled.contains(id), !live.isRunning(id),
-              let candidate = candidate(job)
+              let candidate = candidate(job, now: now)
         else {
             jobs[id]?.announced = false
             return
@@ -89,7 +89,7 @@ extension Scheduler {
     /// Starts one discretionary job: consumes its pending request and catch-up slot, records
     /// the launch for interval, trigger spacing and budget, and counts it live.
     mutating func launchDiscretionary(_ id: Identifier, now: SchedulerTime) {
-        guard var job = jobs[id], let candidate = candidate(job) else { return }
+        guard var job = jobs[id], let candidate = candidate(job, now: now) else { return }
         guard candidate.eligibleAt <= now else {
             due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
             return
@@ -193,8 +193,10 @@ extension Scheduler {
         var overdue: [(id: Identifier, since: SchedulerTime)] = []
         var others: [Identifier] = []
         func consider(_ id: Identifier) {
-            guard let job = jobs[id], let candidate = candidate(job) else { return }
-            if candidate.eligibleAt <= now,
+            guard let job = jobs[id], let candidate = candidate(job, now: now) else { return }
+            if skipsMissedSlot(id, candidate, now: now) {
+                others.append(id)
+            } else if candidate.eligibleAt <= now,
                lastRunStart[id] != nil || !job.request.isEmpty || job.catchUp != nil
             {
                 overdue.append((id, candidate.dueSince))

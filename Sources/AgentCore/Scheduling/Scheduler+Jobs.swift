@@ -254,3 +254,32 @@ extension Scheduler {
             + "overdue jobs catch up on the next tick")
     }
 }
+
+/// Wall-clock gates: `Schedule=`, `Window=`, `RandomizedDelay=`, `CatchUp=`.
+extension Scheduler {
+    /// The local-time rules and machine id jobs' wall-clock gates are computed with, at `now`.
+    func wallClock(_ now: SchedulerTime) -> WallClockGate {
+        WallClockGate(now: now, rule: offsetRule ?? FixedUTCOffset(seconds: calendar.utcOffsetSeconds),
+                  machineID: machineID)
+    }
+
+    /// After a new local calendar: slots and windows of jobs that have them move with it.
+    mutating func rescheduleWallClockJobs(now: SchedulerTime) {
+        for (id, job) in jobs.sorted(by: { $0.key < $1.key })
+            where job.definition.schedule != nil || !job.definition.windows.isEmpty
+        {
+            reschedule(id, now: now)
+        }
+    }
+
+    /// `CatchUp=no` at the catch-up after downtime: a job whose `Schedule=` slot passed (while
+    /// the agent was down or the machine asleep) skips it and waits for the next slot, like a
+    /// systemd timer without `Persistent=`. True when it did.
+    mutating func skipsMissedSlot(_ id: Identifier, _ candidate: LaunchCandidate, now: SchedulerTime) -> Bool {
+        guard let job = jobs[id], job.definition.schedule != nil, !job.definition.catchUp,
+              candidate.reason == .scheduled, candidate.dueSince <= now else { return false }
+        jobs[id]?.skippedSlotsUntil = now
+        log("\(id): Schedule= slot missed while the agent was down or asleep, skipped (CatchUp=no)")
+        return true
+    }
+}

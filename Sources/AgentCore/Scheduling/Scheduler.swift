@@ -42,6 +42,10 @@ public struct Scheduler: Sendable {
     var settings: AgentSettings
     var calendar: LocalCalendar
     var random: SplitMix64
+    /// Local-time rules for `Schedule=`/`Window=` (nil: `calendar`'s offset) and the machine id
+    /// for `RandomizedDelay=`.
+    var offsetRule: (any UTCOffsetRule)?
+    var machineID: String
 
     // Persisted state (see `snapshot`).
     // Tracked so that each event persists only the identifiers it touched.
@@ -123,10 +127,17 @@ public struct Scheduler: Sendable {
     /// - Parameters:
     ///   - seed: deterministic pseudo-random input for the catch-up spread (the shell may pass
     ///     a random number; tests pass a constant).
-    public init(settings: AgentSettings, calendar: LocalCalendar, seed: UInt64) {
+    ///   - offsetRule: the local-time rules `Schedule=` and `Window=` follow across daylight
+    ///     saving; nil: `calendar`'s fixed offset.
+    ///   - machineID: `/etc/machine-id`, which `RandomizedDelay=` offsets derive from.
+    public init(settings: AgentSettings, calendar: LocalCalendar, seed: UInt64,
+                offsetRule: (any UTCOffsetRule)? = nil, machineID: String = "")
+    {
         self.settings = settings
         self.calendar = calendar
         self.random = SplitMix64(seed: seed)
+        self.offsetRule = offsetRule
+        self.machineID = machineID
     }
 
     /// Applies one event at `now` and returns what the shell must do, in order: launches and
@@ -172,7 +183,9 @@ public struct Scheduler: Sendable {
             stopping = true
             log("agent stopping: nothing new starts; \(queuedTotal) queued submission\(queuedTotal == 1 ? "" : "s") "
                 + "and every pending request stay for the next start")
-        case .calendarChanged(let new): calendarChanged(new, now: now)
+        case .calendarChanged(let new):
+            calendarChanged(new, now: now)
+            rescheduleWallClockJobs(now: now)
         case .clockStepped(let size): clockStepped(by: size, now: now)
         }
 
@@ -278,7 +291,7 @@ public struct Scheduler: Sendable {
 
     /// A discretionary job's entry in `pending`, when it wants to run and something holds it.
     func pendingWork(_ job: JobSchedule, now: SchedulerTime) -> PendingWork? {
-        guard job.isDiscretionary, let candidate = candidate(job),
+        guard job.isDiscretionary, let candidate = candidate(job, now: now),
               let reason = blocker(job, candidate, now: now) else { return nil }
         return PendingWork(identifier: job.identifier, kind: job.definition.kind,
                            earliestBegin: candidate.eligibleAt, waitingFor: reason, submission: nil)
@@ -305,7 +318,7 @@ public struct Scheduler: Sendable {
     public func waitReason(for id: Identifier, now: SchedulerTime) -> WaitReason? {
         guard let job = jobs[id] else { return nil }
         if job.isDiscretionary {
-            if let candidate = candidate(job) { return blocker(job, candidate, now: now) }
+            if let candidate = candidate(job, now: now) { return blocker(job, candidate, now: now) }
             if job.restricted { return .restricted }
             if disabled.contains(id) { return .denied }
             if live.isRunning(id) { return .running }
@@ -389,10 +402,11 @@ public struct Scheduler: Sendable {
 
     // MARK: - Shared helpers
 
-    func candidate(_ job: JobSchedule) -> LaunchCandidate? {
+    func candidate(_ job: JobSchedule, now: SchedulerTime) -> LaunchCandidate? {
         job.candidate(lastRunStart: lastRunStart[job.identifier],
                       triggerSpacing: settings.triggerSpacing,
-                      intervalFactor: LaunchPolicy.intervalFactor(job.definition.kind, conditions))
+                      intervalFactor: LaunchPolicy.intervalFactor(job.definition.kind, conditions),
+                      wallClock: wallClock(now))
     }
 
     /// The reason a discretionary job with `candidate` waits, in the documented order:
