@@ -19,6 +19,10 @@
 ///   history is due from when it was registered; without `Interval=` only a trigger, a retry or a
 ///   chain makes one due. One live run and one pending request per identifier: triggers, retries
 ///   and chains merge into it, and any launch of the identifier consumes it.
+/// - `Schedule=` (calendar slots in local time, DST through the offset rule) is an earliest begin:
+///   due at the first slot after the last run start (or registration); with `Interval=` both hold;
+///   `RandomizedDelay=` adds a stable per-machine offset; `Window=` holds every launch until a
+///   window is open; `CatchUp=no` skips a slot missed while down or asleep.
 /// - Blockers of discretionary work, in order: restricted (`Deny=`) → denied (disabled) →
 ///   running → paused → time gate (interval, retry backoff, trigger spacing, catch-up slot) →
 ///   budget → max concurrent. Trigger spacing counts from the identifier's last launch of any

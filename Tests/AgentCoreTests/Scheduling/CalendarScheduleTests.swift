@@ -145,6 +145,15 @@ func shown(_ launches: [Launch]) -> [String] { launches.map { show($0.time) } }
         #expect(elsewhere.waiting("com.example.jitter") != sim.waiting("com.example.jitter"))
     }
 
+    @Test func withIntervalOnlyTheDelayStartsAfterTheFirstRun() throws {
+        let delay = minutes(10)
+        let offset = StableDelay.offset(span: delay, machineID: "test-machine", identifier: id("com.example.spaced"))
+        var sim = wallClockSimulation([try calendarJob("com.example.spaced", .refresh, interval: hours(1), delay: delay)])
+        sim.advance(by: hours(2.5))
+        // A new interval job is due at once (DESIGN §4); each later due time carries the offset.
+        #expect(sim.launches.map(\.time) == [morning, morning + hours(1) + offset, morning + hours(2) + offset * 2])
+    }
+
     /// The agent was down from Sunday 12:00 to Monday 08:00: Monday's 03:00 slot was missed.
     func downOverNight(catchUp: Bool) throws -> Simulation {
         var history = PersistedSchedule()
