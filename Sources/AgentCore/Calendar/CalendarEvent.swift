@@ -33,9 +33,11 @@ public struct CalendarEvent: Sendable, Hashable, CustomStringConvertible {
         let localStart = LocalTime.local(start, rule)
         var day = CivilDateTime.floorDivide(localStart, CivilDateTime.secondsPerDay)
         var fromSecond = Int(localStart - day * CivilDateTime.secondsPerDay)
-        // A repeated hour (fall back) can put the first occurrence of the start's local time
-        // before `start`: look from an hour earlier and keep only instants at or after `start`.
-        fromSecond -= 3600
+        // Just after a transition, local times before the start's can still name instants at or
+        // after it: the repeated hour of a fall back, the gap of a spring forward (which maps to
+        // the transition). Look back by the shift then, keeping only instants at or after `start`.
+        let shift = abs(rule.utcOffset(at: start - 2 * 3600) - rule.utcOffset(at: start))
+        fromSecond -= min(shift, Int(CivilDateTime.secondsPerDay))
         if fromSecond < 0 {
             day -= 1
             fromSecond += Int(CivilDateTime.secondsPerDay)

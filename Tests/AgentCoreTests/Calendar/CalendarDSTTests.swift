@@ -15,6 +15,14 @@ struct CalendarDSTTests {
         #expect(event.nextMatch(after: saturday, rule: berlinSpring2027) == SchedulerTime(seconds: Double(berlinSpring2027.at)))
     }
 
+    @Test func aGapSlotIsFoundFromJustBeforeTheTransitionAndNotAgainAfterIt() throws {
+        let event = try CalendarEventParser.parse("daily 02:30").get()
+        let transition = SchedulerTime(seconds: Double(berlinSpring2027.at))
+        #expect(event.nextMatch(after: transition - .seconds(1), rule: berlinSpring2027) == transition)
+        let next = try #require(event.nextMatch(after: transition, rule: berlinSpring2027))
+        #expect(show(next, berlinSpring2027) == "Mon 2027-03-29 02:30:00 +02:00")
+    }
+
     @Test func slotsAroundTheGapKeepTheirLocalTimes() throws {
         let saturday = localTime(2027, 3, 27, 23, 30, 0, berlinSpring2027)
         #expect(try nextMatches("hourly", after: saturday, count: 4, berlinSpring2027) == [
