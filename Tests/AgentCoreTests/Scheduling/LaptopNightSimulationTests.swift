@@ -53,7 +53,7 @@ import Testing
         step(to: local(4, 12, 0))
         #expect(sim.launches.map(\.time) == [local(2, 4, 10), local(4, 1, 0), local(4, 3, 0) + offset])
         #expect(sim.expiries.isEmpty)
-        print("RandomizedDelay offset on machine \(machineID): \(offset)")
+        print("RandomizedDelay=30min offset of \(Self.name) on machine \(machineID): \(TimeSpan.format(offset))")
         print(log.joined(separator: "\n"))
     }
 }
