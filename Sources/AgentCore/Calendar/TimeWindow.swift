@@ -86,4 +86,25 @@ enum TimeWindows {
         guard let earliest else { return time }
         return max(time, SchedulerTime(seconds: Double(earliest)))
     }
+
+    /// The first instant after `time` at which none of `windows` is open, when one is open at
+    /// `time` (a chain of touching windows counts as one); nil when none is.
+    static func nextClose(_ windows: [TimeWindow], after time: SchedulerTime,
+                          rule: some UTCOffsetRule) -> SchedulerTime?
+    {
+        guard !windows.isEmpty, time.seconds.isFinite, abs(time.seconds) < 1e13 else { return nil }
+        var instant = Int64(time.seconds.rounded(.down))
+        var closes: Int64?
+        // Each step leaves one window; more steps than windows means they cover the whole day.
+        for _ in 0...windows.count {
+            let local = LocalTime.local(instant, rule)
+            let day = CivilDateTime.floorDivide(local, CivilDateTime.secondsPerDay)
+            let second = Int(local - day * CivilDateTime.secondsPerDay)
+            guard let open = windows.first(where: { $0.contains(secondOfDay: second) }) else { return closes.map { SchedulerTime(seconds: Double($0)) } }
+            let endDay = open.end > second ? day : day + 1
+            instant = LocalTime.instant(ofLocal: endDay * CivilDateTime.secondsPerDay + Int64(open.end), rule)
+            closes = instant
+        }
+        return nil
+    }
 }

@@ -36,6 +36,7 @@ extension Scheduler {
 
     /// Due heap → ready heap for every job whose time has come.
     mutating func promoteDue(now: SchedulerTime) {
+        closeWindows(now: now)
         while let top = due.min, top.priority.time <= now {
             due.remove(top.key)
             lastEventWork += 1
@@ -47,6 +48,7 @@ extension Scheduler {
             let hold = LaunchPolicy.hold(job.definition, conditions, settings)
             let key = TimedKey(time: candidate.dueSince, identifier: top.key)
             if hold != nil { conditionHeld.set(top.key, key) } else { ready.set(top.key, key) }
+            trackWindowClose(top.key, now: now)
             if !job.announced {
                 jobs[top.key]?.announced = true
                 note(top.key, .becameDue(candidate.reason, since: candidate.dueSince), now: now)
@@ -65,6 +67,7 @@ extension Scheduler {
     mutating func reschedule(_ id: Identifier, now: SchedulerTime) {
         lastEventWork += 1
         due.remove(id)
+        windowCloses.remove(id)
         let wasReady = [ready.remove(id), conditionHeld.remove(id)].contains { $0 != nil }
         guard let job = jobs[id], job.isDiscretionary else { return }
         guard !job.restricted, !disabled.contains(id), !live.isRunning(id),
@@ -80,6 +83,7 @@ extension Scheduler {
             } else {
                 ready.set(id, key)
             }
+            trackWindowClose(id, now: now)
         } else {
             if candidate.eligibleAt > now { jobs[id]?.announced = false }
             due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
@@ -98,6 +102,7 @@ extension Scheduler {
         job.catchUp = nil
         job.announced = false
         jobs[id] = job
+        windowCloses.remove(id)
         pendingTriggers.remove(id)
         pendingRetries[id] = nil
         pendingChained.remove(id)

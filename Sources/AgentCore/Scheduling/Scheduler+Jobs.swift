@@ -117,6 +117,7 @@ extension Scheduler {
         continuedHeld.remove(id)
         restrictedJobs.remove(id)
         idleJobs.remove(id)
+        windowCloses.remove(id)
         note(id, .removed, now: now)
         jobs[id] = nil
     }
@@ -281,5 +282,24 @@ extension Scheduler {
         jobs[id]?.skippedSlotsUntil = now
         log("\(id): Schedule= slot missed while the agent was down or asleep, skipped (CatchUp=no)")
         return true
+    }
+
+    /// A due job with `Window=` that now waits in the ready or condition-held heap: note when its
+    /// window closes, so that it goes back to wait for the next opening then.
+    mutating func trackWindowClose(_ id: Identifier, now: SchedulerTime) {
+        guard let windows = jobs[id]?.definition.windows, !windows.isEmpty,
+              let closes = TimeWindows.nextClose(windows, after: now, rule: wallClock(now).rule)
+        else { return }
+        windowCloses.set(id, TimedKey(time: closes, identifier: id))
+    }
+
+    /// Jobs whose window closed while they waited in the ready or condition-held heap go back to
+    /// the due heap, until the window opens again.
+    mutating func closeWindows(now: SchedulerTime) {
+        while let top = windowCloses.min, top.priority.time <= now {
+            windowCloses.remove(top.key)
+            lastEventWork += 1
+            if ready.contains(top.key) || conditionHeld.contains(top.key) { reschedule(top.key, now: now) }
+        }
     }
 }

@@ -50,6 +50,12 @@ public struct Scheduler: Sendable {
     /// for `RandomizedDelay=`.
     var offsetRule: (any UTCOffsetRule)?
     var machineID: String
+    /// Due jobs with `Window=` waiting in the ready or condition-held heap, by when their window
+    /// closes: then they go back to the due heap until it opens again.
+    var windowCloses = DeadlineQueue<Identifier, TimedKey>()
+    /// The time of the event being (or last) handled: what time-dependent gates (`Window=`) are
+    /// judged at when no other time is given.
+    var clockNow = SchedulerTime(seconds: 0)
 
     // Persisted state (see `snapshot`).
     // Tracked so that each event persists only the identifiers it touched.
@@ -153,6 +159,7 @@ public struct Scheduler: Sendable {
         dirty = false
         newlyReady = []
         lastEventWork = 0
+        clockNow = now
         if !firstTickSeen, holdingSince == nil { holdingSince = now }
         if budget.roll(now: now, calendar: calendar) { dirty = true }
 
@@ -226,6 +233,7 @@ public struct Scheduler: Sendable {
         }
         guard !paused else { return earliest }
         consider(due.min?.priority.time)
+        consider(windowCloses.min?.priority.time)
         if let waiting = ready.min {
             if budget.remaining(limit: settings.dailyBudget) == 0 {
                 consider(budget.refillsAt)
@@ -405,6 +413,9 @@ public struct Scheduler: Sendable {
     }
 
     // MARK: - Shared helpers
+
+    /// The candidate at the time of the event being handled.
+    func candidate(_ job: JobSchedule) -> LaunchCandidate? { candidate(job, now: clockNow) }
 
     func candidate(_ job: JobSchedule, now: SchedulerTime) -> LaunchCandidate? {
         job.candidate(lastRunStart: lastRunStart[job.identifier],

@@ -34,6 +34,17 @@ struct TimeWindowTests {
         #expect(try opens(both, at: localTime(2026, 12, 1, 12, 30)) == "Tue 2026-12-01 12:30:00 +00:00")
     }
 
+    @Test func anOpenWindowClosesAtItsEndOrTheEndOfTheWindowsItTouches() throws {
+        func closes(_ windows: [String], at time: SchedulerTime) throws -> String? {
+            TimeWindows.nextClose(try windows.map(window), after: time, rule: FixedUTCOffset.utc).map { show($0) }
+        }
+        #expect(try closes(["01:00-05:00"], at: localTime(2026, 12, 1, 2, 0)) == "Tue 2026-12-01 05:00:00 +00:00")
+        #expect(try closes(["22:00-02:00"], at: localTime(2026, 12, 1, 23, 0)) == "Wed 2026-12-02 02:00:00 +00:00")
+        #expect(try closes(["01:00-05:00", "05:00-06:00"], at: localTime(2026, 12, 1, 2, 0)) == "Tue 2026-12-01 06:00:00 +00:00")
+        #expect(try closes(["01:00-05:00"], at: localTime(2026, 12, 1, 5, 0)) == nil)
+        #expect(try closes(["00:00-12:00", "12:00-24:00"], at: localTime(2026, 12, 1, 5, 0)) == nil)  // always open
+    }
+
     @Test func aWindowFollowsLocalTime() throws {
         let berlin = FixedUTCOffset(seconds: 3600)
         let opening = TimeWindows.nextOpen([try window("01:00-05:00")], atOrAfter: localTime(2026, 12, 1, 12, 0), rule: berlin)

@@ -118,6 +118,10 @@ func shown(_ launches: [Launch]) -> [String] { launches.map { show($0.time) } }
         sim.schedule(.conditionsChanged(onAC(battery: 90)), at: localTime(2026, 12, 1, 6, 0))
         sim.advance(to: localTime(2026, 12, 1, 4, 0))
         #expect(sim.waiting("com.example.ac") == .condition(.externalPower))
+        // At 05:00 the window closes: the held job goes back to wait for the next opening.
+        sim.advance(to: localTime(2026, 12, 1, 5, 0))
+        #expect(sim.scheduler.checkInvariants(now: sim.now).isEmpty, "\(sim.scheduler.checkInvariants(now: sim.now))")
+        #expect(sim.scheduler.conditionHeld.isEmpty && sim.scheduler.due.contains(id("com.example.ac")))
         sim.advance(to: localTime(2026, 12, 1, 12, 0))
         #expect(sim.launches.isEmpty)
         #expect(sim.waiting("com.example.ac") == .window(opens: localTime(2026, 12, 2, 1, 0)))

@@ -34,6 +34,7 @@ import Testing
         var lastCount = 0
         func step(to time: SchedulerTime, _ what: String? = nil) {
             sim.advance(to: time)
+            #expect(sim.scheduler.checkInvariants(now: sim.now).isEmpty, "\(sim.scheduler.checkInvariants(now: sim.now))")
             for entry in sim.scheduler.explain(id(Self.name)).dropFirst(lastCount) {
                 log.append("\(show(entry.time, Self.berlin))  \(entry.event)")
             }
