@@ -402,6 +402,8 @@ extension ControlHandler {
     static func reasonTime(_ reason: WaitReason, _ seconds: Double, now: Double) -> String {
         let text = LocalClockText.text(seconds, now: now)
         if case .budget = reason { return " (refills \(text))" }
+        if case .window = reason { return " (opens \(text))" }
+        if case .schedule = reason { return " (next \(text))" }
         return " (earliest \(text))"
     }
 

@@ -27,7 +27,8 @@ final class SchedulerDriver {
         self.agent = agent
         time = LocalTimeFollower(loop: agent.loop, log: agent.log)
         scheduler = Scheduler(settings: agent.config.registry.settings, calendar: time.calendar,
-                              seed: UInt64(truncatingIfNeeded: agent.loop.clock.realtime) ^ UInt64(getpid()))
+                              seed: UInt64(truncatingIfNeeded: agent.loop.clock.realtime) ^ UInt64(getpid()),
+                              offsetRule: SystemTimeZone(), machineID: MachineID.read())
         time.send = { [unowned self] event in self.handle(event) }
         time.clockMoved = { [unowned self] in self.rearm() }
         agent.stateWriter.flushers.append { [unowned self] in self.flush(durable: true) }

@@ -68,6 +68,15 @@ public struct JobDefinition: Hashable, Sendable {
     /// `TasksMax=`, `MemoryMax=`, `MemoryHigh=`.
     public var limits: RunLimits
     public var isDropInScript: Bool
+    // Wall-clock scheduling (DESIGN §3): read by `readCalendarSettings`.
+    /// `Schedule=`: the calendar earliest begin; nil = none.
+    public var schedule: CalendarEvent? = nil
+    /// `Window=`: local times of day the job may start in; empty = any time.
+    public var windows: [TimeWindow] = []
+    /// `RandomizedDelay=`: the span of the stable per-job offset added to each earliest begin.
+    public var randomizedDelay: Duration = .zero
+    /// `CatchUp=`: a `Schedule=` slot missed while the agent was down or asleep runs once.
+    public var catchUp: Bool = true
 
     public static let defaultGracePeriod: Duration = .seconds(5)
     public static let defaultProgressTimeout: Duration = .seconds(30)
@@ -106,8 +115,12 @@ public struct JobDefinition: Hashable, Sendable {
         "Identifier", "Kind", "Exec", "User", "Interval", "MaxRuntime", "GracePeriod",
         "RequiresExternalPower", "RequiresNetwork", "RequiresIdle", "ProgressTimeout", "Retry",
         "OnSuccess", "OnConditionLost", "MaxPause",
+        "Schedule", "RandomizedDelay", "CatchUp",
     ] + RunLimits.keys
-    static let listKeys = ["Resources", "Environment"]
+    static let listKeys = [
+        "Resources", "Environment",
+        "Window",
+    ]
 
     /// Parses and validates a `jobs.d/NAME.job` file. The file's own ownership is checked by
     /// `ConfigCheck`; this checks the plugin named by `Exec=` and `User=` through `facts`.
@@ -317,6 +330,7 @@ public struct JobDefinition: Hashable, Sendable {
         }
         definition.environment = environment
         definition.limits = RunLimits.read(&reader)
+        readCalendarSettings(&reader, into: &definition)
     }
 
     /// Diagnostics in line order (whole-file ones first), keeping discovery order within a line.

@@ -44,6 +44,9 @@ struct JobSchedule: Sendable {
     var restricted: Bool
     /// A "became due" entry was written for the current due cycle.
     var announced = false
+    /// `CatchUp=no`: `Schedule=` slots up to here were missed while the agent was down or the
+    /// machine asleep, and are skipped.
+    var skippedSlotsUntil: SchedulerTime?
 
     var identifier: Identifier { definition.identifier }
     var isDiscretionary: Bool { definition.kind != .continued }
@@ -54,8 +57,20 @@ struct JobSchedule: Sendable {
     /// Ties between sources at the same time prefer, in order: the interval (`scheduled`),
     /// a retry, a chain, a trigger — so a trigger that coincides with an interval run is
     /// served by it without counting as a triggered launch.
+    ///
+    /// With `wallClock` (the scheduler always passes it), `Schedule=` and `RandomizedDelay=` shape
+    /// the scheduled launch and `Window=` holds every launch until a window is open.
     func candidate(lastRunStart: SchedulerTime?, triggerSpacing: Duration,
-                   intervalFactor: Int = 1) -> LaunchCandidate?
+                   intervalFactor: Int = 1, wallClock: WallClockGate? = nil) -> LaunchCandidate?
+    {
+        let base = timeGates(lastRunStart: lastRunStart, triggerSpacing: triggerSpacing,
+                             intervalFactor: intervalFactor, wallClock: wallClock)
+        guard let wallClock, let base else { return base }
+        return wallClock.inWindow(definition.windows, base)
+    }
+
+    private func timeGates(lastRunStart: SchedulerTime?, triggerSpacing: Duration,
+                           intervalFactor: Int, wallClock: WallClockGate?) -> LaunchCandidate?
     {
         if let slot = catchUp {
             return LaunchCandidate(eligibleAt: slot.at, dueSince: slot.dueSince, reason: .catchUp,
@@ -66,7 +81,13 @@ struct JobSchedule: Sendable {
             if let current = best, current.eligibleAt <= option.eligibleAt { return }
             best = option
         }
-        if let interval = definition.interval, isDiscretionary {
+        if let wallClock, definition.schedule != nil || definition.randomizedDelay > .zero {
+            if isDiscretionary, let scheduled = wallClock.scheduled(self, lastRunStart: lastRunStart,
+                                                                    intervalFactor: intervalFactor)
+            {
+                consider(scheduled)
+            }
+        } else if let interval = definition.interval, isDiscretionary {
             let due = lastRunStart.map { $0 + interval * intervalFactor } ?? firstSeen
             consider(LaunchCandidate(eligibleAt: due, dueSince: due, reason: .scheduled,
                                      timeGate: .interval(earliest: due)))

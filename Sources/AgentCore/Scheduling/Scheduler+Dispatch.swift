@@ -36,10 +36,11 @@ extension Scheduler {
 
     /// Due heap → ready heap for every job whose time has come.
     mutating func promoteDue(now: SchedulerTime) {
+        closeWindows(now: now)
         while let top = due.min, top.priority.time <= now {
             due.remove(top.key)
             lastEventWork += 1
-            guard let job = jobs[top.key], let candidate = candidate(job) else { continue }
+            guard let job = jobs[top.key], let candidate = candidate(job, now: now) else { continue }
             guard candidate.eligibleAt <= now else {
                 due.set(top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key))
                 continue
@@ -47,6 +48,7 @@ extension Scheduler {
             let hold = LaunchPolicy.hold(job.definition, conditions, settings)
             let key = TimedKey(time: candidate.dueSince, identifier: top.key)
             if hold != nil { conditionHeld.set(top.key, key) } else { ready.set(top.key, key) }
+            trackWindowClose(top.key, now: now)
             if !job.announced {
                 jobs[top.key]?.announced = true
                 note(top.key, .becameDue(candidate.reason, since: candidate.dueSince), now: now)
@@ -65,10 +67,11 @@ extension Scheduler {
     mutating func reschedule(_ id: Identifier, now: SchedulerTime) {
         lastEventWork += 1
         due.remove(id)
+        windowCloses.remove(id)
         let wasReady = [ready.remove(id), conditionHeld.remove(id)].contains { $0 != nil }
         guard let job = jobs[id], job.isDiscretionary else { return }
         guard !job.restricted, !disabled.contains(id), !live.isRunning(id),
-              let candidate = candidate(job)
+              let candidate = candidate(job, now: now)
         else {
             jobs[id]?.announced = false
             return
@@ -80,6 +83,7 @@ extension Scheduler {
             } else {
                 ready.set(id, key)
             }
+            trackWindowClose(id, now: now)
         } else {
             if candidate.eligibleAt > now { jobs[id]?.announced = false }
             due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
@@ -89,7 +93,7 @@ extension Scheduler {
     /// Starts one discretionary job: consumes its pending request and catch-up slot, records
     /// the launch for interval, trigger spacing and budget, and counts it live.
     mutating func launchDiscretionary(_ id: Identifier, now: SchedulerTime) {
-        guard var job = jobs[id], let candidate = candidate(job) else { return }
+        guard var job = jobs[id], let candidate = candidate(job, now: now) else { return }
         guard candidate.eligibleAt <= now else {
             due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
             return
@@ -98,6 +102,7 @@ extension Scheduler {
         job.catchUp = nil
         job.announced = false
         jobs[id] = job
+        windowCloses.remove(id)
         pendingTriggers.remove(id)
         pendingRetries[id] = nil
         pendingChained.remove(id)
@@ -193,8 +198,10 @@ extension Scheduler {
         var overdue: [(id: Identifier, since: SchedulerTime)] = []
         var others: [Identifier] = []
         func consider(_ id: Identifier) {
-            guard let job = jobs[id], let candidate = candidate(job) else { return }
-            if candidate.eligibleAt <= now,
+            guard let job = jobs[id], let candidate = candidate(job, now: now) else { return }
+            if skipsMissedSlot(id, candidate, now: now) {
+                others.append(id)
+            } else if candidate.eligibleAt <= now,
                lastRunStart[id] != nil || !job.request.isEmpty || job.catchUp != nil
             {
                 overdue.append((id, candidate.dueSince))

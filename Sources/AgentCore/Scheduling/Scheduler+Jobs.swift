@@ -117,6 +117,7 @@ extension Scheduler {
         continuedHeld.remove(id)
         restrictedJobs.remove(id)
         idleJobs.remove(id)
+        windowCloses.remove(id)
         note(id, .removed, now: now)
         jobs[id] = nil
     }
@@ -252,5 +253,53 @@ extension Scheduler {
         log("restored: \(snapshot.pendingTriggers.count + snapshot.pendingRetries.count + snapshot.pendingChained.count) "
             + "pending request(s), \(snapshot.submissions.count) queued submission(s); "
             + "overdue jobs catch up on the next tick")
+    }
+}
+
+/// Wall-clock gates: `Schedule=`, `Window=`, `RandomizedDelay=`, `CatchUp=`.
+extension Scheduler {
+    /// The local-time rules and machine id jobs' wall-clock gates are computed with, at `now`.
+    func wallClock(_ now: SchedulerTime) -> WallClockGate {
+        WallClockGate(now: now, rule: offsetRule ?? FixedUTCOffset(seconds: calendar.utcOffsetSeconds),
+                  machineID: machineID)
+    }
+
+    /// After a new local calendar: slots and windows of jobs that have them move with it.
+    mutating func rescheduleWallClockJobs(now: SchedulerTime) {
+        for (id, job) in jobs.sorted(by: { $0.key < $1.key })
+            where job.definition.schedule != nil || !job.definition.windows.isEmpty
+        {
+            reschedule(id, now: now)
+        }
+    }
+
+    /// `CatchUp=no` at the catch-up after downtime: a job whose `Schedule=` slot passed (while
+    /// the agent was down or the machine asleep) skips it and waits for the next slot, like a
+    /// systemd timer without `Persistent=`. True when it did.
+    mutating func skipsMissedSlot(_ id: Identifier, _ candidate: LaunchCandidate, now: SchedulerTime) -> Bool {
+        guard let job = jobs[id], job.definition.schedule != nil, !job.definition.catchUp,
+              candidate.reason == .scheduled, candidate.dueSince <= now else { return false }
+        jobs[id]?.skippedSlotsUntil = now
+        log("\(id): Schedule= slot missed while the agent was down or asleep, skipped (CatchUp=no)")
+        return true
+    }
+
+    /// A due job with `Window=` that now waits in the ready or condition-held heap: note when its
+    /// window closes, so that it goes back to wait for the next opening then.
+    mutating func trackWindowClose(_ id: Identifier, now: SchedulerTime) {
+        guard let windows = jobs[id]?.definition.windows, !windows.isEmpty,
+              let closes = TimeWindows.nextClose(windows, after: now, rule: wallClock(now).rule)
+        else { return }
+        windowCloses.set(id, TimedKey(time: closes, identifier: id))
+    }
+
+    /// Jobs whose window closed while they waited in the ready or condition-held heap go back to
+    /// the due heap, until the window opens again.
+    mutating func closeWindows(now: SchedulerTime) {
+        while let top = windowCloses.min, top.priority.time <= now {
+            windowCloses.remove(top.key)
+            lastEventWork += 1
+            if ready.contains(top.key) || conditionHeld.contains(top.key) { reschedule(top.key, now: now) }
+        }
     }
 }

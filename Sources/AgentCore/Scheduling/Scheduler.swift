@@ -19,6 +19,10 @@
 ///   history is due from when it was registered; without `Interval=` only a trigger, a retry or a
 ///   chain makes one due. One live run and one pending request per identifier: triggers, retries
 ///   and chains merge into it, and any launch of the identifier consumes it.
+/// - `Schedule=` (calendar slots in local time, DST through the offset rule) is an earliest begin:
+///   due at the first slot after the last run start (or registration); with `Interval=` both hold;
+///   `RandomizedDelay=` adds a stable per-machine offset; `Window=` holds every launch until a
+///   window is open; `CatchUp=no` skips a slot missed while down or asleep.
 /// - Blockers of discretionary work, in order: restricted (`Deny=`) → denied (disabled) →
 ///   running → paused → time gate (interval, retry backoff, trigger spacing, catch-up slot) →
 ///   budget → max concurrent. Trigger spacing counts from the identifier's last launch of any
@@ -42,6 +46,16 @@ public struct Scheduler: Sendable {
     var settings: AgentSettings
     var calendar: LocalCalendar
     var random: SplitMix64
+    /// Local-time rules for `Schedule=`/`Window=` (nil: `calendar`'s offset) and the machine id
+    /// for `RandomizedDelay=`.
+    var offsetRule: (any UTCOffsetRule)?
+    var machineID: String
+    /// Due jobs with `Window=` waiting in the ready or condition-held heap, by when their window
+    /// closes: then they go back to the due heap until it opens again.
+    var windowCloses = DeadlineQueue<Identifier, TimedKey>()
+    /// The time of the event being (or last) handled: what time-dependent gates (`Window=`) are
+    /// judged at when no other time is given.
+    var clockNow = SchedulerTime(seconds: 0)
 
     // Persisted state (see `snapshot`).
     // Tracked so that each event persists only the identifiers it touched.
@@ -123,10 +137,17 @@ public struct Scheduler: Sendable {
     /// - Parameters:
     ///   - seed: deterministic pseudo-random input for the catch-up spread (the shell may pass
     ///     a random number; tests pass a constant).
-    public init(settings: AgentSettings, calendar: LocalCalendar, seed: UInt64) {
+    ///   - offsetRule: the local-time rules `Schedule=` and `Window=` follow across daylight
+    ///     saving; nil: `calendar`'s fixed offset.
+    ///   - machineID: `/etc/machine-id`, which `RandomizedDelay=` offsets derive from.
+    public init(settings: AgentSettings, calendar: LocalCalendar, seed: UInt64,
+                offsetRule: (any UTCOffsetRule)? = nil, machineID: String = "")
+    {
         self.settings = settings
         self.calendar = calendar
         self.random = SplitMix64(seed: seed)
+        self.offsetRule = offsetRule
+        self.machineID = machineID
     }
 
     /// Applies one event at `now` and returns what the shell must do, in order: launches and
@@ -138,6 +159,7 @@ public struct Scheduler: Sendable {
         dirty = false
         newlyReady = []
         lastEventWork = 0
+        clockNow = now
         if !firstTickSeen, holdingSince == nil { holdingSince = now }
         if budget.roll(now: now, calendar: calendar) { dirty = true }
 
@@ -172,7 +194,9 @@ public struct Scheduler: Sendable {
             stopping = true
             log("agent stopping: nothing new starts; \(queuedTotal) queued submission\(queuedTotal == 1 ? "" : "s") "
                 + "and every pending request stay for the next start")
-        case .calendarChanged(let new): calendarChanged(new, now: now)
+        case .calendarChanged(let new):
+            calendarChanged(new, now: now)
+            rescheduleWallClockJobs(now: now)
         case .clockStepped(let size): clockStepped(by: size, now: now)
         }
 
@@ -209,6 +233,7 @@ public struct Scheduler: Sendable {
         }
         guard !paused else { return earliest }
         consider(due.min?.priority.time)
+        consider(windowCloses.min?.priority.time)
         if let waiting = ready.min {
             if budget.remaining(limit: settings.dailyBudget) == 0 {
                 consider(budget.refillsAt)
@@ -278,7 +303,7 @@ public struct Scheduler: Sendable {
 
     /// A discretionary job's entry in `pending`, when it wants to run and something holds it.
     func pendingWork(_ job: JobSchedule, now: SchedulerTime) -> PendingWork? {
-        guard job.isDiscretionary, let candidate = candidate(job),
+        guard job.isDiscretionary, let candidate = candidate(job, now: now),
               let reason = blocker(job, candidate, now: now) else { return nil }
         return PendingWork(identifier: job.identifier, kind: job.definition.kind,
                            earliestBegin: candidate.eligibleAt, waitingFor: reason, submission: nil)
@@ -305,7 +330,7 @@ public struct Scheduler: Sendable {
     public func waitReason(for id: Identifier, now: SchedulerTime) -> WaitReason? {
         guard let job = jobs[id] else { return nil }
         if job.isDiscretionary {
-            if let candidate = candidate(job) { return blocker(job, candidate, now: now) }
+            if let candidate = candidate(job, now: now) { return blocker(job, candidate, now: now) }
             if job.restricted { return .restricted }
             if disabled.contains(id) { return .denied }
             if live.isRunning(id) { return .running }
@@ -389,10 +414,14 @@ public struct Scheduler: Sendable {
 
     // MARK: - Shared helpers
 
-    func candidate(_ job: JobSchedule) -> LaunchCandidate? {
+    /// The candidate at the time of the event being handled.
+    func candidate(_ job: JobSchedule) -> LaunchCandidate? { candidate(job, now: clockNow) }
+
+    func candidate(_ job: JobSchedule, now: SchedulerTime) -> LaunchCandidate? {
         job.candidate(lastRunStart: lastRunStart[job.identifier],
                       triggerSpacing: settings.triggerSpacing,
-                      intervalFactor: LaunchPolicy.intervalFactor(job.definition.kind, conditions))
+                      intervalFactor: LaunchPolicy.intervalFactor(job.definition.kind, conditions),
+                      wallClock: wallClock(now))
     }
 
     /// The reason a discretionary job with `candidate` waits, in the documented order:

@@ -28,6 +28,10 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     case notDue
     /// The agent is stopping (SIGTERM): it starts again after the restart.
     case agentStopping
+    /// Not due yet: its next `Schedule=` slot (with its `RandomizedDelay=` offset) is `next`.
+    case schedule(next: SchedulerTime)
+    /// Due, but outside every `Window=`: the next one opens at `opens`.
+    case window(opens: SchedulerTime)
     /// A machine condition holds it (DESIGN §6): external power, battery, thermal, network…
     case condition(ConditionHold)
 
@@ -45,6 +49,8 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
         case .running: "running"
         case .notDue: "not due"
         case .agentStopping: "agent stopping"
+        case .schedule: "schedule"
+        case .window: "window"
         case .condition(let hold): hold.description
         }
     }
@@ -53,6 +59,8 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     public var time: SchedulerTime? {
         switch self {
         case .interval(let t), .budget(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t):
+            t
+        case .schedule(let t), .window(let t):
             t
         case .paused, .maxConcurrent, .denied, .restricted, .running, .notDue, .condition, .agentStopping:
             nil
