@@ -408,7 +408,7 @@ final class RunSupervisor {
 
     // MARK: stopping
 
-    /// Starts the teardown of a run: SIGTERM to all its processes, then SIGKILL after GracePeriod.
+    /// Starts the teardown of a run: SIGTERM and SIGCONT to all its processes, then SIGKILL after GracePeriod.
     /// `deadline` anchors the teardown to when the expiry was due (MaxRuntime), so the grace
     /// period ends exactly GracePeriod after it whatever the loop was doing.
     @discardableResult
@@ -416,7 +416,7 @@ final class RunSupervisor {
         guard let run = live[id], run.state.expire(reason) else { return false }
         // A frozen run cannot act on SIGTERM: thaw it into its grace period.
         if run.pausedSince != nil { thawForTeardown(run) }
-        agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
+        agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
         startTeardown(run, origin: deadline)
         return true
     }
