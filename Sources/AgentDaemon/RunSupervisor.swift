@@ -168,6 +168,14 @@ final class RunSupervisor {
 
     private func spawn(_ run: ActiveRun, extraArguments: [String]) -> Result<PluginProcess, LaunchProblem> {
         let job = run.job
+        guard let program = job.exec.first else { return .failure(LaunchProblem("Exec= names no program")) }
+        // Checked at every spawn, not only when the job loaded: a plugin made world-writable
+        // since never runs (DESIGN §3). First, before anything is made for the run.
+        let executable: CheckedExecutable
+        switch safety.check(program) {
+        case .success(let checked): executable = checked
+        case .failure(let refusal): return .failure(LaunchProblem(refusal.message))
+        }
         var user: UserAccount?
         if geteuid() == 0 {
             let name = job.user ?? agent.config.registry.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
@@ -176,14 +184,6 @@ final class RunSupervisor {
         }
         let stateDirectory = agent.options.stateDirectory + "/jobs/" + job.identifier.rawValue
         if let problem = prepareStateDirectory(stateDirectory, for: user) { return .failure(LaunchProblem(problem)) }
-        guard let program = job.exec.first else { return .failure(LaunchProblem("Exec= names no program")) }
-        // Checked at every spawn, not only when the job loaded: a plugin made world-writable
-        // since never runs (DESIGN §3).
-        let executable: CheckedExecutable
-        switch safety.check(program) {
-        case .success(let checked): executable = checked
-        case .failure(let refusal): return .failure(LaunchProblem(refusal.message))
-        }
 
         var cgroup: RunCgroup?
         if let parent = cgroupParent {
