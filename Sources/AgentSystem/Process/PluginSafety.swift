@@ -48,9 +48,14 @@ public struct PluginRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 ///    name, because its interpreter opens it by name anyway (through the descriptor it would be
 ///    handed `/dev/fd/N` as `$0`); the child first checks that the name still leads to the
 ///    checked file, and step 2 makes sure only trusted users could change that.
-public struct PluginSafety: Sendable {
-    public var agentUID: UInt32
-    public var agentUserName: String
+///
+/// Used on the loop's thread only (it remembers which plugins are ELF binaries).
+public final class PluginSafety {
+    public let agentUID: UInt32
+    public let agentUserName: String
+    /// ELF or not, by resolved path, valid while the file's identity and ctime are unchanged
+    /// (any write or chmod moves ctime): spares a reopening and read at each spawn.
+    private var formats: [String: (identity: FileIdentity, isELF: Bool)] = [:]
 
     public init(agentUID: UInt32, agentUserName: String) {
         self.agentUID = agentUID
@@ -81,9 +86,7 @@ public struct PluginSafety: Sendable {
                                                     agentUserName: agentUserName) {
             return .failure(PluginRefusal(message: problem))
         }
-        guard let resolved = realPath(path) else { return .failure(refusal(path, "cannot be resolved")) }
-        var named = stat()
-        guard stat(resolved, &named) == 0, named.st_dev == file.st_dev, named.st_ino == file.st_ino else {
+        guard let resolved = resolvedPath(descriptor, path: path, file: file) else {
             return .failure(PluginRefusal(message: "unsafe: \(path) changed while it was being checked; "
                 + "find out who is replacing it"))
         }
@@ -100,7 +103,26 @@ public struct PluginSafety: Sendable {
                 return .failure(PluginRefusal(message: problem))
             }
         }
-        return .success(isELF(descriptor))
+        return .success(isELF(descriptor, resolved: resolved, file: file))
+    }
+
+    /// Where the open file really is: the kernel's name for the descriptor (one readlink, and
+    /// it is the open file's by construction), else `realpath` checked to lead to the same file.
+    /// nil when the name no longer leads to it (deleted, or replaced while being checked).
+    private func resolvedPath(_ descriptor: Int32, path: String, file: stat) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { raw -> Int in
+            guard let base = raw.baseAddress else { return -1 }
+            return readlink("/proc/self/fd/\(descriptor)", base, raw.count - 1)
+        }
+        if count > 0 {
+            let name = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if name.hasPrefix("/") && !name.hasSuffix(" (deleted)") { return name }
+        }
+        guard let resolved = realPath(path) else { return nil }
+        var named = stat()
+        guard stat(resolved, &named) == 0, named.st_dev == file.st_dev, named.st_ino == file.st_ino else { return nil }
+        return resolved
     }
 
     private func facts(_ info: stat) -> FileFacts {
@@ -117,14 +139,41 @@ public struct PluginSafety: Sendable {
         return String(cString: resolved)
     }
 
-    /// Whether the file starts with the ELF magic, read through a read-only reopening of the
-    /// `O_PATH` descriptor (one that cannot be read says "not known to be ELF": exec by name).
-    private func isELF(_ descriptor: Int32) -> Bool {
+    /// Whether the file starts with the ELF magic: remembered while the file is unchanged, else
+    /// read through a read-only reopening of the `O_PATH` descriptor (one that cannot be read
+    /// says "not known to be ELF": exec by name, which the child checks too).
+    private func isELF(_ descriptor: Int32, resolved: String, file: stat) -> Bool {
+        let identity = FileIdentity(file)
+        if let known = formats[resolved], known.identity == identity { return known.isELF }
+        let answer = readsELFMagic(descriptor)
+        if formats.count >= 1024 { formats.removeAll() }
+        formats[resolved] = (identity, answer)
+        return answer
+    }
+
+    private func readsELFMagic(_ descriptor: Int32) -> Bool {
         let readable = open("/proc/self/fd/\(descriptor)", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard readable >= 0 else { return false }
         defer { close(readable) }
         var magic: [UInt8] = [0, 0, 0, 0]
         let count = magic.withUnsafeMutableBytes { pread(readable, $0.baseAddress, 4, 0) }
         return count == 4 && magic == [0x7F, 0x45, 0x4C, 0x46]
+    }
+}
+
+/// A file's identity and last change: equal values mean the same, unchanged file.
+struct FileIdentity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+    var changedSeconds: Int
+    var changedNanoseconds: Int
+    var size: Int64
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        changedSeconds = info.st_ctim.tv_sec
+        changedNanoseconds = info.st_ctim.tv_nsec
+        size = Int64(info.st_size)
     }
 }
