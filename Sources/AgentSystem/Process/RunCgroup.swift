@@ -74,7 +74,7 @@ public final class RunCgroup {
 
     /// Writes the run's `pids.max`, `memory.max` and `memory.high`, for the `controllers`
     /// enabled for it (an unset memory limit keeps the kernel's default, `max`).
-    public func setLimits(_ limits: RunLimits, controllers: Set<String>) throws(RunCgroupError) {
+    public func setLimits(_ limits: RunLimits, controllers: Set<String>) throws(SystemError) {
         var writes: [(String, String)] = []
         if controllers.contains("pids") { writes.append(("pids.max", limits.tasksMax.map(String.init) ?? "max")) }
         if controllers.contains("memory") {
@@ -83,7 +83,7 @@ public final class RunCgroup {
         }
         for (file, value) in writes {
             let rc = writeControlFile(path + "/" + file, value)
-            if rc != 0 { throw RunCgroupError(path: path, call: "write \(file)", errno: rc) }
+            if rc != 0 { throw SystemError(call: "write \(file)", errno: rc, path: path) }
         }
     }
 
