@@ -141,6 +141,7 @@ final class RunSupervisor {
         let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: MonotonicInstant.now())
         live[id] = run
 
+        let bootID = self.bootID
         switch spawn(run, extraArguments: extraArguments) {
         case .success(let process):
             run.process = process
@@ -353,7 +354,11 @@ final class RunSupervisor {
 
     private func saveTitle(_ run: ActiveRun) {
         run.titleDirty = false
-        persist { store in try store.recordTitle(run.state.title, runID: run.state.id.description) }
+        let title = run.state.title
+        let runID = run.state.id.description
+        persist("the title of run \(runID)", key: "title " + runID) { store in
+            try store.recordTitle(title, runID: runID)
+        }
     }
 
     private func saveCheckpoint(_ run: ActiveRun) {
