@@ -23,6 +23,23 @@ import Testing
             return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
+        /// Moves the leftovers out of the dead agent's cgroup v1 groups (per-run limits on a
+        /// hybrid host): a restarted agent kills whatever is in those, as no boot outlives a
+        /// cgroup. A test of what the recorded process group or boot id decides must not be
+        /// decided by them.
+        func leaveCgroupV1Groups() {
+            for pid in leftovers {
+                let lines = ((try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? "")
+                    .split(separator: "\n")
+                for line in lines where !line.hasPrefix("0::") && line.contains("/agentd-runs.") {
+                    let fields = line.split(separator: ":", maxSplits: 2)
+                    guard fields.count == 3 else { continue }
+                    let procs = "/sys/fs/cgroup/\(fields[1])/cgroup.procs"
+                    try? "\(pid)\n".write(toFile: procs, atomically: false, encoding: .utf8)
+                }
+            }
+        }
+
         /// Kills what the test left and removes the dead agent's cgroup directories.
         func cleanUp() {
             for pid in ProcessInspection.processes(of: "local.leftover") { kill(pid, SIGKILL) }
@@ -123,6 +140,7 @@ import Testing
         defer { dead.cleanUp() }
         // As a run of an agent without cgroups is recorded: its process group only.
         _ = try dead.sql("UPDATE runs SET cgroup = NULL WHERE run_id = 'r000001'")
+        dead.leaveCgroupV1Groups()
         let group = try dead.sql("SELECT process_group FROM runs WHERE run_id = 'r000001'")
 
         let agent = try AgentProcess(sandbox: dead.sandbox)
@@ -140,6 +158,7 @@ import Testing
         let thisBoot = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
         #expect(recordedBoot == thisBoot.trimmingCharacters(in: .whitespacesAndNewlines), "the run records this boot")
         _ = try dead.sql("UPDATE runs SET boot_id = 'an-earlier-boot' WHERE run_id = 'r000001'")
+        dead.leaveCgroupV1Groups()
 
         let agent = try AgentProcess(sandbox: dead.sandbox)
         let line = try agent.waitForLog("run r000001 of local.leftover was live when the agent stopped")
