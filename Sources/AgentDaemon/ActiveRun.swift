@@ -19,6 +19,9 @@ final class ActiveRun {
     var lastProgressAt: MonotonicInstant
     var checkpointDirty = false
     var checkpointTimer: TimerToken?
+    /// `TITLE=` changed since it was last written to the store, and the 1 s write spacing.
+    var titleDirty = false
+    var titleTimer: TimerToken?
     /// Frozen by `OnConditionLost=pause` since then, and why (`paused: external power`).
     var pausedSince: MonotonicInstant?
     var pausedReason: String?

@@ -17,6 +17,12 @@ final class RunSupervisor {
     /// What enforces TasksMax=/MemoryMax=/MemoryHigh= here (nil before setUpCgroups).
     private(set) var limitControllers: LimitControllers?
     private var users = UserCache()
+    /// Checks each plugin again right before it is spawned (DESIGN §3).
+    private let safety: PluginSafety
+    /// This boot's id, recorded with each run; nil when it cannot be read.
+    private let bootID: String?
+    /// Kills and cleans up what runs of a dead agent left (kept while cgroups wait to empty).
+    private var recovery: RunRecovery?
     private var logLimiter = LogRateLimiter<RunID>(limit: 200, interval: .seconds(1))
     private let lang: String?
     /// Called when the last live run has ended (used for a clean shutdown).
@@ -30,6 +36,14 @@ final class RunSupervisor {
     init(agent: Agent) {
         self.agent = agent
         lang = getenv("LANG").map { String(cString: $0) }
+        let user = SystemFactsProbe.currentUser()
+        safety = PluginSafety(agentUID: user.uid, agentUserName: user.name)
+        switch BootID.read(procRoot: agent.options.procRoot) {
+        case .success(let id): bootID = id
+        case .failure(let error):
+            bootID = nil
+            agent.log.warning("no boot id (\(error)): after a restart, leftovers of runs are killed only through their cgroups")
+        }
         setUpCgroups()
         Subreaper.become()
     }
@@ -68,39 +82,31 @@ final class RunSupervisor {
     }
 
     /// After a restart (clean or SIGKILL): runs still open in the database are recorded
-    /// `agent-restart` and whatever they left running is killed.
+    /// `agent-restart` (their title kept) and what they left running is killed — through their
+    /// cgroup, or through their process group only where it is verified to be theirs; a run of
+    /// an earlier boot kills nothing (``LeftoverPlan``). Killed cgroups are removed once empty,
+    /// from the loop.
     func recoverUnfinishedRuns() {
         guard let store = agent.runStore else { return }
+        let recovery = self.recovery ?? RunRecovery(
+            loop: agent.loop, log: agent.log, currentBoot: bootID,
+            cgroupMount: CgroupHierarchy.detect()?.mountPoint, ownParent: cgroupParent)
+        self.recovery = recovery
         do {
             nextRunNumber = max(nextRunNumber, try store.highestRunNumber())
             for run in try store.unfinishedRuns() {
-                if let path = run.cgroup, access(path, F_OK) == 0 {
-                    writeFile(path + "/cgroup.kill", "1")
-                    removeWhenEmpty(path)
-                }
-                if let group = run.processGroup, group > 1 {
-                    kill(-group, SIGKILL)
-                }
+                let done = recovery.recover(RecordedRunPlace(
+                    runID: run.runID, identifier: run.identifier, bootID: run.bootID,
+                    cgroup: run.cgroup, processGroup: run.processGroup))
                 var ended = run
                 ended.endedAt = agent.loop.clock.realtimeMilliseconds
                 ended.stopReason = StopReason.agentRestart.description
                 try store.finish(ended)
-                agent.log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart, leftovers killed")
+                agent.log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart; \(done)")
             }
         } catch {
             agent.storeFailed(error)
         }
-    }
-
-    /// Removes a killed run's cgroup (and its old agent's parent, once empty). cgroup.kill is
-    /// asynchronous, so this waits briefly for the kernel to empty it.
-    private func removeWhenEmpty(_ path: String) {
-        for _ in 0..<200 where rmdir(path) != 0 && errno == EBUSY {
-            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
-            nanosleep(&pause, nil)
-        }
-        let parent = FileSystem.parentDirectory(of: path)
-        if parent != cgroupParent { rmdir(parent) }
     }
 
     /// The state database cannot be read at start: numbers continue from the clock (seconds
@@ -135,13 +141,15 @@ final class RunSupervisor {
         let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: MonotonicInstant.now())
         live[id] = run
 
+        let bootID = self.bootID
         switch spawn(run, extraArguments: extraArguments) {
         case .success(let process):
             run.process = process
             persist("the start of run \(id)") { store in
                 try store.insert(StoredRun(runID: id.description, identifier: state.identifier.rawValue,
                                            kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs,
-                                           processGroup: process.processGroup, cgroup: process.cgroup?.path))
+                                           title: state.title, processGroup: process.processGroup,
+                                           cgroup: process.cgroup?.path, bootID: bootID))
             }
             agent.log.info("run \(id) of \(state.identifier) started (\(reason.rawValue), pid \(process.pid))")
             agent.updateServiceStatus()
@@ -150,7 +158,8 @@ final class RunSupervisor {
         case .failure(let failure):
             persist("the start of run \(id)") { store in
                 try store.insert(StoredRun(runID: id.description, identifier: state.identifier.rawValue,
-                                           kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs))
+                                           kind: job.kind.rawValue, reason: reason.rawValue, startedAt: nowMs,
+                                           title: state.title, bootID: bootID))
             }
             onRunStarted?(job.identifier, id, reason)
             finish(run, stopReason: .spawnFailed(failure.message))
@@ -160,6 +169,14 @@ final class RunSupervisor {
 
     private func spawn(_ run: ActiveRun, extraArguments: [String]) -> Result<PluginProcess, LaunchProblem> {
         let job = run.job
+        guard let program = job.exec.first else { return .failure(LaunchProblem("Exec= names no program")) }
+        // Checked at every spawn, not only when the job loaded: a plugin made world-writable
+        // since never runs (DESIGN §3). First, before anything is made for the run.
+        let executable: CheckedExecutable
+        switch safety.check(program) {
+        case .success(let checked): executable = checked
+        case .failure(let refusal): return .failure(LaunchProblem(refusal.message))
+        }
         var user: UserAccount?
         if geteuid() == 0 {
             let name = job.user ?? agent.config.registry.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
@@ -184,7 +201,7 @@ final class RunSupervisor {
             return .failure(LaunchProblem("per-run limits: \(error)"))
         }
         let request = SpawnRequest(
-            arguments: job.exec + extraArguments,
+            executable: executable, arguments: job.exec + extraArguments,
             environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
             workingDirectory: stateDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
@@ -194,7 +211,10 @@ final class RunSupervisor {
         case .failure(let failure):
             cgroup?.remove()
             releaseLimitGroups(run)
-            return .failure(LaunchProblem(failure.description))
+            guard failure.isVerification else { return .failure(LaunchProblem(failure.description)) }
+            // The child's last look found the plugin changed since the check: say how now.
+            if case .failure(let refusal) = safety.check(program) { return .failure(LaunchProblem(refusal.message)) }
+            return .failure(LaunchProblem("unsafe: \(program) changed while it was being started; find out who is changing it"))
         case .success(let child):
             let id = run.state.id
             let callbacks = PluginProcess.Callbacks(
@@ -274,6 +294,8 @@ final class RunSupervisor {
         guard let run = live[id] else { return }
         switch stream {
         case .stdout:
+            let title = run.state.title
+            defer { if run.state.title != title { recordTitle(run) } }
             switch run.state.apply(PluginDirective.parse(bytes)) {
             case .progressed:
                 run.lastProgressAt = agent.loop.now
@@ -313,6 +335,29 @@ final class RunSupervisor {
             guard let run = self.live[id] else { return }
             run.checkpointTimer = nil
             self.saveCheckpoint(run)
+        }
+    }
+
+    /// A new title is written at once, so a run the agent does not see to its end (kill -9)
+    /// keeps it; further changes at most once a second (a plugin may print TITLE= in a loop).
+    private func recordTitle(_ run: ActiveRun) {
+        run.titleDirty = true
+        guard run.titleTimer == nil else { return }
+        saveTitle(run)
+        let id = run.state.id
+        run.titleTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
+            guard let run = self.live[id] else { return }
+            run.titleTimer = nil
+            if run.titleDirty { self.recordTitle(run) }
+        }
+    }
+
+    private func saveTitle(_ run: ActiveRun) {
+        run.titleDirty = false
+        let title = run.state.title
+        let runID = run.state.id.description
+        persist("the title of run \(runID)", key: "title " + runID) { store in
+            try store.recordTitle(title, runID: runID)
         }
     }
 
@@ -368,7 +413,7 @@ final class RunSupervisor {
 
     // MARK: stopping
 
-    /// Starts the teardown of a run: SIGTERM to all its processes, then SIGKILL after GracePeriod.
+    /// Starts the teardown of a run: SIGTERM and SIGCONT to all its processes, then SIGKILL after GracePeriod.
     /// `deadline` anchors the teardown to when the expiry was due (MaxRuntime), so the grace
     /// period ends exactly GracePeriod after it whatever the loop was doing.
     @discardableResult
@@ -376,7 +421,7 @@ final class RunSupervisor {
         guard let run = live[id], run.state.expire(reason) else { return false }
         // A frozen run cannot act on SIGTERM: thaw it into its grace period.
         if run.pausedSince != nil { thawForTeardown(run) }
-        agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
+        agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
         startTeardown(run, origin: deadline)
         return true
     }
@@ -460,6 +505,7 @@ final class RunSupervisor {
         let id = run.state.id
         cancelTimers(run, keepTeardown: false)
         if let token = run.checkpointTimer { agent.loop.cancel(token); run.checkpointTimer = nil }
+        if let token = run.titleTimer { agent.loop.cancel(token); run.titleTimer = nil }
         saveCheckpoint(run)
         live[id] = nil
         let suppressed = logLimiter.finish(id)
@@ -543,12 +589,4 @@ struct LaunchProblem: Error {
 private func formatSeconds(_ seconds: Double) -> String {
     let tenths = Int((seconds * 10).rounded())
     return "\(tenths / 10).\(tenths % 10) s"
-}
-
-@discardableResult
-private func writeFile(_ path: String, _ value: String) -> Bool {
-    let fd = open(path, O_WRONLY | O_CLOEXEC)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    return value.withCString { write(fd, $0, strlen($0)) } >= 0
 }

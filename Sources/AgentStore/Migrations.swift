@@ -72,6 +72,12 @@ public enum Migrations {
         """
         CREATE INDEX runs_by_start ON runs(started_at, run_id);
         """,
+        // 5: the boot a run was started in (/proc/sys/kernel/random/boot_id), so a restarted
+        // agent kills a live run's leftovers only when they can still be its own: a process
+        // group number recorded before a reboot names somebody else's processes.
+        """
+        ALTER TABLE runs ADD COLUMN boot_id TEXT;
+        """,
     ]
 
     /// Applies every migration the database has not seen. Returns the resulting version.

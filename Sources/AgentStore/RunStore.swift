@@ -17,11 +17,15 @@ public struct StoredRun: Sendable, Hashable {
     public var logTail: String?
     public var processGroup: Int32?
     public var cgroup: String?
+    /// The kernel's boot id when the run started: its process group and cgroup mean nothing in
+    /// another boot.
+    public var bootID: String?
 
     public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
                 endedAt: Int64? = nil, stopReason: String? = nil, exitStatus: Int32? = nil,
                 signal: Int32? = nil, progress: Double? = nil, title: String? = nil,
-                logTail: String? = nil, processGroup: Int32? = nil, cgroup: String? = nil) {
+                logTail: String? = nil, processGroup: Int32? = nil, cgroup: String? = nil,
+                bootID: String? = nil) {
         self.runID = runID
         self.identifier = identifier
         self.kind = kind
@@ -36,6 +40,7 @@ public struct StoredRun: Sendable, Hashable {
         self.logTail = logTail
         self.processGroup = processGroup
         self.cgroup = cgroup
+        self.bootID = bootID
     }
 }
 
@@ -56,15 +61,25 @@ public struct RunStore {
         return UInt64(max(0, statement.int64(0)))
     }
 
-    /// Records a run at launch (before any of its output), with where its processes live, so a
-    /// restarted agent can find and kill leftovers.
+    /// Records a run at launch (before any of its output), with where its processes live and in
+    /// which boot, so a restarted agent can find and kill leftovers, and its title so far (a
+    /// submission's), so a run ended by a crash of the agent keeps it.
     public func insert(_ run: StoredRun) throws {
         try database.cached("""
-            INSERT INTO runs (run_id, identifier, kind, reason, started_at, process_group, cgroup)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO runs (run_id, identifier, kind, reason, started_at, process_group, cgroup,
+                              boot_id, title)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
                       .integer(run.startedAt), run.processGroup.map { .integer(Int64($0)) },
-                      run.cgroup.map { .text($0) }])
+                      run.cgroup.map { .text($0) }, run.bootID.map { .text($0) },
+                      run.title.map { .text($0) }])
+    }
+
+    /// Records a live run's new title (`TITLE=`), so it is kept if the agent dies before the run
+    /// ends.
+    public func recordTitle(_ title: String?, runID: String) throws {
+        try database.cached("UPDATE runs SET title = ? WHERE run_id = ? AND ended_at IS NULL")
+            .run([title.map { .text($0) }, .text(runID)])
     }
 
     /// Records how a run ended; exactly once (a second call for the same run changes nothing).
@@ -132,7 +147,7 @@ public struct RunStore {
 
     private static let columns = """
         SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
-               signal, progress, title, log_tail, process_group, cgroup FROM runs
+               signal, progress, title, log_tail, process_group, cgroup, boot_id FROM runs
         """
 
     private func select(_ tail: String, _ values: [StoreValue?]) throws -> [StoredRun] {
@@ -157,7 +172,7 @@ public struct RunStore {
             progress: statement.isNull(9) ? nil : statement.double(9), title: statement.text(10),
             logTail: statement.text(11),
             processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
-            cgroup: statement.text(13))
+            cgroup: statement.text(13), bootID: statement.text(14))
     }
 
     // MARK: checkpoints

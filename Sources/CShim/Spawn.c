@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +28,8 @@
 // parent reads once it resumes.
 
 static const char *const steps[] = {"signals", "setsid", "cgroup", "setgroups", "setgid", "setuid",
-                                    "dup2", "chdir", "execve"};
+                                    "dup2", "chdir", "execve", "verify"};
+enum { step_execve = 8, step_verify = 9 };
 
 struct child_args {
     const struct cshim_spawn_request *request;
@@ -77,7 +79,28 @@ static int child_main(void *raw) {
     if (r->working_directory) CHECK(syscall(SYS_chdir, r->working_directory), 7);
     // Whatever the agent opened without O_CLOEXEC still never reaches the plugin.
     syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
-    step = 8;
+    if (r->exec_fd >= 0) {
+        // The last look, after every other step: the parent's check may be a few system calls
+        // old, and a plugin made group- or world-writable in between must not run either.
+        struct stat checked;
+        CHECK(syscall(SYS_fstat, r->exec_fd, &checked), step_verify);
+        if (checked.st_mode & (S_IWGRP | S_IWOTH)) {
+            errno = EPERM;
+            goto fail;
+        }
+        if (r->exec_through_fd) {
+            step = step_execve;
+            syscall(SYS_execveat, r->exec_fd, "", r->argv, r->envp, AT_EMPTY_PATH);
+            goto fail;
+        }
+        struct stat named;
+        CHECK(syscall(SYS_newfstatat, AT_FDCWD, r->path, &named, 0), step_verify);
+        if (named.st_dev != checked.st_dev || named.st_ino != checked.st_ino) {
+            errno = ESTALE;
+            goto fail;
+        }
+    }
+    step = step_execve;
     syscall(SYS_execve, r->path, r->argv, r->envp);
 fail:
     args->failed_errno = errno ? errno : EINVAL;
@@ -110,6 +133,8 @@ int cshim_spawn_plugin(const struct cshim_spawn_request *r, pid_t *pid, int *pid
     }
     return 0;
 }
+
+int cshim_open_executable(const char *path) { return open(path, O_PATH | O_CLOEXEC); }
 
 int cshim_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 

@@ -45,7 +45,7 @@ import Testing
         let agent = try AgentProcess(sandbox: sandbox)
         chmod(plugin, 0o644)
         #expect(try agent.ctl("simulate", "launch", "local.noexec").status == 0)
-        try agent.waitForLog("of local.noexec ended: spawn-failed(Permission denied)")
+        try agent.waitForLog("of local.noexec ended: spawn-failed(\(plugin) is not executable; run chmod +x \(plugin))")
     }
 
     @Test func launchingAJobThatIsAlreadyRunningIsRefusedWithWhatToDo() throws {

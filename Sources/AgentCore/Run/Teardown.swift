@@ -9,25 +9,30 @@ public enum TeardownStep: Hashable, Sendable {
     case kill
 }
 
-/// How a run is stopped, as data (DESIGN §5 "Expiration", §12): by default SIGTERM, then
-/// `GracePeriod`, then SIGKILL. Every teardown ends in ``TeardownStep/kill``, whatever it is
-/// built from, so no run can outlive its teardown.
+/// How a run is stopped, as data (DESIGN §5 "Expiration", §12): by default SIGTERM and SIGCONT,
+/// then `GracePeriod`, then SIGKILL. Every teardown ends in ``TeardownStep/kill``, whatever it is
+/// built from, so no run can outlive its teardown; and every signal is followed by SIGCONT, as
+/// systemd does, because a stopped (SIGSTOP'd) process would only see the signal once continued:
+/// without it a stopped plugin sleeps through its grace period and dies by SIGKILL.
 public struct Teardown: Hashable, Sendable {
     public static let sigterm: Int32 = 15
     public static let sigkill: Int32 = 9
+    public static let sigcont: Int32 = 18
 
     /// The steps in order; the last is always `.kill` and no other step is.
     public let steps: [TeardownStep]
 
-    /// SIGTERM, `gracePeriod`, SIGKILL. A grace of zero (or less) sends SIGKILL right after
-    /// SIGTERM, with no wait between.
+    /// SIGTERM, SIGCONT, `gracePeriod`, SIGKILL. A grace of zero (or less) sends SIGKILL right
+    /// after SIGTERM and SIGCONT, with no wait between.
     public init(gracePeriod: Duration) {
         self.init(steps: [.signal(Self.sigterm), .wait(gracePeriod)])
     }
 
     /// A custom sequence (e.g. SIGINT, wait, SIGTERM, wait), normalised so that it ends in
     /// exactly one `.kill`: steps after a `.kill` are dropped, a missing one is appended, and
-    /// waits of zero or less are removed as they would wait for nothing.
+    /// waits of zero or less are removed as they would wait for nothing. Each signal other than
+    /// SIGCONT and SIGKILL is followed at once by SIGCONT (given or not), and a SIGCONT right
+    /// after another is dropped.
     public init(steps: [TeardownStep]) {
         var normalised: [TeardownStep] = []
         for step in steps {
@@ -38,8 +43,11 @@ public struct Teardown: Hashable, Sendable {
                 return
             case .wait(let duration):
                 if duration > .zero { normalised.append(step) }
-            case .signal:
+            case .signal(Self.sigcont):
+                if normalised.last != .signal(Self.sigcont) { normalised.append(step) }
+            case .signal(let signal):
                 normalised.append(step)
+                if signal != Self.sigkill { normalised.append(.signal(Self.sigcont)) }
             }
         }
         normalised.append(.kill)
@@ -88,7 +96,8 @@ public struct TeardownProgress: Sendable {
     public var isFinished: Bool { next >= teardown.steps.count }
 
     /// When ``advance(now:)`` will next have something to emit; nil once finished. For the
-    /// default teardown this is `startedAt` (SIGTERM is due at once), then `startedAt + grace`.
+    /// default teardown this is `startedAt` (SIGTERM and SIGCONT are due at once), then
+    /// `startedAt + grace`.
     public var nextDeadline: Duration? {
         // Waits emit nothing, so the deadline is that of the first signal or kill ahead.
         var deadline = dueAt

@@ -80,7 +80,7 @@ public final class LimitControllers {
     /// Applies a run's `limits`: into its unified `cgroup` for the controllers enabled there,
     /// and into v1 groups of its own named `name`, which the child joins before exec.
     public func prepare(run name: String, limits: RunLimits,
-                        cgroup: RunCgroup?) throws(RunCgroupError) -> RunLimitGroups? {
+                        cgroup: RunCgroup?) throws(SystemError) -> RunLimitGroups? {
         if let cgroup, !unified.isEmpty {
             try cgroup.setLimits(limits, controllers: unified)
         }

@@ -4,6 +4,8 @@ import Glibc
 
 /// What to start: argv without a shell, a complete environment, and who and where.
 public struct SpawnRequest {
+    /// The plugin, checked by ``PluginSafety`` just before: the child runs this file.
+    public var executable: CheckedExecutable
     /// argv; `arguments[0]` is the absolute executable path.
     public var arguments: [String]
     /// `KEY=VALUE` strings: the whole environment (the agent clears its own).
@@ -17,8 +19,10 @@ public struct SpawnRequest {
     /// by the child before exec like `cgroup`.
     public var moreCgroupProcsFDs: [Int32]
 
-    public init(arguments: [String], environment: [String], workingDirectory: String? = nil,
-                user: UserAccount? = nil, cgroup: RunCgroup? = nil, moreCgroupProcsFDs: [Int32] = []) {
+    public init(executable: CheckedExecutable, arguments: [String], environment: [String],
+                workingDirectory: String? = nil, user: UserAccount? = nil, cgroup: RunCgroup? = nil,
+                moreCgroupProcsFDs: [Int32] = []) {
+        self.executable = executable
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
@@ -47,15 +51,21 @@ public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
         let text = String(cString: strerror(errno))
         return step == "execve" ? text : "\(step): \(text)"
     }
+
+    /// The child's last look before exec found the checked plugin changed (``PluginSafety``
+    /// step 3): made group- or world-writable, or its name now leading to another file.
+    public var isVerification: Bool { step == "verify" }
 }
 
-/// Starts plugins (clone with CLONE_VM|CLONE_VFORK + execve in C; see CShimSpawn.h): stdin /dev/null, stdout and stderr on
-/// pipes, a new session, privileges dropped, no agent descriptor leaked.
+/// Starts plugins (clone with CLONE_VM|CLONE_VFORK + execveat/execve in C; see CShimSpawn.h):
+/// stdin /dev/null, stdout and stderr on pipes, a new session, privileges dropped, no agent
+/// descriptor leaked, and the checked executable re-checked in the child right before exec.
 public enum PluginSpawner {
     public static func spawn(_ request: SpawnRequest) -> Result<SpawnedChild, SpawnFailure> {
-        guard let executable = request.arguments.first else {
+        guard !request.arguments.isEmpty else {
             return .failure(SpawnFailure(step: "argv", errno: EINVAL))
         }
+        let executable = request.executable.path
         let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
         guard devNull >= 0 else { return .failure(SpawnFailure(step: "open /dev/null", errno: errno)) }
         defer { close(devNull) }
@@ -93,6 +103,8 @@ public enum PluginSpawner {
                         spec.cgroup_procs_fd = request.cgroup?.procsFD ?? -1
                         spec.more_cgroup_procs_fds = UnsafePointer(moreCgroups.baseAddress)
                         spec.more_cgroup_procs_count = Int32(request.moreCgroupProcsFDs.count)
+                        spec.exec_fd = request.executable.descriptor
+                        spec.exec_through_fd = request.executable.runsThroughDescriptor ? 1 : 0
                         // Only root can change user; an unprivileged agent runs plugins as itself.
                         if let user = request.user, geteuid() == 0, user.uid != 0 {
                             spec.drop_privileges = 1

@@ -26,36 +26,27 @@ public final class RunCgroup {
     }
 
     /// Creates `parent/name`. Fails when the hierarchy is not writable here.
-    public static func create(parent: String, name: String) throws(RunCgroupError) -> RunCgroup {
+    public static func create(parent: String, name: String) throws(SystemError) -> RunCgroup {
         let path = parent + "/" + name
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw RunCgroupError(path: path, call: "mkdir", errno: errno)
+            throw SystemError.last("mkdir", path: path)
         }
         let procs = open(path + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
-        guard procs >= 0 else { throw RunCgroupError(path: path, call: "open cgroup.procs", errno: errno) }
+        guard procs >= 0 else { throw SystemError.last("open", path: path + "/cgroup.procs") }
         let events = open(path + "/cgroup.events", O_RDONLY | O_CLOEXEC)
         guard events >= 0 else {
             let saved = errno
             close(procs)
-            throw RunCgroupError(path: path, call: "open cgroup.events", errno: saved)
+            throw SystemError(call: "open", errno: saved, path: path + "/cgroup.events")
         }
         return RunCgroup(path: path, procsFD: procs, eventsFD: events)
     }
 
     /// Whether any process is still in the cgroup (`populated 1` in cgroup.events).
-    public var isPopulated: Bool {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let n = buffer.withUnsafeMutableBytes { pread(eventsFD, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return false }
-        let text = String(decoding: buffer[0..<n], as: UTF8.self)
-        return text.contains("populated 1")
-    }
+    public var isPopulated: Bool { CgroupFiles.isPopulated(eventsFD: eventsFD) }
 
     /// The pids in the cgroup now.
-    public var processes: [pid_t] {
-        guard let text = SmallFile.read(path + "/cgroup.procs", limit: 1 << 20) else { return [] }
-        return text.split(separator: "\n").compactMap { pid_t($0) }
-    }
+    public var processes: [pid_t] { CgroupFiles.processes(path) }
 
     /// Sends `signal` to every process in the cgroup (SIGTERM reaches setsid'd grandchildren too).
     public func signalAll(_ signal: Int32) {
@@ -63,11 +54,9 @@ public final class RunCgroup {
     }
 
     /// SIGKILL to every process in the cgroup and its descendants, atomically (cgroup.kill, 5.14+);
-    /// falls back to killing the listed pids.
+    /// falls back to freezing it and killing the listed pids.
     public func killAll() {
-        if writeControlFile(path + "/cgroup.kill", "1") != 0 {
-            signalAll(SIGKILL)
-        }
+        CgroupFiles.killAll(path)
     }
 
     /// Freezes or thaws the whole cgroup (cgroup.freeze).
@@ -85,7 +74,7 @@ public final class RunCgroup {
 
     /// Writes the run's `pids.max`, `memory.max` and `memory.high`, for the `controllers`
     /// enabled for it (an unset memory limit keeps the kernel's default, `max`).
-    public func setLimits(_ limits: RunLimits, controllers: Set<String>) throws(RunCgroupError) {
+    public func setLimits(_ limits: RunLimits, controllers: Set<String>) throws(SystemError) {
         var writes: [(String, String)] = []
         if controllers.contains("pids") { writes.append(("pids.max", limits.tasksMax.map(String.init) ?? "max")) }
         if controllers.contains("memory") {
@@ -94,7 +83,7 @@ public final class RunCgroup {
         }
         for (file, value) in writes {
             let rc = writeControlFile(path + "/" + file, value)
-            if rc != 0 { throw RunCgroupError(path: path, call: "write \(file)", errno: rc) }
+            if rc != 0 { throw SystemError(call: "write \(file)", errno: rc, path: path) }
         }
     }
 
@@ -116,16 +105,5 @@ public final class RunCgroup {
         guard rmdir(path) == 0 else { return false }
         countersAtRemoval = counters
         return true
-    }
-}
-
-/// A cgroup operation that failed.
-public struct RunCgroupError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var call: String
-    public var errno: Int32
-
-    public var description: String {
-        "\(call) \(path): \(String(cString: strerror(errno)))"
     }
 }

@@ -32,15 +32,15 @@ public final class RunLimitGroups {
     /// Makes `name` below each `(controller, parent)` and writes `limits` into it. Fails, with
     /// nothing left behind, when a group cannot be made or a limit not written.
     static func create(_ name: String, in parents: [(controller: String, directory: String)],
-                       limits: RunLimits) throws(RunCgroupError) -> RunLimitGroups {
+                       limits: RunLimits) throws(SystemError) -> RunLimitGroups {
         var groups: [Group] = []
         var descriptors: [Int32] = []
         for parent in parents {
             let group = Group(controller: parent.controller, path: parent.directory + "/" + name)
-            do throws(RunCgroupError) {
+            do throws(SystemError) {
                 try make(group, limits: limits)
                 let fd = open(group.path + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
-                guard fd >= 0 else { throw RunCgroupError(path: group.path, call: "open cgroup.procs", errno: errno) }
+                guard fd >= 0 else { throw SystemError(call: "open cgroup.procs", errno: errno, path: group.path) }
                 groups.append(group)
                 descriptors.append(fd)
             } catch {
@@ -52,9 +52,9 @@ public final class RunLimitGroups {
         return RunLimitGroups(groups: groups, joinDescriptors: descriptors)
     }
 
-    private static func make(_ group: Group, limits: RunLimits) throws(RunCgroupError) {
+    private static func make(_ group: Group, limits: RunLimits) throws(SystemError) {
         if mkdir(group.path, 0o755) != 0 && errno != EEXIST {
-            throw RunCgroupError(path: group.path, call: "mkdir", errno: errno)
+            throw SystemError(call: "mkdir", errno: errno, path: group.path)
         }
         var writes: [(String, String)] = []
         switch group.controller {
@@ -68,7 +68,7 @@ public final class RunLimitGroups {
         }
         for (file, value) in writes {
             let rc = writeControlFile(group.path + "/" + file, value)
-            if rc != 0 { throw RunCgroupError(path: group.path, call: "write \(file)", errno: rc) }
+            if rc != 0 { throw SystemError(call: "write \(file)", errno: rc, path: group.path) }
         }
     }
 

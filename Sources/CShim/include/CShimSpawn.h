@@ -20,14 +20,26 @@ struct cshim_spawn_request {
     int group_count;
     const int *more_cgroup_procs_fds; // cgroup v1 pids/memory groups' cgroup.procs, or NULL
     int more_cgroup_procs_count;
+    // The executable the agent checked (PluginSafety), or -1 to execve(path) unchecked. Right
+    // before exec the child fstat()s it again and refuses (EPERM, step "verify") one that has
+    // become group- or world-writable since.
+    int exec_fd;
+    // Non-zero: execveat(exec_fd, "", AT_EMPTY_PATH), so the file checked is the file that runs.
+    // Zero (a #! script, whose interpreter reopens it by name anyway): execve(path), after
+    // checking that path still names exec_fd's file (ESTALE, step "verify", when not).
+    int exec_through_fd;
 };
 
 /// Starts the child. On success returns 0 and fills *pid and *pidfd. On failure returns an errno
-/// and sets *failed_step to a short static description ("clone", "execve", "setuid"…). When the
+/// and sets *failed_step to a short static description ("clone", "execve", "setuid", "verify"…). When the
 /// child was created but failed before execve, *pid and *pidfd are filled too (non-negative) and
 /// the caller must reap it (it has already exited with status 127).
 int cshim_spawn_plugin(const struct cshim_spawn_request *request, pid_t *pid, int *pidfd,
                        const char **failed_step);
+
+/// Opens `path` (following symlinks) as O_PATH | O_CLOEXEC: a handle on the file to fstat and
+/// to execveat, needing no read permission and opening no device. -1 with errno on failure.
+int cshim_open_executable(const char *path);
 
 /// Makes the agent the reaper of orphaned descendants (PR_SET_CHILD_SUBREAPER).
 int cshim_set_child_subreaper(void);

@@ -401,6 +401,7 @@ struct ScriptShell {
         case .restored: "restored"
         case .resumedAfterDowntime: "resumed-after-downtime"
         case .calendarChanged: "calendar-changed"
+        case .clockStepped(let step): "clock-stepped \(step)"
         case .launchNow(let id, let reason, let request): "launch-now \(id) (\(reason.rawValue)) request \(request)"
         case .agentStopping: "agent-stopping"
         case .clockStepped(let by): "clock-stepped \(by)"

@@ -4,22 +4,23 @@ import Testing
 
 private let t0 = Duration.seconds(1000)
 
-@Test func theDefaultTeardownIsTermGraceKill() {
-    #expect(Teardown(gracePeriod: .seconds(5)).steps == [.signal(15), .wait(.seconds(5)), .kill])
+@Test func theDefaultTeardownIsTermContGraceKill() {
+    #expect(Teardown(gracePeriod: .seconds(5)).steps == [.signal(15), .signal(18), .wait(.seconds(5)), .kill])
     #expect(Teardown(gracePeriod: .seconds(5)).totalWait == .seconds(5))
 }
 
 @Test(arguments: [Duration.zero, .seconds(-3)])
 func aGraceOfZeroHasNoWait(_ grace: Duration) {
-    #expect(Teardown(gracePeriod: grace).steps == [.signal(15), .kill])
+    #expect(Teardown(gracePeriod: grace).steps == [.signal(15), .signal(18), .kill])
 }
 
 @Test(arguments: [
     ([TeardownStep](), [TeardownStep.kill]),
-    ([.signal(2)], [.signal(2), .kill]),
+    ([.signal(2)], [.signal(2), .signal(18), .kill]),
     ([.kill, .signal(15)], [.kill]),
-    ([.signal(2), .wait(.seconds(1)), .kill, .wait(.seconds(9)), .kill], [.signal(2), .wait(.seconds(1)), .kill]),
-    ([.wait(.zero), .signal(1), .wait(.seconds(-1))], [.signal(1), .kill]),
+    ([.signal(2), .wait(.seconds(1)), .kill, .wait(.seconds(9)), .kill],
+     [.signal(2), .signal(18), .wait(.seconds(1)), .kill]),
+    ([.wait(.zero), .signal(1), .wait(.seconds(-1))], [.signal(1), .signal(18), .kill]),
 ])
 func everyTeardownEndsInExactlyOneKill(_ steps: [TeardownStep], _ expected: [TeardownStep]) {
     let teardown = Teardown(steps: steps)
@@ -28,10 +29,21 @@ func everyTeardownEndsInExactlyOneKill(_ steps: [TeardownStep], _ expected: [Tea
     #expect(teardown.steps.filter { $0 == .kill }.count == 1)
 }
 
+/// DESIGN §5: a stopped plugin must get to handle SIGTERM, so SIGCONT follows every signal at
+/// once, in the same instant, before the grace period starts.
+@Test func everySignalIsFollowedAtOnceBySigcont() {
+    let teardown = Teardown(steps: [.signal(2), .wait(.seconds(1)), .signal(15), .signal(18), .signal(18),
+                                    .wait(.seconds(1)), .signal(9)])
+    #expect(teardown.steps == [.signal(2), .signal(18), .wait(.seconds(1)), .signal(15), .signal(18),
+                               .wait(.seconds(1)), .signal(9), .kill])
+    var progress = TeardownProgress(teardown: Teardown(gracePeriod: .seconds(5)), startedAt: t0)
+    #expect(progress.advance(now: t0) == [.sendSignal(Teardown.sigterm), .sendSignal(Teardown.sigcont)])
+}
+
 @Test func sigtermAtTheStartAndSigkillExactlyAtTheEndOfGrace() {
     var progress = TeardownProgress(teardown: Teardown(gracePeriod: .seconds(5)), startedAt: t0)
     #expect(progress.nextDeadline == t0)
-    #expect(progress.advance(now: t0) == [.sendSignal(15)])
+    #expect(progress.advance(now: t0) == [.sendSignal(15), .sendSignal(18)])
     #expect(progress.nextDeadline == t0 + .seconds(5))
     #expect(progress.advance(now: t0 + .seconds(1)).isEmpty)
     #expect(progress.advance(now: t0 + .seconds(5) - .nanoseconds(1)).isEmpty)
@@ -44,13 +56,13 @@ func everyTeardownEndsInExactlyOneKill(_ steps: [TeardownStep], _ expected: [Tea
 
 @Test func aGraceOfZeroSendsTermThenKillAtOnce() {
     var progress = TeardownProgress(teardown: Teardown(gracePeriod: .zero), startedAt: t0)
-    #expect(progress.advance(now: t0) == [.sendSignal(15), .killAll])
+    #expect(progress.advance(now: t0) == [.sendSignal(15), .sendSignal(18), .killAll])
     #expect(progress.nextDeadline == nil)
 }
 
 @Test func advancingLateEmitsEverythingDueInOrder() {
     var progress = TeardownProgress(teardown: Teardown(gracePeriod: .seconds(5)), startedAt: t0)
-    #expect(progress.advance(now: t0 + .seconds(7)) == [.sendSignal(15), .killAll])
+    #expect(progress.advance(now: t0 + .seconds(7)) == [.sendSignal(15), .sendSignal(18), .killAll])
     #expect(progress.isFinished)
 }
 
@@ -63,10 +75,10 @@ func everyTeardownEndsInExactlyOneKill(_ steps: [TeardownStep], _ expected: [Tea
 @Test func deadlinesAreFixedFromTheStartNotFromLateAdvances() {
     let teardown = Teardown(steps: [.signal(2), .wait(.seconds(2)), .signal(15), .wait(.seconds(3))])
     var progress = TeardownProgress(teardown: teardown, startedAt: t0)
-    #expect(progress.advance(now: t0) == [.sendSignal(2)])
+    #expect(progress.advance(now: t0) == [.sendSignal(2), .sendSignal(18)])
     #expect(progress.nextDeadline == t0 + .seconds(2))
     // One second late for SIGTERM: SIGKILL stays due at t0 + 5, not t0 + 6.
-    #expect(progress.advance(now: t0 + .seconds(3)) == [.sendSignal(15)])
+    #expect(progress.advance(now: t0 + .seconds(3)) == [.sendSignal(15), .sendSignal(18)])
     #expect(progress.nextDeadline == t0 + .seconds(5))
     #expect(progress.advance(now: t0 + .seconds(5)) == [.killAll])
 }
@@ -77,14 +89,14 @@ func everyTeardownEndsInExactlyOneKill(_ steps: [TeardownStep], _ expected: [Tea
     #expect(progress.nextDeadline == t0 + .seconds(3))
     #expect(progress.advance(now: t0 + .seconds(1)).isEmpty)
     #expect(progress.nextDeadline == t0 + .seconds(3))
-    #expect(progress.advance(now: t0 + .seconds(3)) == [.sendSignal(15), .killAll])
+    #expect(progress.advance(now: t0 + .seconds(3)) == [.sendSignal(15), .sendSignal(18), .killAll])
 }
 
 @Test func anAbsurdGraceSaturatesInsteadOfTrapping() {
     let huge = Duration.seconds(Int64.max)
     let teardown = Teardown(steps: [.signal(15), .wait(huge), .wait(huge)])
     var progress = TeardownProgress(teardown: teardown, startedAt: t0)
-    #expect(progress.advance(now: t0) == [.sendSignal(15)])
+    #expect(progress.advance(now: t0) == [.sendSignal(15), .sendSignal(18)])
     #expect(progress.nextDeadline == .seconds(Int64.max))
     #expect(teardown.totalWait == .seconds(Int64.max))
 }

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Where a run that was live when the agent stopped had its processes, as the state recorded it.
+public struct RecordedRunPlace: Sendable, Hashable {
+    public var runID: String
+    public var identifier: String
+    /// The boot id when it started; nil for a run recorded before boot ids were.
+    public var bootID: String?
+    /// Its cgroup directory, if it had one.
+    public var cgroup: String?
+    public var processGroup: Int32?
+
+    public init(runID: String, identifier: String, bootID: String?, cgroup: String?, processGroup: Int32?) {
+        self.runID = runID
+        self.identifier = identifier
+        self.bootID = bootID
+        self.cgroup = cgroup
+        self.processGroup = processGroup
+    }
+}
+
+/// What a restarted agent does about one such run (DESIGN §10): kill what is left of it, and
+/// nothing that is not. Pure: the boot ids and paths come in, the adapter carries it out.
+public enum LeftoverPlan: Sendable, Hashable {
+    /// Kill nothing; `because` says why, for the log.
+    case killNothing(because: String)
+    /// Kill everything in `cgroup` (nil: none to use), and those members of `processGroup`
+    /// (nil: none) whose environment names this run (`AGENTD_RUN_ID`, `AGENTD_IDENTIFIER`).
+    case kill(cgroup: String?, verifiedProcessGroup: Int32?)
+
+    /// - Parameters:
+    ///   - currentBoot: this boot's id; nil when it cannot be read.
+    ///   - cgroupMount: where the cgroup v2 hierarchy is mounted here; nil when there is none.
+    ///
+    /// A run of an earlier boot left nothing: its process group number and cgroup path now
+    /// belong to whoever has them. A run of this boot is killed through its cgroup and through
+    /// its process group, where only its own processes are touched. When the boot cannot be told
+    /// (a run recorded before boot ids were, or no boot id now), only an existing cgroup of the
+    /// recorded name is used: a cgroup cannot outlive a boot, but a process group number can be
+    /// taken again.
+    public static func plan(for run: RecordedRunPlace, currentBoot: String?, cgroupMount: String?) -> LeftoverPlan {
+        if let recorded = run.bootID, let currentBoot, recorded != currentBoot {
+            return .killNothing(because: "it ran in an earlier boot (\(recorded))")
+        }
+        let sameBoot = run.bootID != nil && run.bootID == currentBoot
+        let cgroup = run.cgroup.flatMap { isRunCgroup($0, runID: run.runID, under: cgroupMount) ? $0 : nil }
+        let group = sameBoot ? run.processGroup.flatMap { $0 > 1 ? $0 : nil } : nil
+        if cgroup == nil && group == nil {
+            if run.cgroup != nil && cgroup == nil {
+                return .killNothing(because: "its recorded cgroup \(run.cgroup ?? "") is not a run cgroup of this agent")
+            }
+            return .killNothing(because: sameBoot ? "it has no recorded processes"
+                : "its boot is unknown and it had no cgroup")
+        }
+        return .kill(cgroup: cgroup, verifiedProcessGroup: group)
+    }
+
+    /// Whether `path` can be a run cgroup the agent made for `runID`:
+    /// `MOUNT/…/agentd-runs.PID/run-RUNID`. A recorded path is only data; writing `cgroup.kill`
+    /// of any other cgroup (the root, a service's) would kill what is not the run's.
+    public static func isRunCgroup(_ path: String, runID: String, under mount: String?) -> Bool {
+        guard let mount, path.hasPrefix(mount + "/") else { return false }
+        let components = path.dropFirst(mount.count).split(separator: "/", omittingEmptySubsequences: false)
+            .dropFirst()
+        guard components.count >= 2, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+              let last = components.last, last == "run-\(runID)" else { return false }
+        return components[components.endIndex - 2].hasPrefix("agentd-runs.")
+    }
+}

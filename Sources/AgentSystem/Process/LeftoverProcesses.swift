@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+import CShim
+import Glibc
+
+/// Kills what a run left in its process group after the agent died — and only that. A process
+/// group number is only a number: another process may lead that group now. So each member is
+/// verified first: its environment (`/proc/PID/environ`, as the agent set it at spawn) must
+/// carry the run's `AGENTD_RUN_ID` and `AGENTD_IDENTIFIER`. The check and the kill go through
+/// one pidfd, opened before the check: if the process exits and its pid is reused in between,
+/// the kill fails (ESRCH) instead of reaching the newcomer.
+public enum LeftoverProcesses {
+    /// What happened to a process group's members.
+    public struct Outcome: Sendable, Hashable {
+        /// Members verified to be the run's and sent SIGKILL.
+        public var killed: [pid_t] = []
+        /// Members that are not the run's (or could not be verified), left alone.
+        public var spared: [pid_t] = []
+    }
+
+    /// Kills the members of `processGroup` that belong to run `runID` of `identifier`.
+    /// `procRoot` is the real `/proc` of the agent's pid namespace: pids are killed there.
+    public static func killVerified(processGroup: pid_t, runID: String, identifier: String,
+                                    procRoot: String = "/proc") -> Outcome {
+        var outcome = Outcome()
+        let markers = [Array("AGENTD_RUN_ID=\(runID)".utf8), Array("AGENTD_IDENTIFIER=\(identifier)".utf8)]
+        for pid in SmallFile.entries(procRoot).compactMap({ pid_t($0) }) where pid > 1 {
+            let pidfd = cshim_pidfd_open(pid)
+            guard pidfd >= 0 else { continue }
+            defer { close(pidfd) }
+            guard self.processGroup(of: pid, procRoot: procRoot) == processGroup else { continue }
+            let environment = environmentEntries(of: pid, procRoot: procRoot)
+            if markers.allSatisfy({ environment.contains($0) }), cshim_pidfd_send_signal(pidfd, SIGKILL) == 0 {
+                outcome.killed.append(pid)
+            } else {
+                outcome.spared.append(pid)
+            }
+        }
+        return outcome
+    }
+
+    /// The process group of `pid` (field 5 of `/proc/PID/stat`), nil when it has gone.
+    static func processGroup(of pid: pid_t, procRoot: String) -> pid_t? {
+        guard let text = SmallFile.read("\(procRoot)/\(pid)/stat", limit: 4096),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After "(comm)": state, ppid, pgrp.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 2 ? pid_t(fields[2]) : nil
+    }
+
+    /// The `KEY=VALUE` entries of `pid`'s environment as set at exec, as bytes (empty when it
+    /// cannot be read: another user's process for an unprivileged agent, or a zombie).
+    static func environmentEntries(of pid: pid_t, procRoot: String) -> Set<[UInt8]> {
+        let fd = open("\(procRoot)/\(pid)/environ", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        // The agent's part of a plugin's environment is small; 1 MiB bounds a hostile one.
+        while bytes.count < 1 << 20 {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return Set(bytes.split(separator: 0).map(Array.init))
+    }
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import Glibc
+
+/// Carries out ``LeftoverPlan`` for the runs a dead agent left live: kills their cgroups and the
+/// verified members of their process groups, and removes each killed cgroup once the kernel
+/// says it is empty, on the event loop.
+public final class RunRecovery {
+    private let loop: EventLoop
+    private let log: Logger
+    /// This boot's id; nil when it cannot be read (then only cgroups are used).
+    public let currentBoot: String?
+    private let cgroupMount: String?
+    /// The live agent's own parent of run cgroups, never removed here.
+    private let ownParent: String?
+    /// Killed cgroups waiting to be empty.
+    private var removals: [String: LeftoverCgroup] = [:]
+
+    public init(loop: EventLoop, log: Logger, currentBoot: String?, cgroupMount: String?, ownParent: String?) {
+        self.loop = loop
+        self.log = log
+        self.currentBoot = currentBoot
+        self.cgroupMount = cgroupMount
+        self.ownParent = ownParent
+    }
+
+    /// Killed cgroups not yet empty and removed.
+    public var pendingRemovals: Int { removals.count }
+
+    /// Kills what `run` left; returns what was done, for the log line of its `agent-restart`.
+    public func recover(_ run: RecordedRunPlace) -> String {
+        switch LeftoverPlan.plan(for: run, currentBoot: currentBoot, cgroupMount: cgroupMount) {
+        case .killNothing(let because):
+            return "nothing killed: \(because)"
+        case .kill(let cgroup, let group):
+            var done: [String] = []
+            if let cgroup { done.append(killCgroup(cgroup, of: run)) }
+            if let group {
+                let outcome = LeftoverProcesses.killVerified(processGroup: group, runID: run.runID,
+                                                             identifier: run.identifier)
+                done.append("\(outcome.killed.count) verified process(es) of process group \(group) killed"
+                    + (outcome.spared.isEmpty ? "" : ", \(outcome.spared.count) not the run's left alone"))
+            }
+            return done.joined(separator: "; ")
+        }
+    }
+
+    private func killCgroup(_ path: String, of run: RecordedRunPlace) -> String {
+        let leftover: LeftoverCgroup
+        do {
+            guard let opened = try LeftoverCgroup(path: path, loop: loop) else { return "cgroup \(path) already gone" }
+            leftover = opened
+        } catch {
+            return "cgroup \(path) not usable (\(error))"
+        }
+        leftover.killAll()
+        removals[path] = leftover
+        leftover.removeWhenEmpty(keepParent: ownParent) { [unowned self] result in
+            self.removals[path] = nil
+            switch result {
+            case .success: self.log.info("run \(run.runID): leftover cgroup \(path) is empty and removed")
+            case .failure(let error): self.log.warning("run \(run.runID): leftover cgroup not removed: \(error)")
+            }
+        }
+        return "cgroup \(path) killed"
+    }
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// After the agent dies with runs live (kill -9, a power cut), the next agent records those runs
+/// `agent-restart`, keeps their titles, and kills what they left — never a stranger that now has
+/// their process group number, and nothing at all for a run of an earlier boot (DESIGN §10).
+@Suite(.serialized) struct RecoveryTests {
+    /// A run whose plugin leaves a child behind, live in an agent that is then SIGKILLed.
+    private struct DeadAgent {
+        let sandbox: Sandbox
+        /// The run's processes (the plugin and its child), alive after the agent died.
+        let leftovers: [Int32]
+        /// What state.db recorded for r000001.
+        let cgroup: String?
+
+        var database: String { sandbox.stateDirectory + "/state.db" }
+
+        /// Runs SQL on the dead agent's state.db (the sqlite3 program, as an admin would).
+        func sql(_ statement: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+            let result = try runCommand("/usr/bin/sqlite3", [database, statement])
+            #expect(result.status == 0, "sqlite3: \(result.stderr)", sourceLocation: sourceLocation)
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// Moves the leftovers out of the dead agent's cgroup v1 groups (per-run limits on a
+        /// hybrid host): a restarted agent kills whatever is in those, as no boot outlives a
+        /// cgroup. A test of what the recorded process group or boot id decides must not be
+        /// decided by them.
+        func leaveCgroupV1Groups() {
+            for pid in leftovers {
+                let lines = ((try? String(contentsOfFile: "/proc/\(pid)/cgroup", encoding: .utf8)) ?? "")
+                    .split(separator: "\n")
+                for line in lines where !line.hasPrefix("0::") && line.contains("/agentd-runs.") {
+                    let fields = line.split(separator: ":", maxSplits: 2)
+                    guard fields.count == 3 else { continue }
+                    let procs = "/sys/fs/cgroup/\(fields[1])/cgroup.procs"
+                    try? "\(pid)\n".write(toFile: procs, atomically: false, encoding: .utf8)
+                }
+            }
+        }
+
+        /// Kills what the test left and removes the dead agent's cgroup directories.
+        func cleanUp() {
+            for pid in ProcessInspection.processes(of: "local.leftover") { kill(pid, SIGKILL) }
+            _ = ProcessInspection.remaining(of: "local.leftover")
+            if let cgroup {
+                rmdir(cgroup)
+                rmdir((cgroup as NSString).deletingLastPathComponent)
+            }
+        }
+    }
+
+    private static let sqlite = "/usr/bin/sqlite3"
+
+    /// Starts an agent, starts r000001 (a plugin that sets a title and leaves a `sleep` child),
+    /// and SIGKILLs the agent while the run is live. `submitTitle`: start it as a continued
+    /// submission with that title instead.
+    private func agentKilledWithALiveRun(submitTitle: String? = nil) throws -> DeadAgent {
+        let sandbox = try Sandbox()
+        let kind = submitTitle == nil ? "processing" : "continued"
+        let titleLine = submitTitle == nil ? "echo TITLE=Exporting Photos\n" : "echo PROGRESS=1/100\n"
+        let plugin = try sandbox.script("leftover", titleLine + "sleep 300 &\necho ready\nwait\n")
+        try sandbox.write("jobs.d/leftover.job", "[Job]\nIdentifier=local.leftover\nKind=\(kind)\nExec=\(plugin)\n"
+            + "MaxRuntime=10min\nProgressTimeout=10min\nGracePeriod=1s\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let started = if let submitTitle {
+            try agent.ctl("submit", "local.leftover", "--title", submitTitle)
+        } else {
+            try agent.ctl("simulate", "launch", "local.leftover")
+        }
+        #expect(started.status == 0, "\(started.stderr)")
+        try agent.waitForLog("[local.leftover r000001] ready")
+        kill(agent.process.processIdentifier, SIGKILL)
+        agent.process.waitUntilExit()
+        let leftovers = ProcessInspection.processes(of: "local.leftover")
+        #expect(leftovers.count == 2, "the plugin and its child outlive the agent: \(leftovers)")
+        let cgroup = try DeadAgent(sandbox: sandbox, leftovers: leftovers, cgroup: nil)
+            .sql("SELECT cgroup FROM runs WHERE run_id = 'r000001'")
+        return DeadAgent(sandbox: sandbox, leftovers: leftovers, cgroup: cgroup.isEmpty ? nil : cgroup)
+    }
+
+    /// A process group of the test's own, in a session of its own: `setsid sh` prints its pid
+    /// (= its process group) and becomes `sleep`.
+    private func strangerProcessGroup() throws -> (process: Process, group: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["sh", "-c", "echo $$; exec sleep 300"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        var line = ""
+        while !line.hasSuffix("\n") {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { break }
+            line += String(decoding: byte, as: UTF8.self)
+        }
+        let group = Int32(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(group > 1, "the stranger's process group: \(line)")
+        return (process, group)
+    }
+
+    private func isAlive(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 && ProcessInspection.state(of: pid) != "Z"
+    }
+
+    private func record(_ agent: AgentProcess) throws -> [String: Any] {
+        let history = try agent.ctl("history", "local.leftover", "--json")
+        return (try json(history.stdout) as? [[String: Any]])?.first ?? [:]
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite), "needs the sqlite3 program to edit state.db"))
+    func aRestartNeverKillsAStrangerThatNowHasTheRecordedProcessGroup() throws {
+        let dead = try agentKilledWithALiveRun()
+        defer { dead.cleanUp() }
+        let stranger = try strangerProcessGroup()
+        defer { kill(-stranger.group, SIGKILL); stranger.process.waitUntilExit() }
+        _ = try dead.sql("UPDATE runs SET process_group = \(stranger.group) WHERE run_id = 'r000001'")
+
+        let agent = try AgentProcess(sandbox: dead.sandbox)
+        let line = try agent.waitForLog("run r000001 of local.leftover was live when the agent stopped")
+        #expect(line.contains("recorded agent-restart"))
+        #expect(line.contains("0 verified process(es) of process group \(stranger.group) killed, 1 not the run's left alone"), "\(line)")
+        #expect(isAlive(stranger.group), "the stranger was killed")
+        if let cgroup = dead.cgroup {
+            // The real leftovers were in the run's cgroup: killed through it, and it is removed.
+            #expect(line.contains("cgroup \(cgroup) killed"), "\(line)")
+            #expect(ProcessInspection.remaining(of: "local.leftover").isEmpty, "the run's leftovers survived")
+            try agent.waitForLog("leftover cgroup \(cgroup) is empty and removed")
+            #expect(!FileManager.default.fileExists(atPath: cgroup))
+        }
+        let run = try record(agent)
+        #expect(run["stopReason"] as? String == "agent-restart")
+        #expect(run["title"] as? String == "Exporting Photos")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite), "needs the sqlite3 program to edit state.db"))
+    func aLeftoverTrackedByProcessGroupOnlyIsKilledWhenItsEnvironmentNamesTheRun() throws {
+        let dead = try agentKilledWithALiveRun()
+        defer { dead.cleanUp() }
+        // As a run of an agent without cgroups is recorded: its process group only.
+        _ = try dead.sql("UPDATE runs SET cgroup = NULL WHERE run_id = 'r000001'")
+        dead.leaveCgroupV1Groups()
+        let group = try dead.sql("SELECT process_group FROM runs WHERE run_id = 'r000001'")
+
+        let agent = try AgentProcess(sandbox: dead.sandbox)
+        let line = try agent.waitForLog("run r000001 of local.leftover was live when the agent stopped")
+        #expect(line.contains("2 verified process(es) of process group \(group) killed"), "\(line)")
+        #expect(ProcessInspection.remaining(of: "local.leftover").isEmpty, "the run's leftovers survived")
+        #expect(try record(agent)["stopReason"] as? String == "agent-restart")
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite), "needs the sqlite3 program to edit state.db"))
+    func aRunOfAnEarlierBootKillsNothingAndIsRecordedAgentRestartWithItsTitle() throws {
+        let dead = try agentKilledWithALiveRun(submitTitle: "Exporting Holidays")
+        defer { dead.cleanUp() }
+        let recordedBoot = try dead.sql("SELECT boot_id FROM runs WHERE run_id = 'r000001'")
+        let thisBoot = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
+        #expect(recordedBoot == thisBoot.trimmingCharacters(in: .whitespacesAndNewlines), "the run records this boot")
+        _ = try dead.sql("UPDATE runs SET boot_id = 'an-earlier-boot' WHERE run_id = 'r000001'")
+        dead.leaveCgroupV1Groups()
+
+        let agent = try AgentProcess(sandbox: dead.sandbox)
+        let line = try agent.waitForLog("run r000001 of local.leftover was live when the agent stopped")
+        #expect(line.contains("nothing killed: it ran in an earlier boot"), "\(line)")
+        // The numbers recorded in an earlier boot belong to somebody else now: all left alone.
+        #expect(dead.leftovers.allSatisfy(isAlive), "a process was killed")
+        let run = try record(agent)
+        #expect(run["stopReason"] as? String == "agent-restart")
+        #expect(run["title"] as? String == "Exporting Holidays")
+    }
+}
