@@ -200,11 +200,14 @@ final class RunSupervisor {
             cgroup?.remove()
             return .failure(LaunchProblem("per-run limits: \(error)"))
         }
-        let request = SpawnRequest(
+        var request = SpawnRequest(
             executable: executable, arguments: job.exec + extraArguments,
             environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
             workingDirectory: stateDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
+        request.nice = job.priority.nice.map(Int32.init)
+        request.ioPriority = job.priority.ioPriorityValue
+        if let weight = job.priority.cpuWeight { _ = cgroup?.setCPUWeight(weight) }
         let spawned = PluginSpawner.spawn(request)
         run.limitGroups?.closeJoinDescriptors()
         switch spawned {
@@ -222,8 +225,10 @@ final class RunSupervisor {
                 onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
                 onGone: { [unowned self] in self.gone(id) })
             do {
-                return .success(try PluginProcess(loop: agent.loop, child: child, cgroup: cgroup,
-                                                  buffer: buffer, callbacks: callbacks))
+                let process = try PluginProcess(loop: agent.loop, child: child, cgroup: cgroup,
+                                                buffer: buffer, callbacks: callbacks)
+                process.priority = job.priority
+                return .success(process)
             } catch {
                 kill(-child.pid, SIGKILL)
                 cgroup?.killAll()

@@ -28,8 +28,11 @@
 // parent reads once it resumes.
 
 static const char *const steps[] = {"signals", "setsid", "cgroup", "setgroups", "setgid", "setuid",
-                                    "dup2", "chdir", "execve", "verify"};
-enum { step_execve = 8, step_verify = 9 };
+                                    "dup2", "chdir", "execve", "verify", "setpriority", "ioprio_set"};
+enum { step_execve = 8, step_verify = 9, step_nice = 10, step_ioprio = 11 };
+#ifndef IOPRIO_WHO_PROCESS
+#define IOPRIO_WHO_PROCESS 1
+#endif
 
 struct child_args {
     const struct cshim_spawn_request *request;
@@ -68,6 +71,9 @@ static int child_main(void *raw) {
     for (int i = 0; i < r->more_cgroup_procs_count; i++) {
         CHECK(syscall(SYS_write, r->more_cgroup_procs_fds[i], "0", 1), 2);
     }
+    // Priorities while still privileged: a negative Nice= needs CAP_SYS_NICE.
+    if (r->set_nice) CHECK(syscall(SYS_setpriority, 0 /* PRIO_PROCESS */, 0, r->nice), step_nice);
+    if (r->set_ioprio) CHECK(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, r->ioprio), step_ioprio);
     if (r->drop_privileges) {
         CHECK(syscall(SYS_setgroups, (size_t)r->group_count, r->groups), 3);
         CHECK(syscall(SYS_setresgid, r->gid, r->gid, r->gid), 4);

@@ -33,7 +33,25 @@ import Testing
         let diagnostics = report?["diagnostics"] as? [[String: Any]] ?? []
         let errors = diagnostics.filter { $0["severity"] as? String == "error" }
         #expect(errors.isEmpty, "\(errors)")
+        let unknown = diagnostics.filter { ($0["message"] as? String)?.contains("unknown key") == true }
+        #expect(unknown.isEmpty, "every key convert writes is one agentd reads: \(unknown)")
         #expect((report?["jobs"] as? Int ?? 0) >= timers.count)
+    }
+
+    /// The shipped examples (/usr/share/doc/agentd/examples/debian-timers) are real jobs.
+    @Test func theShippedDebianTimerExamplesPassCheckWithoutAWarning() throws {
+        let sandbox = try Sandbox()
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("etc/examples/debian-timers").path
+        let names = try FileManager.default.contentsOfDirectory(atPath: examples).filter { $0.hasSuffix(".job") }
+        #expect(names.count == 7)
+        for name in names {
+            let text = try String(contentsOfFile: examples + "/" + name, encoding: .utf8)
+            try sandbox.write("jobs.d/" + name, text)
+        }
+        let check = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(check.status == 0, "\(check.stdout)")
+        #expect(check.stdout.contains("7 jobs, 0 errors, 0 warnings"), "\(check.stdout)")
     }
 
     @Test func aTemplateTimerIsRefusedWithWhatToDo() throws {

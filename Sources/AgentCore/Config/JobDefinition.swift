@@ -67,6 +67,8 @@ public struct JobDefinition: Hashable, Sendable {
     public var environment: [EnvironmentVariable]
     /// `TasksMax=`, `MemoryMax=`, `MemoryHigh=`.
     public var limits: RunLimits
+    /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `CPUWeight=`.
+    public var priority = RunPriority()
     public var isDropInScript: Bool
     // Wall-clock scheduling (DESIGN §3): read by `readCalendarSettings`.
     /// `Schedule=`: the calendar earliest begin; nil = none.
@@ -116,7 +118,7 @@ public struct JobDefinition: Hashable, Sendable {
         "RequiresExternalPower", "RequiresNetwork", "RequiresIdle", "ProgressTimeout", "Retry",
         "OnSuccess", "OnConditionLost", "MaxPause",
         "Schedule", "RandomizedDelay", "CatchUp",
-    ] + RunLimits.keys
+    ] + RunLimits.keys + RunPriority.keys
     static let listKeys = [
         "Resources", "Environment",
         "Window",
@@ -330,6 +332,7 @@ public struct JobDefinition: Hashable, Sendable {
         }
         definition.environment = environment
         definition.limits = RunLimits.read(&reader)
+        definition.priority = RunPriority.read(&reader)
         readCalendarSettings(&reader, into: &definition)
     }
 

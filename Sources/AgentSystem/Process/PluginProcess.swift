@@ -122,9 +122,13 @@ public final class PluginProcess {
     /// lower nice again; its runs stay at nice 10 until they end.)
     public func setLowPriority(_ low: Bool) {
         guard !isGone else { return }
-        if let cgroup, cgroup.setCPUWeight(low ? 20 : 100) { return }
-        setpriority(__priority_which_t(PRIO_PGRP.rawValue), id_t(processGroup), low ? 10 : 0)
+        if let cgroup, cgroup.setCPUWeight(low ? priority.loweredCPUWeight : priority.cpuWeight ?? 100) { return }
+        let nice = low ? priority.loweredNice : priority.nice ?? 0
+        setpriority(__priority_which_t(PRIO_PGRP.rawValue), id_t(processGroup), Int32(nice))
     }
+
+    /// The job's own `Nice=`/`CPUWeight=`, which the on-battery lowering starts from and returns to.
+    public var priority = RunPriority()
 
     /// How a run was frozen.
     public enum FreezeMethod: Sendable {

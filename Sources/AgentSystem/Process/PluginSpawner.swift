@@ -18,6 +18,10 @@ public struct SpawnRequest {
     /// `cgroup.procs` of the run's cgroup v1 groups (per-run limits on a hybrid host), joined
     /// by the child before exec like `cgroup`.
     public var moreCgroupProcsFDs: [Int32]
+    /// `Nice=`, set in the child before exec.
+    public var nice: Int32?
+    /// `IOSchedulingClass=`/`IOSchedulingPriority=` as the kernel's ioprio value.
+    public var ioPriority: Int32?
 
     public init(executable: CheckedExecutable, arguments: [String], environment: [String],
                 workingDirectory: String? = nil, user: UserAccount? = nil, cgroup: RunCgroup? = nil,
@@ -105,6 +109,8 @@ public enum PluginSpawner {
                         spec.more_cgroup_procs_count = Int32(request.moreCgroupProcsFDs.count)
                         spec.exec_fd = request.executable.descriptor
                         spec.exec_through_fd = request.executable.runsThroughDescriptor ? 1 : 0
+                        if let nice = request.nice { spec.set_nice = 1; spec.nice = nice }
+                        if let ioprio = request.ioPriority { spec.set_ioprio = 1; spec.ioprio = ioprio }
                         // Only root can change user; an unprivileged agent runs plugins as itself.
                         if let user = request.user, geteuid() == 0, user.uid != 0 {
                             spec.drop_privileges = 1

@@ -28,6 +28,13 @@ struct cshim_spawn_request {
     // Zero (a #! script, whose interpreter reopens it by name anyway): execve(path), after
     // checking that path still names exec_fd's file (ESTALE, step "verify", when not).
     int exec_through_fd;
+    // Non-zero: setpriority(PRIO_PROCESS, 0, nice) before privileges are dropped (Nice=).
+    int set_nice;
+    int nice;
+    // Non-zero: ioprio_set(IOPRIO_WHO_PROCESS, 0, ioprio) (IOSchedulingClass=/Priority=); ioprio
+    // is the kernel's (class << 13) | level.
+    int set_ioprio;
+    int ioprio;
 };
 
 /// Starts the child. On success returns 0 and fills *pid and *pidfd. On failure returns an errno

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// DESIGN §3 (issue: CPU/IO priority, 5 of 13 Debian timers set it): `Nice=`,
+/// `IOSchedulingClass=`/`IOSchedulingPriority=` are set in the child before exec and seen by the
+/// plugin itself.
+@Suite struct PriorityTests {
+    /// Runs a plugin that reports its own nice value (/proc/self/stat field 19) and `ionice`.
+    private func report(_ settings: String) throws -> (nice: String?, ionice: String?) {
+        let sandbox = try Sandbox()
+        let plugin = try sandbox.script("prio", """
+            set -- $(cut -d' ' -f19 /proc/$$/stat)
+            echo "nice=$1"
+            echo "ionice=$(ionice -p $$)"
+            """)
+        try sandbox.write("jobs.d/prio.job", "[Job]\nIdentifier=local.prio\nExec=\(plugin)\n\(settings)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.prio").status == 0)
+        try agent.waitForLog("of local.prio ended: success")
+        func value(_ key: String) -> String? {
+            agent.logLines.compactMap { line -> String? in
+                guard let range = line.range(of: "] \(key)=") else { return nil }
+                return String(line[range.upperBound...])
+            }.first
+        }
+        return (value("nice"), value("ionice"))
+    }
+
+    @Test func niceAndIdleIOClassAreSeenByThePlugin() throws {
+        let seen = try report("Nice=10\nIOSchedulingClass=idle\n")
+        #expect(seen.nice == "10")
+        #expect(seen.ionice == "idle")
+    }
+
+    @Test func bestEffortLevelAndANegativeNiceAsRoot() throws {
+        try #require(geteuid() == 0, "a negative Nice= needs root")
+        let seen = try report("Nice=-5\nIOSchedulingClass=best-effort\nIOSchedulingPriority=7\n")
+        #expect(seen.nice == "-5")
+        #expect(seen.ionice == "best-effort: prio 7")
+    }
+
+    @Test func withoutPriorityKeysThePluginKeepsTheDefaults() throws {
+        let seen = try report("")
+        #expect(seen.nice == "0")
+    }
+}
