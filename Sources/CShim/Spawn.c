@@ -79,6 +79,8 @@ static int child_main(void *raw) {
         CHECK(syscall(SYS_setresgid, r->gid, r->gid, r->gid), 4);
         CHECK(syscall(SYS_setresuid, r->uid, r->uid, r->uid), 5);
     }
+    // The agent may run with UMask=0027 (agentd.service); plugins get cron's 022 back.
+    syscall(SYS_umask, 022);
     CHECK(syscall(SYS_dup2, r->stdin_fd, 0), 6);
     CHECK(syscall(SYS_dup2, r->stdout_fd, 1), 6);
     CHECK(syscall(SYS_dup2, r->stderr_fd, 2), 6);

@@ -45,3 +45,16 @@ import Testing
         #expect(seen.nice == "0")
     }
 }
+
+/// agentd.service runs the agent with UMask=0027; plugins get cron's 022 back before exec.
+@Suite struct PluginUmaskTests {
+    @Test func aPluginRunsWithUmask022WhateverTheAgentsIs() throws {
+        let sandbox = try Sandbox()
+        let plugin = try sandbox.script("mask", "echo \"umask=$(umask)\"\n")
+        try sandbox.write("jobs.d/mask.job", "[Job]\nIdentifier=local.mask\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox, wrapper: ["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\""])
+        #expect(try agent.ctl("simulate", "launch", "local.mask").status == 0)
+        try agent.waitForLog("of local.mask ended: success")
+        #expect(agent.logLines.contains { $0.hasSuffix("] umask=0022") }, "\(agent.logLines.suffix(5))")
+    }
+}

@@ -8,12 +8,15 @@ public enum FileSystem {
         public var description: String
     }
 
-    /// `mkdir -p` with `mode` for the directories it creates.
+    /// `mkdir -p` with exactly `mode` for the directories it creates, whatever the umask (under
+    /// agentd.service's UMask=0027 a per-job directory's parents must stay traversable).
     public static func makeDirectories(_ path: String, mode: mode_t) throws {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
-            if mkdir(current, mode) != 0 && errno != EEXIST {
+            if mkdir(current, mode) == 0 {
+                chmod(current, mode)
+            } else if errno != EEXIST {
                 throw Failure(description: "cannot create \(current): \(String(cString: strerror(errno)))")
             }
         }
