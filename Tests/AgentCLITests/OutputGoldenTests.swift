@@ -229,6 +229,18 @@ import Testing
     @Test func check() throws {
         GoldenFile.expect(try MessageCoding.encodePretty(Fixture.checkReport), matches: "json/check.json")
     }
+
+    @Test func pending() throws {
+        GoldenFile.expect(try MessageCoding.encodePretty(JSONFixture.pending), matches: "json/pending.json")
+    }
+
+    @Test func explain() throws {
+        GoldenFile.expect(try MessageCoding.encodePretty(JSONFixture.explain), matches: "json/explain.json")
+    }
+
+    @Test func stats() throws {
+        GoldenFile.expect(try MessageCoding.encodePretty(JSONFixture.stats), matches: "json/stats.json")
+    }
 }
 
 /// Removes SGR colour sequences.
