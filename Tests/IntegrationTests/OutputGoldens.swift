@@ -65,7 +65,9 @@ enum OutputGoldens {
         }
         let object = walk(try JSONSerialization.jsonObject(with: Data(text.utf8)), key: nil)
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        // Empty lists as agentctl prints them (docs/json.md), not as JSONSerialization does.
         return String(decoding: data, as: UTF8.self)
+            .replacingOccurrences(of: #"\[\n\n *\]"#, with: "[]", options: .regularExpression)
     }
 
     /// Table or screen text with the sandbox path replaced and each match of `volatile` (times,
