@@ -41,6 +41,25 @@ import Testing
         #expect(JSONInstant.milliseconds((seen["status"] as? [String: Any])?["startedAt"]) != nil)
     }
 
+    /// packaging/bash-completion/agentctl completes identifiers from `list --json` and live run
+    /// ids from `status --json`: the shapes it reads must keep working.
+    @Test func bashCompletionStillFindsIdentifiersAndRunIDs() throws {
+        let sandbox = try Sandbox()
+        let slow = try sandbox.script("slow", "echo ready\nexec sleep 60\n")
+        try sandbox.write("jobs.d/slow.job", "[Job]\nIdentifier=local.slow\nKind=processing\nExec=\(slow)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let launched = try agent.ctl("simulate", "launch", "local.slow")
+        #expect(launched.status == 0, "\(launched.stderr)")
+        try agent.waitForLog("[local.slow r000001] ready")
+        let completion = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("packaging/bash-completion/agentctl").path
+        let script = "source '\(completion)'; _agentctl_socket=(--socket '\(sandbox.socketPath)'); _agentctl_targets runs"
+        let result = try runCommand("/bin/bash", ["-c", script],
+                                    environment: ["PATH": Binaries.directory + ":/usr/bin:/bin"])
+        #expect(result.stdout.split(separator: "\n").map(String.init) == ["local.slow", "r000001"], "\(result.stdout)\(result.stderr)")
+        agent.stop()
+    }
+
     /// Instants are RFC 3339 UTC with milliseconds, `…Seconds` are numbers, no list is `[""]`.
     static func check(_ value: Any, key: String?, in command: String) {
         if let key, instants.contains(key) {
