@@ -348,7 +348,7 @@ struct ControlHandler {
         RunRecord(runID: row.runID, identifier: row.identifier, kind: row.kind, reason: row.reason,
                   startedAt: row.startedAt, endedAt: row.endedAt, stopReason: row.stopReason,
                   exitStatus: row.exitStatus, signal: row.signal, progress: row.progress, title: row.title,
-                  logTail: withLogTail ? row.logTail.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } ?? [] : [])
+                  logTail: withLogTail ? RunRecord.logLines(row.logTail) : [])
     }
 
     func statusReport() -> StatusReport {

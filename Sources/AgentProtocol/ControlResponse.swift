@@ -77,8 +77,8 @@ public struct ControlError: Codable, Sendable, Hashable, Error {
 
 /// One line of `agentctl explain`: when, and what happened.
 public struct TimelineRecord: Codable, Sendable, Hashable {
-    /// Unix seconds.
-    public var time: Double
+    /// Unix seconds (RFC 3339 in JSON).
+    @Instant<EpochFractionalSeconds> public var time: Double
     public var event: String
 
     public init(time: Double, event: String) {

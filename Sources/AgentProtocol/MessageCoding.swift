@@ -6,7 +6,7 @@ import FoundationEssentials
 public enum MessageCoding {
     public static func encodeLine<T: Encodable>(_ value: T) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(value))
     }
 
@@ -14,10 +14,36 @@ public enum MessageCoding {
         try JSONDecoder().decode(type, from: Data(line))
     }
 
-    /// Pretty JSON for `agentctl --json` output meant for people and scripts alike.
+    /// Pretty JSON for `agentctl --json` output meant for people and scripts alike
+    /// (docs/json.md): sorted keys, `/` unescaped, empty lists and objects as `[]` and `{}`.
     public static func encodePretty<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return collapsingEmptyContainers(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// `[` or `{`, a blank line and the closing bracket (how the encoder pretty-prints an empty
+    /// container) become `[]` or `{}`. A newline never occurs raw inside a JSON string, so
+    /// the pattern only ever matches structure.
+    static func collapsingEmptyContainers(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            result.append(byte)
+            index += 1
+            guard byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{"),
+                  index + 1 < bytes.count, bytes[index] == 0x0A, bytes[index + 1] == 0x0A else { continue }
+            var end = index + 2
+            while end < bytes.count, bytes[end] == 0x20 { end += 1 }
+            let close = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")
+            if end < bytes.count, bytes[end] == close {
+                result.append(close)
+                index = end + 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 }

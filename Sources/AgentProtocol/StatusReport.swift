@@ -5,8 +5,8 @@ import AgentCore
 public struct StatusReport: Codable, Sendable {
     public var version: String
     public var pid: Int32
-    /// Unix seconds when the agent started.
-    public var startedAt: Int64
+    /// When the agent started (RFC 3339 in JSON).
+    @Instant<EpochSeconds> public var startedAt: Int64
     public var uptimeSeconds: Int64
     public var configDirectory: String
     public var stateDirectory: String
@@ -85,10 +85,10 @@ public struct RunSummary: Codable, Sendable, Hashable {
     public var kind: String
     public var reason: String
     public var pid: Int32
-    /// Unix seconds.
-    public var startedAt: Int64
-    /// Unix seconds of the SIGTERM for MaxRuntime, if any.
-    public var deadline: Int64?
+    /// Unix seconds (RFC 3339 in JSON).
+    @Instant<EpochSeconds> public var startedAt: Int64
+    /// Unix seconds of the SIGTERM for MaxRuntime, if any (RFC 3339 in JSON).
+    @OptionalInstant<EpochSeconds> public var deadline: Int64?
     /// 0...1
     public var progress: Double?
     public var title: String?
@@ -125,11 +125,21 @@ public struct RunRecord: Codable, Sendable, Hashable {
     public var identifier: String
     public var kind: String
     public var reason: String
-    /// Unix milliseconds.
-    public var startedAt: Int64
-    public var endedAt: Int64?
+    /// Unix milliseconds (RFC 3339 in JSON).
+    @Instant<EpochMilliseconds> public var startedAt: Int64
+    @OptionalInstant<EpochMilliseconds> public var endedAt: Int64?
     /// DESIGN §7 text: `success`, `failure(exit 3)`, `expired(max-runtime)`…; nil while live.
-    public var stopReason: String?
+    public var stopReason: String? {
+        didSet { deriveStopFields() }
+    }
+    // The stop reason taken apart for scripts (docs/json.md), always derived from `stopReason`
+    // so the two never disagree; `exitStatus` and `signal` carry the numbers.
+    /// `success`, `failure`, `expired`, `cancelled`, `crashed`, `spawn-failed`, `agent-restart`.
+    public private(set) var stopKind: String?
+    /// What expired the run: `max-runtime`, `no-progress`, `power`, `limit`…
+    public private(set) var expiredBy: String?
+    /// Why the plugin could not be started.
+    public private(set) var spawnError: String?
     public var exitStatus: Int32?
     public var signal: Int32?
     public var progress: Double?
@@ -151,6 +161,42 @@ public struct RunRecord: Codable, Sendable, Hashable {
         self.progress = progress
         self.title = title
         self.logTail = logTail
+        deriveStopFields()
+    }
+
+    private mutating func deriveStopFields() {
+        let parsed = stopReason.flatMap(StopReason.init(parsing:))
+        stopKind = parsed.map(\.kind)
+        switch parsed {
+        case .expired(let reason)?: expiredBy = reason.rawValue
+        default: expiredBy = nil
+        }
+        switch parsed {
+        case .spawnFailed(let why)?: spawnError = why
+        default: spawnError = nil
+        }
+    }
+
+    /// The lines of a stored log tail (one string, lines joined by newlines); a run that
+    /// printed nothing has none, not one empty line.
+    public static func logLines(_ stored: String?) -> [String] {
+        guard let stored, !stored.isEmpty else { return [] }
+        return stored.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+}
+
+extension StopReason {
+    /// The word before the parenthesis: `failure` for `failure(exit 3)`.
+    public var kind: String {
+        switch self {
+        case .success: "success"
+        case .failure: "failure"
+        case .expired: "expired"
+        case .cancelled: "cancelled"
+        case .crashed: "crashed"
+        case .spawnFailed: "spawn-failed"
+        case .agentRestart: "agent-restart"
+        }
     }
 }
 
@@ -160,8 +206,9 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     public var kind: String
     /// Why it waits: `interval`, `budget`, `paused`, `max concurrent`, `denied`, `restricted`…
     public var waitingFor: String
-    /// Unix seconds when it may start at the earliest (interval end, budget refill…), if known.
-    public var earliestBegin: Double?
+    /// Unix seconds when it may start at the earliest (interval end, budget refill…), if known
+    /// (RFC 3339 in JSON).
+    @OptionalInstant<EpochFractionalSeconds> public var earliestBegin: Double?
     /// Continued submissions: the title a person gave.
     public var title: String?
 

@@ -199,6 +199,9 @@ import Testing
     @Test func status() throws {
         var status = Fixture.status(stateError: "cannot open /var/lib/agentd/state.db: disk I/O error")
         status.running[0].statusText = "uploading"
+        status.paused = true
+        status.budgetLeft = 3
+        status.dailyBudget = 12
         GoldenFile.expect(try MessageCoding.encodePretty(status), matches: "json/status.json")
     }
 
@@ -219,7 +222,9 @@ import Testing
     }
 
     @Test func list() throws {
-        GoldenFile.expect(try MessageCoding.encodePretty(Fixture.jobs), matches: "json/list.json")
+        var jobs = Fixture.jobs
+        jobs[0].waiting = "interval (earliest 14:05)"
+        GoldenFile.expect(try MessageCoding.encodePretty(jobs), matches: "json/list.json")
     }
 
     @Test func history() throws {
@@ -228,6 +233,18 @@ import Testing
 
     @Test func check() throws {
         GoldenFile.expect(try MessageCoding.encodePretty(Fixture.checkReport), matches: "json/check.json")
+    }
+
+    @Test func pending() throws {
+        GoldenFile.expect(try MessageCoding.encodePretty(JSONFixture.pending), matches: "json/pending.json")
+    }
+
+    @Test func explain() throws {
+        GoldenFile.expect(try MessageCoding.encodePretty(JSONFixture.explain), matches: "json/explain.json")
+    }
+
+    @Test func stats() throws {
+        GoldenFile.expect(try MessageCoding.encodePretty(JSONFixture.stats), matches: "json/stats.json")
     }
 }
 

@@ -35,7 +35,7 @@ import Testing
         #expect(errors.isEmpty, "\(errors)")
         let unknown = diagnostics.filter { ($0["message"] as? String)?.contains("unknown key") == true }
         #expect(unknown.isEmpty, "every key convert writes is one agentd reads: \(unknown)")
-        #expect((report?["jobs"] as? Int ?? 0) >= timers.count)
+        #expect((report?["jobCount"] as? Int ?? 0) >= timers.count)
     }
 
     /// The shipped examples (/usr/share/doc/agentd/examples/debian-timers) are real jobs.

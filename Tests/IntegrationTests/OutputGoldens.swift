@@ -37,14 +37,16 @@ enum OutputGoldens {
         }
     }
 
-    /// `--json` output with volatile values replaced: pids by `<pid>`, times by `<time>`, uptime by
-    /// `<seconds>`, the sandbox path by `<sandbox>`; keys sorted, so only shape and stable values
-    /// remain.
+    /// `--json` output with volatile values replaced: pids by `<pid>`, instants (RFC 3339 text,
+    /// docs/json.md) by `<time>`, uptime by `<seconds>`, the sandbox path by `<sandbox>`; keys
+    /// sorted, so only shape and stable values remain. An instant not in the documented form
+    /// stays as it is, and so fails the comparison.
     static func normalisedJSON(_ text: String, sandbox: Sandbox) throws -> String {
-        let placeholders = ["pid": "<pid>", "startedAt": "<time>", "endedAt": "<time>", "deadline": "<time>",
-                            "uptimeSeconds": "<seconds>"]
+        let placeholders = ["pid": "<pid>", "uptimeSeconds": "<seconds>"]
+        let instants: Set = ["startedAt", "endedAt", "deadline", "earliestBegin", "time"]
         func walk(_ value: Any, key: String?) -> Any {
             if let key, let placeholder = placeholders[key], value is NSNumber { return placeholder }
+            if let key, instants.contains(key), JSONInstant.milliseconds(value) != nil { return "<time>" }
             // Power, thermal, network and sources are this machine's: their shape is pinned by
             // Tests/Golden/json/status-inputs.json, their presence here.
             if key == "inputs", value is [String: Any] { return "<machine inputs>" }
@@ -63,7 +65,9 @@ enum OutputGoldens {
         }
         let object = walk(try JSONSerialization.jsonObject(with: Data(text.utf8)), key: nil)
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        // Empty lists as agentctl prints them (docs/json.md), not as JSONSerialization does.
         return String(decoding: data, as: UTF8.self)
+            .replacingOccurrences(of: #"\[\n\n *\]"#, with: "[]", options: .regularExpression)
     }
 
     /// Table or screen text with the sandbox path replaced and each match of `volatile` (times,

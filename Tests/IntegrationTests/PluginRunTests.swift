@@ -57,7 +57,7 @@ import Testing
                                 jobKeys: "MaxRuntime=1s\nGracePeriod=1s\n")
         #expect(run["stopReason"] as? String == "expired(max-runtime)")
         #expect(run["signal"] as? Int == 9)
-        let duration = ((run["endedAt"] as? Int) ?? 0) - ((run["startedAt"] as? Int) ?? 0)
+        let duration = (JSONInstant.milliseconds(run["endedAt"]) ?? 0) - (JSONInstant.milliseconds(run["startedAt"]) ?? 0)
         #expect(duration >= 2000, "SIGKILL must come only after MaxRuntime + GracePeriod")
     }
 
@@ -218,7 +218,7 @@ import Testing
         #expect(running?["title"] as? String == "Exporting")
         #expect(running?["subtitle"] as? String == "3 of 4")
         #expect(running?["progress"] as? Double == 0.75)
-        #expect(running?["deadline"] is Int)
+        #expect(JSONInstant.milliseconds(running?["deadline"]) != nil)
         let table = try agent.ctl("status")
         #expect(table.stdout.contains("local.slow"))
         #expect(table.stdout.contains("75%"))

@@ -160,8 +160,8 @@ import Testing
         let second = try agent.ctl("run-if-stale", "local.fb", "--max-age", "12h")
         #expect(second.stdout.hasPrefix("fresh: local.fb last succeeded"))
         let stats = try json(try agent.ctl("stats", "local.fb", "--json").stdout) as? [[String: Any]]
-        #expect(stats?.first?["runs"] as? Int == 1)
-        #expect(stats?.first?["successes"] as? Int == 1)
+        #expect(stats?.first?["runCount"] as? Int == 1)
+        #expect(stats?.first?["successCount"] as? Int == 1)
         let bad = try agent.ctl("run-if-stale", "local.fb", "--max-age", "soon")
         #expect(bad.status == 2)
     }

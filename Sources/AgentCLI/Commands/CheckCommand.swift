@@ -79,5 +79,10 @@ struct CheckReport: Codable {
     var jobs: Int
     var diagnostics: [ConfigDiagnostic]
 
+    // Named as in `status --json` (docs/json.md: one name for one thing).
+    enum CodingKeys: String, CodingKey {
+        case directory = "configDirectory", manifests = "manifestCount", jobs = "jobCount", diagnostics
+    }
+
     var errorCount: Int { diagnostics.filter { $0.severity == .error }.count }
 }

@@ -59,7 +59,7 @@ struct PrettyJSONArrayWriter {
     }
 
     func finish() {
-        emit(count == 0 ? "[\n\n]\n" : "\n]\n")
+        emit(count == 0 ? "[]\n" : "\n]\n")
     }
 
     private func emit(_ text: String) {

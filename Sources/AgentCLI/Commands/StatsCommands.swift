@@ -56,6 +56,11 @@ struct RunStatistics: Codable, Equatable {
     /// 0...1: days of the last 7 with a success within 24 h of the previous success.
     var freshDayShare: Double
 
+    // Counts end in `Count`, as in `status --json` (docs/json.md).
+    enum CodingKeys: String, CodingKey {
+        case identifier, runs = "runCount", successes = "successCount", medianGapSeconds, freshDayShare
+    }
+
     static func compute(_ records: [RunRecord], now: Int64) -> [RunStatistics] {
         let windowStart = (now - 7 * 86_400) * 1000
         let byIdentifier = Dictionary(grouping: records, by: \.identifier)

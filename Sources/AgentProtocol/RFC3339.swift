@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Instants as JSON text (docs/json.md): RFC 3339 in UTC with milliseconds,
+/// `2026-12-01T08:00:00.123Z`. Pure arithmetic on the proleptic Gregorian calendar, so the same
+/// instant always reads the same, whatever the machine's time zone.
+public enum RFC3339 {
+    private static let millisecondsPerDay: Int64 = 86_400_000
+
+    /// `2026-12-01T08:00:00.123Z` for milliseconds since the Unix epoch.
+    public static func text(milliseconds: Int64) -> String {
+        let days = floorDivide(milliseconds, millisecondsPerDay)
+        let ofDay = milliseconds - days * millisecondsPerDay
+        let (year, month, day) = civil(days: days)
+        let seconds = ofDay / 1000
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):"
+            + "\(pad(seconds % 60, 2)).\(pad(ofDay % 1000, 3))Z"
+    }
+
+    /// Milliseconds since the epoch for `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, or nil.
+    /// Digits past milliseconds are dropped (truncated, as the text form never has them).
+    public static func milliseconds(_ text: String) -> Int64? {
+        var reader = DigitReader(Array(text.utf8))
+        guard let year = reader.number(4), reader.skip("-"), let month = reader.number(2), reader.skip("-"),
+              let day = reader.number(2), reader.skip("T") || reader.skip("t"),
+              let hour = reader.number(2), reader.skip(":"), let minute = reader.number(2), reader.skip(":"),
+              let second = reader.number(2),
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 61
+        else { return nil }
+        var fraction: Int64 = 0
+        if reader.skip(".") {
+            guard let digits = reader.fraction() else { return nil }
+            fraction = digits
+        }
+        guard let offset = reader.offsetSeconds(), reader.atEnd else { return nil }
+        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return seconds * 1000 + fraction
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+        let quotient = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
+    }
+
+    private static func isLeap(_ year: Int64) -> Bool {
+        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Year, month, day of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
+    private static func civil(days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = floorDivide(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Days since 1970-01-01 of a civil date (`days_from_civil`).
+    private static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = floorDivide(shiftedYear, 400)
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
+
+/// Reads the fixed-width fields of an RFC 3339 timestamp.
+private struct DigitReader {
+    let bytes: [UInt8]
+    var index = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { index == bytes.count }
+
+    mutating func skip(_ character: Unicode.Scalar) -> Bool {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
+        index += 1
+        return true
+    }
+
+    mutating func number(_ width: Int) -> Int64? {
+        guard index + width <= bytes.count else { return nil }
+        var value: Int64 = 0
+        for byte in bytes[index..<index + width] {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            value = value * 10 + Int64(byte - 0x30)
+        }
+        index += width
+        return value
+    }
+
+    /// Milliseconds of a fraction of at least one digit (`.1` is 100).
+    mutating func fraction() -> Int64? {
+        var value: Int64 = 0
+        var count = 0
+        while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+            if count < 3 { value = value * 10 + Int64(bytes[index] - 0x30) }
+            count += 1
+            index += 1
+        }
+        guard count > 0 else { return nil }
+        for _ in count..<max(count, 3) { value *= 10 }
+        return value
+    }
+
+    /// `Z` is 0; `+01:00` is 3600 (local time ahead of UTC).
+    mutating func offsetSeconds() -> Int64? {
+        if skip("Z") || skip("z") { return 0 }
+        let sign: Int64
+        if skip("+") { sign = 1 } else if skip("-") { sign = -1 } else { return nil }
+        guard let hours = number(2), skip(":"), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
+        return sign * (hours * 3600 + minutes * 60)
+    }
+}
