@@ -7,9 +7,11 @@
 /// So removals wait until nothing has changed for `quietPeriod`; by then a deleted directory is
 /// known to be missing and its files keep their last config until it is back.
 struct PendingConfigRemovals {
-    /// Long enough for `rm -rf` to get from the files to their directory on a loaded machine,
-    /// short enough that a deliberate `rm jobs.d/x.job` still takes effect at once to a person.
-    static let quietPeriod: Duration = .milliseconds(150)
+    /// Long enough for `rm -rf` to get from the files to their directory, and for `cp -a` to
+    /// put them back, on a loaded machine (150 ms was seen to be too short with both cores busy:
+    /// a copy paused that long mid-directory and its missing files were removed); short enough
+    /// that a deliberate `rm jobs.d/x.job` still takes effect promptly to a person.
+    static let quietPeriod: Duration = .seconds(1)
 
     private var paths: Set<String> = []
 
