@@ -558,7 +558,7 @@ public struct ConfigRegistry: Sendable {
     }
 
     private func keptNote(_ path: String) -> ConfigDiagnostic {
-        ConfigDiagnostic(path: path, severity: .warning,
+        ConfigDiagnostic(path: path, severity: .note,
                          message: "the last good version of this file stays in force until "
                             + "the errors are fixed")
     }
