@@ -375,8 +375,10 @@ struct ConfigRegistryEdgeTests {
                                   backgroundModes: [.refresh, .processing, .continued])))
         #expect(check("jobs.d/t.job", jobText(), rootFile)
             == .job(JobDefinition(identifier: id("com.example.test"), exec: ["/usr/lib/agentd/plugins/test"])))
-        #expect(check("jobs.d/tool", "#!/bin/sh\n", rootScript)
-            == .job(JobDefinition(identifier: id("local.tool"), exec: ["/etc/agentd/jobs.d/tool"], isDropInScript: true)))
+        // A root-owned drop-in runs as root, as /etc/cron.daily does.
+        var tool = JobDefinition(identifier: id("local.tool"), exec: ["/etc/agentd/jobs.d/tool"], isDropInScript: true)
+        tool.user = "root"
+        #expect(check("jobs.d/tool", "#!/bin/sh\n", rootScript) == .job(tool))
         #expect(check("jobs.d/x.job~", "junk", rootFile) == .ignored(reason: "an editor or package leftover"))
     }
 }
