@@ -84,7 +84,8 @@ public enum DropInScript {
                 message: problem))
         }
         diagnostics = JobDefinition.sortedByLine(diagnostics)
-        let lines = JobLines(identifier: nil, onSuccess: reader.assignment("OnSuccess")?.line)
+        let lines = JobLines(identifier: nil, onSuccess: reader.assignment("OnSuccess")?.line,
+                             identifierValue: identifier, plugin: absolutePath)
         if identifier == nil || diagnostics.contains(where: { $0.severity == .error }) {
             return (.failure(diagnostics), lines)
         }

@@ -33,6 +33,12 @@ struct JobLines: Hashable, Sendable {
     var identifier: Int?
     /// `OnSuccess=`, for a refused chain cycle.
     var onSuccess: Int?
+    /// The identifier the file names, when it is valid, even if the file has other errors: a
+    /// file with errors is still listed under it.
+    var identifierValue: Identifier?
+    /// The plugin the file names (an absolute path), even if the file has errors: the agent
+    /// watches it so that installing it or `chmod +x` takes effect by itself.
+    var plugin: String?
 }
 
 /// A job: a task identifier bound to a plugin executable, with its scheduling constraints —
@@ -217,7 +223,8 @@ public struct JobDefinition: Hashable, Sendable {
             identifier: identifier ?? Identifier(unchecked: "invalid"), exec: exec)
         readSettings(&reader, into: &definition, context: context, facts: facts)
         let diagnostics = sortedByLine(unknownSections + reader.diagnostics)
-        let lines = JobLines(identifier: identifierLine, onSuccess: reader.assignment("OnSuccess")?.line)
+        let lines = JobLines(identifier: identifierLine, onSuccess: reader.assignment("OnSuccess")?.line,
+                             identifierValue: identifier, plugin: exec.first)
         if reader.hasErrors || identifier == nil {
             return (.failure(diagnostics), lines)
         }
