@@ -308,7 +308,7 @@ if [ "$install_ok" = 1 ]; then
         # The job script, written beside and renamed in (a hidden name is ignored).
         cat >"$target/etc/agentd/jobs.d/.hello.tmp" <<'EOF'
 #!/bin/sh
-# agentd: Kind=processing Interval=none MaxRuntime=30s
+# agentd: Kind=processing Interval=none MaxRuntime=30s User=nobody
 echo "STATUS=hi"
 echo "hello from $(id -un) in $PWD"
 EOF

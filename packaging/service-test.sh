@@ -50,7 +50,7 @@ fi
 # A long job: its cgroup, its privileges, and what a service stop does to it.
 cat >/etc/agentd/jobs.d/.sleeper <<'EOT'
 #!/bin/sh
-# agentd: Kind=processing Interval=none MaxRuntime=10min GracePeriod=20s
+# agentd: Kind=processing Interval=none MaxRuntime=10min GracePeriod=20s User=nobody
 trap 'echo "got SIGTERM"; echo term >"$STATE_DIRECTORY/term"; sleep 1; exit 0' TERM
 echo $$ >"$STATE_DIRECTORY/pid"
 echo "STATUS=sleeping"

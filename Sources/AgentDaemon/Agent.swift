@@ -18,6 +18,8 @@ public final class Agent {
     let startedAtWall: Int64
     let startedAt: MonotonicInstant
     private var watcher: ConfigWatcher?
+    /// The directories of plugins named in config errors (`Agent+PluginWatch.swift`).
+    var pluginWatch: PluginDirectoryWatch?
     private var signals: SignalSource?
     private var server: ControlServer?
     private var configEvents: Mailbox<ConfigWatchEvent>?
@@ -71,6 +73,7 @@ public final class Agent {
         }
         // Watch before the first scan so nothing written meanwhile is missed.
         try startWatcher()
+        startPluginWatch()
         logChanges(config.loadAll())
         let driver = SchedulerDriver(agent: self)
         runs.onRunStarted = { [unowned driver] job, run, reason in driver.handle(.runStarted(job, run, reason: reason)) }
@@ -301,9 +304,10 @@ public final class Agent {
         }
     }
 
-    private func logChanges(_ changes: [RegistryChange]) {
+    func logChanges(_ changes: [RegistryChange]) {
         defer {
             if !changes.isEmpty {
+                watchPluginsNamedInErrors()
                 if changes.contains(where: { $0.settingsChanged }) {
                     scheduling?.settingsChanged()
                     conditions?.settingsChanged()

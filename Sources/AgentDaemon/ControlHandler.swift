@@ -144,6 +144,9 @@ struct ControlHandler {
             return .failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed")
         }
         guard agent.config.registry.job(id) != nil || scheduling?.scheduler.explain(id).isEmpty == false else {
+            if let refused = agent.config.registry.jobFileWithErrors(id) {
+                return .failure(.notFound, "\(id): \(refused.explanation)")
+            }
             return .failure(.notFound, "no job \(id) (see agentctl list)")
         }
         var records = (scheduling?.scheduler.explain(id) ?? []).map {
@@ -239,6 +242,9 @@ struct ControlHandler {
             return .failure(ControlError(code: .badRequest, message: problem))
         }
         guard let job = agent.config.registry.job(id) else {
+            if let refused = agent.config.registry.jobFileWithErrors(id) {
+                return .failure(ControlError(code: .notFound, message: "\(id): \(refused.explanation)"))
+            }
             return .failure(ControlError(code: .notFound, message: "no job \(id) (see agentctl list)"))
         }
         switch job.state {
@@ -373,6 +379,24 @@ struct ControlHandler {
     }
 
     func jobSummaries() -> [JobSummary] {
+        let refused = agent.config.registry.jobFilesWithErrors.map(Self.summary(ofRefused:))
+        guard !refused.isEmpty else { return loadedJobSummaries() }
+        // In identifier order with the others (byte-wise; identifiers are ASCII), `-` first.
+        return (loadedJobSummaries() + refused).sorted {
+            $0.identifier != $1.identifier
+                ? $0.identifier.utf8.lexicographicallyPrecedes($1.identifier.utf8)
+                : $0.source.utf8.lexicographicallyPrecedes($1.source.utf8)
+        }
+    }
+
+    /// A job file with errors, listed as `error (jobs.d/x.job:4)` rather than vanishing; `-`
+    /// for what the file did not get to say.
+    static func summary(ofRefused file: JobFileWithErrors) -> JobSummary {
+        JobSummary(identifier: file.identifier?.rawValue ?? "-", kind: "-", source: file.sourcePath,
+                   state: file.stateText, exec: file.plugin.map { [$0] } ?? [], intervalSeconds: nil)
+    }
+
+    private func loadedJobSummaries() -> [JobSummary] {
         agent.config.registry.allJobs.map { job in
             let state: String
             var waiting: String?

@@ -167,13 +167,20 @@ final class RunSupervisor {
         return id
     }
 
+    /// The uid a root agent runs a drop-in script as, which may own the script (DESIGN §3: it
+    /// runs as its owner; the registry has resolved `User=` to that owner).
+    private func dropInOwner(_ job: JobDefinition) -> UInt32? {
+        guard job.isDropInScript, geteuid() == 0, let name = job.user else { return nil }
+        return users.lookup(name, now: agent.loop.now)?.uid
+    }
+
     private func spawn(_ run: ActiveRun, extraArguments: [String]) -> Result<PluginProcess, LaunchProblem> {
         let job = run.job
         guard let program = job.exec.first else { return .failure(LaunchProblem("Exec= names no program")) }
         // Checked at every spawn, not only when the job loaded: a plugin made world-writable
         // since never runs (DESIGN §3). First, before anything is made for the run.
         let executable: CheckedExecutable
-        switch safety.check(program) {
+        switch safety.check(program, runAsOwner: dropInOwner(job)) {
         case .success(let checked): executable = checked
         case .failure(let refusal): return .failure(LaunchProblem(refusal.message))
         }
@@ -216,7 +223,7 @@ final class RunSupervisor {
             releaseLimitGroups(run)
             guard failure.isVerification else { return .failure(LaunchProblem(failure.description)) }
             // The child's last look found the plugin changed since the check: say how now.
-            if case .failure(let refusal) = safety.check(program) { return .failure(LaunchProblem(refusal.message)) }
+            if case .failure(let refusal) = safety.check(program, runAsOwner: dropInOwner(job)) { return .failure(LaunchProblem(refusal.message)) }
             return .failure(LaunchProblem("unsafe: \(program) changed while it was being started; find out who is changing it"))
         case .success(let child):
             let id = run.state.id

@@ -130,6 +130,10 @@ enum Fixture {
         JobSummary(identifier: "com.example.sync", kind: "refresh", source: "jobs.d/sync.job",
                    state: "not-permitted: no manifest permits com.example.sync; add it (or com.example.*) to PermittedIdentifiers= of a manifest in manifests.d/",
                    exec: ["/opt/sync"], intervalSeconds: 900),
+        // A job file with errors and no good version: listed, not vanished.
+        JobSummary(identifier: "local.report", kind: "-", source: "jobs.d/report.job",
+                   state: "error (jobs.d/report.job:5)", exec: ["/usr/lib/agentd/plugins/report"],
+                   intervalSeconds: nil),
     ]
 
     /// Milliseconds for history.

@@ -184,8 +184,9 @@ func makeBadInputs() -> [BadInput] {
              expect: "jobs.d/bad-script:2: Identifier= cannot be set in a drop-in script"))
     list.append(BadInput("Exec in a drop-in header", dropIn, withScript("# agentd: Exec=/bin/true\n"), facts: rootScript,
              expect: "Exec= cannot be set in a drop-in script: the script itself is run"))
-    list.append(BadInput("drop-in name that is no identifier", "jobs.d/my backup", script, facts: rootScript,
-             expect: "the file name cannot form the identifier \"local.my backup\""))
+    list.append(BadInput("drop-in owned by a uid without a name", dropIn, script,
+             facts: FileFacts(ownerUID: 4242, mode: 0o100755),
+             expect: "is owned by uid 4242, which has no user name, and a drop-in script runs as its owner"))
     list.append(BadInput("drop-in header line over 1 MiB", dropIn,
              withScript("# agentd: Environment=A=" + megabyteOfX + "\n"), facts: rootScript,
              expect: "jobs.d/bad-script:2: the # agentd: header line is 1048600 bytes long; at most 1 MiB"))

@@ -95,7 +95,7 @@ struct ConfigRegistryTests {
         let broken = registry.update(source("jobs.d/a.job", jobText("com.example.a", "Interval=1x\n")), facts: facts)
         #expect(broken.added.isEmpty && broken.removed.isEmpty && broken.updated.isEmpty)
         #expect(printed(broken.diagnostics) == [
-            "jobs.d/a.job: warning: the last good version of this file stays in force until the errors are fixed",
+            "jobs.d/a.job: note: the last good version of this file stays in force until the errors are fixed",
             "jobs.d/a.job:4: Interval: \"1x\" is not a time span (examples: 30s, 5min, 12h, 1d)",
         ])
         #expect(try #require(registry.job(id("com.example.a"))).definition.interval == .seconds(3600))
@@ -136,7 +136,7 @@ struct ConfigRegistryTests {
         let change = registry.recordUnreadable(relativePath: "jobs.d/a.job", message: "Too many levels of symbolic links")
         #expect(printed(change.diagnostics) == [
             "jobs.d/a.job: cannot be read: Too many levels of symbolic links",
-            "jobs.d/a.job: warning: the last good version of this file stays in force until the errors are fixed",
+            "jobs.d/a.job: note: the last good version of this file stays in force until the errors are fixed",
         ])
         #expect(registry.job(id("com.example.a"))?.state == .registered)
         _ = registry.update(source("jobs.d/a.job", jobText("com.example.a")), facts: facts)
@@ -253,7 +253,7 @@ struct ConfigRegistryTests {
         let broken = registry.update(source("agentd.conf", "[Agent]\nMaxConcurrent=many\n"), facts: facts)
         #expect(!broken.settingsChanged)
         #expect(registry.settings.maxConcurrent == 2)
-        #expect(printed(broken.diagnostics).contains("agentd.conf: warning: the last good version of this file stays in force until the errors are fixed"))
+        #expect(printed(broken.diagnostics).contains("agentd.conf: note: the last good version of this file stays in force until the errors are fixed"))
 
         let removed = registry.remove(relativePath: "agentd.conf", facts: facts)
         #expect(removed.settingsChanged)
@@ -329,7 +329,7 @@ struct ConfigRegistryEdgeTests {
         #expect(registry.job(id("com.example.a"))?.state == .registered)
         #expect(registry.manifest(at: "manifests.d/local.manifest")?.permitted.count == 2)
         #expect(printed(registry.diagnostics) == [
-            "manifests.d/local.manifest: warning: the last good version of this file stays in force until the errors are fixed",
+            "manifests.d/local.manifest: note: the last good version of this file stays in force until the errors are fixed",
             "manifests.d/local.manifest:2: PermittedIdentifiers: \"com.*.x\" is not an identifier pattern: * is allowed only once, as the final .* (e.g. com.example.*)",
         ])
     }
@@ -375,8 +375,10 @@ struct ConfigRegistryEdgeTests {
                                   backgroundModes: [.refresh, .processing, .continued])))
         #expect(check("jobs.d/t.job", jobText(), rootFile)
             == .job(JobDefinition(identifier: id("com.example.test"), exec: ["/usr/lib/agentd/plugins/test"])))
-        #expect(check("jobs.d/tool", "#!/bin/sh\n", rootScript)
-            == .job(JobDefinition(identifier: id("local.tool"), exec: ["/etc/agentd/jobs.d/tool"], isDropInScript: true)))
+        // A root-owned drop-in runs as root, as /etc/cron.daily does.
+        var tool = JobDefinition(identifier: id("local.tool"), exec: ["/etc/agentd/jobs.d/tool"], isDropInScript: true)
+        tool.user = "root"
+        #expect(check("jobs.d/tool", "#!/bin/sh\n", rootScript) == .job(tool))
         #expect(check("jobs.d/x.job~", "junk", rootFile) == .ignored(reason: "an editor or package leftover"))
     }
 }

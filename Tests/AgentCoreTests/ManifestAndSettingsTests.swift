@@ -142,7 +142,8 @@ struct DropInScriptTests {
         #expect(job.kind == .processing)
         #expect(job.interval == .seconds(86_400))
         #expect(job.exec == ["/etc/agentd/jobs.d/backup"])
-        #expect(job.maxRuntime == .seconds(600))
+        // Cron scripts sleep on their own (apt-compat up to 30 min): an hour, not 10 min.
+        #expect(job.maxRuntime == .seconds(3600))
         #expect(job.isDropInScript)
     }
 

@@ -17,7 +17,10 @@ struct FakeFacts: SystemFacts {
         return .missing
     }
 
+    var userNames: [UInt32: String] = [0: "root", 65534: "nobody", 1000: "alice"]
+
     func userExists(_ name: String) -> Bool { users.contains(name) }
+    func userName(uid: UInt32) -> String? { userNames[uid] }
 }
 
 let rootFile = FileFacts(ownerUID: 0, mode: 0o100644)

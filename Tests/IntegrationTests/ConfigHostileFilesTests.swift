@@ -99,7 +99,8 @@ import Testing
         let agent = try AgentProcess(sandbox: sandbox)
         try agent.waitForLog("jobs.d/b.job:5: OnSuccess= forms a cycle: local.b → local.a → local.b")
         #expect(try diagnostics(agent).contains { $0.hasPrefix("jobs.d/b.job:5: OnSuccess= forms a cycle") })
-        #expect(try listedJobs(agent)["local.b"] == nil)
+        // Not registered, but listed with where its error is (it does not vanish).
+        #expect(try listedJobs(agent)["local.b"]?["state"] as? String == "error (jobs.d/b.job:5)")
 
         // Breaking the cycle in a.job lets b.job in.
         let mark = agent.logLines.count

@@ -165,6 +165,8 @@ struct FixtureAgent {
         // A warning (Interval is ignored for continued jobs) and an error (not permitted).
         try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=continued\nExec=\(sandbox.pluginPath)\nInterval=1h\n")
         try sandbox.write("jobs.d/denied.job", "[Job]\nIdentifier=other.denied\nKind=processing\nExec=\(sandbox.pluginPath)\n")
+        // A file with errors: listed as `error (jobs.d/broken.job:5)`, not registered.
+        try sandbox.write("jobs.d/broken.job", "[Job]\nIdentifier=local.broken\nKind=processing\nExec=\(sandbox.pluginPath)\nInterval=1x\n")
         agent = try FileLoggedAgent(sandbox: sandbox)
         let quickLaunch = try agent.ctl("simulate", "launch", "local.quick")
         #expect(quickLaunch.status == 0, "\(quickLaunch.stderr)")

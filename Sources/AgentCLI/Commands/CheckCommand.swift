@@ -56,7 +56,7 @@ enum CheckCommand {
     static func render(_ report: CheckReport, style: Style) -> String {
         var lines = report.diagnostics.map { line($0, style: style) }
         let errors = report.errorCount
-        let warnings = report.diagnostics.count - errors
+        let warnings = report.diagnostics.filter { $0.severity == .warning }.count
         let summary = "\(report.directory): \(DisplayText.plural(report.manifests, "manifest")), \(DisplayText.plural(report.jobs, "job")), "
             + "\(DisplayText.plural(errors, "error")), \(DisplayText.plural(warnings, "warning"))"
         lines.append(style.apply(errors > 0 ? .error : .success, summary))
@@ -68,7 +68,7 @@ enum CheckCommand {
 
     /// One diagnostic, red for an error and yellow for a warning.
     static func line(_ diagnostic: ConfigDiagnostic, style: Style) -> String {
-        style.apply(diagnostic.severity == .error ? .error : .warning, DisplayText.sanitized(diagnostic.description))
+        style.apply(diagnostic.severity == .error ? .error : diagnostic.severity == .warning ? .warning : nil, DisplayText.sanitized(diagnostic.description))
     }
 }
 

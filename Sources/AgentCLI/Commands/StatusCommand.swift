@@ -39,7 +39,7 @@ enum StatusCommand {
     static func render(_ status: StatusReport, context: CommandContext) -> String {
         let style = context.style
         let errors = status.diagnostics.filter { $0.severity == .error }.count
-        let warnings = status.diagnostics.count - errors
+        let warnings = status.diagnostics.filter { $0.severity == .warning }.count
         let errorText = style.apply(errors > 0 ? .error : nil, DisplayText.plural(errors, "error"))
         let warningText = style.apply(warnings > 0 ? .warning : nil, DisplayText.plural(warnings, "warning"))
         let files = "\(DisplayText.plural(status.manifestCount, "manifest")), \(DisplayText.plural(status.jobCount, "job"))"

@@ -108,7 +108,7 @@ public enum WatchView {
     /// `agentd 0.1.0 · up 3 min 20 s · 1 manifest, 2 jobs · 2 errors, 1 warning`.
     static func header(_ status: StatusReport) -> StyledText {
         let errors = status.diagnostics.filter { $0.severity == .error }.count
-        let warnings = status.diagnostics.count - errors
+        let warnings = status.diagnostics.filter { $0.severity == .warning }.count
         var text = StyledText("agentd \(status.version)", .bold)
             + StyledText(" · up \(HumanTime.span(seconds: status.uptimeSeconds)) · "
                 + "\(DisplayText.plural(status.manifestCount, "manifest")), \(DisplayText.plural(status.jobCount, "job")) · ")

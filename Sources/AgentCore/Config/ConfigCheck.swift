@@ -51,10 +51,18 @@ public enum ConfigCheck {
                 + "config files must be regular files")
             return (.failure([refusal]), JobLines())
         }
-        if let problem = OwnershipRule.problem(
-            with: source.facts, absolutePath: absolutePath, agentUID: context.agentUID,
-            agentUserName: context.agentUserName)
-        {
+        let ownershipProblem = role == .dropInScript
+            ? DropInScript.ownershipProblem(source.facts, absolutePath: absolutePath, context: context)
+            : OwnershipRule.problem(with: source.facts, absolutePath: absolutePath,
+                                    agentUID: context.agentUID, agentUserName: context.agentUserName)
+        if role == .dropInScript, !DropInScript.hasRunPartsName(Self.fileName(path)) {
+            // run-parts skips such names silently; an executable one is said once, since it
+            // was most likely disabled on purpose (or named x.sh by mistake).
+            let warnings = source.facts.isExecutableByAnyone ? [DropInScript.nameWarning(path: path)] : []
+            return (ConfigParseResult(value: .ignored(reason: "not a run-parts name"),
+                                      diagnostics: warnings), JobLines())
+        }
+        if let problem = ownershipProblem {
             return (.failure([ConfigDiagnostic(path: path, message: problem)]), JobLines())
         }
         if let expected = role.expectedSection,
@@ -79,7 +87,7 @@ public enum ConfigCheck {
                                       diagnostics: parsed.diagnostics), line)
         case .dropInScript:
             guard source.facts.isExecutableByAnyone else {
-                let name = path.split(separator: "/").last.map(String.init) ?? path
+                let name = Self.fileName(path)
                 let reason = "not executable, so not a drop-in job script"
                 let warning = ConfigDiagnostic(
                     path: path, severity: .warning,
@@ -87,11 +95,16 @@ public enum ConfigCheck {
                         + "as local.\(name), or name a job definition NAME.job")
                 return (ConfigParseResult(value: .ignored(reason: reason), diagnostics: [warning]), JobLines())
             }
-            let (parsed, lines) = DropInScript.parseDetailed(source.bytes, path: path, context: context, facts: facts)
+            let (parsed, lines) = DropInScript.parseDetailed(
+                source.bytes, path: path, context: context, facts: facts, ownerUID: source.facts.ownerUID)
             return (ConfigParseResult(value: parsed.value.map(ParsedConfig.job),
                                       diagnostics: parsed.diagnostics), lines)
         case .ignored:
             return (ConfigParseResult(value: .ignored(reason: ""), diagnostics: []), JobLines())
         }
+    }
+
+    private static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
     }
 }

@@ -5,6 +5,9 @@ public struct ConfigDiagnostic: Sendable, Hashable, Codable, CustomStringConvert
     public enum Severity: String, Sendable, Hashable, Codable {
         case error
         case warning
+        /// Context for an error, counted as neither an error nor a warning (so `status` and
+        /// `check` count alike): "the last good version of this file stays in force".
+        case note
     }
 
     /// Path relative to the config directory (`jobs.d/backup.job`).
@@ -22,6 +25,10 @@ public struct ConfigDiagnostic: Sendable, Hashable, Codable, CustomStringConvert
 
     public var description: String {
         let location = line.map { "\(path):\($0)" } ?? path
-        return severity == .warning ? "\(location): warning: \(message)" : "\(location): \(message)"
+        switch severity {
+        case .error: return "\(location): \(message)"
+        case .warning: return "\(location): warning: \(message)"
+        case .note: return "\(location): note: \(message)"
+        }
     }
 }

@@ -112,6 +112,8 @@ public struct ConfigRegistry: Sendable {
     /// Files whose latest version failed, kept so that `revalidateFailedFiles` can retry them
     /// when the system changes (a plugin or user appears after its job file).
     private var failedSources: [String: ConfigSource] = [:]
+    /// Job files whose latest version was refused, by path: listed rather than vanishing.
+    private var jobErrors: [String: JobFileWithErrors] = [:]
     /// Job files refused only because their `OnSuccess=` closed a cycle: tried again whenever
     /// another job changes, since that may have broken the cycle.
     private var cycleRefused: Set<String> = []
@@ -160,6 +162,24 @@ public struct ConfigRegistry: Sendable {
                 ? $0.definition.identifier < $1.definition.identifier
                 : Self.precedes($0.sourcePath, $1.sourcePath)
         }
+    }
+
+    /// Job files whose latest version was refused and that have no earlier good version in
+    /// force (those are listed as they were), sorted by path.
+    public var jobFilesWithErrors: [JobFileWithErrors] {
+        jobErrors.values.filter { !$0.hasVersionInForce }
+            .sorted { Self.precedes($0.sourcePath, $1.sourcePath) }
+    }
+
+    /// The refused job file naming `id`, when no file in force defines it.
+    public func jobFileWithErrors(_ id: Identifier) -> JobFileWithErrors? {
+        jobFilesWithErrors.first { $0.identifier == id }
+    }
+
+    /// The plugins named by refused job files (absolute paths): installing one, or `chmod +x`,
+    /// should take effect without a reload (`revalidateFailedFiles`).
+    public var pluginsNamedInErrors: Set<String> {
+        Set(jobErrors.values.compactMap(\.plugin))
     }
 
     /// The manifest in force at `relativePath`, if any.
@@ -216,9 +236,11 @@ public struct ConfigRegistry: Sendable {
             var diagnostics = result.diagnostics
             if hasGoodVersion(path, role: role) { diagnostics.append(keptNote(path)) }
             fileDiagnostics[path] = diagnostics
+            noteJobErrors(path, role: role, diagnostics: diagnostics, lines: lines)
             return RegistryChange(diagnostics: Self.sorted(diagnostics))
         }
         failedSources[path] = nil
+        jobErrors[path] = nil
         fileDiagnostics[path] = result.diagnostics.isEmpty ? nil : result.diagnostics
 
         var change: RegistryChange
@@ -271,6 +293,7 @@ public struct ConfigRegistry: Sendable {
         cycleRefused.remove(path)
         failedSources[path] = nil
         fileDiagnostics[path] = nil
+        jobErrors[path] = nil
         switch ConfigPath.role(of: path) {
         case .agentSettings:
             let changed = hasSettingsFile && settings != .defaults
@@ -296,6 +319,7 @@ public struct ConfigRegistry: Sendable {
         var diagnostics = [ConfigDiagnostic(path: path, message: "cannot be read: \(message)")]
         if hasGoodVersion(path, role: role) { diagnostics.append(keptNote(path)) }
         fileDiagnostics[path] = diagnostics
+        noteJobErrors(path, role: role, diagnostics: diagnostics, lines: JobLines())
         return RegistryChange(diagnostics: diagnostics)
     }
 
@@ -557,8 +581,24 @@ public struct ConfigRegistry: Sendable {
         }
     }
 
+    /// Remembers a refused job file for `list` and `explain` (no-op for other roles).
+    private mutating func noteJobErrors(_ path: String, role: ConfigPath.Role,
+                                        diagnostics: [ConfigDiagnostic], lines: JobLines)
+    {
+        guard role == .jobDefinition || role == .dropInScript,
+            let first = diagnostics.first(where: { $0.severity == .error }) ?? diagnostics.first
+        else { return }
+        var identifier = lines.identifierValue
+        if identifier == nil, role == .dropInScript, let name = path.split(separator: "/").last {
+            identifier = try? DropInScript.identifier(forFileName: String(name)).get()
+        }
+        jobErrors[path] = JobFileWithErrors(
+            identifier: identifier, sourcePath: path, error: first, plugin: lines.plugin,
+            hasVersionInForce: hasGoodVersion(path, role: role))
+    }
+
     private func keptNote(_ path: String) -> ConfigDiagnostic {
-        ConfigDiagnostic(path: path, severity: .warning,
+        ConfigDiagnostic(path: path, severity: .note,
                          message: "the last good version of this file stays in force until "
                             + "the errors are fixed")
     }

@@ -53,4 +53,12 @@ public enum PluginStatus: Sendable, Hashable {
 public protocol SystemFacts {
     func plugin(at path: String) -> PluginStatus
     func userExists(_ name: String) -> Bool
+    /// The name of the user with `uid`, or nil when the user database has none (a drop-in
+    /// script runs as its file's owner).
+    func userName(uid: UInt32) -> String?
+}
+
+extension SystemFacts {
+    /// Only root is known without a user database.
+    public func userName(uid: UInt32) -> String? { uid == 0 ? "root" : nil }
 }

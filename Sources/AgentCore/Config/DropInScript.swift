@@ -2,13 +2,17 @@
 /// A drop-in job script: an executable file `jobs.d/NAME` without a `.job` suffix, like a script
 /// in `/etc/cron.daily` with a scheduler behind it.
 ///
-/// - Its identifier is `local.NAME`; NAME may use only `A-Z a-z 0-9 . _ -`.
-/// - It is run as is: `Exec=` is the script's absolute path, with no arguments.
+/// - Its name follows run-parts' rule `^[A-Za-z0-9_-]+$` (`DropInScriptRules`); another
+///   executable name (`backup.disabled`, `x.bak`) is ignored with a warning. Its identifier is
+///   `local.NAME`.
+/// - It is run as is: `Exec=` is the script's absolute path, with no arguments, as its file's
+///   owner unless the header names `User=` (only a root-owned script may name another user).
 /// - Settings come from comment lines `# agentd: Key=Value Key2=Value2` within its first 20
 ///   lines, split with `Exec=`'s quoting rules (`# agentd: Environment="GREETING=hello world"`).
 ///   Each token is one value: a list key such as `Environment=` or `Resources=` takes one item
 ///   per token. `Identifier=` and `Exec=` are not allowed there.
-/// - Defaults: `Kind=processing`, `Interval=1d`; everything else as in a `.job` file.
+/// - Defaults: `Kind=processing`, `Interval=1d`, `MaxRuntime=1h`; everything else as in a
+///   `.job` file.
 /// - A file without any execute bit is not a drop-in script: it is skipped with a warning, so
 ///   `chmod -x` disables a script as it does for run-parts.
 public enum DropInScript {
@@ -28,15 +32,17 @@ public enum DropInScript {
 
     /// Parses and validates the drop-in script at `path` (`jobs.d/NAME`). The script itself is
     /// checked as a plugin through `facts`; its execute bits are the caller's (`ConfigCheck`).
+    /// `ownerUID`: the file's owner (the user it runs as); nil takes it from `facts`.
     public static func parse(_ bytes: [UInt8], path: String, context: ConfigContext,
-                             facts: some SystemFacts) -> ConfigParseResult<JobDefinition>
+                             facts: some SystemFacts, ownerUID: UInt32? = nil)
+        -> ConfigParseResult<JobDefinition>
     {
-        parseDetailed(bytes, path: path, context: context, facts: facts).result
+        parseDetailed(bytes, path: path, context: context, facts: facts, ownerUID: ownerUID).result
     }
 
     /// `parse`, and the line of the `OnSuccess=` header token.
     static func parseDetailed(_ bytes: [UInt8], path: String, context: ConfigContext,
-                              facts: some SystemFacts)
+                              facts: some SystemFacts, ownerUID: UInt32? = nil)
         -> (result: ConfigParseResult<JobDefinition>, lines: JobLines)
     {
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
@@ -60,14 +66,26 @@ public enum DropInScript {
             exec: [absolutePath], isDropInScript: true)
         JobDefinition.readSettings(&reader, into: &definition, context: context, facts: facts)
         diagnostics += reader.diagnostics
+        let status = facts.plugin(at: absolutePath)
+        var owner = ownerUID
+        if owner == nil, case .present(let pluginFacts, _) = status { owner = pluginFacts.ownerUID }
+        // A root agent accepts a script of any owner (it runs as that owner): see
+        // `ownershipProblem`. Writable-by-others is still refused.
+        let trustedUID = context.privileged ? owner ?? context.agentUID : context.agentUID
         if let problem = OwnershipRule.pluginProblem(
-            facts.plugin(at: absolutePath), path: absolutePath, agentUID: context.agentUID,
-            agentUserName: context.agentUserName)
+            status, path: absolutePath, agentUID: trustedUID, agentUserName: context.agentUserName)
         {
             diagnostics.append(ConfigDiagnostic(path: path, message: problem))
+        } else if let owner, reader.diagnostics.allSatisfy({ $0.severity != .error }),
+            let problem = resolveUser(&definition, ownerUID: owner, context: context, facts: facts)
+        {
+            diagnostics.append(ConfigDiagnostic(
+                path: path, line: problem.hasPrefix("User:") ? reader.assignment("User")?.line : nil,
+                message: problem))
         }
         diagnostics = JobDefinition.sortedByLine(diagnostics)
-        let lines = JobLines(identifier: nil, onSuccess: reader.assignment("OnSuccess")?.line)
+        let lines = JobLines(identifier: nil, onSuccess: reader.assignment("OnSuccess")?.line,
+                             identifierValue: identifier, plugin: absolutePath)
         if identifier == nil || diagnostics.contains(where: { $0.severity == .error }) {
             return (.failure(diagnostics), lines)
         }

@@ -33,6 +33,12 @@ struct JobLines: Hashable, Sendable {
     var identifier: Int?
     /// `OnSuccess=`, for a refused chain cycle.
     var onSuccess: Int?
+    /// The identifier the file names, when it is valid, even if the file has other errors: a
+    /// file with errors is still listed under it.
+    var identifierValue: Identifier?
+    /// The plugin the file names (an absolute path), even if the file has errors: the agent
+    /// watches it so that installing it or `chmod +x` takes effect by itself.
+    var plugin: String?
 }
 
 /// A job: a task identifier bound to a plugin executable, with its scheduling constraints —
@@ -40,7 +46,7 @@ struct JobLines: Hashable, Sendable {
 ///
 /// `Kind=` is optional and defaults to `processing`, as for drop-in scripts; `Identifier=` and
 /// `Exec=` are required in `.job` files. Other defaults: `Interval=` none (drop-ins 1d),
-/// `MaxRuntime=` by kind (refresh 30s, processing 10min, continued none), `GracePeriod=5s`,
+/// `MaxRuntime=` by kind (refresh 30s, processing 10min, continued none; drop-ins 1h), `GracePeriod=5s`,
 /// `ProgressTimeout=30s`, `MaxPause=1h`, `OnConditionLost=expire`, booleans `no`.
 public struct JobDefinition: Hashable, Sendable {
     public var identifier: Identifier
@@ -85,6 +91,15 @@ public struct JobDefinition: Hashable, Sendable {
     public static let defaultMaxPause: Duration = .seconds(3600)
     /// `Interval=` of a drop-in script that sets none: like `/etc/cron.daily`.
     public static let dropInDefaultInterval: Duration = .seconds(86_400)
+    /// `MaxRuntime=` of a drop-in script that sets none: cron scripts sleep on their own
+    /// (apt-compat waits up to 30 min before it starts), so the kind's 10 min would cut them off.
+    public static let dropInDefaultMaxRuntime: Duration = .seconds(3600)
+
+    /// The `MaxRuntime=` default: by kind, and 1h for a drop-in script of its default kind,
+    /// processing (one that chose refresh keeps refresh's 30 s, continued stays progress-bound).
+    public static func defaultMaxRuntime(kind: JobKind, isDropInScript: Bool) -> Duration? {
+        isDropInScript && kind == .processing ? dropInDefaultMaxRuntime : kind.defaultMaxRuntime
+    }
     /// Names `Resources=` accepts. Whether the machine has them is decided at run time.
     public static let knownResources: [String] = ["gpu"]
 
@@ -97,7 +112,7 @@ public struct JobDefinition: Hashable, Sendable {
         self.exec = exec
         self.user = nil
         self.interval = isDropInScript ? Self.dropInDefaultInterval : nil
-        self.maxRuntime = kind.defaultMaxRuntime
+        self.maxRuntime = Self.defaultMaxRuntime(kind: kind, isDropInScript: isDropInScript)
         self.gracePeriod = Self.defaultGracePeriod
         self.requiresExternalPower = false
         self.requiresNetwork = false
@@ -208,7 +223,8 @@ public struct JobDefinition: Hashable, Sendable {
             identifier: identifier ?? Identifier(unchecked: "invalid"), exec: exec)
         readSettings(&reader, into: &definition, context: context, facts: facts)
         let diagnostics = sortedByLine(unknownSections + reader.diagnostics)
-        let lines = JobLines(identifier: identifierLine, onSuccess: reader.assignment("OnSuccess")?.line)
+        let lines = JobLines(identifier: identifierLine, onSuccess: reader.assignment("OnSuccess")?.line,
+                             identifierValue: identifier, plugin: exec.first)
         if reader.hasErrors || identifier == nil {
             return (.failure(diagnostics), lines)
         }
@@ -254,7 +270,8 @@ public struct JobDefinition: Hashable, Sendable {
         } else {
             definition.interval = kind == .continued ? nil : interval
         }
-        definition.maxRuntime = reader.optionalSpan("MaxRuntime", default: kind.defaultMaxRuntime)
+        definition.maxRuntime = reader.optionalSpan(
+            "MaxRuntime", default: defaultMaxRuntime(kind: kind, isDropInScript: definition.isDropInScript))
         definition.gracePeriod = reader.span("GracePeriod", default: defaultGracePeriod, allowZero: true)
         definition.requiresExternalPower = reader.bool("RequiresExternalPower", default: false)
         definition.requiresNetwork = reader.bool("RequiresNetwork", default: false)

@@ -38,6 +38,15 @@ public final class SystemFactsProbe: SystemFacts {
         return exists
     }
 
+    /// The user database's name for `uid`, or nil when it has none.
+    public func userName(uid: UInt32) -> String? {
+        Self.withPasswd(lookup: { entry, buffer, size, result in
+            getpwuid_r(uid, entry, buffer, size, result)
+        }, { entry in
+            entry.pw_name.map { String(cString: $0) }
+        }) ?? nil
+    }
+
     /// Forgets the cached users (for a full reload, e.g. on SIGHUP).
     public func forgetCachedUsers() {
         knownUsers.removeAll()

@@ -114,6 +114,12 @@ public struct ConfigLoader {
         }
     }
 
+    /// Checks again every file whose latest version was refused, without re-reading it: a
+    /// plugin it names was installed or made executable (`PluginDirectoryWatch`).
+    public mutating func revalidateFailedFiles() -> RegistryChange {
+        registry.revalidateFailedFiles(facts: facts)
+    }
+
     /// Forgets a file inotify reported as deleted or moved away.
     public mutating func remove(relativePath: String) -> RegistryChange {
         // Its whole directory went: a deploy in progress, not a removal (yet).

@@ -62,13 +62,15 @@ public final class PluginSafety {
         self.agentUserName = agentUserName
     }
 
-    public func check(_ path: String) -> Result<CheckedExecutable, PluginRefusal> {
+    /// `runAsOwner`: a drop-in script runs as its file's owner (DESIGN §3), so the file itself
+    /// may also be owned by that uid (never the directories above it).
+    public func check(_ path: String, runAsOwner: UInt32? = nil) -> Result<CheckedExecutable, PluginRefusal> {
         let descriptor = cshim_open_executable(path)
         guard descriptor >= 0 else {
             // As execve would say it (`No such file or directory`): nothing unsafe ran.
             return .failure(PluginRefusal(message: String(cString: strerror(errno))))
         }
-        switch verify(descriptor, path: path) {
+        switch verify(descriptor, path: path, runAsOwner: runAsOwner) {
         case .success(let throughDescriptor):
             return .success(CheckedExecutable(path: path, descriptor: descriptor,
                                               runsThroughDescriptor: throughDescriptor))
@@ -79,10 +81,12 @@ public final class PluginSafety {
     }
 
     /// The checks of steps 1 and 2 on an open descriptor; true when it is an ELF binary.
-    private func verify(_ descriptor: Int32, path: String) -> Result<Bool, PluginRefusal> {
+    private func verify(_ descriptor: Int32, path: String, runAsOwner: UInt32?) -> Result<Bool, PluginRefusal> {
         var file = stat()
         guard fstat(descriptor, &file) == 0 else { return .failure(refusal(path, "cannot be checked")) }
-        if let problem = PluginPathRule.fileProblem(facts(file), path: path, agentUID: agentUID,
+        let fileOwnerTrusted = runAsOwner != nil && runAsOwner == file.st_uid
+        if let problem = PluginPathRule.fileProblem(facts(file), path: path,
+                                                    agentUID: fileOwnerTrusted ? file.st_uid : agentUID,
                                                     agentUserName: agentUserName) {
             return .failure(PluginRefusal(message: problem))
         }

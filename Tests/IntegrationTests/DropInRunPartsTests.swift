@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// Drop-in scripts behave like run-parts (DESIGN §3, issue 12 item 5), and job files with
+/// errors stay visible and recover by themselves (issue 13): a real agentd on a sandbox.
+@Suite(.serialized) struct DropInRunPartsTests {
+    /// A sandbox whose directories every user may traverse, so a script may run as nobody.
+    private func openSandbox() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        for directory in [sandbox.root, sandbox.configDirectory, sandbox.jobsDirectory] {
+            chmod(directory, 0o755)
+        }
+        return sandbox
+    }
+
+    /// Writes an executable drop-in script `jobs.d/NAME`.
+    private func dropIn(_ sandbox: Sandbox, _ name: String, _ body: String) throws -> String {
+        let path = sandbox.jobsDirectory + "/" + name
+        try ("#!/bin/sh\n" + body).write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// Launches `id` now and returns its history record once it ended.
+    private func runOnce(_ agent: AgentProcess, _ id: String) throws -> [String: Any] {
+        let launched = try agent.ctl("simulate", "launch", id)
+        #expect(launched.status == 0, "\(launched.stderr)")
+        try agent.waitForLog("of \(id) ended:", timeout: 60)
+        let history = try agent.ctl("history", id, "--json")
+        return (try json(history.stdout) as? [[String: Any]])?.first ?? [:]
+    }
+
+    @Test func anExecutableBackupDisabledNeverRunsAndItsWarningNamesTheRule() throws {
+        let sandbox = try openSandbox()
+        let marker = sandbox.root + "/disabled-ran"
+        for name in ["backup.disabled", "x.bak", "x.orig", "x.save", "x.sh"] {
+            _ = try dropIn(sandbox, name, "touch \(marker)\n")
+        }
+        // Due at once (Interval=1d, never run): it shows the scheduler did run what it may.
+        _ = try dropIn(sandbox, "witness", "exit 0\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let warning = try agent.waitForLog("jobs.d/backup.disabled: warning: ignored")
+        #expect(warning.contains("^[A-Za-z0-9_-]+$"))
+        #expect(warning.contains("run-parts"))
+        try agent.waitForLog("of local.witness ended: success", timeout: 60)
+        let jobs = try listedJobs(agent)
+        #expect(Set(jobs.keys) == ["local.witness"])
+        #expect(try agent.ctl("simulate", "launch", "local.backup.disabled").status != 0)
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func aRootOwnedDropInRunsAsRootAndAnotherUsersAsThatUser() throws {
+        guard getuid() == 0 else { return }
+        let sandbox = try openSandbox()
+        _ = try dropIn(sandbox, "asroot", "# agentd: Interval=none\nid -u\n")
+        let mine = try dropIn(sandbox, "asnobody", "# agentd: Interval=none\nid -u\n")
+        #expect(chown(mine, 65534, 65534) == 0)
+        let agent = try AgentProcess(sandbox: sandbox)
+        let root = try runOnce(agent, "local.asroot")
+        #expect(root["stopReason"] as? String == "success")
+        #expect((root["logTail"] as? [String])?.contains("0") == true, "\(root)")
+        let nobody = try runOnce(agent, "local.asnobody")
+        #expect(nobody["stopReason"] as? String == "success")
+        #expect((nobody["logTail"] as? [String])?.contains("65534") == true, "\(nobody)")
+    }
+
+    @Test func aDropInOwnedByAUserCannotNameAnotherUser() throws {
+        guard getuid() == 0 else { return }
+        let sandbox = try openSandbox()
+        let path = try dropIn(sandbox, "climb", "# agentd: Interval=none User=root\nid -u\n")
+        #expect(chown(path, 65534, 65534) == 0)
+        let agent = try AgentProcess(sandbox: sandbox)
+        let error = try agent.waitForLog("jobs.d/climb:2: User: \"root\" cannot be used")
+        #expect(error.contains("runs only as its owner"))
+        #expect(try listedJobs(agent)["local.climb"]?["state"] as? String == "error (jobs.d/climb:2)")
+    }
+
+    @Test func aDropInMayRunForAnHourByDefault() throws {
+        let sandbox = try openSandbox()
+        _ = try dropIn(sandbox, "slow", "# agentd: Interval=none\necho left=$(( AGENTD_DEADLINE - $(date +%s) ))\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let run = try runOnce(agent, "local.slow")
+        let line = (run["logTail"] as? [String])?.first { $0.hasPrefix("left=") } ?? ""
+        let left = Int(line.dropFirst("left=".count)) ?? 0
+        #expect((3500...3600).contains(left), "\(run)")
+    }
+
+    @Test func aJobFileWithErrorsIsListedWithWhereItsFirstErrorIs() throws {
+        let sandbox = try openSandbox()
+        try sandbox.write("jobs.d/broken.job", "[Job]\nIdentifier=local.broken\nKind=processing\nExec=\(sandbox.pluginPath)\nInterval=1x\n")
+        try sandbox.write("jobs.d/garbled.job", "not a unit file\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let list = try agent.ctl("list", "--json")
+        let rows = (try json(list.stdout) as? [[String: Any]]) ?? []
+        let broken = rows.first { $0["source"] as? String == "jobs.d/broken.job" }
+        #expect(broken?["identifier"] as? String == "local.broken")
+        #expect(broken?["state"] as? String == "error (jobs.d/broken.job:5)")
+        let garbled = rows.first { $0["source"] as? String == "jobs.d/garbled.job" }
+        #expect(garbled?["identifier"] as? String == "-")
+        #expect((garbled?["state"] as? String)?.hasPrefix("error (jobs.d/garbled.job") == true)
+
+        for verb in [["simulate", "launch"], ["explain"]] {
+            let answer = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + verb + ["local.broken"])
+            #expect(answer.status != 0)
+            #expect(answer.stderr.contains("jobs.d/broken.job has errors (jobs.d/broken.job:5: Interval:"), "\(answer.stderr)")
+            #expect(!answer.stderr.contains("no job"))
+        }
+    }
+
+    @Test func chmodPlusXOnThePluginNamedInAnErrorRegistersTheJobWithoutSIGHUP() throws {
+        let sandbox = try openSandbox()
+        let plugin = sandbox.root + "/plugins/late"
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/plugins", withIntermediateDirectories: true)
+        try "#!/bin/sh\nexit 0\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o644)
+        try sandbox.write("jobs.d/late.job", "[Job]\nIdentifier=local.late\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let error = try agent.waitForLog("jobs.d/late.job:3: Exec:")
+        #expect(error.contains("run chmod +x"))
+        let mark = agent.logLines.count
+        chmod(plugin, 0o755)
+        try agent.waitForLog("registered local.late", after: mark, timeout: 10)
+        #expect(try listedJobs(agent)["local.late"]?["state"] as? String == "registered")
+    }
+
+    @Test func aPluginInstalledAfterItsJobRegistersTheJobWithoutSIGHUP() throws {
+        let sandbox = try openSandbox()
+        let plugin = sandbox.root + "/later/plugin"
+        try sandbox.write("jobs.d/later.job", "[Job]\nIdentifier=local.later\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("jobs.d/later.job:3: Exec:")
+        let mark = agent.logLines.count
+        // Its directory does not exist yet either: the nearest existing one is watched.
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/later", withIntermediateDirectories: true)
+        let temp = sandbox.root + "/later/.plugin.tmp"
+        try "#!/bin/sh\nexit 0\n".write(toFile: temp, atomically: false, encoding: .utf8)
+        chmod(temp, 0o755)
+        #expect(rename(temp, plugin) == 0)
+        try agent.waitForLog("registered local.later", after: mark, timeout: 10)
+    }
+
+    @Test func statusAndCheckCountTheKeptVersionNoteAlike() throws {
+        let sandbox = try openSandbox()
+        try sandbox.write("jobs.d/report.job", sandbox.jobFile("report"))
+        let agent = try AgentProcess(sandbox: sandbox)
+        let mark = agent.logLines.count
+        try sandbox.write("jobs.d/report.job", "[Job]\nIdentifier=local.report\nKind=processing\nExec=\(sandbox.pluginPath)\nInterval=1x\n")
+        try agent.waitForLog("jobs.d/report.job:5", after: mark)
+        let status = try agent.ctl("status")
+        #expect(status.stdout.contains("1 error, 0 warnings"), "\(status.stdout)")
+        #expect(status.stdout.contains("note: the last good version"), "\(status.stdout)")
+        let check = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(check.stdout.contains("1 error, 0 warnings"), "\(check.stdout)")
+    }
+}
