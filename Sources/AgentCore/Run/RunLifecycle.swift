@@ -20,7 +20,8 @@
 /// - When the main process exits, whatever it left is killed at once and its result stands
 ///   (an expiry after that changes nothing); a run stopped before is `expired(reason)` or
 ///   `cancelled` however it ends, exit 0 in the grace period included; a run still live when the
-///   agent began to stop ends `agent-restart` unless a person cancelled it.
+///   agent began to stop ends `agent-restart` unless a person cancelled it. A per-run limit the
+///   kernel enforced, learnt at the end, makes an unstopped run `expired(limit)`.
 /// - The result is recorded once, when both the main process's exit and the end of every
 ///   process are known, in either order; after it, every event is ignored.
 public struct RunLifecycle: Sendable {
@@ -44,13 +45,19 @@ public struct RunLifecycle: Sendable {
         }
     }
 
+    /// A frozen run: `reason` is what status shows (`external power`).
+    public struct Pause: Hashable, Sendable {
+        public var reason: String
+        public var since: Duration
+    }
+
     static let sigcont: Int32 = 18
 
     public let settings: Settings
     /// Why the agent is stopping the run; nil while nobody has asked it to stop.
     public private(set) var stop: RunStop?
-    /// What status shows while the run is frozen (`external power`); nil when it is not.
-    public private(set) var pausedReason: String?
+    /// Why and since when the run is frozen; nil when it is not.
+    public private(set) var pause: Pause?
     public private(set) var termination: ProcessTermination?
     public private(set) var result: StopReason?
     /// The SIGTERM time for `MaxRuntime=` in unix seconds (floored): at launch the value of
@@ -70,7 +77,7 @@ public struct RunLifecycle: Sendable {
     }
 
     public var isStopping: Bool { stop != nil }
-    public var isPaused: Bool { pausedReason != nil }
+    public var pausedReason: String? { pause?.reason }
     public var isEnded: Bool { result != nil }
 
     /// When the daemon must send ``RunLifecycleEvent/deadlineReached``; nil when nothing is due
@@ -78,8 +85,11 @@ public struct RunLifecycle: Sendable {
     public var nextDeadline: Duration? {
         guard canAct else { return nil }
         if let teardown { return teardown.nextDeadline }
-        let due = [runtime?.dueAt, progressWindow?.dueAt].compactMap { $0 }
-        return due.min()
+        // Asked after every PROGRESS= line: no array, no allocation.
+        switch (runtime?.dueAt, progressWindow?.dueAt) {
+        case let (runtime?, progress?): return min(runtime, progress)
+        case let (runtime, progress): return runtime ?? progress
+        }
     }
 
     public mutating func handle(_ event: RunLifecycleEvent, now: Duration) -> [RunAction] {
@@ -95,6 +105,9 @@ public struct RunLifecycle: Sendable {
         case .expire(let reason): return beginStop(.expired(reason), dueAt: now, now: now)
         case .cancel: return beginStop(.cancelled, dueAt: now, now: now)
         case .agentStopping: return agentStopping(now: now)
+        case .limitReached:
+            if startedAt != nil, stop == nil { stop = .expired(.limit) }
+            return []
         case .mainExited(let value): return mainExited(value)
         case .allProcessesGone:
             processesGone = true
@@ -107,7 +120,7 @@ public struct RunLifecycle: Sendable {
 
     /// Launched, processes possibly alive, and its main process not yet reaped.
     private var canAct: Bool { startedAt != nil && result == nil && termination == nil && !processesGone }
-    private var isRunning: Bool { canAct && stop == nil && pausedReason == nil }
+    private var isRunning: Bool { canAct && stop == nil && pause == nil }
 
     private mutating func start(now: Duration, wallClock: SchedulerTime) -> [RunAction] {
         guard startedAt == nil, termination == nil, !processesGone else { return [] }
@@ -134,15 +147,15 @@ public struct RunLifecycle: Sendable {
 
     private mutating func freeze(_ reason: String, now: Duration) -> [RunAction] {
         guard isRunning else { return [] }
-        pausedReason = reason
+        pause = Pause(reason: reason, since: now)
         runtime?.pause(at: now)
         progressWindow?.pause(at: now)
         return [.freeze]
     }
 
     private mutating func thaw(now: Duration) -> [RunAction] {
-        guard canAct, stop == nil, pausedReason != nil else { return [] }
-        pausedReason = nil
+        guard canAct, stop == nil, pause != nil else { return [] }
+        pause = nil
         runtime?.resume(at: now)
         progressWindow?.resume(at: now)
         let moved = currentWallDeadline
@@ -179,8 +192,8 @@ public struct RunLifecycle: Sendable {
         guard canAct, stop == nil else { return [] }
         stop = cause
         var actions: [RunAction] = []
-        if pausedReason != nil {
-            pausedReason = nil
+        if pause != nil {
+            pause = nil
             actions.append(.thaw)
         }
         let steps = Teardown(steps: [.signal(Teardown.sigterm), .signal(Self.sigcont), .wait(settings.gracePeriod)])
@@ -207,7 +220,7 @@ public struct RunLifecycle: Sendable {
         guard termination == nil else { return [] }
         let leftoversMayRemain = !processesGone && !(teardown?.isFinished ?? false)
         termination = value
-        pausedReason = nil
+        pause = nil
         return (leftoversMayRemain ? [.killAll] : []) + finishIfDone()
     }
 
@@ -225,7 +238,7 @@ public struct RunLifecycle: Sendable {
     private mutating func record(_ reason: StopReason) -> [RunAction] {
         guard result == nil else { return [] }
         result = reason
-        pausedReason = nil
+        pause = nil
         return [.record(reason)]
     }
 }

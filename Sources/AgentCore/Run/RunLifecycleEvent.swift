@@ -19,6 +19,10 @@ public enum RunLifecycleEvent: Hashable, Sendable {
     case cancel
     /// The agent is stopping (SIGTERM, SIGINT): its runs get the teardown and end `agent-restart`.
     case agentStopping
+    /// The kernel enforced the run's `TasksMax=` or `MemoryMax=` (read from its cgroups at its
+    /// end): it ends `expired(limit)` unless it was already stopped for another reason. Sent
+    /// before ``allProcessesGone``; it signals nothing, as the kernel already acted.
+    case limitReached
     /// The main process was reaped.
     case mainExited(ProcessTermination)
     /// Every process of the run has gone — grandchildren too — and its output is drained.

@@ -315,6 +315,19 @@ private struct Run {
         #expect(run.at(.seconds(2), .allProcessesGone) == [.record(.success)])
     }
 
+    @Test func aRunThatReachedAPerRunLimitEndsExpiredLimitUnlessAlreadyStopped() {
+        var run = Run()
+        run.start()
+        run.at(.seconds(1), .mainExited(.exited(1)))
+        #expect(run.at(.seconds(1), .limitReached) == [], "the kernel already acted: nothing to signal")
+        #expect(run.at(.seconds(1), .allProcessesGone) == [.record(.expired(.limit))])
+        var cancelled = Run()
+        cancelled.start()
+        cancelled.at(.seconds(1), .cancel)
+        cancelled.at(.seconds(2), .limitReached)
+        #expect(cancelled.ends(.signaled(9)).last == .record(.cancelled), "the first reason stands")
+    }
+
     @Test func aPluginThatCannotStartEndsSpawnFailed() {
         var run = Run(maxRuntime: .seconds(10))
         run.start()
@@ -328,7 +341,7 @@ private struct Run {
         _ = run.ends(.exited(0))
         let every: [RunLifecycleEvent] = [
             .started(wallClock: wall), .spawnFailed("x"), .progress, .frozen(reason: "p"), .thawed, .expire(.power),
-            .cancel, .agentStopping, .mainExited(.exited(1)), .allProcessesGone, .deadlineReached,
+            .cancel, .agentStopping, .limitReached, .mainExited(.exited(1)), .allProcessesGone, .deadlineReached,
         ]
         for event in every { #expect(run.at(.seconds(100), event) == [], "\(event) after the result") }
         #expect(run.lifecycle.result == .success)
@@ -379,7 +392,7 @@ private func checkOneRandomRun(_ random: inout SplitMix64) {
         case 5: event = .cancel
         case 6: event = .agentStopping
         case 7: event = .mainExited(pick(2) == 0 ? .exited(Int32(pick(3))) : .signaled(Int32(1 + pick(15))))
-        case 8: event = .allProcessesGone
+        case 8: event = pick(4) == 0 ? .limitReached : .allProcessesGone
         default:
             // The timer fires at its deadline, or late.
             if let due = run.lifecycle.nextDeadline { elapsed = max(elapsed, due - t0 + .milliseconds(pick(3) * 500)) }
