@@ -105,9 +105,7 @@ public struct RunLifecycle: Sendable {
         case .expire(let reason): return beginStop(.expired(reason), dueAt: now, now: now)
         case .cancel: return beginStop(.cancelled, dueAt: now, now: now)
         case .agentStopping: return agentStopping(now: now)
-        case .limitReached:
-            if startedAt != nil, stop == nil { stop = .expired(.limit) }
-            return []
+        case .limitReached: return limitReached(now: now)
         case .mainExited(let value): return mainExited(value)
         case .allProcessesGone:
             processesGone = true
@@ -211,6 +209,14 @@ public struct RunLifecycle: Sendable {
         }
         teardown = progress
         return actions
+    }
+
+    /// Learnt at the end, the limit only names the result; while the main process lives, it
+    /// is an expiry like any other.
+    private mutating func limitReached(now: Duration) -> [RunAction] {
+        if canAct { return beginStop(.expired(.limit), dueAt: now, now: now) }
+        if startedAt != nil, stop == nil { stop = .expired(.limit) }
+        return finishIfDone()
     }
 
     // MARK: ending

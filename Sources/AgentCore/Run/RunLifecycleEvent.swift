@@ -19,9 +19,10 @@ public enum RunLifecycleEvent: Hashable, Sendable {
     case cancel
     /// The agent is stopping (SIGTERM, SIGINT): its runs get the teardown and end `agent-restart`.
     case agentStopping
-    /// The kernel enforced the run's `TasksMax=` or `MemoryMax=` (read from its cgroups at its
-    /// end): it ends `expired(limit)` unless it was already stopped for another reason. Sent
-    /// before ``allProcessesGone``; it signals nothing, as the kernel already acted.
+    /// The kernel enforced the run's `TasksMax=` or `MemoryMax=`: it ends `expired(limit)`
+    /// unless it was already stopped for another reason. The daemon learns it from the run's
+    /// cgroups at its end, before ``allProcessesGone``, when there is nothing left to signal;
+    /// earlier, it would be an expiry with the usual teardown.
     case limitReached
     /// The main process was reaped.
     case mainExited(ProcessTermination)

@@ -328,6 +328,14 @@ private struct Run {
         #expect(cancelled.ends(.signaled(9)).last == .record(.cancelled), "the first reason stands")
     }
 
+    @Test func aLimitReachedWhileTheRunLivesIsAnExpiryWithItsTeardown() {
+        var run = Run(maxRuntime: .seconds(10))
+        run.start()
+        #expect(run.at(.seconds(1), .limitReached) == [term, cont])
+        #expect(run.lifecycle.nextDeadline == t0 + .seconds(6), "SIGKILL after the grace, not MaxRuntime")
+        #expect(run.ends(.signaled(15)).last == .record(.expired(.limit)))
+    }
+
     @Test func aPluginThatCannotStartEndsSpawnFailed() {
         var run = Run(maxRuntime: .seconds(10))
         run.start()
@@ -421,10 +429,14 @@ private func checkOneRandomRun(_ random: inout SplitMix64) {
         if exited, gone { #expect(log.filter(\.isRecord).count == 1, "a result once both are known") }
     }
     // Drive the timer until nothing is due: a stopped run that still has processes is SIGKILLed.
-    while let due = run.lifecycle.nextDeadline {
+    var timers = 0
+    while let due = run.lifecycle.nextDeadline, timers < 100 {
         elapsed = max(due - t0, elapsed)
         log += run.at(elapsed, .deadlineReached)
+        timers += 1
+        #expect(run.lifecycle.nextDeadline.map { $0 > t0 + elapsed } ?? true, "a deadline reached is never due again")
     }
+    #expect(timers < 100, "the timer stops once nothing is due")
     if run.lifecycle.isStopping, !gone, !exited { #expect(log.contains(.killAll), "every teardown ends in SIGKILL") }
     if exited, !gone { #expect(log.contains(.killAll), "leftovers of an exited main process are killed") }
     log += run.on(.mainExited(.exited(0))) + run.on(.allProcessesGone)
