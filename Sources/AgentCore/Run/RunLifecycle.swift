@@ -51,8 +51,6 @@ public struct RunLifecycle: Sendable {
         public var since: Duration
     }
 
-    static let sigcont: Int32 = 18
-
     public let settings: Settings
     /// Why the agent is stopping the run; nil while nobody has asked it to stop.
     public private(set) var stop: RunStop?
@@ -194,8 +192,7 @@ public struct RunLifecycle: Sendable {
             pause = nil
             actions.append(.thaw)
         }
-        let steps = Teardown(steps: [.signal(Teardown.sigterm), .signal(Self.sigcont), .wait(settings.gracePeriod)])
-        teardown = TeardownProgress(teardown: steps, startedAt: min(dueAt, now))
+        teardown = TeardownProgress(teardown: Teardown(gracePeriod: settings.gracePeriod), startedAt: min(dueAt, now))
         return actions + advanceTeardown(now: now)
     }
 
