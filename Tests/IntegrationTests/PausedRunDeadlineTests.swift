@@ -35,6 +35,6 @@ import Testing
     private func deadline(_ machine: PolicyTests.Machine) throws -> Int64? {
         let status = try json(try machine.agent.ctl("status", "--json").stdout) as? [String: Any]
         let run = (status?["running"] as? [[String: Any]])?.first
-        return (run?["deadline"] as? NSNumber)?.int64Value
+        return JSONInstant.milliseconds(run?["deadline"]).map { $0 / 1000 }
     }
 }
