@@ -268,7 +268,9 @@ final class RunSupervisor {
             defer { if run.state.title != title { recordTitle(run) } }
             switch run.state.apply(PluginDirective.parse(bytes)) {
             case .progressed:
-                send(.progress, to: run)
+                // The hot path (a plugin may print thousands a second): a PROGRESS= line yields no
+                // action and moves no deadline (RunLifecycleTests), so no timer to look at.
+                _ = run.state.handle(.progress, now: agent.loop.now.sinceOrigin)
                 reportProgress(run)
             case .checkpointed:
                 markCheckpointDirty(run)
