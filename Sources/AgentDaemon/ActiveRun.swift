@@ -2,7 +2,9 @@
 import AgentCore
 import AgentSystem
 
-/// One live run inside the daemon: the pure `LiveRun` state, its processes, and its timers.
+/// One live run inside the daemon: the pure `LiveRun` state (with its lifecycle), its processes,
+/// and its timers — one for the lifecycle's next deadline, others spacing checkpoint and title
+/// writes.
 final class ActiveRun {
     var state: LiveRun
     let job: JobDefinition
@@ -10,31 +12,20 @@ final class ActiveRun {
     /// Its cgroup v1 pids/memory groups on a hybrid host (per-run limits).
     var limitGroups: RunLimitGroups?
     let startedAtMilliseconds: Int64
-    let startedAt: MonotonicInstant
-    var teardown: TeardownProgress?
-    var teardownTimer: TimerToken?
-    var maxRuntimeTimer: TimerToken?
-    var progressTimer: TimerToken?
-    /// Last PROGRESS= line (or launch), for continued runs' ProgressTimeout.
-    var lastProgressAt: MonotonicInstant
+    /// The one timer at `state.lifecycle.nextDeadline`, and the deadline it is set for.
+    var lifecycleTimer: TimerToken?
+    var lifecycleTimerDue: Duration?
     var checkpointDirty = false
     var checkpointTimer: TimerToken?
     /// `TITLE=` changed since it was last written to the store, and the 1 s write spacing.
     var titleDirty = false
     var titleTimer: TimerToken?
-    /// Frozen by `OnConditionLost=pause` since then, and why (`paused: external power`).
-    var pausedSince: MonotonicInstant?
-    var pausedReason: String?
-    /// Time spent frozen so far: the `MaxRuntime=` clock stops while frozen.
-    var pausedTotal: Duration = .zero
     /// The whole percent last reported to the scheduler (it hears of changes, not every line).
     var reportedPercent: Int?
 
-    init(state: LiveRun, job: JobDefinition, startedAtMilliseconds: Int64, startedAt: MonotonicInstant) {
+    init(state: LiveRun, job: JobDefinition, startedAtMilliseconds: Int64) {
         self.state = state
         self.job = job
         self.startedAtMilliseconds = startedAtMilliseconds
-        self.startedAt = startedAt
-        self.lastProgressAt = startedAt
     }
 }

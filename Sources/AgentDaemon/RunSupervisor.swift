@@ -5,8 +5,9 @@ import AgentStore
 import AgentSystem
 import Glibc
 
-/// Launches plugins, follows each run to its end on the event loop, expires runs (SIGTERM, grace,
-/// SIGKILL) and records exactly one result per run.
+/// Launches plugins, follows each run to its end on the event loop, and carries out what each
+/// run's ``RunLifecycle`` decides (MaxRuntime, ProgressTimeout, pause, teardown, the one result),
+/// with one timer per run at its next deadline.
 final class RunSupervisor {
     private unowned let agent: Agent
     private var live: [RunID: ActiveRun] = [:]
@@ -130,16 +131,17 @@ final class RunSupervisor {
         // Fresh clock reads here (wall and monotonic below), not the loop's: launches in one
         // burst each start when they start, and MaxRuntime counts from there.
         let nowMs = WallClock.now() / 1_000_000
-        let deadline = job.maxRuntime.map { nowMs / 1000 + $0.components.seconds }
         let checkpoint = try? agent.runStore?.checkpoint(identifier: job.identifier.rawValue)
         // A submission may name the job with a dynamic suffix (com.example.export.<uuid>).
         var state = LiveRun(id: id, identifier: submission?.identifier ?? job.identifier, kind: job.kind,
-                            reason: reason, startedAt: nowMs / 1000, deadline: deadline,
+                            reason: reason, startedAt: nowMs / 1000, settings: RunLifecycle.Settings(job: job),
                             checkpoint: checkpoint ?? nil)
         if let title = submission?.title { _ = state.apply(.title(title)) }
         if let subtitle = submission?.subtitle { _ = state.apply(.subtitle(subtitle)) }
-        let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs, startedAt: MonotonicInstant.now())
+        let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs)
         live[id] = run
+        // Starting the lifecycle before the spawn fixes AGENTD_DEADLINE.
+        send(.started(wallClock: SchedulerTime(seconds: Double(nowMs) / 1000)), to: run, at: MonotonicInstant.now())
 
         let bootID = self.bootID
         switch spawn(run, extraArguments: extraArguments) {
@@ -154,7 +156,6 @@ final class RunSupervisor {
             agent.log.info("run \(id) of \(state.identifier) started (\(reason.rawValue), pid \(process.pid))")
             agent.updateServiceStatus()
             onRunStarted?(job.identifier, id, reason)
-            armTimers(run)
         case .failure(let failure):
             persist("the start of run \(id)") { store in
                 try store.insert(StoredRun(runID: id.description, identifier: state.identifier.rawValue,
@@ -162,7 +163,7 @@ final class RunSupervisor {
                                            title: state.title, bootID: bootID))
             }
             onRunStarted?(job.identifier, id, reason)
-            finish(run, stopReason: .spawnFailed(failure.message))
+            send(.spawnFailed(failure.message), to: run)
         }
         return id
     }
@@ -264,42 +265,6 @@ final class RunSupervisor {
         return nil
     }
 
-    private func thawForTeardown(_ run: ActiveRun) {
-        run.process?.thaw()
-        run.pausedSince = nil
-        run.pausedReason = nil
-    }
-
-    private func armTimers(_ run: ActiveRun, progressFrom start: MonotonicInstant? = nil) {
-        let id = run.state.id
-        if let limit = run.job.maxRuntime {
-            let deadline = run.startedAt + limit + run.pausedTotal
-            run.maxRuntimeTimer = agent.loop.schedule(at: deadline) { [unowned self] in
-                self.live[id]?.maxRuntimeTimer = nil
-                self.expire(id, reason: .maxRuntime, deadline: deadline)
-            }
-        }
-        if run.job.kind == .continued {
-            scheduleProgressCheck(run, at: (start ?? run.startedAt) + run.job.progressTimeout)
-        }
-    }
-
-    /// One timer per ProgressTimeout window, not one per PROGRESS= line: when it fires it looks at
-    /// when progress last came and either expires the run or sleeps until the window's new end.
-    private func scheduleProgressCheck(_ run: ActiveRun, at deadline: MonotonicInstant) {
-        let id = run.state.id
-        run.progressTimer = agent.loop.schedule(at: deadline) { [unowned self] in
-            guard let run = self.live[id] else { return }
-            run.progressTimer = nil
-            let due = run.lastProgressAt + run.job.progressTimeout
-            if due <= self.agent.loop.now {
-                self.expire(id, reason: .noProgress)
-            } else {
-                self.scheduleProgressCheck(run, at: due)
-            }
-        }
-    }
-
     // MARK: output
 
     private func line(_ id: RunID, _ stream: PluginProcess.Stream, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -310,7 +275,9 @@ final class RunSupervisor {
             defer { if run.state.title != title { recordTitle(run) } }
             switch run.state.apply(PluginDirective.parse(bytes)) {
             case .progressed:
-                run.lastProgressAt = agent.loop.now
+                // The hot path (a plugin may print thousands a second): a PROGRESS= line yields no
+                // action and moves no deadline (RunLifecycleTests), so no timer to look at.
+                _ = run.state.handle(.progress, now: agent.loop.now.sinceOrigin)
                 reportProgress(run)
             case .checkpointed:
                 markCheckpointDirty(run)
@@ -396,26 +363,16 @@ final class RunSupervisor {
 
     /// Freezes a run whose condition is lost; its MaxRuntime and ProgressTimeout clocks stop.
     func freeze(_ id: RunID, because reason: String) {
-        guard let run = live[id], run.pausedSince == nil, run.teardown == nil,
-              let method = run.process?.freeze() else { return }
-        run.pausedSince = agent.loop.now
-        run.pausedReason = reason
-        if let timer = run.maxRuntimeTimer { agent.loop.cancel(timer); run.maxRuntimeTimer = nil }
-        if let timer = run.progressTimer { agent.loop.cancel(timer); run.progressTimer = nil }
-        agent.log.notice("run \(id) of \(run.state.identifier): paused (\(reason)) by \(method == .cgroup ? "cgroup.freeze" : "SIGSTOP")")
+        guard let run = live[id] else { return }
+        send(.frozen(reason: reason), to: run)
     }
 
-    /// Thaws a frozen run; its clocks go on from where they stopped.
+    /// Thaws a frozen run; its clocks go on from where they stopped, and the deadline status
+    /// shows moves by the time it was frozen.
     func thaw(_ id: RunID) {
-        guard let run = live[id], let since = run.pausedSince else { return }
-        run.process?.thaw()
-        let frozenFor = since.duration(to: agent.loop.now)
-        run.pausedTotal += frozenFor
-        run.pausedSince = nil
-        run.pausedReason = nil
-        guard run.teardown == nil else { return }
-        run.lastProgressAt = agent.loop.now
-        armTimers(run, progressFrom: agent.loop.now)
+        guard let run = live[id], let pause = run.state.lifecycle.pause else { return }
+        guard send(.thawed, to: run).contains(.thaw) else { return }
+        let frozenFor = agent.loop.now.sinceOrigin - pause.since
         agent.log.notice("run \(id) of \(run.state.identifier): resumed after \(TimeSpan.format(frozenFor)) paused")
     }
 
@@ -425,97 +382,132 @@ final class RunSupervisor {
 
     // MARK: stopping
 
-    /// Starts the teardown of a run: SIGTERM and SIGCONT to all its processes, then SIGKILL after GracePeriod.
-    /// `deadline` anchors the teardown to when the expiry was due (MaxRuntime), so the grace
-    /// period ends exactly GracePeriod after it whatever the loop was doing.
+    /// Starts the teardown of a run (SIGTERM and SIGCONT to all its processes, then SIGKILL after
+    /// GracePeriod); false when it was already stopping or its main process has exited.
     @discardableResult
-    func expire(_ id: RunID, reason: ExpiryReason, deadline: MonotonicInstant? = nil) -> Bool {
-        guard let run = live[id], run.state.expire(reason) else { return false }
-        // A frozen run cannot act on SIGTERM: thaw it into its grace period.
-        if run.pausedSince != nil { thawForTeardown(run) }
-        agent.log.notice("run \(id) of \(run.state.identifier): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
-        startTeardown(run, origin: deadline)
-        return true
+    func expire(_ id: RunID, reason: ExpiryReason) -> Bool {
+        guard let run = live[id] else { return false }
+        return startsStop(.expire(reason), run)
     }
 
     /// Stops a run because a person asked (`agentctl cancel`), with the same teardown.
     @discardableResult
     func cancel(_ id: RunID) -> Bool {
-        guard let run = live[id], run.state.cancel() else { return false }
-        if run.pausedSince != nil { thawForTeardown(run) }
-        agent.log.notice("run \(id) of \(run.state.identifier): cancelled")
-        startTeardown(run)
-        return true
+        guard let run = live[id] else { return false }
+        return startsStop(.cancel, run)
     }
 
-    private func startTeardown(_ run: ActiveRun, origin anchor: MonotonicInstant? = nil) {
-        cancelTimers(run, keepTeardown: false)
-        let origin = anchor ?? agent.loop.now
-        run.teardown = TeardownProgress(teardown: Teardown(gracePeriod: run.job.gracePeriod), startedAt: .zero)
-        advanceTeardown(run, origin: origin)
-    }
-
-    private func advanceTeardown(_ run: ActiveRun, origin: MonotonicInstant) {
-        guard var teardown = run.teardown, let process = run.process else { return }
-        let due = teardown.nextDeadline.map { origin + $0 } ?? origin
-        for action in teardown.advance(now: origin.duration(to: agent.loop.now)) {
-            switch action {
-            case .sendSignal(let signal): process.signalAll(signal)
-            case .killAll: process.killAll()
-            }
-            if agent.options.logTimestamps {
-                // Benchmarks read how late each signal went out, measured right after sending it.
-                let late = due.duration(to: MonotonicInstant.now())
-                agent.log.info("run \(run.state.id): \(action) sent \(late.components.seconds * 1_000_000 + late.components.attoseconds / 1_000_000_000_000) us after its due time")
-            }
-        }
-        run.teardown = teardown
-        if let next = teardown.nextDeadline {
-            let id = run.state.id
-            run.teardownTimer = agent.loop.schedule(at: origin + next) { [unowned self] in
-                guard let run = self.live[id] else { return }
-                run.teardownTimer = nil
-                self.advanceTeardown(run, origin: origin)
-            }
-        }
-    }
-
-    private func cancelTimers(_ run: ActiveRun, keepTeardown: Bool) {
-        for token in [run.maxRuntimeTimer, run.progressTimer, keepTeardown ? nil : run.teardownTimer].compactMap({ $0 }) {
-            agent.loop.cancel(token)
-        }
-        run.maxRuntimeTimer = nil
-        run.progressTimer = nil
-        if !keepTeardown { run.teardownTimer = nil }
-    }
-
-    /// At shutdown: every live run gets the teardown; `onIdle` fires when the last one is gone.
+    /// At shutdown: every live run gets the teardown and ends `agent-restart` (a cancelled one
+    /// stays cancelled); `onIdle` fires when the last one is gone.
     func stopAll() {
-        for run in live.values where !run.state.isStopping {
-            _ = run.state.expire(.simulated)
-            agent.log.notice("run \(run.state.id) of \(run.state.identifier): stopping with the agent")
-            startTeardown(run)
+        for run in liveRuns { send(.agentStopping, to: run) }
+    }
+
+    private func startsStop(_ event: RunLifecycleEvent, _ run: ActiveRun) -> Bool {
+        let before = run.state.lifecycle.stop
+        send(event, to: run)
+        return before == nil && run.state.lifecycle.stop != nil
+    }
+
+    // MARK: the lifecycle
+
+    /// Hands one event to a run's lifecycle at `now` (the loop's time unless given), carries out
+    /// the actions in order, and keeps the run's one timer at the lifecycle's next deadline.
+    @discardableResult
+    private func send(_ event: RunLifecycleEvent, to run: ActiveRun, at now: MonotonicInstant? = nil) -> [RunAction] {
+        let instant = now ?? agent.loop.now
+        // Benchmarks read how late each teardown step went out, against when it was due.
+        let due: MonotonicInstant? = switch event {
+        case .deadlineReached: run.state.lifecycle.nextDeadline.map { .zero + $0 }
+        case .expire, .cancel, .agentStopping: instant
+        default: nil
+        }
+        let stopBefore = run.state.lifecycle.stop
+        let actions = run.state.handle(event, now: instant.sinceOrigin)
+        if stopBefore == nil, let stop = run.state.lifecycle.stop { logStop(run, stop) }
+        for action in actions { carry(action, for: run, due: due) }
+        rearmLifecycleTimer(run)
+        return actions
+    }
+
+    private func carry(_ action: RunAction, for run: ActiveRun, due: MonotonicInstant?) {
+        switch action {
+        case .signal(let signal):
+            run.process?.signalAll(signal)
+            logLateness(run, "sendSignal(\(signal))", due: due)
+        case .killAll:
+            run.process?.killAll()
+            logLateness(run, "killAll", due: due)
+        case .freeze:
+            guard let method = run.process?.freeze() else { return }
+            agent.log.notice("run \(run.state.id) of \(run.state.identifier): paused (\(run.state.lifecycle.pausedReason ?? "")) by \(method == .cgroup ? "cgroup.freeze" : "SIGSTOP")")
+        case .thaw:
+            run.process?.thaw()
+        case .setDeadline:
+            break  // status reads it from the run's state
+        case .record(let stopReason):
+            finish(run, stopReason: stopReason)
+        }
+    }
+
+    private func logStop(_ run: ActiveRun, _ stop: RunStop) {
+        let prefix = "run \(run.state.id) of \(run.state.identifier)"
+        switch stop {
+        case .expired(let reason):
+            agent.log.notice("\(prefix): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
+        case .cancelled:
+            agent.log.notice("\(prefix): cancelled")
+        case .agentStopping:
+            agent.log.notice("\(prefix): stopping with the agent")
+        }
+    }
+
+    private func logLateness(_ run: ActiveRun, _ what: String, due: MonotonicInstant?) {
+        guard agent.options.logTimestamps, let due else { return }
+        // Measured right after sending.
+        let late = due.duration(to: MonotonicInstant.now())
+        agent.log.info("run \(run.state.id): \(what) sent \(late.components.seconds * 1_000_000 + late.components.attoseconds / 1_000_000_000_000) us after its due time")
+    }
+
+    /// One timer per run, moved only when the lifecycle's next deadline moves (a PROGRESS= line
+    /// moves none).
+    private func rearmLifecycleTimer(_ run: ActiveRun) {
+        let next = run.state.lifecycle.nextDeadline
+        guard next != run.lifecycleTimerDue else { return }
+        if let token = run.lifecycleTimer { agent.loop.cancel(token) }
+        run.lifecycleTimer = nil
+        run.lifecycleTimerDue = next
+        guard let next else { return }
+        let id = run.state.id
+        run.lifecycleTimer = agent.loop.schedule(at: .zero + next) { [unowned self] in
+            guard let run = self.live[id] else { return }
+            run.lifecycleTimer = nil
+            run.lifecycleTimerDue = nil
+            self.send(.deadlineReached, to: run)
         }
     }
 
     // MARK: ending
 
     private func mainExited(_ id: RunID, _ termination: ProcessTermination) {
-        live[id]?.state.recordTermination(termination)
+        guard let run = live[id] else { return }
+        send(.mainExited(termination), to: run)
     }
 
     private func gone(_ id: RunID) {
         guard let run = live[id] else { return }
-        for hit in recordLimitHits(run) {
+        let hits = recordLimitHits(run)
+        for hit in hits {
             agent.log.notice("run \(id) of \(run.state.identifier): limit reached: \(hit)")
         }
-        guard let stop = run.state.stopReason else { return }
-        finish(run, stopReason: agent.isStopping && !run.state.cancelled ? .agentRestart : stop)
+        if !hits.isEmpty { send(.limitReached, to: run) }
+        send(.allProcessesGone, to: run)
     }
 
     private func finish(_ run: ActiveRun, stopReason: StopReason) {
         let id = run.state.id
-        cancelTimers(run, keepTeardown: false)
+        if let token = run.lifecycleTimer { agent.loop.cancel(token); run.lifecycleTimer = nil }
+        run.lifecycleTimerDue = nil
         if let token = run.checkpointTimer { agent.loop.cancel(token); run.checkpointTimer = nil }
         if let token = run.titleTimer { agent.loop.cancel(token); run.titleTimer = nil }
         saveCheckpoint(run)
@@ -528,7 +520,7 @@ final class RunSupervisor {
         let endedMs = max(agent.loop.clock.realtimeMilliseconds, run.startedAtMilliseconds)
         var exitStatus: Int32?
         var signal: Int32?
-        switch run.state.termination {
+        switch run.state.lifecycle.termination {
         case .exited(let status)?: exitStatus = status
         case .signaled(let number)?: signal = number
         case nil: break
@@ -575,14 +567,14 @@ final class RunSupervisor {
 
     func summaries() -> [RunSummary] {
         liveRuns.map { run in
-            let stopping: String? = run.state.cancelled ? "cancelled" : run.state.expiredFor.map { "expired(\($0.rawValue))" }
+            let stopping = run.state.lifecycle.stop?.description
             return RunSummary(
                 runID: run.state.id.description, identifier: run.state.identifier.rawValue,
                 kind: run.state.kind.rawValue, reason: run.state.reason.rawValue, pid: run.process?.pid ?? 0,
                 startedAt: run.state.startedAt, deadline: run.state.deadline,
                 progress: run.state.progress?.fraction, title: run.state.title, subtitle: run.state.subtitle,
                 statusText: run.state.statusText, stopping: stopping,
-                paused: run.pausedReason)
+                paused: run.state.lifecycle.pausedReason)
         }
     }
 
@@ -596,6 +588,11 @@ final class RunSupervisor {
 struct LaunchProblem: Error {
     var message: String
     init(_ message: String) { self.message = message }
+}
+
+extension MonotonicInstant {
+    /// The instant as the run lifecycle counts time: a `Duration` since the clock's origin.
+    fileprivate var sinceOrigin: Duration { MonotonicInstant.zero.duration(to: self) }
 }
 
 private func formatSeconds(_ seconds: Double) -> String {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// What the agent knows about a run while it is live: who it is, what the plugin last reported,
-/// and whether the agent has asked it to stop. Pure: the daemon feeds it directives and times;
-/// it says what to persist.
+/// and its ``RunLifecycle`` (limits, pause, teardown, result). Pure: the daemon feeds it
+/// directives, events and times; it says what to persist and what to do.
 public struct LiveRun: Sendable {
     public let id: RunID
     public let identifier: Identifier
@@ -9,8 +9,7 @@ public struct LiveRun: Sendable {
     public let reason: RunReason
     /// Unix seconds at launch.
     public let startedAt: Int64
-    /// Unix seconds of the SIGTERM for MaxRuntime, if any (`AGENTD_DEADLINE`).
-    public let deadline: Int64?
+    public private(set) var lifecycle: RunLifecycle
 
     public private(set) var progress: Progress?
     public private(set) var title: String?
@@ -21,21 +20,25 @@ public struct LiveRun: Sendable {
     public private(set) var logTail = LogTail()
     public private(set) var outputLines = 0
 
-    /// Set once the agent starts the teardown; the run then ends `expired(reason)` however it exits.
-    public private(set) var expiredFor: ExpiryReason?
-    public private(set) var cancelled = false
-    public private(set) var termination: ProcessTermination?
-
     public init(id: RunID, identifier: Identifier, kind: JobKind, reason: RunReason,
-                startedAt: Int64, deadline: Int64?, checkpoint: String?) {
+                startedAt: Int64, settings: RunLifecycle.Settings, checkpoint: String?) {
         self.id = id
         self.identifier = identifier
         self.kind = kind
         self.reason = reason
         self.startedAt = startedAt
-        self.deadline = deadline
+        self.lifecycle = RunLifecycle(settings: settings)
         self.checkpoint = checkpoint
     }
+
+    /// Hands an event to the run's lifecycle: the actions the daemon must carry out, in order.
+    public mutating func handle(_ event: RunLifecycleEvent, now: Duration) -> [RunAction] {
+        lifecycle.handle(event, now: now)
+    }
+
+    /// The SIGTERM time for `MaxRuntime=` (unix seconds): `AGENTD_DEADLINE` at spawn, moved
+    /// by pauses since (what status shows).
+    public var deadline: Int64? { lifecycle.wallDeadline }
 
     /// What a directive changed that the daemon must act on.
     public enum Effect: Equatable, Sendable {
@@ -78,30 +81,5 @@ public struct LiveRun: Sendable {
     public mutating func appendLog(_ line: String) {
         outputLines += 1
         logTail.append(line)
-    }
-
-    /// Marks the run expired; returns false when it already was (the first reason stands).
-    public mutating func expire(_ reason: ExpiryReason) -> Bool {
-        guard expiredFor == nil, !cancelled else { return false }
-        expiredFor = reason
-        return true
-    }
-
-    /// Marks the run cancelled by a person; returns false when it was already stopping.
-    public mutating func cancel() -> Bool {
-        guard expiredFor == nil, !cancelled else { return false }
-        cancelled = true
-        return true
-    }
-
-    public var isStopping: Bool { expiredFor != nil || cancelled }
-
-    public mutating func recordTermination(_ value: ProcessTermination) {
-        termination = value
-    }
-
-    /// The stop reason once every process has gone (DESIGN §5, §7).
-    public var stopReason: StopReason? {
-        termination.map { StopReason.resolve(termination: $0, expiredFor: expiredFor, cancelled: cancelled) }
     }
 }

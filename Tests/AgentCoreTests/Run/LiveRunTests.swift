@@ -4,7 +4,8 @@ import Testing
 
 private func makeRun(kind: JobKind = .processing) -> LiveRun {
     LiveRun(id: RunID(1), identifier: Identifier(rawValue: "local.a")!, kind: kind, reason: .simulated,
-            startedAt: 1000, deadline: 1600, checkpoint: "batch-1")
+            startedAt: 1000, settings: .init(maxRuntime: .seconds(600), progressTimeout: nil, gracePeriod: .seconds(5)),
+            checkpoint: "batch-1")
 }
 
 @Test func directivesUpdateWhatStatusShows() {
@@ -47,30 +48,14 @@ private func makeRun(kind: JobKind = .processing) -> LiveRun {
     #expect(run.logTail.lines.last == "from stderr")
 }
 
-@Test func anExpiredRunIsExpiredEvenWhenItExitsZeroInTheGracePeriod() {
+/// The stop rules themselves are RunLifecycleTests'; a live run carries its lifecycle and shows
+/// its deadline from it.
+@Test func aLiveRunCarriesItsLifecycleAndShowsItsDeadline() {
     var run = makeRun()
-    let first = run.expire(.maxRuntime)
-    let second = run.expire(.simulated)
-    #expect(first && !second)
-    run.recordTermination(.exited(0))
-    #expect(run.stopReason == .expired(.maxRuntime))
-}
-
-@Test func aCancelledRunIsCancelledHoweverItEnds() {
-    var run = makeRun()
-    let cancelled = run.cancel()
-    #expect(cancelled)
-    run.recordTermination(.signaled(15))
-    #expect(run.stopReason == .cancelled)
-}
-
-@Test func aRunEndsByItsExitStatusWhenNobodyStoppedIt() {
-    var ok = makeRun(), failed = makeRun(), crashed = makeRun()
-    ok.recordTermination(.exited(0))
-    failed.recordTermination(.exited(3))
-    crashed.recordTermination(.signaled(11))
-    #expect(ok.stopReason == .success)
-    #expect(failed.stopReason == .failure(exitStatus: 3))
-    #expect(crashed.stopReason == .crashed(signal: 11))
-    #expect(makeRun().stopReason == nil)
+    #expect(run.deadline == nil, "not started yet")
+    #expect(run.handle(.started(wallClock: SchedulerTime(seconds: 1000)), now: .seconds(5)) == [.setDeadline(1600)])
+    #expect(run.deadline == 1600)
+    #expect(run.lifecycle.nextDeadline == .seconds(605))
+    #expect(run.handle(.expire(.simulated), now: .seconds(6)) == [.signal(15), .signal(18)])
+    #expect(run.lifecycle.stop == .expired(.simulated))
 }
