@@ -116,6 +116,8 @@ public final class Agent {
             logChanges(config.loadAll())
             conditions?.rereadEverything()
             stateWriter.retry()
+            // Everything was re-read: render the metrics again (rewritten only if they changed).
+            metricsWriter.markDirty()
         default:
             guard !isStopping else {
                 log.notice("signal \(signal) again: stopping without waiting for runs")
