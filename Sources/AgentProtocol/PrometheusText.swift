@@ -57,12 +57,12 @@ public enum PrometheusText {
                    "When the job's last successful run ended, in seconds since the epoch (absent: none on record).")
         for job in s.jobs {
             guard let last = job.lastSuccess else { continue }
-            out.sample("agentd_job_last_success_timestamp_seconds", [("identifier", job.identifier)], last)
+            out.sample("agentd_job_last_success_timestamp_seconds", [("identifier", job.identifier), ("kind", job.kind)], last)
         }
         out.family("agentd_job_run_rate_ratio", .gauge,
                    "Run-rate: share of the last 7 days with a success within 24 h of the previous one (agentctl stats, FRESH DAYS).")
         for job in s.jobs {
-            out.sample("agentd_job_run_rate_ratio", [("identifier", job.identifier)], job.freshDayShare)
+            out.sample("agentd_job_run_rate_ratio", [("identifier", job.identifier), ("kind", job.kind)], job.freshDayShare)
         }
     }
 

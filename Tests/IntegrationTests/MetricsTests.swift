@@ -131,13 +131,13 @@ import Testing
         // The last success is the newest successful run's end, in seconds.
         let newestSuccess = history.filter { $0["identifier"] as? String == "local.ok" && $0["stopReason"] as? String == "success" }
             .compactMap { $0["endedAt"] as? Int }.max()
-        #expect(samples["agentd_job_last_success_timestamp_seconds{identifier=\"local.ok\"}"] == newestSuccess.map { Double($0) / 1000 })
-        #expect(samples["agentd_job_last_success_timestamp_seconds{identifier=\"local.fail\"}"] == nil)
+        #expect(samples["agentd_job_last_success_timestamp_seconds{identifier=\"local.ok\",kind=\"continued\"}"] == newestSuccess.map { Double($0) / 1000 })
+        #expect(samples["agentd_job_last_success_timestamp_seconds{identifier=\"local.fail\",kind=\"continued\"}"] == nil)
         // Two successes within 24 h: one fresh day of seven, as agentctl stats says.
         let stats = try json(try fleet.agent.ctl("stats", "--json").stdout) as? [[String: Any]] ?? []
         let okStats = stats.first { $0["identifier"] as? String == "local.ok" }
-        #expect(samples["agentd_job_run_rate_ratio{identifier=\"local.ok\"}"] == okStats?["freshDayShare"] as? Double)
-        #expect(samples["agentd_job_run_rate_ratio{identifier=\"local.ok\"}"] == 1.0 / 7)
+        #expect(samples["agentd_job_run_rate_ratio{identifier=\"local.ok\",kind=\"continued\"}"] == okStats?["freshDayShare"] as? Double)
+        #expect(samples["agentd_job_run_rate_ratio{identifier=\"local.ok\",kind=\"continued\"}"] == 1.0 / 7)
         // The broken job has no series: identifiers only where a job exists.
         #expect(!text.contains("local.bad"))
     }
