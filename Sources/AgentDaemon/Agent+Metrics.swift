@@ -41,23 +41,30 @@ extension Agent {
         return [BudgetFigures(manifest: "all", daily: daily, spent: max(0, daily - left), left: left)]
     }
 
+    /// A run ended: the counters, and the success history when it succeeded.
+    func metricsRunEnded(_ run: ActiveRun, stop: StopReason, endedAtMs: Int64) {
+        let seconds = Double(endedAtMs - run.startedAtMilliseconds) / 1000
+        runMetrics.runEnded(job: run.job.identifier, kind: run.job.kind, stop: stop, seconds: seconds)
+        if stop == .success {
+            successHistory.recordSuccess(run.state.identifier.rawValue, startedAtMs: run.startedAtMilliseconds,
+                                         endedAtMs: endedAtMs)
+        }
+    }
+
     private func jobFigures(_ jobs: [JobDefinition], now: Int64) -> [JobFigures] {
-        var lastSuccess: [String: Int64] = [:]
-        var successStarts: [String: [Int64]] = [:]
-        if let store = runStore {
+        if !successHistory.isSeeded, let store = runStore {
+            // Once, when the state database is first readable; afterwards run ends keep it current.
             do {
-                lastSuccess = try store.lastSuccesses()
-                successStarts = try store.successStarts(since: (now - FreshDays.lookbackSeconds) * 1000)
+                successHistory.seed(lastSuccesses: try store.lastSuccesses(),
+                                    successStarts: try store.successStarts(since: (now - FreshDays.lookbackSeconds) * 1000))
             } catch {
                 storeFailed(error)
             }
         }
         return jobs.map { job in
             let id = job.identifier.rawValue
-            let starts = (successStarts[id] ?? []).map { $0 / 1000 }
-            return JobFigures(identifier: id, kind: job.kind.rawValue,
-                              lastSuccess: lastSuccess[id].map { Double($0) / 1000 },
-                              freshDayShare: FreshDays.share(successStarts: starts, now: now))
+            return JobFigures(identifier: id, kind: job.kind.rawValue, lastSuccess: successHistory.lastSuccess(of: id),
+                              freshDayShare: successHistory.runRate(of: id, now: now))
         }
     }
 }

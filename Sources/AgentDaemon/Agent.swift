@@ -41,6 +41,8 @@ public final class Agent {
     private var lastServiceStatus = ""
     /// Runs ended and run durations since the start, for `agentctl metrics` and `MetricsFile=`.
     var runMetrics = RunMetrics()
+    /// Last successes and recent success starts, for the per-job metrics.
+    var successHistory = SuccessHistory()
     /// Keeps `MetricsFile=` current (no timer while nothing changed).
     private(set) lazy var metricsWriter = MetricsFileWriter(agent: self)
 

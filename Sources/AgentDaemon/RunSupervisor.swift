@@ -550,7 +550,7 @@ final class RunSupervisor {
         agent.log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)",
                        fields: LogFields(.runEnded, identifier: run.state.identifier.rawValue, runID: id.description,
                                          stopReason: stopReason.description))
-        agent.runMetrics.runEnded(job: run.job.identifier, kind: run.job.kind, stop: stopReason, seconds: seconds)
+        agent.metricsRunEnded(run, stop: stopReason, endedAtMs: endedMs)
         agent.updateServiceStatus()
         onRunEnded?(run.job.identifier, id, stopReason)
         if live.isEmpty { onIdle?() }

@@ -181,6 +181,26 @@ import Testing
         #expect(try FileIdentity(fleet.metricsFile) != before)
     }
 
+    @Test func afterARestartCountersStartAtZeroWhileLastSuccessAndRunRateRemain() throws {
+        let fleet = try Fleet()
+        try fleet.runTheScript()
+        let before = PromSamples(try fleet.metricsText())
+        fleet.agent.stop()
+        let again = try AgentProcess(sandbox: fleet.sandbox,
+                                     extraArguments: ["--sysfs-root", fleet.sysfs.sysfsRoot, "--proc-root", fleet.proc.procRoot])
+        let result = try again.ctl("metrics")
+        #expect(result.status == 0)
+        let after = PromSamples(result.stdout)
+        let ok = "{identifier=\"local.ok\",kind=\"continued\"}"
+        #expect(after["agentd_job_last_success_timestamp_seconds" + ok] != nil)
+        #expect(after["agentd_job_last_success_timestamp_seconds" + ok] == before["agentd_job_last_success_timestamp_seconds" + ok])
+        #expect(after["agentd_job_run_rate_ratio" + ok] == 1.0 / 7)
+        // Counters restart at 0 (Prometheus takes it as a counter reset); the live runs ended agent-restart.
+        #expect(after["agentd_runs_ended_total{identifier=\"local.ok\",stop_reason=\"success\"}"] == nil)
+        #expect(after["agentd_run_duration_seconds_count{kind=\"continued\"}"] == 0)
+        #expect((after["agentd_start_time_seconds"] ?? 0) >= (before["agentd_start_time_seconds"] ?? 0))
+    }
+
     static func uptime(_ agent: AgentProcess) throws -> Int {
         let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any] ?? [:]
         return status["uptimeSeconds"] as? Int ?? 0
