@@ -106,6 +106,7 @@ public enum PrometheusText {
 
     /// A label value with `\`, `"` and newlines escaped.
     static func escaped(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
         var out = ""
         for character in value {
             switch character {

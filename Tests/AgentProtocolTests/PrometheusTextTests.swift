@@ -104,3 +104,21 @@ struct PrometheusTextTests {
         #expect(FreshDays.share(successStarts: [], now: now) == 0)
     }
 }
+
+/// A machine at the scale the scheduler is built for (10,000 jobs) renders its metrics quickly:
+/// the agent renders on its loop thread, at most once per MetricsInterval=.
+struct PrometheusTextScaleTests {
+    @Test func tenThousandJobsRenderInWellUnderASecond() {
+        var snapshot = PrometheusTextTests.snapshot
+        snapshot.jobs = (0..<10_000).map {
+            JobFigures(identifier: "com.example.job\($0)", kind: "refresh", lastSuccess: 1_796_000_000.5, freshDayShare: 5.0 / 7)
+        }
+        snapshot.runsEnded = (0..<10_000).map { RunsEnded(identifier: "com.example.job\($0)", stopReason: "success", count: $0) }
+        let clock = ContinuousClock()
+        var text = ""
+        let took = clock.measure { text = PrometheusText.render(snapshot) }
+        #expect(text.utf8.count > 1_000_000)
+        #expect(took < .seconds(2), "rendering 10,000 jobs took \(took)")
+        print("metrics: rendered 10,000 jobs (\(text.utf8.count) bytes) in \(took)")
+    }
+}
