@@ -201,6 +201,21 @@ import Testing
         #expect((after["agentd_start_time_seconds"] ?? 0) >= (before["agentd_start_time_seconds"] ?? 0))
     }
 
+    @Test func aMovedMetricsFileLeavesNoStaleCopyBehind() throws {
+        let fleet = try Fleet()
+        _ = try fleet.waitForFile(toEqual: try fleet.metricsText())
+        let moved = fleet.sandbox.root + "/node-exporter/moved.prom"
+        let seen = fleet.agent.logLines.count
+        try fleet.sandbox.writeAtomically("agentd.conf", "[Agent]\nMetricsFile=\(moved)\nMetricsInterval=1s\nDeny=local.denied\n")
+        try fleet.agent.waitForLog("metrics file \(fleet.metricsFile) removed", after: seen)
+        #expect(FileManager.default.fileExists(atPath: moved))
+        #expect(!FileManager.default.fileExists(atPath: fleet.metricsFile))
+        // No MetricsFile= at all: the file goes too.
+        try fleet.sandbox.writeAtomically("agentd.conf", "[Agent]\nDeny=local.denied\n")
+        try fleet.agent.waitForLog("metrics file \(moved) removed", after: seen)
+        #expect(!FileManager.default.fileExists(atPath: moved))
+    }
+
     static func uptime(_ agent: AgentProcess) throws -> Int {
         let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any] ?? [:]
         return status["uptimeSeconds"] as? Int ?? 0
