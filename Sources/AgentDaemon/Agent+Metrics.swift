@@ -21,7 +21,7 @@ extension Agent {
         }
         return MetricsSnapshot(
             version: AgentVersion.string, startedAt: startedAtWall, jobCount: registry.jobCount,
-            configErrors: registry.diagnostics.filter { $0.severity == .error }.count,
+            configErrorCount: registry.diagnostics.filter { $0.severity == .error }.count,
             paused: scheduling?.scheduler.isPaused ?? false, stateWritable: state.problem == nil,
             running: Self.perKind(running), pending: Self.perKind(pending),
             budgets: budgetFigures(), runsEnded: runMetrics.runsEnded(where: registered.contains),
@@ -30,7 +30,7 @@ extension Agent {
     }
 
     private static func perKind(_ counts: [JobKind: Int]) -> [KindCount] {
-        JobKind.allCases.map { KindCount(kind: $0.rawValue, count: counts[$0] ?? 0) }
+        JobKind.allCases.map { KindCount(kind: $0.rawValue, runCount: counts[$0] ?? 0) }
     }
 
     /// The global `DailyBudget=` as manifest `all` (per-manifest budgets will add their own).
@@ -38,7 +38,8 @@ extension Agent {
         let daily = config.registry.settings.dailyBudget
         guard let driver = scheduling else { return [] }
         let left = driver.scheduler.budgetRemaining(now: driver.now)
-        return [BudgetFigures(manifest: "all", daily: daily, spent: max(0, daily - left), left: left)]
+        return [BudgetFigures(manifest: "all", dailyLaunchCount: daily, spentLaunchCount: max(0, daily - left),
+                              leftLaunchCount: left)]
     }
 
     /// A run ended: the counters, and the success history when it succeeded.
@@ -63,7 +64,7 @@ extension Agent {
         }
         return jobs.map { job in
             let id = job.identifier.rawValue
-            return JobFigures(identifier: id, kind: job.kind.rawValue, lastSuccess: successHistory.lastSuccess(of: id),
+            return JobFigures(identifier: id, kind: job.kind.rawValue, lastSuccessAt: successHistory.lastSuccess(of: id),
                               freshDayShare: successHistory.runRate(of: id, now: now))
         }
     }

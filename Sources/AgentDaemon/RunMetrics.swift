@@ -28,16 +28,19 @@ struct RunMetrics {
     /// Counts of the jobs `exists` keeps, sorted by identifier then stop reason.
     func runsEnded(where exists: (Identifier) -> Bool) -> [RunsEnded] {
         ended.filter { exists($0.key.identifier) }
-            .map { RunsEnded(identifier: $0.key.identifier.rawValue, stopReason: $0.key.stopReason, count: $0.value) }
-            .sorted { ($0.identifier, $0.stopReason) < ($1.identifier, $1.stopReason) }
+            .map { RunsEnded(identifier: $0.key.identifier.rawValue, stopReasonLabel: $0.key.stopReason, runCount: $0.value) }
+            .sorted { ($0.identifier, $0.stopReasonLabel) < ($1.identifier, $1.stopReasonLabel) }
     }
 
     /// One histogram per kind, every kind listed.
     var durations: [DurationHistogram] {
         JobKind.allCases.map { kind in
             let histogram = histograms[kind] ?? Histogram()
-            return DurationHistogram(kind: kind.rawValue, boundsSeconds: Self.bucketBounds,
-                                     counts: histogram.cumulative, count: histogram.count, sumSeconds: histogram.sum)
+            let buckets = zip(Self.bucketBounds, histogram.cumulative).map {
+                DurationBucket(upperBoundSeconds: $0, runCount: $1)
+            }
+            return DurationHistogram(kind: kind.rawValue, buckets: buckets, runCount: histogram.count,
+                                     sumSeconds: histogram.sum)
         }
     }
 

@@ -37,9 +37,9 @@ struct SuccessHistory {
         starts[identifier] = times
     }
 
-    /// Unix seconds of the last success's end, nil when there is none.
-    func lastSuccess(of identifier: String) -> Double? {
-        lastSuccess[identifier].map { Double($0) / 1000 }
+    /// Unix milliseconds of the last success's end, nil when there is none.
+    func lastSuccess(of identifier: String) -> Int64? {
+        lastSuccess[identifier]
     }
 
     /// The `agentctl stats` fresh-days share at `now` (Unix seconds).

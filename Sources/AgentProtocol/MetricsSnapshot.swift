@@ -8,9 +8,9 @@
 public struct MetricsSnapshot: Codable, Sendable, Hashable {
     public var version: String
     /// Unix seconds when the agent started.
-    public var startedAt: Int64
+    @Instant<EpochSeconds> public var startedAt: Int64
     public var jobCount: Int
-    public var configErrors: Int
+    public var configErrorCount: Int
     public var paused: Bool
     /// Whether the state database is usable.
     public var stateWritable: Bool
@@ -28,14 +28,14 @@ public struct MetricsSnapshot: Codable, Sendable, Hashable {
     public var jobs: [JobFigures]
     public var conditions: ConditionFigures?
 
-    public init(version: String, startedAt: Int64, jobCount: Int, configErrors: Int, paused: Bool,
+    public init(version: String, startedAt: Int64, jobCount: Int, configErrorCount: Int, paused: Bool,
                 stateWritable: Bool, running: [KindCount], pending: [KindCount], budgets: [BudgetFigures],
                 runsEnded: [RunsEnded], durations: [DurationHistogram], jobs: [JobFigures],
                 conditions: ConditionFigures?) {
         self.version = version
         self.startedAt = startedAt
         self.jobCount = jobCount
-        self.configErrors = configErrors
+        self.configErrorCount = configErrorCount
         self.paused = paused
         self.stateWritable = stateWritable
         self.running = running
@@ -48,74 +48,86 @@ public struct MetricsSnapshot: Codable, Sendable, Hashable {
     }
 }
 
+/// Runs (live, or waiting to start) of one kind.
 public struct KindCount: Codable, Sendable, Hashable {
     public var kind: String
-    public var count: Int
+    public var runCount: Int
 
-    public init(kind: String, count: Int) {
+    public init(kind: String, runCount: Int) {
         self.kind = kind
-        self.count = count
+        self.runCount = runCount
     }
 }
 
-/// One launch budget: spent and left of `daily` today.
+/// One launch budget: launches spent and left today of those a day allows.
 public struct BudgetFigures: Codable, Sendable, Hashable {
     /// `all` for the global `DailyBudget=`; per-manifest budgets will name their manifest.
     public var manifest: String
-    public var daily: Int
-    public var spent: Int
-    public var left: Int
+    public var dailyLaunchCount: Int
+    public var spentLaunchCount: Int
+    public var leftLaunchCount: Int
 
-    public init(manifest: String, daily: Int, spent: Int, left: Int) {
+    public init(manifest: String, dailyLaunchCount: Int, spentLaunchCount: Int, leftLaunchCount: Int) {
         self.manifest = manifest
-        self.daily = daily
-        self.spent = spent
-        self.left = left
+        self.dailyLaunchCount = dailyLaunchCount
+        self.spentLaunchCount = spentLaunchCount
+        self.leftLaunchCount = leftLaunchCount
     }
 }
 
 public struct RunsEnded: Codable, Sendable, Hashable {
     public var identifier: String
-    /// The DESIGN §7 kind, without numbers: `success`, `failure`, `expired_max_runtime`…
-    public var stopReason: String
-    public var count: Int
+    /// The DESIGN §7 kind as the metric's label, without numbers: `success`, `failure`,
+    /// `expired_max_runtime`… (`StopReason.kindLabel`).
+    public var stopReasonLabel: String
+    public var runCount: Int
 
-    public init(identifier: String, stopReason: String, count: Int) {
+    public init(identifier: String, stopReasonLabel: String, runCount: Int) {
         self.identifier = identifier
-        self.stopReason = stopReason
-        self.count = count
+        self.stopReasonLabel = stopReasonLabel
+        self.runCount = runCount
     }
 }
 
-/// A cumulative histogram: `counts[i]` runs took at most `bounds[i]` seconds.
+/// A cumulative histogram of run durations.
 public struct DurationHistogram: Codable, Sendable, Hashable {
     public var kind: String
-    public var boundsSeconds: [Double]
-    public var counts: [Int]
-    public var count: Int
+    /// Ascending bounds; each bucket counts the runs that took at most its bound.
+    public var buckets: [DurationBucket]
+    /// All runs (the `+Inf` bucket).
+    public var runCount: Int
     public var sumSeconds: Double
 
-    public init(kind: String, boundsSeconds: [Double], counts: [Int], count: Int, sumSeconds: Double) {
+    public init(kind: String, buckets: [DurationBucket], runCount: Int, sumSeconds: Double) {
         self.kind = kind
-        self.boundsSeconds = boundsSeconds
-        self.counts = counts
-        self.count = count
+        self.buckets = buckets
+        self.runCount = runCount
         self.sumSeconds = sumSeconds
+    }
+}
+
+public struct DurationBucket: Codable, Sendable, Hashable {
+    public var upperBoundSeconds: Double
+    public var runCount: Int
+
+    public init(upperBoundSeconds: Double, runCount: Int) {
+        self.upperBoundSeconds = upperBoundSeconds
+        self.runCount = runCount
     }
 }
 
 public struct JobFigures: Codable, Sendable, Hashable {
     public var identifier: String
     public var kind: String
-    /// Unix seconds of the last success on record, nil if none.
-    public var lastSuccess: Double?
+    /// Unix milliseconds when the last success on record ended, nil if none.
+    @OptionalInstant<EpochMilliseconds> public var lastSuccessAt: Int64?
     /// 0...1: the `stats` "fresh days" figure (``FreshDays``).
     public var freshDayShare: Double
 
-    public init(identifier: String, kind: String, lastSuccess: Double?, freshDayShare: Double) {
+    public init(identifier: String, kind: String, lastSuccessAt: Int64?, freshDayShare: Double) {
         self.identifier = identifier
         self.kind = kind
-        self.lastSuccess = lastSuccess
+        self.lastSuccessAt = lastSuccessAt
         self.freshDayShare = freshDayShare
     }
 }

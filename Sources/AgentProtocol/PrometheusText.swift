@@ -22,7 +22,7 @@ public enum PrometheusText {
         out.family("agentd_jobs", .gauge, "Registered jobs.")
         out.sample("agentd_jobs", [], Double(s.jobCount))
         out.family("agentd_config_errors", .gauge, "Config errors in force (agentctl status lists them).")
-        out.sample("agentd_config_errors", [], Double(s.configErrors))
+        out.sample("agentd_config_errors", [], Double(s.configErrorCount))
         out.family("agentd_paused", .gauge, "1 while agentctl pause holds discretionary work.")
         out.sample("agentd_paused", [], s.paused ? 1 : 0)
         out.family("agentd_state_writable", .gauge, "1 while the state database is usable.")
@@ -31,24 +31,25 @@ public enum PrometheusText {
 
     private static func runs(_ s: MetricsSnapshot, _ out: inout Writer) {
         out.family("agentd_runs_running", .gauge, "Live runs, by kind.")
-        for entry in s.running { out.sample("agentd_runs_running", [("kind", entry.kind)], Double(entry.count)) }
+        for entry in s.running { out.sample("agentd_runs_running", [("kind", entry.kind)], Double(entry.runCount)) }
         out.family("agentd_runs_pending", .gauge, "Work waiting to start, by kind.")
-        for entry in s.pending { out.sample("agentd_runs_pending", [("kind", entry.kind)], Double(entry.count)) }
+        for entry in s.pending { out.sample("agentd_runs_pending", [("kind", entry.kind)], Double(entry.runCount)) }
         out.family("agentd_runs_ended_total", .counter,
                    "Runs ended since the agent started, by job and stop-reason kind.")
         for entry in s.runsEnded {
-            out.sample("agentd_runs_ended_total", [("identifier", entry.identifier), ("stop_reason", entry.stopReason)],
-                       Double(entry.count))
+            out.sample("agentd_runs_ended_total", [("identifier", entry.identifier), ("stop_reason", entry.stopReasonLabel)],
+                       Double(entry.runCount))
         }
         out.family("agentd_run_duration_seconds", .histogram, "Run durations since the agent started, by kind.")
         for histogram in s.durations {
             let kind = ("kind", histogram.kind)
-            for (bound, count) in zip(histogram.boundsSeconds, histogram.counts) {
-                out.sample("agentd_run_duration_seconds_bucket", [kind, ("le", number(bound))], Double(count))
+            for bucket in histogram.buckets {
+                out.sample("agentd_run_duration_seconds_bucket", [kind, ("le", number(bucket.upperBoundSeconds))],
+                           Double(bucket.runCount))
             }
-            out.sample("agentd_run_duration_seconds_bucket", [kind, ("le", "+Inf")], Double(histogram.count))
+            out.sample("agentd_run_duration_seconds_bucket", [kind, ("le", "+Inf")], Double(histogram.runCount))
             out.sample("agentd_run_duration_seconds_sum", [kind], histogram.sumSeconds)
-            out.sample("agentd_run_duration_seconds_count", [kind], Double(histogram.count))
+            out.sample("agentd_run_duration_seconds_count", [kind], Double(histogram.runCount))
         }
     }
 
@@ -56,8 +57,9 @@ public enum PrometheusText {
         out.family("agentd_job_last_success_timestamp_seconds", .gauge,
                    "When the job's last successful run ended, in seconds since the epoch (absent: none on record).")
         for job in s.jobs {
-            guard let last = job.lastSuccess else { continue }
-            out.sample("agentd_job_last_success_timestamp_seconds", [("identifier", job.identifier), ("kind", job.kind)], last)
+            guard let last = job.lastSuccessAt else { continue }
+            out.sample("agentd_job_last_success_timestamp_seconds", [("identifier", job.identifier), ("kind", job.kind)],
+                       Double(last) / 1000)
         }
         out.family("agentd_job_run_rate_ratio", .gauge,
                    "Run-rate: share of the last 7 days with a success within 24 h of the previous one (agentctl stats, FRESH DAYS).")
@@ -68,11 +70,11 @@ public enum PrometheusText {
 
     private static func budgets(_ s: MetricsSnapshot, _ out: inout Writer) {
         out.family("agentd_budget_launches", .gauge, "Discretionary launches a day, per budget.")
-        for b in s.budgets { out.sample("agentd_budget_launches", [("manifest", b.manifest)], Double(b.daily)) }
+        for b in s.budgets { out.sample("agentd_budget_launches", [("manifest", b.manifest)], Double(b.dailyLaunchCount)) }
         out.family("agentd_budget_launches_spent", .gauge, "Discretionary launches spent today, per budget.")
-        for b in s.budgets { out.sample("agentd_budget_launches_spent", [("manifest", b.manifest)], Double(b.spent)) }
+        for b in s.budgets { out.sample("agentd_budget_launches_spent", [("manifest", b.manifest)], Double(b.spentLaunchCount)) }
         out.family("agentd_budget_launches_left", .gauge, "Discretionary launches left today, per budget.")
-        for b in s.budgets { out.sample("agentd_budget_launches_left", [("manifest", b.manifest)], Double(b.left)) }
+        for b in s.budgets { out.sample("agentd_budget_launches_left", [("manifest", b.manifest)], Double(b.leftLaunchCount)) }
     }
 
     static let thermalStates = ["nominal", "fair", "serious", "critical"]

@@ -15,7 +15,7 @@ struct RunMetricsTests {
         metrics.runEnded(job: a, kind: .refresh, stop: .success, seconds: 1)
         metrics.runEnded(job: b, kind: .processing, stop: .expired(.maxRuntime), seconds: 600)
         let ended = metrics.runsEnded { _ in true }
-        #expect(ended.map { "\($0.identifier) \($0.stopReason) \($0.count)" } == [
+        #expect(ended.map { "\($0.identifier) \($0.stopReasonLabel) \($0.runCount)" } == [
             "com.example.a failure 2", "com.example.a success 1", "com.example.b expired_max_runtime 1",
         ])
         // A job that no longer exists has no series.
@@ -26,14 +26,16 @@ struct RunMetricsTests {
         var metrics = RunMetrics()
         for seconds in [0.2, 4, 4.5, 100_000] { metrics.runEnded(job: a, kind: .refresh, stop: .success, seconds: seconds) }
         let refresh = try #require(metrics.durations.first { $0.kind == "refresh" })
-        #expect(refresh.count == 4)
+        let counts = refresh.buckets.map(\.runCount)
+        #expect(refresh.runCount == 4)
         #expect(refresh.sumSeconds == 100_008.7)
-        #expect(refresh.counts.first == 1)
-        #expect(refresh.counts[1] == 3)
-        // Above the last bound: only in +Inf (the count).
-        #expect(refresh.counts.last == 3)
-        #expect(refresh.counts == refresh.counts.sorted())
+        #expect(counts.first == 1)
+        #expect(counts[1] == 3)
+        // Above the last bound: only in +Inf (the run count).
+        #expect(counts.last == 3)
+        #expect(counts == counts.sorted())
+        #expect(refresh.buckets.map(\.upperBoundSeconds) == RunMetrics.bucketBounds)
         #expect(metrics.durations.map(\.kind) == JobKind.allCases.map(\.rawValue))
-        #expect(metrics.durations.first { $0.kind == "continued" }?.count == 0)
+        #expect(metrics.durations.first { $0.kind == "continued" }?.runCount == 0)
     }
 }

@@ -12,7 +12,7 @@ struct SuccessHistoryTests {
         history.recordSuccess("local.a", startedAtMs: 1_000_000, endedAtMs: 1_001_000)
         #expect(history.lastSuccess(of: "local.a") == nil)
         history.seed(lastSuccesses: ["local.a": 5_000], successStarts: ["local.a": [1_000, 4_000]])
-        #expect(history.lastSuccess(of: "local.a") == 5)
+        #expect(history.lastSuccess(of: "local.a") == 5_000)
         #expect(history.runRate(of: "local.a", now: 10) == 1.0 / 7)
     }
 
@@ -26,7 +26,7 @@ struct SuccessHistoryTests {
         for start in starts { history.recordSuccess("local.a", startedAtMs: start * 1000, endedAtMs: start * 1000 + 500) }
         #expect(history.runRate(of: "local.a", now: now) == FreshDays.share(successStarts: starts.sorted(), now: now))
         #expect(history.runRate(of: "local.a", now: now) == 3.0 / 7)
-        #expect(history.lastSuccess(of: "local.a") == Double(starts.last ?? 0) + 0.5)
+        #expect(history.lastSuccess(of: "local.a") == (starts.last ?? 0) * 1000 + 500)
         // Ten days later, all of it has left the window.
         #expect(history.runRate(of: "local.a", now: now + 10 * day) == 0)
         #expect(history.runRate(of: "local.other", now: now) == 0)

@@ -6,15 +6,17 @@ import Testing
 /// The Prometheus text `agentctl metrics` prints and `MetricsFile=` holds (issue #16).
 struct PrometheusTextTests {
     static let snapshot = MetricsSnapshot(
-        version: "0.1.0", startedAt: 1_796_000_000, jobCount: 2, configErrors: 1, paused: false,
+        version: "0.1.0", startedAt: 1_796_000_000, jobCount: 2, configErrorCount: 1, paused: false,
         stateWritable: true,
-        running: [KindCount(kind: "refresh", count: 0), KindCount(kind: "processing", count: 1)],
-        pending: [KindCount(kind: "refresh", count: 2), KindCount(kind: "processing", count: 0)],
-        budgets: [BudgetFigures(manifest: "all", daily: 48, spent: 5, left: 43)],
-        runsEnded: [RunsEnded(identifier: "com.example.a", stopReason: "expired_max_runtime", count: 3)],
-        durations: [DurationHistogram(kind: "refresh", boundsSeconds: [1, 5], counts: [1, 3], count: 4, sumSeconds: 12.5)],
-        jobs: [JobFigures(identifier: "com.example.a", kind: "refresh", lastSuccess: 1_796_000_100.25, freshDayShare: 3.0 / 7),
-               JobFigures(identifier: "com.example.b", kind: "processing", lastSuccess: nil, freshDayShare: 0)],
+        running: [KindCount(kind: "refresh", runCount: 0), KindCount(kind: "processing", runCount: 1)],
+        pending: [KindCount(kind: "refresh", runCount: 2), KindCount(kind: "processing", runCount: 0)],
+        budgets: [BudgetFigures(manifest: "all", dailyLaunchCount: 48, spentLaunchCount: 5, leftLaunchCount: 43)],
+        runsEnded: [RunsEnded(identifier: "com.example.a", stopReasonLabel: "expired_max_runtime", runCount: 3)],
+        durations: [DurationHistogram(kind: "refresh", buckets: [DurationBucket(upperBoundSeconds: 1, runCount: 1),
+                                                                 DurationBucket(upperBoundSeconds: 5, runCount: 3)],
+                                      runCount: 4, sumSeconds: 12.5)],
+        jobs: [JobFigures(identifier: "com.example.a", kind: "refresh", lastSuccessAt: 1_796_000_100_250, freshDayShare: 3.0 / 7),
+               JobFigures(identifier: "com.example.b", kind: "processing", lastSuccessAt: nil, freshDayShare: 0)],
         conditions: ConditionFigures(externalPower: false, batteryPercent: 42, thermal: "serious", lowPower: true,
                                      network: true, memoryPressure: false))
 
@@ -111,9 +113,9 @@ struct PrometheusTextScaleTests {
     @Test func tenThousandJobsRenderInWellUnderASecond() {
         var snapshot = PrometheusTextTests.snapshot
         snapshot.jobs = (0..<10_000).map {
-            JobFigures(identifier: "com.example.job\($0)", kind: "refresh", lastSuccess: 1_796_000_000.5, freshDayShare: 5.0 / 7)
+            JobFigures(identifier: "com.example.job\($0)", kind: "refresh", lastSuccessAt: 1_796_000_000_500, freshDayShare: 5.0 / 7)
         }
-        snapshot.runsEnded = (0..<10_000).map { RunsEnded(identifier: "com.example.job\($0)", stopReason: "success", count: $0) }
+        snapshot.runsEnded = (0..<10_000).map { RunsEnded(identifier: "com.example.job\($0)", stopReasonLabel: "success", runCount: $0) }
         let clock = ContinuousClock()
         var text = ""
         let took = clock.measure { text = PrometheusText.render(snapshot) }

@@ -114,7 +114,7 @@ import Testing
         #expect(errors.count == 1)
         #expect(samples["agentd_config_errors"] == Double(errors.count))
         #expect(samples["agentd_jobs"] == Double(status["jobCount"] as? Int ?? -1))
-        #expect(samples["agentd_start_time_seconds"] == Double(status["startedAt"] as? Int ?? -1))
+        #expect(samples["agentd_start_time_seconds"].map { $0 * 1000 } == JSONInstant.milliseconds(status["startedAt"]).map(Double.init))
         #expect(samples["agentd_build_info{version=\"\(status["version"] as? String ?? "?")\"}"] == 1)
         #expect(samples["agentd_external_power"] == 1)
         #expect(samples["agentd_battery_percent"] == 80)
@@ -130,7 +130,7 @@ import Testing
         #expect(samples["agentd_run_duration_seconds_bucket{kind=\"continued\",le=\"+Inf\"}"] == 3)
         // The last success is the newest successful run's end, in seconds.
         let newestSuccess = history.filter { $0["identifier"] as? String == "local.ok" && $0["stopReason"] as? String == "success" }
-            .compactMap { $0["endedAt"] as? Int }.max()
+            .compactMap { JSONInstant.milliseconds($0["endedAt"]) }.max()
         #expect(samples["agentd_job_last_success_timestamp_seconds{identifier=\"local.ok\",kind=\"continued\"}"] == newestSuccess.map { Double($0) / 1000 })
         #expect(samples["agentd_job_last_success_timestamp_seconds{identifier=\"local.fail\",kind=\"continued\"}"] == nil)
         // Two successes within 24 h: one fresh day of seven, as agentctl stats says.
