@@ -14,7 +14,10 @@ fi
 # dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md). python3 (its sqlite3 module) holds a
 # lock on and reads state.db in the durability tests; e2fsprogs has the chattr they use.
 # logrotate: its example job (etc/examples/debian-timers) is checked against the real binary.
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate"
+# prometheus: ships promtool, which checks `agentctl metrics` and the MetricsFile= text (the server
+# it also installs is not started by the tests). systemd: systemd-journald and journalctl for the
+# journal-fields test (a journald in a private mount namespace; no systemd as PID 1 needed).
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.

@@ -41,13 +41,20 @@ public final class Agent {
     var waitingCount = 0
     private var serviceStatusRefresh: TimerToken?
     private var lastServiceStatus = ""
+    /// Runs ended and run durations since the start, for `agentctl metrics` and `MetricsFile=`.
+    var runMetrics = RunMetrics()
+    /// Last successes and recent success starts, for the per-job metrics.
+    var successHistory = SuccessHistory()
+    /// Keeps `MetricsFile=` current (no timer while nothing changed).
+    private(set) lazy var metricsWriter = MetricsFileWriter(agent: self)
 
     /// The state database's run records, when the state directory is usable.
     var runStore: RunStore? { state.database.map(RunStore.init) }
 
     public init(options: DaemonOptions) throws {
         self.options = options
-        self.log = Logger(timestamps: options.logTimestamps)
+        self.log = Logger(timestamps: options.logTimestamps, journal: Logger.stderrIsJournal(
+            journalStream: getenv("JOURNAL_STREAM").map { String(cString: $0) }))
         self.loop = try EventLoop()
         let user = SystemFactsProbe.currentUser()
         self.config = ConfigLoader(configDirectory: options.configDirectory, agentUID: user.uid,
@@ -114,6 +121,8 @@ public final class Agent {
             logChanges(config.loadAll())
             conditions?.rereadEverything()
             stateWriter.retry()
+            // Everything was re-read: render the metrics again (rewritten only if they changed).
+            metricsWriter.markDirty()
         default:
             guard !isStopping else {
                 log.notice("signal \(signal) again: stopping without waiting for runs")
@@ -321,7 +330,7 @@ public final class Agent {
             for id in change.updated { log.info("updated \(id) from \(source(of: id))") }
             for id in change.removed { log.info("removed \(id)") }
             for diagnostic in change.diagnostics {
-                if diagnostic.severity == .error { log.error(diagnostic.description) }
+                if diagnostic.severity == .error { log.error(diagnostic.description, fields: LogFields(.configError)) }
                 else { log.warning(diagnostic.description) }
             }
         }

@@ -52,6 +52,7 @@ struct ControlHandler {
         case .runIfStale: return runIfStale(request)
         case .lowpower: return lowPower(request)
         case .resources: return ControlResponse(gpus: agent.conditions.gpus, inputs: agent.conditions.inputs)
+        case .metrics: return ControlResponse(metrics: agent.metricsSnapshot())
         }
     }
 

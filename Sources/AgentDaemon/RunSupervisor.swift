@@ -153,7 +153,8 @@ final class RunSupervisor {
                                            title: state.title, processGroup: process.processGroup,
                                            cgroup: process.cgroup?.path, bootID: bootID))
             }
-            agent.log.info("run \(id) of \(state.identifier) started (\(reason.rawValue), pid \(process.pid))")
+            agent.log.info("run \(id) of \(state.identifier) started (\(reason.rawValue), pid \(process.pid))",
+                           fields: LogFields(.runStarted, identifier: state.identifier.rawValue, runID: id.description))
             agent.updateServiceStatus()
             onRunStarted?(job.identifier, id, reason)
         case .failure(let failure):
@@ -297,9 +298,10 @@ final class RunSupervisor {
         switch logLimiter.admit(run.state.id, now: agent.loop.now) {
         case .emit(let suppressed):
             if suppressed > 0 {
-                agent.log.notice("[\(run.state.identifier) \(run.state.id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))")
+                agent.log.notice("[\(run.state.identifier) \(run.state.id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))",
+                                 fields: Self.outputFields(run))
             }
-            agent.log.info("[\(run.state.identifier) \(run.state.id)] \(text)")
+            agent.log.info("[\(run.state.identifier) \(run.state.id)] \(text)", fields: Self.outputFields(run))
         case .suppress:
             break
         }
@@ -454,7 +456,9 @@ final class RunSupervisor {
         let prefix = "run \(run.state.id) of \(run.state.identifier)"
         switch stop {
         case .expired(let reason):
-            agent.log.notice("\(prefix): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))")
+            agent.log.notice("\(prefix): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))",
+                             fields: LogFields(.runExpired, identifier: run.state.identifier.rawValue, runID: run.state.id.description,
+                                               stopReason: StopReason.expired(reason).description))
         case .cancelled:
             agent.log.notice("\(prefix): cancelled")
         case .agentStopping:
@@ -542,7 +546,10 @@ final class RunSupervisor {
         var notes = ""
         if truncated > 0 { notes += ", \(truncated) lines truncated at 4096 bytes" }
         if invalid > 0 { notes += ", \(invalid) invalid directives ignored" }
-        agent.log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)")
+        agent.log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)",
+                       fields: LogFields(.runEnded, identifier: run.state.identifier.rawValue, runID: id.description,
+                                         stopReason: stopReason.description))
+        agent.metricsRunEnded(run, stop: stopReason, endedAtMs: endedMs)
         agent.updateServiceStatus()
         onRunEnded?(run.job.identifier, id, stopReason)
         if live.isEmpty { onIdle?() }
@@ -581,6 +588,13 @@ final class RunSupervisor {
     deinit {
         if let parent = cgroupParent { rmdir(parent) }
         limitControllers?.removeParents()
+    }
+}
+
+extension RunSupervisor {
+    /// Journal fields of a plugin's output lines: which run wrote them.
+    static func outputFields(_ run: ActiveRun) -> LogFields {
+        LogFields(.pluginOutput, identifier: run.state.identifier.rawValue, runID: run.state.id.description)
     }
 }
 

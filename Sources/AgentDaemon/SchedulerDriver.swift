@@ -94,6 +94,7 @@ final class SchedulerDriver {
         }
         perform(actions)
         rearm()
+        agent.metricsWriter.markDirty()
         agent.conditions?.setBusy(scheduler.hasWorkRunningOrDue)
         agent.conditions?.setIdleNeeded(scheduler.needsCPUIdleSignal)
     }

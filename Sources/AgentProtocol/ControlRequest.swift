@@ -75,13 +75,15 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case lowpower
     /// `agentctl resources`: GPUs and the other `Resources=` the machine has.
     case resources
+    /// `agentctl metrics`: the agent's state as numbers (`ControlResponse.metrics`).
+    case metrics
 
     /// Who may use a verb.
     public enum Access: Sendable { case read, change, root }
 
     public var access: Access {
         switch self {
-        case .status, .list, .history, .pending, .explain, .resources: return .read
+        case .status, .list, .history, .pending, .explain, .resources, .metrics: return .read
         case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume, .runIfStale: return .change
         case .simulateLaunch, .simulateExpire, .lowpower: return .root
         }

@@ -19,11 +19,15 @@ public struct ControlResponse: Codable, Sendable {
     /// `resources`: the GPUs found and the inputs.
     public var gpus: [GPUSummary]?
     public var inputs: MachineInputs?
+    /// `metrics`: the figures agentctl renders in the Prometheus text format.
+    public var metrics: MetricsSnapshot?
 
     public init(ok: Bool = true, error: ControlError? = nil, status: StatusReport? = nil,
                 jobs: [JobSummary]? = nil, runs: [RunRecord]? = nil, message: String? = nil,
                 runID: String? = nil, pending: [PendingSummary]? = nil, timeline: [TimelineRecord]? = nil,
-                gpus: [GPUSummary]? = nil, inputs: MachineInputs? = nil, nextCursor: String? = nil) {
+                gpus: [GPUSummary]? = nil, inputs: MachineInputs? = nil, nextCursor: String? = nil,
+                metrics: MetricsSnapshot? = nil) {
+        self.metrics = metrics
         self.nextCursor = nextCursor
         self.gpus = gpus
         self.inputs = inputs

@@ -71,14 +71,10 @@ struct RunStatistics: Codable, Equatable {
             let starts = recent.map { $0.startedAt / 1000 }
             let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }.sorted()
             let successTimes = all.filter { $0.stopReason == "success" }.map { $0.startedAt / 1000 }
-            var freshDays = Set<Int64>()
-            for (index, time) in successTimes.enumerated() where index > 0 && time * 1000 >= windowStart {
-                if time - successTimes[index - 1] <= 86_400 { freshDays.insert((now - time) / 86_400) }
-            }
             return RunStatistics(identifier: id, runs: recent.count,
                                  successes: recent.filter { $0.stopReason == "success" }.count,
                                  medianGapSeconds: gaps.isEmpty ? nil : gaps[gaps.count / 2],
-                                 freshDayShare: Double(freshDays.count) / 7)
+                                 freshDayShare: FreshDays.share(successStarts: successTimes, now: now))
         }
     }
 }

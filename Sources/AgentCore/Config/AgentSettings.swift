@@ -11,6 +11,8 @@
 /// BatteryLow=20%
 /// BatteryCritical=5%
 /// Deny=
+/// MetricsFile=/var/lib/prometheus/node-exporter/agentd.prom
+/// MetricsInterval=15s
 /// [Thermal]
 /// FairMargin=10
 /// CriticalMargin=5
@@ -36,6 +38,11 @@ public struct AgentSettings: Hashable, Sendable {
     public var thermalFairMargin: Int
     /// °C below the critical trip point that counts as thermal "critical".
     public var thermalCriticalMargin: Int
+    /// `MetricsFile=`: where the agent keeps its metrics in the Prometheus text format (for
+    /// node_exporter's textfile collector); nil: no file.
+    public var metricsFile: String? = nil
+    /// `MetricsInterval=`: the metrics file is rewritten at most this often, and only on change.
+    public var metricsInterval: Duration = .seconds(15)
 
     public init(defaultUser: String? = nil, maxConcurrent: Int = 4, dailyBudget: Int = 48,
                 triggerSpacing: Duration = .seconds(900), catchUpSpread: Duration = .seconds(300),
@@ -89,7 +96,7 @@ public struct AgentSettings: Hashable, Sendable {
         var agent = KeyReader(
             path: path, assignments: file.entries(in: "Agent").map(Assignment.init),
             scalarKeys: ["DefaultUser", "MaxConcurrent", "DailyBudget", "TriggerSpacing",
-                         "CatchUpSpread", "BatteryLow", "BatteryCritical"],
+                         "CatchUpSpread", "BatteryLow", "BatteryCritical", "MetricsFile", "MetricsInterval"],
             listKeys: ["Deny"], place: "[Agent]")
         var thermal = KeyReader(
             path: path, assignments: file.entries(in: "Thermal").map(Assignment.init),
@@ -143,6 +150,8 @@ public struct AgentSettings: Hashable, Sendable {
             }
         }
         settings.deny = deny
+        settings.metricsFile = metricsFile(&agent)
+        settings.metricsInterval = metricsInterval(&agent)
         settings.thermalFairMargin = thermal.integer("FairMargin", default: 10, range: marginRange)
         settings.thermalCriticalMargin = thermal.integer(
             "CriticalMargin", default: 5, range: marginRange)
@@ -150,5 +159,32 @@ public struct AgentSettings: Hashable, Sendable {
         diagnostics = JobDefinition.sortedByLine(diagnostics + agent.diagnostics + thermal.diagnostics)
         if agent.hasErrors || thermal.hasErrors { return .failure(diagnostics) }
         return ConfigParseResult(value: settings, diagnostics: diagnostics)
+    }
+}
+
+extension AgentSettings {
+    static let shortestMetricsInterval: Duration = .seconds(1)
+
+    /// `MetricsFile=`: an absolute path; empty means no file.
+    static func metricsFile(_ agent: inout KeyReader) -> String? {
+        guard let assignment = agent.scalar("MetricsFile"), !assignment.value.isEmpty else { return nil }
+        let path = assignment.value
+        guard path.utf8.first == TextBytes.slash, path.utf8.last != TextBytes.slash else {
+            agent.error(assignment.line, "MetricsFile: \(TextBytes.quoted(path)) is not an absolute file path "
+                + "(e.g. MetricsFile=/var/lib/prometheus/node-exporter/agentd.prom)")
+            return nil
+        }
+        return path
+    }
+
+    /// `MetricsInterval=`: at least 1 s.
+    static func metricsInterval(_ agent: inout KeyReader) -> Duration {
+        let interval = agent.span("MetricsInterval", default: defaults.metricsInterval, allowZero: false)
+        if interval < shortestMetricsInterval, let assignment = agent.scalar("MetricsInterval") {
+            agent.error(assignment.line, "MetricsInterval: \(TextBytes.quoted(assignment.value)) is shorter "
+                + "than 1s; use 1s or more (the default is 15s)")
+            return defaults.metricsInterval
+        }
+        return interval
     }
 }

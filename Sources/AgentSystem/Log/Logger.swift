@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import CShim
+import CSystemd
 
 /// Writes one line per event to a file descriptor (stderr by default) with a syslog priority prefix,
 /// so that journald files each line at its level (`<3>` err … `<7>` debug; sd-daemon(3)).
@@ -9,6 +10,11 @@ import CShim
 /// guarantees that up to PIPE_BUF bytes; longer lines are capped at `maxLineBytes`). Newlines and
 /// other control characters in a message are escaped (`\n`, `\r`, `\xNN`), so one event is always
 /// one line — also for text that came from a plugin. Cheap to copy and `Sendable`.
+///
+/// With `journal` set (the agent sets it when its stderr is the journal: `Logger.stderrIsJournal`)
+/// each line goes to journald through `sd_journal_sendv` instead, as `MESSAGE=` (the same text,
+/// without the `<N>` prefix) with `PRIORITY=`, `SYSLOG_IDENTIFIER=agentd` and the line's
+/// ``LogFields``; if journald refuses it, the line goes to `fd` as usual.
 public struct Logger: Sendable {
     /// A syslog priority.
     public enum Level: Int32, Sendable, Comparable, CaseIterable {
@@ -32,9 +38,12 @@ public struct Logger: Sendable {
     public let fd: Int32
     /// Longest line written, prefix included; longer messages are cut and marked `…[truncated]`.
     public var maxLineBytes: Int
+    /// Send lines to journald (native protocol, with fields) rather than to `fd`.
+    public var journal: Bool
 
     public init(minimumLevel: Level = .info, timestamps: Bool = false, prefix: String = "",
-                fd: Int32 = 2, maxLineBytes: Int = 16_384) {
+                fd: Int32 = 2, maxLineBytes: Int = 16_384, journal: Bool = false) {
+        self.journal = journal
         self.minimumLevel = minimumLevel
         self.timestamps = timestamps
         self.prefix = prefix
@@ -54,17 +63,62 @@ public struct Logger: Sendable {
         level >= minimumLevel
     }
 
-    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
-    public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    public func error(_ message: @autoclosure () -> String, fields: LogFields = .none) { log(.error, message(), fields: fields) }
+    public func warning(_ message: @autoclosure () -> String, fields: LogFields = .none) { log(.warning, message(), fields: fields) }
+    public func notice(_ message: @autoclosure () -> String, fields: LogFields = .none) { log(.notice, message(), fields: fields) }
+    public func info(_ message: @autoclosure () -> String, fields: LogFields = .none) { log(.info, message(), fields: fields) }
+    public func debug(_ message: @autoclosure () -> String, fields: LogFields = .none) { log(.debug, message(), fields: fields) }
 
-    /// Writes `message` at `level` as one line.
-    public func log(_ level: Level, _ message: @autoclosure () -> String) {
+    /// Writes `message` at `level` as one line; `fields` go along only to the journal.
+    public func log(_ level: Level, _ message: @autoclosure () -> String, fields: LogFields = .none) {
         guard isEnabled(level) else { return }
         let line = format(level, message(), monotonicNanoseconds: timestamps ? cshim_monotonic_ns() : nil)
+        if journal, send(journalEntry(level, line: line, fields: fields)) { return }
         write(line)
+    }
+
+    /// The journal entry of a formatted line: `MESSAGE=` (the line without `<N>` and newline),
+    /// `PRIORITY=`, `SYSLOG_IDENTIFIER=agentd`, then the fields. Exposed for tests.
+    public func journalEntry(_ level: Level, line: [UInt8], fields: LogFields) -> [[UInt8]] {
+        let text = line.dropFirst(3).dropLast()
+        var entry: [[UInt8]] = [Array("MESSAGE=".utf8) + text, Array("PRIORITY=\(level.rawValue)".utf8),
+                                Array("SYSLOG_IDENTIFIER=agentd".utf8)]
+        // Field values are ours (identifiers, run ids, stop reasons): no newline to escape, but
+        // a stop reason's spawn-failure text may carry anything; keep it on one line.
+        for field in fields.journalFields {
+            var bytes: [UInt8] = []
+            for byte in field.utf8 { Logger.appendEscaped(byte, to: &bytes) }
+            entry.append(bytes)
+        }
+        return entry
+    }
+
+    /// Whether the journal took the entry. One buffer holds every field; the iovecs point into it.
+    private func send(_ entry: [[UInt8]]) -> Bool {
+        var buffer = entry.flatMap { $0 }
+        return buffer.withUnsafeMutableBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return false }
+            var offset = 0
+            let vectors = entry.map { field -> iovec in
+                defer { offset += field.count }
+                return iovec(iov_base: base + offset, iov_len: field.count)
+            }
+            return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) >= 0 }
+        }
+    }
+
+    /// Whether this process's stderr is the journal: systemd sets `JOURNAL_STREAM=DEV:INODE` for
+    /// a service whose stderr goes to journald (systemd.exec(5)), and the descriptor must still be
+    /// that stream — a child whose stderr was redirected (a pipe, a file: the tests) inherits the
+    /// variable but not the stream. The journal socket must exist too.
+    public static func stderrIsJournal(journalStream: String?, fd: Int32 = 2,
+                                       socket: String = "/run/systemd/journal/socket") -> Bool {
+        guard let value = journalStream else { return false }
+        let parts = value.split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode && access(socket, F_OK) == 0
     }
 
     /// The bytes of one line, `\n` included. Exposed for tests.
@@ -95,7 +149,7 @@ public struct Logger: Sendable {
         return line
     }
 
-    private static func appendEscaped(_ byte: UInt8, to line: inout [UInt8]) {
+    static func appendEscaped(_ byte: UInt8, to line: inout [UInt8]) {
         switch byte {
         case 0x0A:
             line.append(0x5C); line.append(0x6E)  // \n

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+/// The two reads the metrics need, each one query however many jobs there are.
+extension RunStore {
+    /// Unix milliseconds of every identifier's last success (`job_facts`).
+    public func lastSuccesses() throws -> [String: Int64] {
+        let statement = try database.cached(
+            "SELECT identifier, last_success_at FROM job_facts WHERE last_success_at IS NOT NULL")
+        defer { statement.reset() }
+        try statement.bind([])
+        var result: [String: Int64] = [:]
+        while try statement.step() {
+            if let identifier = statement.text(0) { result[identifier] = statement.int64(1) }
+        }
+        return result
+    }
+
+    /// Start times (Unix milliseconds, ascending) of the successful runs that started at or after
+    /// `since`, per identifier.
+    public func successStarts(since: Int64) throws -> [String: [Int64]] {
+        let statement = try database.cached("""
+            SELECT identifier, started_at FROM runs
+            WHERE started_at >= ? AND stop_reason = 'success' ORDER BY started_at, run_id
+            """)
+        defer { statement.reset() }
+        try statement.bind([.integer(since)])
+        var result: [String: [Int64]] = [:]
+        while try statement.step() {
+            if let identifier = statement.text(0) { result[identifier, default: []].append(statement.int64(1)) }
+        }
+        return result
+    }
+}
