@@ -33,6 +33,8 @@ final class RunSupervisor {
     var onRunEnded: ((Identifier, RunID, StopReason) -> Void)?
     /// A run's progress moved by at least a whole percent (least-progress-first decisions).
     var onRunProgress: ((RunID, Double) -> Void)?
+    /// A `TITLE=`, `SUBTITLE=` or `STATUS=` line (the event stream).
+    var onRunText: ((RunID, PluginDirective) -> Void)?
 
     init(agent: Agent) {
         self.agent = agent
@@ -274,7 +276,8 @@ final class RunSupervisor {
         case .stdout:
             let title = run.state.title
             defer { if run.state.title != title { recordTitle(run) } }
-            switch run.state.apply(PluginDirective.parse(bytes)) {
+            let directive = PluginDirective.parse(bytes)
+            switch run.state.apply(directive) {
             case .progressed:
                 // The hot path (a plugin may print thousands a second): a PROGRESS= line yields no
                 // action and moves no deadline (RunLifecycleTests), so no timer to look at.
@@ -284,7 +287,9 @@ final class RunSupervisor {
                 markCheckpointDirty(run)
             case .logLine(let text):
                 logPluginLine(run, text)
-            case .invalid, .none:
+            case .none:
+                onRunText?(run.state.id, directive)
+            case .invalid:
                 break
             }
         case .stderr:
