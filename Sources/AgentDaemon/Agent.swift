@@ -37,7 +37,7 @@ public final class Agent {
     private var lastStoreError: String?
     let service = ServiceNotifier()
     /// What happened, for `subscribe`d connections (`agentctl events`, `submit --wait`, `watch`).
-    let events = EventBus()
+    let events: EventBus
     /// Waiting requests as last counted (by `status`, or by the service-status refresh): counting
     /// walks every job, so it is not done on every run start and end.
     var waitingCount = 0
@@ -63,6 +63,7 @@ public final class Agent {
                                    agentUserName: user.name, privileged: geteuid() == 0)
         self.state = StateDirectory(path: options.stateDirectory)
         self.stateWriter = StateWriter(state: state, loop: loop, log: log)
+        self.events = EventBus(loop: loop)
         self.startedAtWall = loop.clock.realtime / 1_000_000_000
         self.startedAt = loop.clock.monotonic
     }
@@ -95,11 +96,8 @@ public final class Agent {
             events.runEnded(job: job, run: run, stop: stop)
             driver.handle(.runEnded(job, run, stop))
         }
-        runs.onRunProgress = { [unowned driver] run, fraction in
-            events.runProgressed(run, fraction: fraction)
-            driver.handle(.runProgress(run, fraction))
-        }
-        runs.onRunText = { run, directive in events.runText(run, directive) }
+        runs.onRunProgress = { [unowned driver] run, fraction in driver.handle(.runProgress(run, fraction)) }
+        runs.onRunDirective = { run, directive in events.runDirective(run, directive) }
         scheduling = driver
         let monitor = ConditionMonitor(agent: self)
         monitor.onChange = { [unowned driver, unowned monitor] new in

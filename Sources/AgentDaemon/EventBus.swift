@@ -22,6 +22,9 @@ final class EventBus {
         var identifier: String
         var kind: String
         var requestID: Int64?
+        /// Progress read this loop iteration and not yet published, and the last published.
+        var pendingProgress: Double?
+        var publishedProgress: Double?
     }
 
     /// The sequence number of the last event published (0 before the first).
@@ -31,6 +34,10 @@ final class EventBus {
     /// The launch being carried out, read by `runStarted` (the supervisor's callback knows the
     /// job, not the submission's dynamic identifier or request).
     private var launching: LaunchOrder?
+    /// Runs with progress to publish at the end of this loop iteration.
+    private var progressed: [RunID] = []
+    private var progressFlushScheduled = false
+    private let loop: EventLoop
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -38,6 +45,10 @@ final class EventBus {
     }()
 
     var subscriberCount: Int { subscribers.count }
+
+    init(loop: EventLoop) {
+        self.loop = loop
+    }
 
     // MARK: subscribing
 
@@ -113,6 +124,7 @@ final class EventBus {
     }
 
     func runEnded(job: Identifier, run: RunID, stop: StopReason) {
+        publishProgress(of: run)  // its last progress comes before its end
         let label = runs.removeValue(forKey: run)
         publish(.runEnded, identifier: label?.identifier ?? job.rawValue, runID: run) { event in
             event.kind = label?.kind
@@ -121,14 +133,43 @@ final class EventBus {
         }
     }
 
-    func runProgressed(_ run: RunID, fraction: Double) {
-        guard let label = runs[run] else { return }
+    /// A `PROGRESS=`, `TITLE=`, `SUBTITLE=` or `STATUS=` line. Progress is published once per
+    /// loop iteration and run, with the last value read (a plugin writing a million lines a second
+    /// makes one event per read, not a million), and only when it changed.
+    func runDirective(_ run: RunID, _ directive: PluginDirective) {
+        guard !subscribers.isEmpty, let label = runs[run] else { return }
+        switch directive {
+        case .progress(let value):
+            if label.pendingProgress == nil { progressed.append(run) }
+            runs[run]?.pendingProgress = value.fraction
+            if !progressFlushScheduled {
+                progressFlushScheduled = true
+                loop.execute { [weak self] in self?.publishProgress() }
+            }
+        case .title, .subtitle, .status:
+            publishProgress(of: run)  // in the order the plugin wrote them
+            publishText(run, label, directive)
+        default:
+            break
+        }
+    }
+
+    private func publishProgress() {
+        progressFlushScheduled = false
+        let runs = progressed
+        progressed = []
+        for run in runs { publishProgress(of: run) }
+    }
+
+    private func publishProgress(of run: RunID) {
+        guard let label = runs[run], let fraction = label.pendingProgress else { return }
+        runs[run]?.pendingProgress = nil
+        guard fraction != label.publishedProgress else { return }
+        runs[run]?.publishedProgress = fraction
         publish(.runProgress, identifier: label.identifier, runID: run) { $0.progress = fraction }
     }
 
-    /// A `TITLE=`, `SUBTITLE=` or `STATUS=` line.
-    func runText(_ run: RunID, _ directive: PluginDirective) {
-        guard let label = runs[run] else { return }
+    private func publishText(_ run: RunID, _ label: RunLabel, _ directive: PluginDirective) {
         switch directive {
         case .title(let text): publish(.runTitle, identifier: label.identifier, runID: run) { $0.title = text }
         case .subtitle(let text): publish(.runSubtitle, identifier: label.identifier, runID: run) { $0.subtitle = text }

@@ -33,8 +33,8 @@ final class RunSupervisor {
     var onRunEnded: ((Identifier, RunID, StopReason) -> Void)?
     /// A run's progress moved by at least a whole percent (least-progress-first decisions).
     var onRunProgress: ((RunID, Double) -> Void)?
-    /// A `TITLE=`, `SUBTITLE=` or `STATUS=` line (the event stream).
-    var onRunText: ((RunID, PluginDirective) -> Void)?
+    /// Every `PROGRESS=`, `TITLE=`, `SUBTITLE=` and `STATUS=` line (the event stream).
+    var onRunDirective: ((RunID, PluginDirective) -> Void)?
 
     init(agent: Agent) {
         self.agent = agent
@@ -283,12 +283,13 @@ final class RunSupervisor {
                 // action and moves no deadline (RunLifecycleTests), so no timer to look at.
                 _ = run.state.handle(.progress, now: agent.loop.now.sinceOrigin)
                 reportProgress(run)
+                onRunDirective?(run.state.id, directive)
             case .checkpointed:
                 markCheckpointDirty(run)
             case .logLine(let text):
                 logPluginLine(run, text)
             case .none:
-                onRunText?(run.state.id, directive)
+                onRunDirective?(run.state.id, directive)
             case .invalid:
                 break
             }
