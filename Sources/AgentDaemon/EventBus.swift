@@ -37,6 +37,9 @@ final class EventBus {
     /// Runs with progress to publish at the end of this loop iteration.
     private var progressed: [RunID] = []
     private var progressFlushScheduled = false
+    /// Queued submissions announced to subscribers, by request number: their drop (cancelled,
+    /// job removed or forbidden before they started) is announced too.
+    private var queued: [Int64: String] = [:]
     private let loop: EventLoop
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -113,6 +116,7 @@ final class EventBus {
         launching = nil
         let label = RunLabel(identifier: order?.runIdentifier.rawValue ?? job.rawValue,
                              kind: order?.job.kind.rawValue ?? "", requestID: order?.submission?.requestID)
+        if let request = label.requestID { queued[request] = nil }
         runs[run] = label
         publish(.runStarted, identifier: label.identifier, runID: run) { event in
             event.kind = label.kind.isEmpty ? nil : label.kind
@@ -185,6 +189,7 @@ final class EventBus {
     func submissionDecided(_ identifier: Identifier, requestID: Int64, _ outcome: SubmitOutcome) {
         switch outcome {
         case .accepted(let position) where position > 0:
+            if !subscribers.isEmpty { queued[requestID] = identifier.rawValue }
             publish(.requestQueued, identifier: identifier.rawValue) { event in
                 event.requestID = requestID
                 event.position = position
@@ -195,6 +200,22 @@ final class EventBus {
             publish(.requestRefused, identifier: identifier.rawValue) { event in
                 event.requestID = requestID
                 event.message = why.description
+            }
+        }
+    }
+
+    /// Whether a queued submission is followed (`queuedSubmissionsChecked` is then due after
+    /// each scheduler event).
+    var followsQueuedSubmissions: Bool { !queued.isEmpty }
+
+    /// Announces the followed queued submissions that no longer wait (`isQueued` false) and did
+    /// not start: cancelled, or their job was removed or became forbidden.
+    func queuedSubmissionsChecked(_ isQueued: (Int64) -> Bool) {
+        for (request, identifier) in queued.sorted(by: { $0.key < $1.key }) where !isQueued(request) {
+            queued[request] = nil
+            publish(.requestRefused, identifier: identifier) { event in
+                event.requestID = request
+                event.message = "dropped from the queue before it started (cancelled, or its job was removed or is no longer permitted)"
             }
         }
     }

@@ -93,6 +93,10 @@ final class SchedulerDriver {
             agent.log.info("scheduler: \(Self.name(of: event)) decided in \(took.components.seconds * 1_000_000 + took.components.attoseconds / 1_000_000_000_000) us (\(actions.count) actions)")
         }
         perform(actions)
+        if agent.events.followsQueuedSubmissions {
+            let scheduler = self.scheduler
+            agent.events.queuedSubmissionsChecked { scheduler.isQueued(requestID: $0) }
+        }
         rearm()
         agent.metricsWriter.markDirty()
         agent.conditions?.setBusy(scheduler.hasWorkRunningOrDue)

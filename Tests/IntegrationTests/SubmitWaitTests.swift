@@ -36,7 +36,7 @@ import Testing
         #expect(refused.status == 3, "\(refused.stderr)")
     }
 
-    @Test func aCancelledRunExitsSevenAndAQueuedSubmissionIsFollowedUntilItRuns() throws {
+    @Test func aCancelledRunExitsSevenAQueuedSubmissionIsFollowedUntilItRunsAndOneDroppedFromTheQueueExitsFive() throws {
         let sandbox = try Sandbox()
         try continuedJob(sandbox, "long", "echo PROGRESS=1/2\nexec sleep 60\n")
         try sandbox.write("agentd.conf", "[Agent]\nMaxConcurrent=1\n")
@@ -45,6 +45,13 @@ import Testing
         try agent.waitForLog("run r000001 of local.long.first started")
         let second = try WaitingSubmit(agent: agent, identifier: "local.long.second")
         try agent.waitForLog("queued at position 1")
+        // A queued submission cancelled before it starts: its follower is told, exit 5.
+        let third = try WaitingSubmit(agent: agent, identifier: "local.long.third")
+        try agent.waitForLog("queued at position 2")
+        #expect(try agent.ctl("cancel", "local.long.third").status == 0)
+        let thirdResult = try third.finish()
+        #expect(thirdResult.status == 5, "\(thirdResult)")
+        #expect(thirdResult.stdout.contains("the submission of local.long.third was dropped before it started"))
         #expect(try agent.ctl("cancel", "r000001").status == 0)
         let firstResult = try first.finish()
         #expect(firstResult.status == 7, "\(firstResult)")
