@@ -155,4 +155,35 @@ import Testing
         let events = try subscriber.events(until: { $0.type == "run-ended" })
         #expect(events.first?.type == "run-started")
     }
+
+    @Test func watchRedrawsWhenSomethingHappensNotOnlyEveryInterval() throws {
+        let sandbox = try Sandbox()
+        try continuedJob(sandbox, "briefly", "echo TITLE=Briefly\nsleep 0.3\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        // A 60 s interval: a second frame within the deadline below can only come from an event.
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: Binaries.agentctl)
+        watch.arguments = ["--socket", sandbox.socketPath, "watch", "--interval", "60", "--count", "2"]
+        let output = Pipe()
+        watch.standardOutput = output
+        let exited = DispatchSemaphore(value: 0)
+        watch.terminationHandler = { _ in exited.signal() }
+        try watch.run()
+        let reader = output.fileHandleForReading
+        var text = ""
+        while !text.contains("Running") {
+            let chunk = reader.availableData
+            guard !chunk.isEmpty else { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(text.contains("Running: none"), "the first frame: \(text)")
+        #expect(try agent.ctl("submit", "local.briefly").status == 0)
+        let inTime = exited.wait(timeout: .now() + 20) == .success
+        if !inTime { watch.terminate() }
+        #expect(inTime, "watch drew its second frame on the run's events, long before its 60 s interval")
+        watch.waitUntilExit()
+        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        #expect(watch.terminationStatus == 0)
+        #expect(text.contains("local.briefly"), "\(text)")
+    }
 }

@@ -70,6 +70,7 @@ enum WatchCommand {
         var stream: EventStream?
         var snapshot = WatchView.Snapshot.failed(message: "connecting…")
         var stale = true
+        var fetchedAt: Int64 = 0
         while true {
             if stream == nil {
                 stream = try? EventStream.open(EventFilter(), context: context)
@@ -78,6 +79,7 @@ enum WatchCommand {
             if stale {
                 snapshot = poll(context, lastAnswer: &lastAnswer)
                 stale = false
+                fetchedAt = context.clock.now()
             }
             if signals.pendingStop() != nil { break }
             frames += 1
@@ -86,12 +88,18 @@ enum WatchCommand {
                 if case .status = snapshot { return 0 }
                 return 5
             }
-            let deadline = context.clock.now() + Int64(options.intervalMilliseconds)
+            var deadline = context.clock.now() + Int64(options.intervalMilliseconds)
             waiting: while true {
                 let left = Int(max(0, deadline - context.clock.now()))
                 switch wait.wait(stream?.client.fileDescriptor ?? -1, milliseconds: left) {
                 case .readable:
-                    if drain(&stream) { stale = true; break waiting }
+                    guard drain(&stream) else { continue }
+                    stale = true
+                    // At most one report per minimumGap: a plugin flooding PROGRESS= must not
+                    // turn the view into a stream of status requests.
+                    let next = fetchedAt + Self.minimumGapMilliseconds
+                    if stream == nil || context.clock.now() >= next { break waiting }
+                    deadline = min(deadline, next)
                 case .timedOut, .signal(.resized), .signal(.timedOut):
                     break waiting
                 case .signal(.suspend):
@@ -103,6 +111,9 @@ enum WatchCommand {
         }
         return 0
     }
+
+    /// The shortest time between two status reports.
+    static let minimumGapMilliseconds: Int64 = 100
 
     /// Reads what arrived; returns whether the view needs a new report (an event came, or the
     /// stream ended, which the report then explains).
