@@ -99,9 +99,9 @@ final class EventBus {
         return (try? encoder.encode(event)).map(Array.init) ?? Array(#"{"type":"overflow"}"#.utf8)
     }
 
-    /// Now, as the stream writes instants: a fresh clock read, since latency is measured on it.
-    private static func now() -> String {
-        EventTimestamp.text(milliseconds: WallClock.now() / 1_000_000)
+    /// Now, in milliseconds: a fresh clock read, since latency is measured on it.
+    private static func now() -> Int64 {
+        WallClock.now() / 1_000_000
     }
 
     // MARK: runs

@@ -7,8 +7,9 @@
 /// `overflow` event and is disconnected instead.
 public struct AgentEvent: Codable, Sendable, Hashable {
     public var sequence: UInt64
-    /// When it happened: RFC 3339, UTC, milliseconds (`2026-12-01T08:00:00.123Z`).
-    public var time: String
+    /// When it happened, in milliseconds since the epoch; in JSON an RFC 3339 instant in UTC
+    /// with milliseconds (`2026-12-01T08:00:00.123Z`, docs/json.md).
+    @Instant<EpochMilliseconds> public var time: Int64
     /// What happened: an `EventKind` raw value (kept a string so a newer agent's kinds decode).
     public var type: String
     public var identifier: String?
@@ -33,7 +34,7 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     /// `conditions-changed`: the inputs as `agentctl resources` shows them.
     public var inputs: MachineInputs?
 
-    public init(sequence: UInt64, time: String, type: EventKind, identifier: String? = nil,
+    public init(sequence: UInt64, time: Int64, type: EventKind, identifier: String? = nil,
                 runID: String? = nil) {
         self.sequence = sequence
         self.time = time

@@ -8,7 +8,7 @@ import Testing
     private let clock = DisplayClock.fixed(milliseconds: 1_796_112_000_000, zone: .fixedOffset(seconds: 3600))
 
     private func event(_ kind: EventKind, _ fill: (inout AgentEvent) -> Void = { _ in }) -> AgentEvent {
-        var event = AgentEvent(sequence: 7, time: "2026-12-01T08:00:01.042Z", type: kind,
+        var event = AgentEvent(sequence: 7, time: 1_796_112_001_042, type: kind,
                                identifier: "com.example.export", runID: "r000003")
         fill(&event)
         return event
@@ -20,7 +20,7 @@ import Testing
         #expect(EventLine.text(event(.runProgress) { $0.progress = 0.42 }, clock: clock).hasSuffix("r000003  progress 42%"))
         #expect(EventLine.text(event(.runEnded) { $0.stopReason = "expired(max-runtime)" }, clock: clock)
                 .hasSuffix("ended: expired(max-runtime)"))
-        var stopping = AgentEvent(sequence: 8, time: "2026-12-01T08:00:02.000Z", type: .agentStopping)
+        var stopping = AgentEvent(sequence: 8, time: 1_796_112_002_000, type: .agentStopping)
         stopping.message = "x"
         #expect(EventLine.text(stopping, clock: clock) == "09:00:02.000  -  -  agentd stopping")
     }

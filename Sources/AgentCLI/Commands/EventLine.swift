@@ -5,11 +5,9 @@ import AgentProtocol
 /// happened (`12:00:01.123  local.export  r000003  ended: success`). Pure, for tests.
 enum EventLine {
     static func text(_ event: AgentEvent, clock: DisplayClock) -> String {
-        let when = EventTimestamp.milliseconds(from: event.time).map { milliseconds in
-            let seconds = DisplayClock.floorDivide(milliseconds, 1000)
-            let millis = milliseconds - seconds * 1000
-            return clock.format(seconds, "%H:%M:%S") + "." + String(String(millis + 1000).dropFirst())
-        } ?? DisplayText.sanitized(event.time)
+        let seconds = DisplayClock.floorDivide(event.time, 1000)
+        let millis = event.time - seconds * 1000
+        let when = clock.format(seconds, "%H:%M:%S") + "." + String(String(millis + 1000).dropFirst())
         let identifier = event.identifier.map(DisplayText.sanitized) ?? "-"
         let run = event.runID.map(DisplayText.sanitized) ?? "-"
         return "\(when)  \(identifier)  \(run)  \(what(event))"
