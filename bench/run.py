@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """agentd benchmarks. Every figure is printed beside a baseline measured in the same run, and
-written to BENCHMARKS.md as a ratio. Run with `make bench` (release build).
+written to BENCHMARKS.md as a ratio. Run with `make bench` (release build); `bench/run.py --only
+events` runs one section (here: the event stream's, bench/events.py) and replaces just that
+section of BENCHMARKS.md.
 
 Figures (issue #2):
   reload   atomic rename of a new .job into jobs.d until agentd has registered it (read from agentd's
@@ -396,12 +398,43 @@ def main():
           % (core_small["tick"]["p50"], core_large["tick"]["p50"], core_large["waiting"]["p50"]), flush=True)
     import power
     power_section = power.main()
+    import events
+    events_section = events.main()
     write_markdown(results, cold, cold_base, idle_agent, idle_sleep, rss)
     append_runs_markdown(launch_rate, raw_rate, term, kill, base, progress_rate, c_rate, rss_growth)
     append_scheduler_markdown(small, large)
     append_core_markdown(core_small, core_large)
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "a") as f:
         f.write(power_section)
+        f.write(events_section)
+
+
+def replace_section(markdown, section):
+    """BENCHMARKS.md with `section` (starting with its "## " title) in place of the section of the
+    same title, or before "## Notes on this run", or at the end."""
+    title = section.strip().split("\n", 1)[0]
+    lines = markdown.split("\n")
+    start = next((i for i, line in enumerate(lines) if line == title), None)
+    if start is not None:
+        end = next((i for i in range(start + 1, len(lines))
+                    if lines[i].startswith("## ") and not lines[i - 1].startswith("## ")), len(lines))
+    else:
+        start = end = next((i for i, line in enumerate(lines) if line == "## Notes on this run"), len(lines))
+    return "\n".join(lines[:start] + section.strip().split("\n") + [""] + lines[end:])
+
+
+def run_only(name):
+    """Runs one section's benchmarks and puts its section into the existing BENCHMARKS.md."""
+    sections = {"events": "events"}
+    if name not in sections:
+        sys.exit("bench/run.py --only: \"%s\" is not a section that runs alone (%s)" % (name, ", ".join(sorted(sections))))
+    module = __import__(sections[name])
+    section = module.main()
+    path = os.path.join(ROOT, "BENCHMARKS.md")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(replace_section(text, section))
 
 
 def bench_scheduler_core(jobs):
@@ -557,4 +590,9 @@ def append_scheduler_markdown(small, large):
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--only":
+        run_only(sys.argv[2])
+    elif len(sys.argv) > 1:
+        sys.exit("usage: bench/run.py [--only events]")
+    else:
+        main()

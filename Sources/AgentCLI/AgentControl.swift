@@ -6,10 +6,10 @@ public enum AgentControl {
     public static let root = CommandSpec(
         name: "agentctl", abstract: "Look at and steer agentd, the background-task agent.",
         discussion: "The socket is /run/agentd/agentd.sock unless --socket or AGENTD_SOCKET says otherwise.",
-        examples: ["agentctl status", "agentctl watch", "agentctl list --json", "agentctl resources", "agentctl check /etc/agentd"],
+        examples: ["agentctl status", "agentctl watch", "agentctl events", "agentctl list --json", "agentctl resources", "agentctl check /etc/agentd"],
         options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
                   OptionSpec(long: "version", help: "Print agentctl's version.")],
-        subcommands: [StatusCommand.spec, WatchCommand.spec, ListCommand.spec, SchedulingCommands.pending,
+        subcommands: [StatusCommand.spec, WatchCommand.spec, EventsCommand.spec, ListCommand.spec, SchedulingCommands.pending,
                       RunCommands.history, SchedulingCommands.explain, StatsCommands.stats,
                       StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,
                       RunCommands.cancel, SchedulingCommands.enable, SchedulingCommands.disable,

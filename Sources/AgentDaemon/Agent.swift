@@ -36,6 +36,8 @@ public final class Agent {
     private(set) var isStopping = false
     private var lastStoreError: String?
     let service = ServiceNotifier()
+    /// What happened, for `subscribe`d connections (`agentctl events`, `submit --wait`, `watch`).
+    let events: EventBus
     /// Waiting requests as last counted (by `status`, or by the service-status refresh): counting
     /// walks every job, so it is not done on every run start and end.
     var waitingCount = 0
@@ -61,6 +63,7 @@ public final class Agent {
                                    agentUserName: user.name, privileged: geteuid() == 0)
         self.state = StateDirectory(path: options.stateDirectory)
         self.stateWriter = StateWriter(state: state, loop: loop, log: log)
+        self.events = EventBus(loop: loop)
         self.startedAtWall = loop.clock.realtime / 1_000_000_000
         self.startedAt = loop.clock.monotonic
     }
@@ -83,12 +86,24 @@ public final class Agent {
         startPluginWatch()
         logChanges(config.loadAll())
         let driver = SchedulerDriver(agent: self)
-        runs.onRunStarted = { [unowned driver] job, run, reason in driver.handle(.runStarted(job, run, reason: reason)) }
-        runs.onRunEnded = { [unowned driver] job, run, stop in driver.handle(.runEnded(job, run, stop)) }
+        // Events first: what the scheduler does next (the queued run it starts) comes after.
+        let events = self.events
+        runs.onRunStarted = { [unowned driver] job, run, reason in
+            events.runStarted(job: job, run: run, reason: reason)
+            driver.handle(.runStarted(job, run, reason: reason))
+        }
+        runs.onRunEnded = { [unowned driver] job, run, stop in
+            events.runEnded(job: job, run: run, stop: stop)
+            driver.handle(.runEnded(job, run, stop))
+        }
         runs.onRunProgress = { [unowned driver] run, fraction in driver.handle(.runProgress(run, fraction)) }
+        runs.onRunDirective = { run, directive in events.runDirective(run, directive) }
         scheduling = driver
         let monitor = ConditionMonitor(agent: self)
-        monitor.onChange = { [unowned driver] new in driver.handle(.conditionsChanged(new)) }
+        monitor.onChange = { [unowned driver, unowned monitor] new in
+            driver.handle(.conditionsChanged(new))
+            events.conditionsChanged(monitor.inputs)
+        }
         conditions = monitor
         // Inputs first, so the first decisions see the machine as it is.
         monitor.start()
@@ -132,6 +147,7 @@ public final class Agent {
             isStopping = true
             service.stopping()
             log.info("signal \(signal): stopping")
+            events.agentStopping()
             // Before the teardown: a run's end must not free a slot for queued work.
             scheduling?.handle(.agentStopping)
             if runs.isIdle {
@@ -314,6 +330,7 @@ public final class Agent {
     }
 
     func logChanges(_ changes: [RegistryChange]) {
+        events.configChanged(changes)
         defer {
             if !changes.isEmpty {
                 watchPluginsNamedInErrors()

@@ -23,7 +23,23 @@ struct ControlHandler {
             submit(decoded) { send($0, to: request) }
             return
         }
+        if decoded.command == .subscribe {
+            subscribe(decoded, request)
+            return
+        }
         send(answer(decoded, peer: request.peer), to: request)
+    }
+
+    /// Every peer the socket admits may read every event: reads are not filtered by peer today
+    /// (status, list and history are not either).
+    private func subscribe(_ decoded: ControlRequest, _ request: ControlServer.Request) {
+        let filter = decoded.filter ?? EventFilter()
+        if let problem = filter.problem {
+            send(.failure(.badRequest, "subscribe: \(problem)"), to: request)
+            return
+        }
+        let after = agent.events.subscribe(request.connection, filter: filter)
+        send(ControlResponse(message: "subscribed", sequence: after), to: request)
     }
 
     private func send(_ response: ControlResponse, to request: ControlServer.Request) {
@@ -49,6 +65,7 @@ struct ControlHandler {
         case .enable, .disable: return setEnabled(request, request.command == .enable)
         case .pause, .resume: return setPaused(request.command == .pause)
         case .submit: return .failure(.internal, "submit is answered asynchronously")
+        case .subscribe: return .failure(.internal, "subscribe is answered by the event bus")
         case .runIfStale: return runIfStale(request)
         case .lowpower: return lowPower(request)
         case .resources: return ControlResponse(gpus: agent.conditions.gpus, inputs: agent.conditions.inputs)
@@ -190,10 +207,11 @@ struct ControlHandler {
             reply(.failure(.unavailable, "agentd is starting; try again"))
             return
         }
-        driver.submit(submission, reply: { outcome in
+        driver.submit(submission, reply: { outcome, requestID in
             switch outcome {
             case .accepted(let position):
-                reply(ControlResponse(message: position == 0 ? "submitted \(id)" : "submitted \(id): queued (position \(position))"))
+                reply(ControlResponse(message: position == 0 ? "submitted \(id)" : "submitted \(id): queued (position \(position))",
+                                      requestID: requestID))
             case .refused(.notPermitted):
                 reply(.failure(.notPermitted, "not-permitted: \(id)"))
             case .refused(.tooManyPending):

@@ -33,6 +33,8 @@ final class RunSupervisor {
     var onRunEnded: ((Identifier, RunID, StopReason) -> Void)?
     /// A run's progress moved by at least a whole percent (least-progress-first decisions).
     var onRunProgress: ((RunID, Double) -> Void)?
+    /// Every `PROGRESS=`, `TITLE=`, `SUBTITLE=` and `STATUS=` line (the event stream).
+    var onRunDirective: ((RunID, PluginDirective) -> Void)?
 
     init(agent: Agent) {
         self.agent = agent
@@ -274,17 +276,21 @@ final class RunSupervisor {
         case .stdout:
             let title = run.state.title
             defer { if run.state.title != title { recordTitle(run) } }
-            switch run.state.apply(PluginDirective.parse(bytes)) {
+            let directive = PluginDirective.parse(bytes)
+            switch run.state.apply(directive) {
             case .progressed:
                 // The hot path (a plugin may print thousands a second): a PROGRESS= line yields no
                 // action and moves no deadline (RunLifecycleTests), so no timer to look at.
                 _ = run.state.handle(.progress, now: agent.loop.now.sinceOrigin)
                 reportProgress(run)
+                onRunDirective?(run.state.id, directive)
             case .checkpointed:
                 markCheckpointDirty(run)
             case .logLine(let text):
                 logPluginLine(run, text)
-            case .invalid, .none:
+            case .none:
+                onRunDirective?(run.state.id, directive)
+            case .invalid:
                 break
             }
         case .stderr:

@@ -93,6 +93,10 @@ final class SchedulerDriver {
             agent.log.info("scheduler: \(Self.name(of: event)) decided in \(took.components.seconds * 1_000_000 + took.components.attoseconds / 1_000_000_000_000) us (\(actions.count) actions)")
         }
         perform(actions)
+        if agent.events.followsQueuedSubmissions {
+            let scheduler = self.scheduler
+            agent.events.queuedSubmissionsChecked { scheduler.isQueued(requestID: $0) }
+        }
         rearm()
         agent.metricsWriter.markDirty()
         agent.conditions?.setBusy(scheduler.hasWorkRunningOrDue)
@@ -145,7 +149,8 @@ final class SchedulerDriver {
 
     /// A submission is decided only when the state can be written, and answered `accepted`
     /// only once it is durable; otherwise `unwritable` gets the reason (DESIGN §10).
-    func submit(_ submission: Submission, reply: @escaping (SubmitOutcome) -> Void,
+    /// Both answers get the submission's request number (its events carry it).
+    func submit(_ submission: Submission, reply: @escaping (SubmitOutcome, Int64) -> Void,
                 unwritable: @escaping (String) -> Void) {
         if let refusal = agent.stateWriter.refusal() {
             unwritable(refusal)
@@ -153,8 +158,17 @@ final class SchedulerDriver {
         }
         nextRequestID += 1
         var request = submission
-        request.requestID = nextRequestID
-        replies[nextRequestID] = SubmitReply(decided: reply, unwritable: unwritable)
+        let requestID = nextRequestID
+        request.requestID = requestID
+        let events = agent.events
+        let identifier = submission.identifier
+        replies[nextRequestID] = SubmitReply(decided: { outcome in
+            events.submissionDecided(identifier, requestID: requestID, outcome)
+            reply(outcome, requestID)
+        }, unwritable: { why in
+            events.submissionUnwritable(identifier, requestID: requestID, why)
+            unwritable(why)
+        })
         handle(.submit(request))
         // The scheduler answers every submission; should it not, the client still gets one.
         if let pending = replies.removeValue(forKey: nextRequestID) {
@@ -188,6 +202,7 @@ final class SchedulerDriver {
         for action in actions {
             switch action {
             case .launch(let order):
+                agent.events.willLaunch(order)
                 let run = agent.runs.launch(order)
                 if let request = order.requestID { launchedNow[request] = run }
             case .reply(let requestID, let outcome):

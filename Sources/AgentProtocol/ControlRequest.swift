@@ -22,10 +22,13 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var mode: String?
     /// `run-if-stale`: the largest acceptable age of the last success, in seconds.
     public var maxAgeSeconds: Int64?
+    /// `subscribe`: which events to send; nil for all.
+    public var filter: EventFilter?
 
     public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
                 submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil,
-                cursor: String? = nil, omitLogTails: Bool? = nil) {
+                cursor: String? = nil, omitLogTails: Bool? = nil, filter: EventFilter? = nil) {
+        self.filter = filter
         self.omitLogTails = omitLogTails
         self.maxAgeSeconds = maxAgeSeconds
         self.cursor = cursor
@@ -77,13 +80,16 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case resources
     /// `agentctl metrics`: the agent's state as numbers (`ControlResponse.metrics`).
     case metrics
+    /// Turns the connection into a stream of `AgentEvent` lines (`filter`); requests sent after it
+    /// on the same connection are still answered, their responses between the events.
+    case subscribe
 
     /// Who may use a verb.
     public enum Access: Sendable { case read, change, root }
 
     public var access: Access {
         switch self {
-        case .status, .list, .history, .pending, .explain, .resources, .metrics: return .read
+        case .status, .list, .history, .pending, .explain, .resources, .metrics, .subscribe: return .read
         case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume, .runIfStale: return .change
         case .simulateLaunch, .simulateExpire, .lowpower: return .root
         }

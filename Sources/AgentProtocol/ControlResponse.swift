@@ -21,13 +21,20 @@ public struct ControlResponse: Codable, Sendable {
     public var inputs: MachineInputs?
     /// `metrics`: the figures agentctl renders in the Prometheus text format.
     public var metrics: MetricsSnapshot?
+    /// `subscribe`: the sequence number of the last event published before the subscription;
+    /// the stream starts after it.
+    public var sequence: UInt64?
+    /// `submit`: the submission's number, which its `run-started` and `request-*` events carry.
+    public var requestID: Int64?
 
     public init(ok: Bool = true, error: ControlError? = nil, status: StatusReport? = nil,
                 jobs: [JobSummary]? = nil, runs: [RunRecord]? = nil, message: String? = nil,
                 runID: String? = nil, pending: [PendingSummary]? = nil, timeline: [TimelineRecord]? = nil,
                 gpus: [GPUSummary]? = nil, inputs: MachineInputs? = nil, nextCursor: String? = nil,
-                metrics: MetricsSnapshot? = nil) {
+                metrics: MetricsSnapshot? = nil, sequence: UInt64? = nil, requestID: Int64? = nil) {
         self.metrics = metrics
+        self.sequence = sequence
+        self.requestID = requestID
         self.nextCursor = nextCursor
         self.gpus = gpus
         self.inputs = inputs

@@ -39,7 +39,7 @@ enum SchedulingCommands {
         options: [OptionSpec(long: "title", valueName: "T", help: "Title shown until the plugin sets one."),
                   OptionSpec(long: "subtitle", valueName: "S", help: "Subtitle shown until the plugin sets one."),
                   OptionSpec(long: "strategy", valueName: "queue|fail", help: "When it cannot start now: wait (queue) or refuse (fail)."),
-                  OptionSpec(long: "wait", help: "Follow the run to its end and exit with its result.")],
+                  OptionSpec(long: "wait", help: "Follow the run to its end; exit 0 success, 1 failure, 6 expired, 7 cancelled, 8 crashed or spawn-failed.")],
         arguments: [ArgumentSpec(name: "ID", help: "Identifier of the continued job, optionally with a dynamic suffix.")],
         acceptsPassthrough: true,
         run: { parsed, context in
@@ -48,13 +48,14 @@ enum SchedulingCommands {
                 throw UsageError(message: "--strategy: \"\(strategy)\" is not a strategy (queue, fail)", commandPath: ["submit"])
             }
             let id = parsed.argument(0) ?? ""
-            let startedAfter = context.now
-            let response = try context.request(ControlRequest(
+            let request = ControlRequest(
                 command: .submit, target: id,
                 submission: SubmitRequest(title: parsed.value("title"), subtitle: parsed.value("subtitle"),
-                                          strategy: strategy, arguments: parsed.passthrough)))
+                                          strategy: strategy, arguments: parsed.passthrough))
+            if parsed.flag("wait") { return try SubmitWait.run(request, context: context) }
+            let response = try context.request(request)
             context.out(response.message ?? "submitted \(id)")
-            return parsed.flag("wait") ? try SubmitWait.follow(id, startedAfter: startedAfter, context: context) : 0
+            return 0
         })
 
     static let enable = CommandSpec(
@@ -133,44 +134,4 @@ struct ExplainReport: Codable {
     var timeline: [TimelineRecord]
     var waiting: [PendingSummary]
     var runs: [RunRecord]
-}
-
-/// `submit --wait`: follows the submitted identifier's run to its end, with a progress bar on a
-/// terminal and plain lines otherwise; exits 0 on success, 1 otherwise.
-enum SubmitWait {
-    static func follow(_ id: String, startedAfter: Int64, context: CommandContext) throws -> Int32 {
-        var lastLine = ""
-        while true {
-            let runs = try context.request(ControlRequest(command: .history, target: id, limit: 5)).runs ?? []
-            if let run = runs.first(where: { $0.startedAt / 1000 >= startedAfter - 1 }) {
-                if let stop = run.stopReason {
-                    if context.isTerminal { context.out("") }
-                    context.out("\(run.runID) \(id): \(stop)")
-                    return stop == "success" ? 0 : 1
-                }
-                let status = try context.request(ControlRequest(command: .status)).status
-                let live = status?.running.first { $0.runID == run.runID }
-                let line = progressLine(live, run: run, width: context.terminalWidth ?? 80)
-                if line != lastLine {
-                    if context.isTerminal {
-                        context.outRaw("\r\u{1B}[K" + line)
-                    } else {
-                        context.out(line)
-                    }
-                    lastLine = line
-                }
-            }
-            var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-            nanosleep(&pause, nil)
-        }
-    }
-
-    static func progressLine(_ live: RunSummary?, run: RunRecord, width: Int) -> String {
-        let title = live?.title ?? run.title ?? run.identifier
-        guard let fraction = live?.progress else { return "\(run.runID) \(title): running" }
-        let barWidth = max(10, min(40, width - title.count - 20))
-        let filled = Int(fraction * Double(barWidth))
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
-        return "\(run.runID) \(title) [\(bar)] \(Int(fraction * 100))%"
-    }
 }

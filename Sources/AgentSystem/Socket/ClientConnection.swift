@@ -139,6 +139,27 @@ public final class ClientConnection {
         enqueue(line, isAnswer: false)
     }
 
+    /// Queues one line of a stream (an event) unless the client is too far behind: when the
+    /// unsent output would pass `maxStreamBacklog` (or the privileged or total output limits),
+    /// `lastLine()` is queued instead, whatever the limits, and the connection closes once it is
+    /// flushed or `idleTimeout` passed (reason `.outputOverflow`). Returns whether `line` was
+    /// queued. The agent never waits for a slow reader, and holds at most the backlog and one
+    /// last line for it.
+    @discardableResult
+    public func stream(_ line: [UInt8], lastLine: () -> [UInt8]) -> Bool {
+        guard state == .open else { return false }
+        let size = line.count + 1
+        let pending = pendingOutputBytes
+        let fitsTotal = isPrivileged || pending == 0 || (server?.totalOutputAllows(size) ?? true)
+        guard pending + size <= min(outputBudget, limits.maxStreamBacklog), fitsTotal else {
+            forceBuffer(lastLine() + [0x0A])
+            beginClosing(.outputOverflow)
+            return false
+        }
+        enqueue(line, isAnswer: false)
+        return state == .open
+    }
+
     /// Closes the connection after flushing the pending output (bounded by `idleTimeout`).
     /// Reading stops at once; a request still in progress gets no response.
     public func close() {
@@ -341,7 +362,11 @@ public final class ClientConnection {
 
     /// A short refusal line: always buffered, whatever the limits, as the last word to a client.
     private func enqueueRefusal(_ refusal: Refusal) {
-        let line = (server?.refusals ?? .standard).line(refusal) + [0x0A]
+        forceBuffer((server?.refusals ?? .standard).line(refusal) + [0x0A])
+    }
+
+    /// Sends or buffers a short last line (with its `\n`) whatever the limits.
+    private func forceBuffer(_ line: [UInt8]) {
         if pendingOutputBytes == 0 {
             let sent = sendNow(line)
             guard state != .closed, sent < line.count else { return }

@@ -42,12 +42,16 @@ public final class ControlServer {
         /// their turn); beyond it, peers other than root and the socket's group are answered
         /// "busy" and closed. One client holds at most `maxRequestBytes` and a read.
         public var maxTotalPendingInput: Int
+        /// Unsent event bytes held for one subscriber (`ClientConnection.stream`): one that falls
+        /// further behind gets its last line (`overflow`) and is dropped. Within `maxPendingOutput`.
+        public var maxStreamBacklog: Int
 
         public init(maxRequestBytes: Int = 65_536, idleTimeout: Duration = .seconds(10),
                     maxClients: Int = 512, maxClientsPerUser: Int = 16, reservedForRoot: Int = 16,
                     reservedForGroup: Int = 16, maxPendingOutput: Int = 256 << 10,
                     maxTotalPendingOutput: Int = 8 << 20, maxTotalPendingInput: Int = 4 << 20,
-                    maxPrivilegedPendingOutput: Int = 4 << 20) {
+                    maxPrivilegedPendingOutput: Int = 4 << 20, maxStreamBacklog: Int = 128 << 10) {
+            self.maxStreamBacklog = maxStreamBacklog
             self.maxPrivilegedPendingOutput = maxPrivilegedPendingOutput
             self.maxTotalPendingInput = maxTotalPendingInput
             self.maxRequestBytes = maxRequestBytes
@@ -62,7 +66,8 @@ public final class ControlServer {
 
         /// 64 KiB requests, 10 s idle timeout, 512 clients of which 16 for root and 16 more for
         /// root and the group, 16 per other user, 256 KiB pending output per client (4 MiB for root
-        /// and the group), 8 MiB in all, 4 MiB of request bytes held in all.
+        /// and the group), 8 MiB in all, 4 MiB of request bytes held in all, 128 KiB of events
+        /// behind per subscriber.
         public static let `default` = Limits()
     }
 

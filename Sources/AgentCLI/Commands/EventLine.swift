@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
+
+/// One event as `agentctl events` prints it for people: local time, identifier, run, what
+/// happened (`12:00:01.123  local.export  r000003  ended: success`). Pure, for tests.
+enum EventLine {
+    static func text(_ event: AgentEvent, clock: DisplayClock) -> String {
+        let seconds = DisplayClock.floorDivide(event.time, 1000)
+        let millis = event.time - seconds * 1000
+        let when = clock.format(seconds, "%H:%M:%S") + "." + String(String(millis + 1000).dropFirst())
+        let identifier = event.identifier.map(DisplayText.sanitized) ?? "-"
+        let run = event.runID.map(DisplayText.sanitized) ?? "-"
+        return "\(when)  \(identifier)  \(run)  \(what(event))"
+    }
+
+    static func what(_ event: AgentEvent) -> String {
+        func clean(_ text: String?) -> String { DisplayText.sanitized(text ?? "") }
+        let request = event.requestID.map { "request \($0)" }
+        switch event.eventKind {
+        case .runStarted?:
+            let details = [event.reason, request].compactMap { $0 }.joined(separator: ", ")
+            return "started" + (details.isEmpty ? "" : " (\(clean(details)))") + (event.title.map { ": \(clean($0))" } ?? "")
+        case .runProgress?: return "progress \(Int((event.progress ?? 0) * 100))%"
+        case .runTitle?: return "title: \(clean(event.title))"
+        case .runSubtitle?: return "subtitle: \(clean(event.subtitle))"
+        case .runStatus?: return "status: \(clean(event.status))"
+        case .runEnded?: return "ended: \(clean(event.stopReason))"
+        case .requestQueued?: return "queued (\(request ?? "request"), position \(event.position ?? 0))"
+        case .requestRefused?: return "refused (\(request ?? "request")): \(clean(event.message))"
+        case .jobRegistered?: return "registered"
+        case .jobUpdated?: return "updated"
+        case .jobUnregistered?: return "unregistered"
+        case .jobError?: return "config error: \(clean(event.message))"
+        case .conditionsChanged?:
+            return "conditions: " + (event.inputs.map { inputs in
+                "power \(clean(inputs.power))" + (inputs.batteryPercent.map { ", battery \($0) %" } ?? "")
+                    + ", thermal \(clean(inputs.thermal)), network \(inputs.network ? "up" : "down")"
+                    + (inputs.memoryPressure ? ", memory pressure" : "")
+            } ?? "changed")
+        case .agentStopping?: return "agentd stopping"
+        case .overflow?: return "overflow: \(clean(event.message))"
+        case nil: return clean(event.type)
+        }
+    }
+}

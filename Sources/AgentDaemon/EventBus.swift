@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentProtocol
+import AgentSystem
+import FoundationEssentials
+
+/// The agent's event stream (DESIGN §9): the daemon's components publish what happened, and
+/// every subscribed connection whose filter matches gets it as one JSON line.
+///
+/// Publishing never waits: a line goes to the socket at once or into the connection's bounded
+/// backlog, and a subscriber too far behind gets one `overflow` event and is dropped
+/// (`ClientConnection.stream`). With nobody subscribed an event costs a counter increment.
+/// Use it on the loop thread only.
+final class EventBus {
+    private struct Subscriber {
+        let connection: ClientConnection
+        let filter: EventFilter
+    }
+
+    /// What run events need to say about a live run that the supervisor's callbacks do not.
+    private struct RunLabel {
+        var identifier: String
+        var kind: String
+        var requestID: Int64?
+        /// Progress read this loop iteration and not yet published, and the last published.
+        var pendingProgress: Double?
+        var publishedProgress: Double?
+    }
+
+    /// The sequence number of the last event published (0 before the first).
+    private(set) var lastSequence: UInt64 = 0
+    private var subscribers: [UInt64: Subscriber] = [:]
+    private var runs: [RunID: RunLabel] = [:]
+    /// The launch being carried out, read by `runStarted` (the supervisor's callback knows the
+    /// job, not the submission's dynamic identifier or request).
+    private var launching: LaunchOrder?
+    /// Runs with progress to publish at the end of this loop iteration.
+    private var progressed: [RunID] = []
+    private var progressFlushScheduled = false
+    /// Queued submissions announced to subscribers, by request number: their drop (cancelled,
+    /// job removed or forbidden before they started) is announced too.
+    private var queued: [Int64: String] = [:]
+    private let loop: EventLoop
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    var subscriberCount: Int { subscribers.count }
+
+    init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    // MARK: subscribing
+
+    /// Adds `connection` as a subscriber until it closes; returns the sequence number the
+    /// stream starts after. Streaming connections are exempt from the idle timeout (they wait
+    /// for events, they are not idle) but still count against the per-uid connection limits.
+    func subscribe(_ connection: ClientConnection, filter: EventFilter) -> UInt64 {
+        let id = connection.id
+        subscribers[id] = Subscriber(connection: connection, filter: filter)
+        connection.isStreaming = true
+        let previous = connection.onClose
+        connection.onClose = { [weak self] reason in
+            self?.subscribers[id] = nil
+            previous?(reason)
+        }
+        return lastSequence
+    }
+
+    // MARK: publishing
+
+    /// Publishes one event; `fill` sets its fields and runs only when someone may want it.
+    func publish(_ kind: EventKind, identifier: String? = nil, runID: RunID? = nil,
+                 _ fill: (inout AgentEvent) -> Void = { _ in }) {
+        lastSequence += 1
+        guard !subscribers.isEmpty else { return }
+        let interested = subscribers.filter { $0.value.filter.matches(kind: kind, identifier: identifier) }
+        guard !interested.isEmpty else { return }
+        var event = AgentEvent(sequence: lastSequence, time: Self.now(), type: kind,
+                               identifier: identifier, runID: runID?.description)
+        fill(&event)
+        guard let line = try? encoder.encode(event) else { return }
+        let bytes = Array(line)
+        let sequence = lastSequence
+        for (id, subscriber) in interested.sorted(by: { $0.key < $1.key }) {
+            if !subscriber.connection.stream(bytes, lastLine: { overflowLine(missed: sequence) }) {
+                subscribers[id] = nil
+            }
+        }
+    }
+
+    /// The last line of a subscriber that fell behind; its sequence is the first one it missed.
+    private func overflowLine(missed sequence: UInt64) -> [UInt8] {
+        var event = AgentEvent(sequence: sequence, time: Self.now(), type: .overflow)
+        event.message = "this subscriber fell too far behind (more than 128 KiB of events unread) and is disconnected; subscribe again, and read faster or filter (agentctl events ID)"
+        return (try? encoder.encode(event)).map(Array.init) ?? Array(#"{"type":"overflow"}"#.utf8)
+    }
+
+    /// Now, in milliseconds: a fresh clock read, since latency is measured on it.
+    private static func now() -> Int64 {
+        WallClock.now() / 1_000_000
+    }
+
+    // MARK: runs
+
+    /// Called just before the supervisor carries out `order`.
+    func willLaunch(_ order: LaunchOrder) {
+        launching = order
+    }
+
+    func runStarted(job: Identifier, run: RunID, reason: RunReason) {
+        let order = launching?.job.identifier == job ? launching : nil
+        launching = nil
+        let label = RunLabel(identifier: order?.runIdentifier.rawValue ?? job.rawValue,
+                             kind: order?.job.kind.rawValue ?? "", requestID: order?.submission?.requestID)
+        if let request = label.requestID { queued[request] = nil }
+        runs[run] = label
+        publish(.runStarted, identifier: label.identifier, runID: run) { event in
+            event.kind = label.kind.isEmpty ? nil : label.kind
+            event.reason = reason.rawValue
+            event.requestID = label.requestID
+            event.title = order?.submission?.title
+            event.subtitle = order?.submission?.subtitle
+        }
+    }
+
+    func runEnded(job: Identifier, run: RunID, stop: StopReason) {
+        publishProgress(of: run)  // its last progress comes before its end
+        let label = runs.removeValue(forKey: run)
+        publish(.runEnded, identifier: label?.identifier ?? job.rawValue, runID: run) { event in
+            event.kind = label?.kind
+            event.requestID = label?.requestID
+            event.stopReason = stop.description
+        }
+    }
+
+    /// A `PROGRESS=`, `TITLE=`, `SUBTITLE=` or `STATUS=` line. Progress is published once per
+    /// loop iteration and run, with the last value read (a plugin writing a million lines a second
+    /// makes one event per read, not a million), and only when it changed.
+    func runDirective(_ run: RunID, _ directive: PluginDirective) {
+        guard !subscribers.isEmpty, let label = runs[run] else { return }
+        switch directive {
+        case .progress(let value):
+            if label.pendingProgress == nil { progressed.append(run) }
+            runs[run]?.pendingProgress = value.fraction
+            if !progressFlushScheduled {
+                progressFlushScheduled = true
+                loop.execute { [weak self] in self?.publishProgress() }
+            }
+        case .title, .subtitle, .status:
+            publishProgress(of: run)  // in the order the plugin wrote them
+            publishText(run, label, directive)
+        default:
+            break
+        }
+    }
+
+    private func publishProgress() {
+        progressFlushScheduled = false
+        let runs = progressed
+        progressed = []
+        for run in runs { publishProgress(of: run) }
+    }
+
+    private func publishProgress(of run: RunID) {
+        guard let label = runs[run], let fraction = label.pendingProgress else { return }
+        runs[run]?.pendingProgress = nil
+        guard fraction != label.publishedProgress else { return }
+        runs[run]?.publishedProgress = fraction
+        publish(.runProgress, identifier: label.identifier, runID: run) { $0.progress = fraction }
+    }
+
+    private func publishText(_ run: RunID, _ label: RunLabel, _ directive: PluginDirective) {
+        switch directive {
+        case .title(let text): publish(.runTitle, identifier: label.identifier, runID: run) { $0.title = text }
+        case .subtitle(let text): publish(.runSubtitle, identifier: label.identifier, runID: run) { $0.subtitle = text }
+        case .status(let text): publish(.runStatus, identifier: label.identifier, runID: run) { $0.status = text }
+        default: break
+        }
+    }
+
+    // MARK: requests, config, conditions
+
+    /// A submission's answer: queued (accepted with a position) or refused. One that started at
+    /// once says so with its `run-started` event.
+    func submissionDecided(_ identifier: Identifier, requestID: Int64, _ outcome: SubmitOutcome) {
+        switch outcome {
+        case .accepted(let position) where position > 0:
+            if !subscribers.isEmpty { queued[requestID] = identifier.rawValue }
+            publish(.requestQueued, identifier: identifier.rawValue) { event in
+                event.requestID = requestID
+                event.position = position
+            }
+        case .accepted:
+            break
+        case .refused(let why):
+            publish(.requestRefused, identifier: identifier.rawValue) { event in
+                event.requestID = requestID
+                event.message = why.description
+            }
+        }
+    }
+
+    /// Whether a queued submission is followed (`queuedSubmissionsChecked` is then due after
+    /// each scheduler event).
+    var followsQueuedSubmissions: Bool { !queued.isEmpty }
+
+    /// Announces the followed queued submissions that no longer wait (`isQueued` false) and did
+    /// not start: cancelled, or their job was removed or became forbidden.
+    func queuedSubmissionsChecked(_ isQueued: (Int64) -> Bool) {
+        for (request, identifier) in queued.sorted(by: { $0.key < $1.key }) where !isQueued(request) {
+            queued[request] = nil
+            publish(.requestRefused, identifier: identifier) { event in
+                event.requestID = request
+                event.message = "dropped from the queue before it started (cancelled, or its job was removed or is no longer permitted)"
+            }
+        }
+    }
+
+    /// A submission that could not be recorded (the state directory is unusable).
+    func submissionUnwritable(_ identifier: Identifier, requestID: Int64, _ why: String) {
+        publish(.requestRefused, identifier: identifier.rawValue) { event in
+            event.requestID = requestID
+            event.message = why
+        }
+    }
+
+    func configChanged(_ changes: [RegistryChange]) {
+        for change in changes {
+            for id in change.added { publish(.jobRegistered, identifier: id.rawValue) }
+            for id in change.updated { publish(.jobUpdated, identifier: id.rawValue) }
+            for id in change.removed { publish(.jobUnregistered, identifier: id.rawValue) }
+            for diagnostic in change.diagnostics where diagnostic.severity == .error {
+                publish(.jobError) { $0.message = diagnostic.description }
+            }
+        }
+    }
+
+    func conditionsChanged(_ inputs: @autoclosure () -> MachineInputs) {
+        publish(.conditionsChanged) { $0.inputs = inputs() }
+    }
+
+    func agentStopping() {
+        publish(.agentStopping) { $0.message = "agentd is stopping: live runs get SIGTERM and their grace period" }
+    }
+}

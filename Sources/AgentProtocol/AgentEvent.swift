@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+/// One line of the event stream a `subscribe` request turns its connection into (DESIGN §9).
+///
+/// Only the fields of its `type` are set; the others are left out of the JSON. `sequence` grows
+/// by one for every event the agent publishes (agent-wide, whoever subscribed), so a gap says a
+/// filter left events out, never that the stream lost one: a subscriber that falls behind gets one
+/// `overflow` event and is disconnected instead.
+public struct AgentEvent: Codable, Sendable, Hashable {
+    public var sequence: UInt64
+    /// When it happened, in milliseconds since the epoch; in JSON an RFC 3339 instant in UTC
+    /// with milliseconds (`2026-12-01T08:00:00.123Z`, docs/json.md).
+    @Instant<EpochMilliseconds> public var time: Int64
+    /// What happened: an `EventKind` raw value (kept a string so a newer agent's kinds decode).
+    public var type: String
+    public var identifier: String?
+    public var runID: String?
+    /// The job's kind (refresh, processing, continued).
+    public var kind: String?
+    /// Why the run started (scheduled, submitted, ...).
+    public var reason: String?
+    /// `run-ended`: the stop reason (DESIGN §7), e.g. `success`, `failure(exit 1)`.
+    public var stopReason: String?
+    /// The submission a run or request event concerns (`ControlResponse.requestID` of `submit`).
+    public var requestID: Int64?
+    /// `run-progress`: the fraction done, 0 to 1.
+    public var progress: Double?
+    public var title: String?
+    public var subtitle: String?
+    public var status: String?
+    /// `request-queued`: the place in the job's queue (1 is next).
+    public var position: Int?
+    /// A sentence for people: why a request was refused, a config error, why a stream ended.
+    public var message: String?
+    /// `conditions-changed`: the inputs as `agentctl resources` shows them.
+    public var inputs: MachineInputs?
+
+    public init(sequence: UInt64, time: Int64, type: EventKind, identifier: String? = nil,
+                runID: String? = nil) {
+        self.sequence = sequence
+        self.time = time
+        self.type = type.rawValue
+        self.identifier = identifier
+        self.runID = runID
+    }
+
+    /// The kind, when this agentctl knows it.
+    public var eventKind: EventKind? { EventKind(rawValue: type) }
+}
+
+/// What an event says happened.
+public enum EventKind: String, Codable, Sendable, CaseIterable {
+    case runStarted = "run-started"
+    case runProgress = "run-progress"
+    case runTitle = "run-title"
+    case runSubtitle = "run-subtitle"
+    case runStatus = "run-status"
+    case runEnded = "run-ended"
+    case requestQueued = "request-queued"
+    case requestRefused = "request-refused"
+    case jobRegistered = "job-registered"
+    case jobUpdated = "job-updated"
+    case jobUnregistered = "job-unregistered"
+    case jobError = "job-error"
+    case conditionsChanged = "conditions-changed"
+    case agentStopping = "agent-stopping"
+    /// The last event of a subscriber that fell behind; the agent closes the connection after it.
+    case overflow
+
+    /// Kinds that concern no identifier (a config error names a file): an identifier filter lets
+    /// them through.
+    public var isAgentWide: Bool {
+        self == .conditionsChanged || self == .agentStopping || self == .overflow || self == .jobError
+    }
+}

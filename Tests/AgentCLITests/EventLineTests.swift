@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
+import Testing
+@testable import AgentCLI
+
+/// `agentctl events` lines for people, and `submit --wait`'s exit statuses (docs/agentctl.md).
+@Suite struct EventLineTests {
+    private let clock = DisplayClock.fixed(milliseconds: 1_796_112_000_000, zone: .fixedOffset(seconds: 3600))
+
+    private func event(_ kind: EventKind, _ fill: (inout AgentEvent) -> Void = { _ in }) -> AgentEvent {
+        var event = AgentEvent(sequence: 7, time: 1_796_112_001_042, type: kind,
+                               identifier: "com.example.export", runID: "r000003")
+        fill(&event)
+        return event
+    }
+
+    @Test func aLineSaysWhenInLocalTimeWhoWhichRunAndWhat() {
+        #expect(EventLine.text(event(.runStarted) { $0.reason = "submitted"; $0.requestID = 4; $0.title = "Export" }, clock: clock)
+                == "09:00:01.042  com.example.export  r000003  started (submitted, request 4): Export")
+        #expect(EventLine.text(event(.runProgress) { $0.progress = 0.42 }, clock: clock).hasSuffix("r000003  progress 42%"))
+        #expect(EventLine.text(event(.runEnded) { $0.stopReason = "expired(max-runtime)" }, clock: clock)
+                .hasSuffix("ended: expired(max-runtime)"))
+        var stopping = AgentEvent(sequence: 8, time: 1_796_112_002_000, type: .agentStopping)
+        stopping.message = "x"
+        #expect(EventLine.text(stopping, clock: clock) == "09:00:02.000  -  -  agentd stopping")
+    }
+
+    @Test func pluginTextIsShownWithoutTerminalControls() {
+        let line = EventLine.text(event(.runTitle) { $0.title = "evil\u{1B}[2Jtitle" }, clock: clock)
+        #expect(!line.contains("\u{1B}"))
+    }
+
+    @Test func submitWaitExitsWithTheStopReason() {
+        #expect(SubmitWait.exitStatus(for: "success") == 0)
+        #expect(SubmitWait.exitStatus(for: "failure(exit 7)") == 1)
+        #expect(SubmitWait.exitStatus(for: "expired(no-progress)") == 6)
+        #expect(SubmitWait.exitStatus(for: "expired(limit)") == 6)
+        #expect(SubmitWait.exitStatus(for: "cancelled") == 7)
+        #expect(SubmitWait.exitStatus(for: "crashed(signal 11)") == 8)
+        #expect(SubmitWait.exitStatus(for: "spawn-failed(no such file)") == 8)
+        #expect(SubmitWait.exitStatus(for: "agent-restart") == 5)
+    }
+}

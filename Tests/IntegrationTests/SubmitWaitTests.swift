@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// `agentctl submit --wait` follows the run on the event stream and exits with its stop reason
+/// (docs/agentctl.md): 0 success, 1 failure, 6 expired, 7 cancelled, 8 crashed or spawn-failed;
+/// 3/4/5 for refusals as every command.
+@Suite(.serialized) struct SubmitWaitTests {
+    private func continuedJob(_ sandbox: Sandbox, _ name: String, _ body: String, extra: String = "") throws {
+        let path = try sandbox.script(name, body)
+        try sandbox.write("jobs.d/\(name).job", "[Job]\nIdentifier=local.\(name)\nKind=continued\nExec=\(path)\n\(extra)")
+    }
+
+    @Test func theExitStatusSaysHowTheRunEnded() throws {
+        let sandbox = try Sandbox()
+        try continuedJob(sandbox, "fine", "echo PROGRESS=1/1\n")
+        try continuedJob(sandbox, "failing", "exit 3\n")
+        try continuedJob(sandbox, "slow", "echo PROGRESS=1/2\nexec sleep 30\n", extra: "MaxRuntime=1s\nGracePeriod=1s\n")
+        try continuedJob(sandbox, "crashing", "kill -KILL $$\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+
+        let fine = try agent.ctl("submit", "local.fine", "--wait")
+        #expect(fine.status == 0)
+        #expect(fine.stdout.hasPrefix("submitted local.fine\n"), "\(fine.stdout)")
+        #expect(fine.stdout.contains("local.fine: success"))
+        let failing = try agent.ctl("submit", "local.failing", "--wait")
+        #expect(failing.status == 1)
+        #expect(failing.stdout.contains("local.failing: failure(exit 3)"))
+        let expired = try agent.ctl("submit", "local.slow", "--wait")
+        #expect(expired.status == 6, "\(expired.stdout)\(expired.stderr)")
+        #expect(expired.stdout.contains("expired(max-runtime)"))
+        let crashed = try agent.ctl("submit", "local.crashing", "--wait")
+        #expect(crashed.status == 8, "\(crashed.stdout)\(crashed.stderr)")
+        #expect(crashed.stdout.contains("crashed(signal 9)"))
+        let refused = try agent.ctl("submit", "other.thing", "--wait")
+        #expect(refused.status == 3, "\(refused.stderr)")
+    }
+
+    @Test func aCancelledRunExitsSevenAQueuedSubmissionIsFollowedUntilItRunsAndOneDroppedFromTheQueueExitsFive() throws {
+        let sandbox = try Sandbox()
+        try continuedJob(sandbox, "long", "echo PROGRESS=1/2\nexec sleep 60\n")
+        try sandbox.write("agentd.conf", "[Agent]\nMaxConcurrent=1\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let first = try WaitingSubmit(agent: agent, identifier: "local.long.first")
+        try agent.waitForLog("run r000001 of local.long.first started")
+        let second = try WaitingSubmit(agent: agent, identifier: "local.long.second")
+        try agent.waitForLog("queued at position 1")
+        // A queued submission cancelled before it starts: its follower is told, exit 5.
+        let third = try WaitingSubmit(agent: agent, identifier: "local.long.third")
+        try agent.waitForLog("queued at position 2")
+        #expect(try agent.ctl("cancel", "local.long.third").status == 0)
+        let thirdResult = try third.finish()
+        #expect(thirdResult.status == 5, "\(thirdResult)")
+        #expect(thirdResult.stdout.contains("the submission of local.long.third was dropped before it started"))
+        #expect(try agent.ctl("cancel", "r000001").status == 0)
+        let firstResult = try first.finish()
+        #expect(firstResult.status == 7, "\(firstResult)")
+        #expect(firstResult.stdout.contains("r000001 local.long.first: cancelled"))
+        try agent.waitForLog("run r000002 of local.long.second started")
+        #expect(try agent.ctl("cancel", "r000002").status == 0)
+        let secondResult = try second.finish()
+        #expect(secondResult.status == 7, "\(secondResult)")
+        #expect(secondResult.stdout.contains("queued (position 1)"))
+        #expect(secondResult.stdout.contains("r000002 local.long.second: cancelled"), "the queued one followed its own run")
+    }
+}
+
+/// `agentctl submit ID --wait` running in the background while the test acts.
+final class WaitingSubmit {
+    private let process = Process()
+    private let output = Pipe()
+    private let exited = DispatchSemaphore(value: 0)
+
+    init(agent: AgentProcess, identifier: String) throws {
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.signal() }
+        process.executableURL = URL(fileURLWithPath: Binaries.agentctl)
+        process.arguments = ["--socket", agent.sandbox.socketPath, "submit", identifier, "--wait"]
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    /// Waits for it to exit (it must, within the deadline) and returns what it said.
+    func finish(timeout: Double = 30) throws -> CommandResult {
+        if exited.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            Issue.record("agentctl submit --wait did not return within \(timeout) s")
+        }
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return CommandResult(status: process.terminationStatus, stdout: text, stderr: "")
+    }
+}
