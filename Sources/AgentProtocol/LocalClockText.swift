@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import Glibc
 
 /// The one way agentd and agentctl name a local time for people: `14:05` today, `Wed 14:05` in
@@ -36,16 +37,9 @@ public enum LocalClockText {
         return parts
     }
 
-    /// Days since the civil epoch of the local date (Howard Hinnant's days_from_civil).
-    private static func dayNumber(_ parts: tm) -> Int {
-        var year = Int(parts.tm_year) + 1900
-        let month = Int(parts.tm_mon) + 1
-        year -= month <= 2 ? 1 : 0
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + Int(parts.tm_mday) - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra
+    /// Day number of the local date (days since 1970-01-01).
+    private static func dayNumber(_ parts: tm) -> Int64 {
+        CivilDateTime.days(year: Int64(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
     }
 
     private static func twoDigits(_ value: Int32) -> String {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
 /// Instants as JSON text (docs/json.md): RFC 3339 in UTC with milliseconds,
 /// `2026-12-01T08:00:00.123Z`. Pure arithmetic on the proleptic Gregorian calendar, so the same
 /// instant always reads the same, whatever the machine's time zone.
@@ -7,11 +9,11 @@ public enum RFC3339 {
 
     /// `2026-12-01T08:00:00.123Z` for milliseconds since the Unix epoch.
     public static func text(milliseconds: Int64) -> String {
-        let days = floorDivide(milliseconds, millisecondsPerDay)
+        let days = CivilDateTime.floorDivide(milliseconds, millisecondsPerDay)
         let ofDay = milliseconds - days * millisecondsPerDay
-        let (year, month, day) = civil(days: days)
+        let (year, month, day) = CivilDateTime.civil(fromDays: days)
         let seconds = ofDay / 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):"
+        return "\(pad(year, 4))-\(pad(Int64(month), 2))-\(pad(Int64(day), 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):"
             + "\(pad(seconds % 60, 2)).\(pad(ofDay % 1000, 3))Z"
     }
 
@@ -23,7 +25,7 @@ public enum RFC3339 {
               let day = reader.number(2), reader.skip("T") || reader.skip("t"),
               let hour = reader.number(2), reader.skip(":"), let minute = reader.number(2), reader.skip(":"),
               let second = reader.number(2),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              (1...12).contains(month), (1...Int64(CivilDateTime.daysIn(month: Int(month), year: year))).contains(day),
               hour < 24, minute < 60, second < 61
         else { return nil }
         var fraction: Int64 = 0
@@ -32,7 +34,7 @@ public enum RFC3339 {
             fraction = digits
         }
         guard let offset = reader.offsetSeconds(), reader.atEnd else { return nil }
-        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let seconds = CivilDateTime.days(year: year, month: Int(month), day: Int(day)) * 86_400 + hour * 3600 + minute * 60 + second - offset
         return seconds * 1000 + fraction
     }
 
@@ -41,45 +43,6 @@ public enum RFC3339 {
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
-    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        let quotient = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
-    }
-
-    private static func isLeap(_ year: Int64) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
-
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Year, month, day of a day count since 1970-01-01 (H. Hinnant's `civil_from_days`).
-    private static func civil(days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// Days since 1970-01-01 of a civil date (`days_from_civil`).
-    private static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = floorDivide(shiftedYear, 400)
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
 }
 
 /// Reads the fixed-width fields of an RFC 3339 timestamp.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// A local date and time of day as a calendar shows it, without a zone: what `Schedule=` and
 /// `Window=` are written in. Conversions use day numbers (days since 1970-01-01) so that the
-/// calendar arithmetic is exact integer work.
-struct CivilDateTime: Sendable, Hashable {
+/// calendar arithmetic is exact integer work. Its day-number functions are the one copy of the
+/// proleptic Gregorian arithmetic (RFC 3339 text and agentctl's dates use them too).
+public struct CivilDateTime: Sendable, Hashable {
     var year: Int64
     var month: Int  // 1...12
     var day: Int  // 1...31
@@ -26,7 +27,7 @@ struct CivilDateTime: Sendable, Hashable {
     }
 
     /// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of a day number.
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
+    public static func civil(fromDays days: Int64) -> (year: Int64, month: Int, day: Int) {
         let z = days + 719_468
         let era = floorDivide(z, 146_097)
         let dayOfEra = z - era * 146_097
@@ -39,7 +40,7 @@ struct CivilDateTime: Sendable, Hashable {
     }
 
     /// Howard Hinnant's `days_from_civil`: the day number of a proleptic Gregorian date.
-    static func days(year: Int64, month: Int, day: Int) -> Int64 {
+    public static func days(year: Int64, month: Int, day: Int) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = floorDivide(y, 400)
         let yearOfEra = y - era * 400
@@ -50,15 +51,15 @@ struct CivilDateTime: Sendable, Hashable {
     }
 
     /// 0 = Monday … 6 = Sunday (1970-01-01 was a Thursday).
-    static func weekday(ofDay days: Int64) -> Int {
+    public static func weekday(ofDay days: Int64) -> Int {
         Int(floorModulo(days + 3, 7))
     }
 
-    static func isLeap(_ year: Int64) -> Bool {
+    public static func isLeap(_ year: Int64) -> Bool {
         (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
     }
 
-    static func daysIn(month: Int, year: Int64) -> Int {
+    public static func daysIn(month: Int, year: Int64) -> Int {
         switch month {
         case 2: isLeap(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -66,12 +67,12 @@ struct CivilDateTime: Sendable, Hashable {
         }
     }
 
-    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    public static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 
-    static func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
+    public static func floorModulo(_ a: Int64, _ b: Int64) -> Int64 {
         a - floorDivide(a, b) * b
     }
 }
