@@ -361,7 +361,8 @@ final class RunSupervisor {
 
     private func reportProgress(_ run: ActiveRun) {
         guard let fraction = run.state.progress?.fraction else { return }
-        let percent = Int(fraction * 100)
+        // 0.29 * 100 is 28.999…: a tolerance keeps a whole percent whole.
+        let percent = Int(fraction * 100 + 1e-9)
         guard percent != run.reportedPercent else { return }
         run.reportedPercent = percent
         onRunProgress?(run.state.id, fraction)

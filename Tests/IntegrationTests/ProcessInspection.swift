@@ -28,7 +28,17 @@ enum ProcessInspection {
     /// a killed process can still be finishing its exit (and readable in /proc) just after its
     /// cgroup reported empty.
     static func remaining(of identifier: String, timeout: Double = 5) -> [Int32] {
-        let left = processes(of: identifier)
+        waitForExits(processes(of: identifier), timeout: timeout)
+        return processes(of: identifier)
+    }
+
+    /// The same for `identifier` and its dynamic suffixes.
+    static func remaining(ofJob identifier: String, timeout: Double = 5) -> [Int32] {
+        waitForExits(processes(ofJob: identifier), timeout: timeout)
+        return processes(ofJob: identifier)
+    }
+
+    private static func waitForExits(_ left: [Int32], timeout: Double) {
         // Wait on the exits themselves: a pidfd becomes readable when its process has exited.
         var fds = left.map { pollfd(fd: cshim_pidfd_open($0), events: Int16(POLLIN), revents: 0) }
         defer { for entry in fds where entry.fd >= 0 { close(entry.fd) } }
@@ -42,7 +52,6 @@ enum ProcessInspection {
                 if let index = fds.firstIndex(where: { $0.fd == entry.fd }) { fds[index].revents = entry.revents }
             }
         }
-        return processes(of: identifier)
     }
 
     /// Children of `parent` that are zombies.

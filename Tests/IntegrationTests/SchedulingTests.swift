@@ -144,7 +144,7 @@ import Testing
         #expect(liveIDs.isDisjoint(with: oldIDs))
         for id in ["local.a", "local.b"] { _ = try restarted.ctl("cancel", id) }
         restarted.stop()
-        #expect(ProcessInspection.processes(ofJob: "local.a").isEmpty && ProcessInspection.processes(ofJob: "local.b").isEmpty)
+        #expect(ProcessInspection.remaining(ofJob: "local.a").isEmpty && ProcessInspection.remaining(ofJob: "local.b").isEmpty)
     }
 }
 
