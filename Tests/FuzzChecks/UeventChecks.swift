@@ -9,7 +9,8 @@ enum UeventChecks {
         for key in event.properties.keys where key.isEmpty || key.contains("=") || key.utf8.contains(0) {
             return "property key \(String(reflecting: key))"
         }
-        if event.action.isEmpty || !event.devpath.hasPrefix("/") { return "header \(event.action)@\(event.devpath)" }
+        // Bytes, not Characters: a combining mark after the `/` makes a Character of its own.
+        if event.action.isEmpty || event.devpath.utf8.first != UInt8(ascii: "/") { return "header \(event.action)@\(event.devpath)" }
         let encoded = event.encoded()
         guard encoded.count <= Uevent.maximumSize else { return nil }
         guard let again = try? Uevent.parse(encoded) else { return "re-encoded \(event) does not parse" }
