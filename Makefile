@@ -94,7 +94,8 @@ sanitize-address: deps
 		$(SANITIZE_TEST) --scratch-path .build-asan
 sanitize-thread: deps
 	swift build --build-tests --scratch-path .build-tsan -Xswiftc -sanitize=thread -Xcc -fsanitize=thread
-	TSAN_OPTIONS=halt_on_error=1 $(SANITIZE_TEST) --scratch-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan-suppressions.txt \
+		$(SANITIZE_TEST) --scratch-path .build-tsan
 
 clean:
 	rm -rf .build run .build-asan .build-tsan Fuzz/.build
