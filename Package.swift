@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .executable(name: "agentd", targets: ["agentd"]),
         .executable(name: "agentctl", targets: ["agentctl"]),
+        // For Fuzz/Package.swift (`make fuzz`), which builds the libFuzzer executables around it.
+        .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
     ],
     targets: [
         // C shims and system libraries: each wrapped by exactly one Swift module.
@@ -56,6 +58,11 @@ let package = Package(
         // private dbus-daemon; built alongside the tests, never shipped (not a product).
         .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",
                           linkerSettings: [.linkedLibrary("systemd")]),
+        // The invariants the fuzz targets check (Fuzz/), and the suite that replays their seed
+        // corpora and every reproducer found (Fuzz/corpus, Fuzz/regressions) through them.
+        .target(name: "FuzzChecks", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],
+                path: "Tests/FuzzChecks", swiftSettings: strict),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzChecks"], swiftSettings: strict),
         // Drives the built agentd and agentctl binaries as separate processes.
         .testTarget(name: "IntegrationTests", dependencies: ["CShim", "AgentTestSupport", "AgentSystem", "AgentStore"], swiftSettings: strict),
     ]

@@ -44,6 +44,10 @@ struct ExecLineTests {
         (" :/bin/x", .unsupportedPrefix(":")),
         ("/bin/x ; /bin/y", .multipleCommands),
         ("/bin/x \\xff", .invalidUTF8),
+        // Found by fuzz-exec-line (Fuzz/regressions/exec-line/raw-nul-byte): `\x00` was refused
+        // but a raw NUL byte went into the argument, where execve would cut it short.
+        ("/bin/x a\u{0}b", .containsNUL),
+        ("/bin/x \"\u{0}\"", .containsNUL),
     ])
     func refusesWhatSystemdWouldRejectOrWeDoNotSupport(_ text: String, _ expected: ExecLineError) {
         guard case .failure(let error) = ExecLine.split(text) else {

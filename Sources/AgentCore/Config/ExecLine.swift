@@ -13,6 +13,9 @@ public enum ExecLineError: Error, Hashable, Sendable, CustomStringConvertible {
     case multipleCommands
     /// `\x..` or octal escapes that together do not form UTF-8.
     case invalidUTF8
+    /// A raw NUL byte: no argument or list item can carry one (execve ends a string there), and
+    /// `\x00` is refused the same way.
+    case containsNUL
 
     public var description: String {
         switch self {
@@ -32,6 +35,8 @@ public enum ExecLineError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "write \\; for a literal semicolon"
         case .invalidUTF8:
             return "escape sequences produce bytes that are not valid UTF-8"
+        case .containsNUL:
+            return "contains a NUL byte, which no argument can carry; remove it"
         }
     }
 }
@@ -84,6 +89,7 @@ public enum ExecLine {
             guard TextBytes.firstInvalidUTF8(word, 0..<word.count) == nil else {
                 return .invalidUTF8
             }
+            if word.contains(0) { return .containsNUL }
             result.append(String(decoding: word, as: UTF8.self))
             word.removeAll(keepingCapacity: true)
             inWord = false

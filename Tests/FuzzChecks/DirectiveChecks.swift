@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
+/// A plugin's stdout: the line splitter gives the same lines whatever the chunking, none longer
+/// than its limit; each line's directive keeps its bounds (`PROGRESS=` within 0–100 %, a
+/// checkpoint short and NUL-free).
+enum DirectiveChecks {
+    static func check(_ bytes: [UInt8]) -> String? {
+        let limit = 1 + Int(bytes.first ?? 0) % 64
+        let whole = lines(of: [bytes[...]], limit: limit)
+        let chunked = lines(of: Chunking.split(bytes, seed: bytes.last ?? 0), limit: limit)
+        if whole.lines != chunked.lines || whole.truncated != chunked.truncated {
+            return "chunking changed the lines: \(whole) then \(chunked)"
+        }
+        if let long = whole.lines.first(where: { $0.count > limit }) {
+            return "a line of \(long.count) bytes past the limit \(limit)"
+        }
+        for line in lines(of: [bytes[...]], limit: 4096).lines + [bytes] {
+            if let failure = directiveBounds(PluginDirective.parse(line)) { return failure }
+        }
+        return nil
+    }
+
+    static func lines(of chunks: [ArraySlice<UInt8>], limit: Int) -> (lines: [[UInt8]], truncated: Int) {
+        var splitter = LineSplitter(maxLineBytes: limit)
+        var out: [[UInt8]] = []
+        for chunk in chunks {
+            splitter.feed(Array(chunk)) { out.append(Array($0)) }
+        }
+        splitter.finish { out.append(Array($0)) }
+        if splitter.lines != out.count { return ([], -1) }
+        return (out, splitter.truncatedLines)
+    }
+
+    static func directiveBounds(_ directive: PluginDirective) -> String? {
+        switch directive {
+        case .progress(let progress):
+            guard progress.total > 0, (0...progress.total).contains(progress.completed),
+                  (0.0...1.0).contains(progress.fraction) else { return "progress out of range: \(progress)" }
+        case .checkpoint(let text):
+            if text.utf8.count > PluginDirective.maxCheckpointBytes { return "checkpoint of \(text.utf8.count) bytes" }
+            if text.utf8.contains(0) { return "checkpoint with a NUL byte" }
+        case .title, .subtitle, .status, .log, .invalid:
+            break
+        }
+        return nil
+    }
+}
