@@ -48,12 +48,12 @@ import Testing
         // Forks sleeping children until the kernel refuses (EAGAIN), then reports how many.
         let script = """
             #!\(Self.python)
-            import os, sys, time
+            import os, signal, sys
             n = 0
             try:
                 for _ in range(100):
                     if os.fork() == 0:
-                        time.sleep(120)
+                        signal.pause()  # hold a task until the run's teardown
                         os._exit(0)
                     n += 1
             except OSError as error:
