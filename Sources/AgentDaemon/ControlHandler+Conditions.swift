@@ -8,8 +8,8 @@ extension ControlHandler {
         guard let text = request.mode, let mode = LowPowerMode(rawValue: text) else {
             return .failure(.badRequest, "lowpower needs on, off or auto (got \(request.mode ?? "nothing"))")
         }
-        let saved = agent.conditions.setLowPowerMode(mode)
-        let now = agent.conditions.conditions.lowPower ? "on" : "off"
+        let saved = conditions.setLowPowerMode(mode)
+        let now = conditions.conditions.lowPower ? "on" : "off"
         let note = saved ? "" : " (not saved: the state directory is not writable; it lasts until agentd restarts)"
         switch mode {
         case .auto: return ControlResponse(message: "low-power mode follows the machine: now \(now)\(note)")

@@ -8,7 +8,17 @@ import Glibc
 /// Turns control-socket requests into answers. Reads go to anyone who can connect; changes are
 /// checked against the peer's credentials (SO_PEERCRED) before anything happens.
 struct ControlHandler {
-    unowned let agent: Agent
+    let catalogue: JobCatalogue
+    let scheduling: SchedulerDriver
+    let runs: RunSupervisor
+    let conditions: ConditionMonitor
+    let state: StateDirectory
+    let stateWriter: StateWriter
+    let events: EventBus
+    let metrics: MetricsCollector
+    let loop: EventLoop
+    /// What `status` says about the agent itself.
+    let about: AgentFacts
 
     func handle(_ request: ControlServer.Request) {
         let decoded: ControlRequest
@@ -38,7 +48,7 @@ struct ControlHandler {
             send(.failure(.badRequest, "subscribe: \(problem)"), to: request)
             return
         }
-        let after = agent.events.subscribe(request.connection, filter: filter)
+        let after = events.subscribe(request.connection, filter: filter)
         send(ControlResponse(message: "subscribed", sequence: after), to: request)
     }
 
@@ -68,19 +78,17 @@ struct ControlHandler {
         case .subscribe: return .failure(.internal, "subscribe is answered by the event bus")
         case .runIfStale: return runIfStale(request)
         case .lowpower: return lowPower(request)
-        case .resources: return ControlResponse(gpus: agent.conditions.gpus, inputs: agent.conditions.inputs)
-        case .metrics: return ControlResponse(metrics: agent.metricsSnapshot())
+        case .resources: return ControlResponse(gpus: conditions.gpus, inputs: conditions.inputs)
+        case .metrics: return ControlResponse(metrics: metrics.snapshot())
         }
     }
 
     // MARK: scheduling requests
 
-    private var scheduling: SchedulerDriver? { agent.scheduling }
-
     /// Waiting work for people: only the first `limit` entries are formatted (status shows 100 of
     /// possibly thousands).
     func pendingSummaries(filter: String? = nil, limit: Int = Int.max, from work: [PendingWork]? = nil) -> [PendingSummary] {
-        guard let driver = scheduling else { return [] }
+        let driver = scheduling
         let now = driver.now
         return (work ?? driver.scheduler.waiting(now: now))
             .lazy
@@ -105,7 +113,7 @@ struct ControlHandler {
             guard job.kind != .continued else {
                 return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
             }
-            if let refusal = scheduling?.request(.trigger(job.identifier)) { return .failure(.unavailable, refusal) }
+            if let refusal = scheduling.request(.trigger(job.identifier)) { return .failure(.unavailable, refusal) }
             let waiting = pendingSummaries(filter: job.identifier.rawValue).first
             let note = waiting.map { "; waiting: \($0.waitingFor)" } ?? ""
             return ControlResponse(message: "triggered \(job.identifier)\(note)")
@@ -117,7 +125,7 @@ struct ControlHandler {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
-            if let refusal = scheduling?.request(.setEnabled(job.identifier, enabled)) { return .failure(.unavailable, refusal) }
+            if let refusal = scheduling.request(.setEnabled(job.identifier, enabled)) { return .failure(.unavailable, refusal) }
             return ControlResponse(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)")
         }
     }
@@ -131,15 +139,15 @@ struct ControlHandler {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
-            guard let store = agent.runStore else {
-                return .failure(.unavailable, agent.state.problem ?? "the state database is not open")
+            guard let store = state.runStore else {
+                return .failure(.unavailable, state.problem ?? "the state database is not open")
             }
             let last: Int64?
             do { last = try store.lastSuccess(identifier: job.identifier.rawValue) } catch {
-                agent.storeFailed(error)
+                stateWriter.report(error)
                 return .failure(.internal, "reading the last success failed: \(error)")
             }
-            let nowMs = agent.loop.clock.realtimeMilliseconds
+            let nowMs = loop.clock.realtimeMilliseconds
             if let last, nowMs - last <= maxAge * 1000 {
                 return ControlResponse(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run")
             }
@@ -153,7 +161,7 @@ struct ControlHandler {
     }
 
     private func setPaused(_ paused: Bool) -> ControlResponse {
-        if let refusal = scheduling?.request(.setPaused(paused)) { return .failure(.unavailable, refusal) }
+        if let refusal = scheduling.request(.setPaused(paused)) { return .failure(.unavailable, refusal) }
         return ControlResponse(message: paused ? "paused: discretionary work waits until agentctl resume (continued work still runs)" : "resumed")
     }
 
@@ -161,20 +169,20 @@ struct ControlHandler {
         guard let target = request.target, let id = Identifier(rawValue: target) else {
             return .failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed")
         }
-        guard agent.config.registry.job(id) != nil || scheduling?.scheduler.explain(id).isEmpty == false else {
-            if let refused = agent.config.registry.jobFileWithErrors(id) {
+        guard catalogue.registry.job(id) != nil || scheduling.scheduler.explain(id).isEmpty == false else {
+            if let refused = catalogue.registry.jobFileWithErrors(id) {
                 return .failure(.notFound, "\(id): \(refused.explanation)")
             }
             return .failure(.notFound, "no job \(id) (see agentctl list)")
         }
-        var records = (scheduling?.scheduler.explain(id) ?? []).map {
+        var records = scheduling.scheduler.explain(id).map {
             TimelineRecord(time: $0.time.seconds, event: $0.description)
         }
-        if let job = agent.config.registry.job(id) {
+        if let job = catalogue.registry.job(id) {
             switch job.state {
             case .registered: break
-            case .notPermitted(let reason): records.append(TimelineRecord(time: agent.loop.clock.realtimeSeconds, event: "not registered: \(reason)"))
-            case .duplicate(let other): records.append(TimelineRecord(time: agent.loop.clock.realtimeSeconds, event: "not registered: duplicate of \(other)"))
+            case .notPermitted(let reason): records.append(TimelineRecord(time: loop.clock.realtimeSeconds, event: "not registered: \(reason)"))
+            case .duplicate(let other): records.append(TimelineRecord(time: loop.clock.realtimeSeconds, event: "not registered: duplicate of \(other)"))
             }
         }
         let waiting = pendingSummaries(filter: target)
@@ -187,7 +195,7 @@ struct ControlHandler {
             return
         }
         guard let job = continuedJob(for: id) else {
-            if let other = agent.config.registry.job(id), case .registered = other.state {
+            if let other = catalogue.registry.job(id), case .registered = other.state {
                 // The job exists: the verb is wrong, not the manifest.
                 reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl trigger \(id) asks for a run soon, agentctl simulate launch \(id) runs it now)"))
                 return
@@ -203,11 +211,7 @@ struct ControlHandler {
         let submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
                                     subtitle: details.subtitle, arguments: details.arguments,
                                     strategy: strategy, requestID: 0)
-        guard let driver = scheduling else {
-            reply(.failure(.unavailable, "agentd is starting; try again"))
-            return
-        }
-        driver.submit(submission, reply: { outcome, requestID in
+        scheduling.submit(submission, reply: { outcome, requestID in
             switch outcome {
             case .accepted(let position):
                 reply(ControlResponse(message: position == 0 ? "submitted \(id)" : "submitted \(id): queued (position \(position))",
@@ -239,7 +243,7 @@ struct ControlHandler {
     /// The continued job a submission resolves to: its own identifier, or the longest registered
     /// job identifier it extends with a dynamic suffix that a manifest permits (`X.*`).
     private func continuedJob(for id: Identifier) -> JobDefinition? {
-        let registry = agent.config.registry
+        let registry = catalogue.registry
         if let job = registry.job(id), case .registered = job.state, job.definition.kind == .continued {
             return job.definition
         }
@@ -260,8 +264,8 @@ struct ControlHandler {
             let problem = target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed"
             return .failure(ControlError(code: .badRequest, message: problem))
         }
-        guard let job = agent.config.registry.job(id) else {
-            if let refused = agent.config.registry.jobFileWithErrors(id) {
+        guard let job = catalogue.registry.job(id) else {
+            if let refused = catalogue.registry.jobFileWithErrors(id) {
                 return .failure(ControlError(code: .notFound, message: "\(id): \(refused.explanation)"))
             }
             return .failure(ControlError(code: .notFound, message: "no job \(id) (see agentctl list)"))
@@ -290,14 +294,11 @@ struct ControlHandler {
 
     /// A run now, decided by the scheduler like every other launch.
     private func launchNow(_ job: JobDefinition, reason: RunReason) -> Result<RunID, ControlError> {
-        guard let driver = scheduling else {
-            return .failure(ControlError(code: .unavailable, message: "agentd is starting; try again"))
-        }
-        switch driver.launchNow(job.identifier, reason: reason) {
+        switch scheduling.launchNow(job.identifier, reason: reason) {
         case .success(let run):
             return .success(run)
         case .failure(.cannotStartNow(.running)):
-            let running = agent.runs.runs(of: job.identifier).first.map { $0.state.id.description } ?? "a run"
+            let running = runs.runs(of: job.identifier).first.map { $0.state.id.description } ?? "a run"
             return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running) (wait for it, or agentctl cancel \(running))"))
         case .failure(.cannotStartNow(.agentStopping)):
             return .failure(ControlError(code: .unavailable, message: "agentd is stopping: nothing new starts (try again once it has restarted)"))
@@ -307,30 +308,30 @@ struct ControlHandler {
     }
 
     private func simulateExpire(_ request: ControlRequest) -> ControlResponse {
-        let runs = liveRuns(for: request.target)
-        guard !runs.isEmpty else {
+        let targets = liveRuns(for: request.target)
+        guard !targets.isEmpty else {
             return .failure(.notFound, "\(request.target ?? "?") has no live run (see agentctl status)")
         }
-        let expired = runs.filter { agent.runs.expire($0, reason: .simulated) }
+        let expired = targets.filter { runs.expire($0, reason: .simulated) }
         guard !expired.isEmpty else { return .failure(.unavailable, "\(request.target ?? "?") is already stopping") }
         return ControlResponse(message: "expiring " + expired.map(\.description).joined(separator: ", "),
                                runID: expired.first?.description)
     }
 
     private func cancel(_ request: ControlRequest) -> ControlResponse {
-        let runs = liveRuns(for: request.target)
+        let targets = liveRuns(for: request.target)
         var droppedPending = false
         if let target = request.target, let id = Identifier(rawValue: target), RunID(parsing: target) == nil {
             droppedPending = !pendingSummaries(filter: target).isEmpty
-            scheduling?.handle(.cancelPending(id))
+            scheduling.handle(.cancelPending(id))
         }
-        if runs.isEmpty && droppedPending {
+        if targets.isEmpty && droppedPending {
             return ControlResponse(message: "dropped the pending requests of \(request.target ?? "?")")
         }
-        guard !runs.isEmpty else {
+        guard !targets.isEmpty else {
             return .failure(.notFound, "\(request.target ?? "?") has no live run or pending request (see agentctl status)")
         }
-        let cancelled = runs.filter { agent.runs.cancel($0) }
+        let cancelled = targets.filter { runs.cancel($0) }
         guard !cancelled.isEmpty else { return .failure(.unavailable, "\(request.target ?? "?") is already stopping") }
         return ControlResponse(message: "cancelling " + cancelled.map(\.description).joined(separator: ", "),
                                runID: cancelled.first?.description)
@@ -340,17 +341,17 @@ struct ControlHandler {
     private func liveRuns(for target: String?) -> [RunID] {
         guard let target else { return [] }
         if let id = RunID(parsing: target) {
-            return agent.runs.run(id) == nil ? [] : [id]
+            return runs.run(id) == nil ? [] : [id]
         }
         guard let identifier = Identifier(rawValue: target) else { return [] }
-        return agent.runs.runs(of: identifier).map(\.state.id)
+        return runs.runs(of: identifier).map(\.state.id)
     }
 
     /// One page of runs, newest first, bounded in rows and bytes (`HistoryPage`); `nextCursor`
     /// says where the next page starts.
     private func history(_ request: ControlRequest) -> ControlResponse {
-        guard let store = agent.runStore else {
-            return .failure(.unavailable, agent.state.problem ?? "the state database is not open")
+        guard let store = state.runStore else {
+            return .failure(.unavailable, state.problem ?? "the state database is not open")
         }
         var page = HistoryPage(limit: request.limit ?? 20)
         do {
@@ -363,7 +364,7 @@ struct ControlHandler {
                 page.add(Self.record(row, withLogTail: withLogTail))
             }
         } catch {
-            agent.storeFailed(error)
+            stateWriter.report(error)
             return .failure(.internal, "reading history failed: \(error)")
         }
         return ControlResponse(runs: page.records, nextCursor: page.nextCursor)
@@ -377,28 +378,26 @@ struct ControlHandler {
     }
 
     func statusReport() -> StatusReport {
-        let registry = agent.config.registry
-        let summary = scheduling.map { $0.scheduler.waitingSummary(now: $0.now, limit: 100) }
-        let waiting = summary?.work ?? []
-        agent.waitingCount = summary?.total ?? 0
+        let registry = catalogue.registry
+        let summary = scheduling.scheduler.waitingSummary(now: scheduling.now, limit: 100)
         return StatusReport(
-            version: AgentVersion.string, pid: getpid(), startedAt: agent.startedAtWall,
-            uptimeSeconds: agent.startedAt.duration(to: agent.loop.now).components.seconds,
-            configDirectory: agent.options.configDirectory,
-            stateDirectory: agent.options.stateDirectory, socketPath: agent.options.socketPath,
+            version: AgentVersion.string, pid: getpid(), startedAt: about.startedAtWall,
+            uptimeSeconds: about.startedAt.duration(to: loop.now).components.seconds,
+            configDirectory: about.options.configDirectory,
+            stateDirectory: about.options.stateDirectory, socketPath: about.options.socketPath,
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
-            diagnostics: registry.diagnostics, stateError: agent.state.problem,
-            running: agent.runs.summaries(), pending: pendingSummaries(limit: 100, from: waiting),
-            pendingCount: summary?.total ?? 0,
-            paused: scheduling?.scheduler.isPaused,
-            budgetLeft: scheduling.map { $0.scheduler.budgetRemaining(now: $0.now) },
-            dailyBudget: registry.settings.dailyBudget, inputs: agent.conditions?.inputs,
-            configWatch: agent.configWatchStatus,
-            runLimits: agent.runs.limitEnforcement)
+            diagnostics: registry.diagnostics, stateError: state.problem,
+            running: runs.summaries(), pending: pendingSummaries(limit: 100, from: summary.work),
+            pendingCount: summary.total,
+            paused: scheduling.scheduler.isPaused,
+            budgetLeft: scheduling.scheduler.budgetRemaining(now: scheduling.now),
+            dailyBudget: registry.settings.dailyBudget, inputs: conditions.inputs,
+            configWatch: catalogue.watchStatus,
+            runLimits: runs.limitEnforcement)
     }
 
     func jobSummaries() -> [JobSummary] {
-        let refused = agent.config.registry.jobFilesWithErrors.map(Self.summary(ofRefused:))
+        let refused = catalogue.registry.jobFilesWithErrors.map(Self.summary(ofRefused:))
         guard !refused.isEmpty else { return loadedJobSummaries() }
         // In identifier order with the others (byte-wise; identifiers are ASCII), `-` first.
         return (loadedJobSummaries() + refused).sorted {
@@ -416,13 +415,14 @@ struct ControlHandler {
     }
 
     private func loadedJobSummaries() -> [JobSummary] {
-        agent.config.registry.allJobs.map { job in
+        catalogue.registry.allJobs.map { job in
             let state: String
             var waiting: String?
             switch job.state {
             case .registered:
                 state = "registered"
-                if let driver = scheduling, let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
+                let driver = scheduling
+                if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
                     switch reason {
                     case .notDue: break
                     default: waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds, now: driver.now.seconds) } ?? "")
@@ -469,14 +469,6 @@ enum AccessPolicy {
     }
 
     private static func isInAgentdGroup(_ peer: PeerCredentials) -> Bool {
-        guard let group = getgrnam("agentd") else { return false }
-        if peer.gid == group.pointee.gr_gid { return true }
-        guard let entry = getpwuid(peer.uid), let name = entry.pointee.pw_name else { return false }
-        var member = group.pointee.gr_mem
-        while let pointer = member?.pointee {
-            if strcmp(pointer, name) == 0 { return true }
-            member = member?.advanced(by: 1)
-        }
-        return false
+        GroupMembership.lookup("agentd")?.contains(uid: peer.uid, gid: peer.gid) ?? false
     }
 }

@@ -8,47 +8,53 @@ import Glibc
 /// replaced (atomically) only when the rendered text differs from what was last written. With
 /// nothing dirty there is no timer, so an idle agent stays idle and the file keeps its mtime.
 final class MetricsFileWriter {
-    private unowned let agent: Agent
+    private let loop: EventLoop
+    private let log: Logger
+    private let catalogue: JobCatalogue
+    private let snapshot: () -> MetricsSnapshot
     private var timer: TimerToken?
     private var lastRender: MonotonicInstant?
     private var written: (path: String, text: String)?
     private var lastProblem: String?
 
-    init(agent: Agent) {
-        self.agent = agent
+    init(loop: EventLoop, log: Logger, catalogue: JobCatalogue, snapshot: @escaping () -> MetricsSnapshot) {
+        self.loop = loop
+        self.log = log
+        self.catalogue = catalogue
+        self.snapshot = snapshot
     }
 
     func markDirty() {
         guard timer == nil else { return }
-        guard agent.config.registry.settings.metricsFile != nil else {
+        guard catalogue.settings.metricsFile != nil else {
             removeWritten()
             return
         }
-        let interval = agent.config.registry.settings.metricsInterval
-        let due = lastRender.map { max($0 + interval, agent.loop.now) } ?? agent.loop.now
-        timer = agent.loop.schedule(at: due) { [unowned self] in
+        let interval = catalogue.settings.metricsInterval
+        let due = lastRender.map { max($0 + interval, loop.now) } ?? loop.now
+        timer = loop.schedule(at: due) { [unowned self] in
             self.timer = nil
             self.writeIfChanged()
         }
     }
 
     private func writeIfChanged() {
-        guard let path = agent.config.registry.settings.metricsFile else {
+        guard let path = catalogue.settings.metricsFile else {
             removeWritten()
             return
         }
-        lastRender = agent.loop.now
-        let text = PrometheusText.render(agent.metricsSnapshot())
+        lastRender = loop.now
+        let text = PrometheusText.render(snapshot())
         if let written, written.path == path, written.text == text { return }
         do {
             try AtomicFile.replace(path, with: Array(text.utf8))
             if written?.path != path { removeWritten() }
             written = (path, text)
-            if lastProblem != nil { agent.log.notice("metrics file \(path) is written again") }
+            if lastProblem != nil { log.notice("metrics file \(path) is written again") }
             lastProblem = nil
         } catch {
             let problem = "metrics file: \(error) (create the directory, or fix MetricsFile= in agentd.conf)"
-            if problem != lastProblem { agent.log.warning(problem) }
+            if problem != lastProblem { log.warning(problem) }
             lastProblem = problem
         }
     }
@@ -58,6 +64,6 @@ final class MetricsFileWriter {
     private func removeWritten() {
         guard let old = written else { return }
         written = nil
-        if unlink(old.path) == 0 { agent.log.info("metrics file \(old.path) removed (MetricsFile= changed)") }
+        if unlink(old.path) == 0 { log.info("metrics file \(old.path) removed (MetricsFile= changed)") }
     }
 }

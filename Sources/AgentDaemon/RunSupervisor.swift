@@ -9,7 +9,15 @@ import Glibc
 /// run's ``RunLifecycle`` decides (MaxRuntime, ProgressTimeout, pause, teardown, the one result),
 /// with one timer per run at its next deadline.
 final class RunSupervisor {
-    private unowned let agent: Agent
+    private let loop: EventLoop
+    private let log: Logger
+    private let catalogue: JobCatalogue
+    private let state: StateDirectory
+    private let stateWriter: StateWriter
+    /// Where per-job `STATE_DIRECTORY`s go (`<state>/jobs/ID`).
+    private let jobsDirectory: String
+    /// Benchmarks read how late each teardown step went out.
+    private let logsLateness: Bool
     private var live: [RunID: ActiveRun] = [:]
     private var nextRunNumber: UInt64 = 0
     private let buffer = ReadBuffer()
@@ -30,22 +38,29 @@ final class RunSupervisor {
     var onIdle: (() -> Void)?
     /// Every run start and end, by job identifier, for the scheduler.
     var onRunStarted: ((Identifier, RunID, RunReason) -> Void)?
-    var onRunEnded: ((Identifier, RunID, StopReason) -> Void)?
+    var onRunEnded: ((RunEnd) -> Void)?
     /// A run's progress moved by at least a whole percent (least-progress-first decisions).
     var onRunProgress: ((RunID, Double) -> Void)?
     /// Every `PROGRESS=`, `TITLE=`, `SUBTITLE=` and `STATUS=` line (the event stream).
     var onRunDirective: ((RunID, PluginDirective) -> Void)?
 
-    init(agent: Agent) {
-        self.agent = agent
+    init(loop: EventLoop, log: Logger, catalogue: JobCatalogue, state: StateDirectory, stateWriter: StateWriter,
+         procRoot: String, logsLateness: Bool) {
+        self.loop = loop
+        self.log = log
+        self.catalogue = catalogue
+        self.state = state
+        self.stateWriter = stateWriter
+        self.logsLateness = logsLateness
+        jobsDirectory = state.path + "/jobs/"
         lang = getenv("LANG").map { String(cString: $0) }
         let user = SystemFactsProbe.currentUser()
         safety = PluginSafety(agentUID: user.uid, agentUserName: user.name)
-        switch BootID.read(procRoot: agent.options.procRoot) {
+        switch BootID.read(procRoot: procRoot) {
         case .success(let id): bootID = id
         case .failure(let error):
             bootID = nil
-            agent.log.warning("no boot id (\(error)): after a restart, leftovers of runs are killed only through their cgroups")
+            log.warning("no boot id (\(error)): after a restart, leftovers of runs are killed only through their cgroups")
         }
         setUpCgroups()
         Subreaper.become()
@@ -59,29 +74,29 @@ final class RunSupervisor {
     private func setUpCgroups() {
         let hierarchy = CgroupHierarchy.detect()
         if let hierarchy {
-            let parent = hierarchy.ownDirectory + "/agentd-runs.\(getpid())"
-            if mkdir(parent, 0o755) == 0 || errno == EEXIST {
+            do {
+                let parent = try hierarchy.makeRunsParent(named: "agentd-runs.\(getpid())")
                 cgroupParent = parent
-                agent.log.info("runs get cgroups under \(parent)")
-            } else {
-                agent.log.notice("cgroup \(hierarchy.ownDirectory) is not writable (\(String(cString: strerror(errno)))): runs are tracked by process group only")
+                log.info("runs get cgroups under \(parent)")
+            } catch {
+                log.notice("cgroup \(hierarchy.ownDirectory) is not writable (\(error)): runs are tracked by process group only")
             }
         } else {
-            agent.log.notice("no cgroup v2 hierarchy: runs are tracked by process group only")
+            log.notice("no cgroup v2 hierarchy: runs are tracked by process group only")
         }
         setUpLimits(hierarchy)
     }
 
     private func setUpLimits(_ hierarchy: CgroupHierarchy?) {
         if let files = OpenFileLimit.raiseSoftToHard(), files.soft < 4096 {
-            agent.log.warning("open files limited to \(files.soft): about \(files.soft / 5) runs can start at once; raise LimitNOFILE= (agentd.service sets 65536)")
+            log.warning("open files limited to \(files.soft): about \(files.soft / 5) runs can start at once; raise LimitNOFILE= (agentd.service sets 65536)")
         }
         let controllers = LimitControllers.setUp(unified: hierarchy, runsParent: cgroupParent,
                                                  groupName: "agentd-runs.\(getpid())")
         limitControllers = controllers
         let summary = LimitEnforcement.summary(controllers.enforcement)
         let text = "per-run limits: " + (summary.enforced + summary.notEnforced).joined(separator: ", ")
-        if summary.notEnforced.isEmpty { agent.log.info(text) } else { agent.log.notice(text) }
+        if summary.notEnforced.isEmpty { log.info(text) } else { log.notice(text) }
     }
 
     /// After a restart (clean or SIGKILL): runs still open in the database are recorded
@@ -90,9 +105,9 @@ final class RunSupervisor {
     /// an earlier boot kills nothing (``LeftoverPlan``). Killed cgroups are removed once empty,
     /// from the loop.
     func recoverUnfinishedRuns() {
-        guard let store = agent.runStore else { return }
+        guard let store = state.runStore else { return }
         let recovery = self.recovery ?? RunRecovery(
-            loop: agent.loop, log: agent.log, currentBoot: bootID,
+            loop: loop, log: log, currentBoot: bootID,
             cgroupMount: CgroupHierarchy.detect()?.mountPoint, ownParent: cgroupParent)
         self.recovery = recovery
         do {
@@ -102,13 +117,13 @@ final class RunSupervisor {
                     runID: run.runID, identifier: run.identifier, bootID: run.bootID,
                     cgroup: run.cgroup, processGroup: run.processGroup))
                 var ended = run
-                ended.endedAt = agent.loop.clock.realtimeMilliseconds
+                ended.endedAt = loop.clock.realtimeMilliseconds
                 ended.stopReason = StopReason.agentRestart.description
                 try store.finish(ended)
-                agent.log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart; \(done)")
+                log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart; \(done)")
             }
         } catch {
-            agent.storeFailed(error)
+            stateWriter.report(error)
         }
     }
 
@@ -133,7 +148,7 @@ final class RunSupervisor {
         // Fresh clock reads here (wall and monotonic below), not the loop's: launches in one
         // burst each start when they start, and MaxRuntime counts from there.
         let nowMs = WallClock.now() / 1_000_000
-        let checkpoint = try? agent.runStore?.checkpoint(identifier: job.identifier.rawValue)
+        let checkpoint = try? state.runStore?.checkpoint(identifier: job.identifier.rawValue)
         // A submission may name the job with a dynamic suffix (com.example.export.<uuid>).
         var state = LiveRun(id: id, identifier: submission?.identifier ?? job.identifier, kind: job.kind,
                             reason: reason, startedAt: nowMs / 1000, settings: RunLifecycle.Settings(job: job),
@@ -155,9 +170,8 @@ final class RunSupervisor {
                                            title: state.title, processGroup: process.processGroup,
                                            cgroup: process.cgroup?.path, bootID: bootID))
             }
-            agent.log.info("run \(id) of \(state.identifier) started (\(reason.rawValue), pid \(process.pid))",
+            log.info("run \(id) of \(state.identifier) started (\(reason.rawValue), pid \(process.pid))",
                            fields: LogFields(.runStarted, identifier: state.identifier.rawValue, runID: id.description))
-            agent.updateServiceStatus()
             onRunStarted?(job.identifier, id, reason)
         case .failure(let failure):
             persist("the start of run \(id)") { store in
@@ -175,7 +189,7 @@ final class RunSupervisor {
     /// runs as its owner; the registry has resolved `User=` to that owner).
     private func dropInOwner(_ job: JobDefinition) -> UInt32? {
         guard job.isDropInScript, geteuid() == 0, let name = job.user else { return nil }
-        return users.lookup(name, now: agent.loop.now)?.uid
+        return users.lookup(name, now: loop.now)?.uid
     }
 
     private func spawn(_ run: ActiveRun, extraArguments: [String]) -> Result<PluginProcess, LaunchProblem> {
@@ -190,11 +204,11 @@ final class RunSupervisor {
         }
         var user: UserAccount?
         if geteuid() == 0 {
-            let name = job.user ?? agent.config.registry.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
-            guard let account = users.lookup(name, now: agent.loop.now) else { return .failure(LaunchProblem("no such user \(name)")) }
+            let name = job.user ?? catalogue.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
+            guard let account = users.lookup(name, now: loop.now) else { return .failure(LaunchProblem("no such user \(name)")) }
             user = account
         }
-        let stateDirectory = agent.options.stateDirectory + "/jobs/" + job.identifier.rawValue
+        let stateDirectory = jobsDirectory + job.identifier.rawValue
         if let problem = prepareStateDirectory(stateDirectory, for: user) { return .failure(LaunchProblem(problem)) }
 
         var cgroup: RunCgroup?
@@ -202,7 +216,7 @@ final class RunSupervisor {
             do {
                 cgroup = try RunCgroup.create(parent: parent, name: "run-\(run.state.id)")
             } catch {
-                agent.log.warning("run \(run.state.id): no cgroup (\(error)); tracking its process group only")
+                log.warning("run \(run.state.id): no cgroup (\(error)); tracking its process group only")
             }
         }
         do {
@@ -236,7 +250,7 @@ final class RunSupervisor {
                 onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
                 onGone: { [unowned self] in self.gone(id) })
             do {
-                let process = try PluginProcess(loop: agent.loop, child: child, cgroup: cgroup,
+                let process = try PluginProcess(loop: loop, child: child, cgroup: cgroup,
                                                 buffer: buffer, callbacks: callbacks)
                 process.priority = job.priority
                 return .success(process)
@@ -252,20 +266,12 @@ final class RunSupervisor {
     /// Creates the job's `STATE_DIRECTORY`, owned by the user it runs as (one stat when it is
     /// already so).
     private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> String? {
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
-           user.map({ info.st_uid == $0.uid && info.st_gid == $0.gid }) ?? true {
-            return nil
-        }
         do {
-            try FileSystem.makeDirectories(path, mode: 0o750)
+            try FileSystem.makeOwnedDirectory(path, mode: 0o750, owner: user.map { ($0.uid, $0.gid) })
+            return nil
         } catch {
             return "state directory: \(error)"
         }
-        if let user, chown(path, user.uid, user.gid) != 0 {
-            return "state directory: chown \(path): \(String(cString: strerror(errno)))"
-        }
-        return nil
     }
 
     // MARK: output
@@ -281,7 +287,7 @@ final class RunSupervisor {
             case .progressed:
                 // The hot path (a plugin may print thousands a second): a PROGRESS= line yields no
                 // action and moves no deadline (RunLifecycleTests), so no timer to look at.
-                _ = run.state.handle(.progress, now: agent.loop.now.sinceOrigin)
+                _ = run.state.handle(.progress, now: loop.now.sinceOrigin)
                 reportProgress(run)
                 onRunDirective?(run.state.id, directive)
             case .checkpointed:
@@ -301,13 +307,13 @@ final class RunSupervisor {
     }
 
     private func logPluginLine(_ run: ActiveRun, _ text: String) {
-        switch logLimiter.admit(run.state.id, now: agent.loop.now) {
+        switch logLimiter.admit(run.state.id, now: loop.now) {
         case .emit(let suppressed):
             if suppressed > 0 {
-                agent.log.notice("[\(run.state.identifier) \(run.state.id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))",
+                log.notice("[\(run.state.identifier) \(run.state.id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))",
                                  fields: Self.outputFields(run))
             }
-            agent.log.info("[\(run.state.identifier) \(run.state.id)] \(text)", fields: Self.outputFields(run))
+            log.info("[\(run.state.identifier) \(run.state.id)] \(text)", fields: Self.outputFields(run))
         case .suppress:
             break
         }
@@ -318,7 +324,7 @@ final class RunSupervisor {
         run.checkpointDirty = true
         guard run.checkpointTimer == nil else { return }
         let id = run.state.id
-        run.checkpointTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
+        run.checkpointTimer = loop.schedule(after: .seconds(1)) { [unowned self] in
             guard let run = self.live[id] else { return }
             run.checkpointTimer = nil
             self.saveCheckpoint(run)
@@ -332,7 +338,7 @@ final class RunSupervisor {
         guard run.titleTimer == nil else { return }
         saveTitle(run)
         let id = run.state.id
-        run.titleTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
+        run.titleTimer = loop.schedule(after: .seconds(1)) { [unowned self] in
             guard let run = self.live[id] else { return }
             run.titleTimer = nil
             if run.titleDirty { self.recordTitle(run) }
@@ -353,7 +359,7 @@ final class RunSupervisor {
         run.checkpointDirty = false
         let identifier = run.state.identifier.rawValue
         // When the checkpoint came (this iteration), even if the write is retried later.
-        let at = agent.loop.clock.realtimeMilliseconds
+        let at = loop.clock.realtimeMilliseconds
         persist("the checkpoint of \(identifier)", key: "checkpoint " + identifier) { store in
             try store.saveCheckpoint(value, identifier: identifier, at: at)
         }
@@ -381,8 +387,8 @@ final class RunSupervisor {
     func thaw(_ id: RunID) {
         guard let run = live[id], let pause = run.state.lifecycle.pause else { return }
         guard send(.thawed, to: run).contains(.thaw) else { return }
-        let frozenFor = agent.loop.now.sinceOrigin - pause.since
-        agent.log.notice("run \(id) of \(run.state.identifier): resumed after \(TimeSpan.format(frozenFor)) paused")
+        let frozenFor = loop.now.sinceOrigin - pause.since
+        log.notice("run \(id) of \(run.state.identifier): resumed after \(TimeSpan.format(frozenFor)) paused")
     }
 
     func setLowPriority(_ id: RunID, _ low: Bool) {
@@ -424,7 +430,7 @@ final class RunSupervisor {
     /// the actions in order, and keeps the run's one timer at the lifecycle's next deadline.
     @discardableResult
     private func send(_ event: RunLifecycleEvent, to run: ActiveRun, at now: MonotonicInstant? = nil) -> [RunAction] {
-        let instant = now ?? agent.loop.now
+        let instant = now ?? loop.now
         // Benchmarks read how late each teardown step went out, against when it was due.
         let due: MonotonicInstant? = switch event {
         case .deadlineReached: run.state.lifecycle.nextDeadline.map { .zero + $0 }
@@ -449,7 +455,7 @@ final class RunSupervisor {
             logLateness(run, "killAll", due: due)
         case .freeze:
             guard let method = run.process?.freeze() else { return }
-            agent.log.notice("run \(run.state.id) of \(run.state.identifier): paused (\(run.state.lifecycle.pausedReason ?? "")) by \(method == .cgroup ? "cgroup.freeze" : "SIGSTOP")")
+            log.notice("run \(run.state.id) of \(run.state.identifier): paused (\(run.state.lifecycle.pausedReason ?? "")) by \(method == .cgroup ? "cgroup.freeze" : "SIGSTOP")")
         case .thaw:
             run.process?.thaw()
         case .setDeadline:
@@ -463,21 +469,21 @@ final class RunSupervisor {
         let prefix = "run \(run.state.id) of \(run.state.identifier)"
         switch stop {
         case .expired(let reason):
-            agent.log.notice("\(prefix): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))",
+            log.notice("\(prefix): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))",
                              fields: LogFields(.runExpired, identifier: run.state.identifier.rawValue, runID: run.state.id.description,
                                                stopReason: StopReason.expired(reason).description))
         case .cancelled:
-            agent.log.notice("\(prefix): cancelled")
+            log.notice("\(prefix): cancelled")
         case .agentStopping:
-            agent.log.notice("\(prefix): stopping with the agent")
+            log.notice("\(prefix): stopping with the agent")
         }
     }
 
     private func logLateness(_ run: ActiveRun, _ what: String, due: MonotonicInstant?) {
-        guard agent.options.logTimestamps, let due else { return }
+        guard logsLateness, let due else { return }
         // Measured right after sending.
         let late = due.duration(to: MonotonicInstant.now())
-        agent.log.info("run \(run.state.id): \(what) sent \(late.components.seconds * 1_000_000 + late.components.attoseconds / 1_000_000_000_000) us after its due time")
+        log.info("run \(run.state.id): \(what) sent \(late.components.seconds * 1_000_000 + late.components.attoseconds / 1_000_000_000_000) us after its due time")
     }
 
     /// One timer per run, moved only when the lifecycle's next deadline moves (a PROGRESS= line
@@ -485,12 +491,12 @@ final class RunSupervisor {
     private func rearmLifecycleTimer(_ run: ActiveRun) {
         let next = run.state.lifecycle.nextDeadline
         guard next != run.lifecycleTimerDue else { return }
-        if let token = run.lifecycleTimer { agent.loop.cancel(token) }
+        if let token = run.lifecycleTimer { loop.cancel(token) }
         run.lifecycleTimer = nil
         run.lifecycleTimerDue = next
         guard let next else { return }
         let id = run.state.id
-        run.lifecycleTimer = agent.loop.schedule(at: .zero + next) { [unowned self] in
+        run.lifecycleTimer = loop.schedule(at: .zero + next) { [unowned self] in
             guard let run = self.live[id] else { return }
             run.lifecycleTimer = nil
             run.lifecycleTimerDue = nil
@@ -509,7 +515,7 @@ final class RunSupervisor {
         guard let run = live[id] else { return }
         let hits = recordLimitHits(run)
         for hit in hits {
-            agent.log.notice("run \(id) of \(run.state.identifier): limit reached: \(hit)")
+            log.notice("run \(id) of \(run.state.identifier): limit reached: \(hit)")
         }
         if !hits.isEmpty { send(.limitReached, to: run) }
         send(.allProcessesGone, to: run)
@@ -517,18 +523,18 @@ final class RunSupervisor {
 
     private func finish(_ run: ActiveRun, stopReason: StopReason) {
         let id = run.state.id
-        if let token = run.lifecycleTimer { agent.loop.cancel(token); run.lifecycleTimer = nil }
+        if let token = run.lifecycleTimer { loop.cancel(token); run.lifecycleTimer = nil }
         run.lifecycleTimerDue = nil
-        if let token = run.checkpointTimer { agent.loop.cancel(token); run.checkpointTimer = nil }
-        if let token = run.titleTimer { agent.loop.cancel(token); run.titleTimer = nil }
+        if let token = run.checkpointTimer { loop.cancel(token); run.checkpointTimer = nil }
+        if let token = run.titleTimer { loop.cancel(token); run.titleTimer = nil }
         saveCheckpoint(run)
         live[id] = nil
         let suppressed = logLimiter.finish(id)
         if suppressed > 0 {
-            agent.log.notice("[\(run.state.identifier) \(id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))")
+            log.notice("[\(run.state.identifier) \(id)] \(LogRateLimiter<RunID>.suppressedMessage(suppressed))")
         }
         // The loop's clock; a run started later in this same iteration (fresh read) cannot end before it began.
-        let endedMs = max(agent.loop.clock.realtimeMilliseconds, run.startedAtMilliseconds)
+        let endedMs = max(loop.clock.realtimeMilliseconds, run.startedAtMilliseconds)
         var exitStatus: Int32?
         var signal: Int32?
         switch run.state.lifecycle.termination {
@@ -553,12 +559,11 @@ final class RunSupervisor {
         var notes = ""
         if truncated > 0 { notes += ", \(truncated) lines truncated at 4096 bytes" }
         if invalid > 0 { notes += ", \(invalid) invalid directives ignored" }
-        agent.log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)",
+        log.info("run \(id) of \(run.state.identifier) ended: \(stopReason) after \(formatSeconds(seconds))\(notes)",
                        fields: LogFields(.runEnded, identifier: run.state.identifier.rawValue, runID: id.description,
                                          stopReason: stopReason.description))
-        agent.metricsRunEnded(run, stop: stopReason, endedAtMs: endedMs)
-        agent.updateServiceStatus()
-        onRunEnded?(run.job.identifier, id, stopReason)
+        onRunEnded?(RunEnd(job: run.job.identifier, identifier: run.state.identifier, kind: run.job.kind, run: id,
+                           stop: stopReason, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: endedMs))
         if live.isEmpty { onIdle?() }
     }
 
@@ -566,7 +571,7 @@ final class RunSupervisor {
     /// (bounded) and written when it can be again. `key` lets a newer write replace a queued one.
     private func persist(_ label: String = "a run record", key: String? = nil,
                          _ body: @escaping (RunStore) throws -> Void) {
-        agent.stateWriter.write(label, key: key) { database in try body(RunStore(database: database)) }
+        stateWriter.write(label, key: key) { database in try body(RunStore(database: database)) }
     }
 
     // MARK: queries
@@ -593,7 +598,7 @@ final class RunSupervisor {
     }
 
     deinit {
-        if let parent = cgroupParent { rmdir(parent) }
+        if let parent = cgroupParent { CgroupHierarchy.removeRunsParent(parent) }
         limitControllers?.removeParents()
     }
 }

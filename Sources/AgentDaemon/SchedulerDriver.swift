@@ -10,7 +10,18 @@ import Glibc
 /// requests and the passing of time (one timer at its `nextDeadline`, none when nothing is due),
 /// and carries out what it decides — launches, replies, persistence.
 final class SchedulerDriver {
-    private unowned let agent: Agent
+    private let loop: EventLoop
+    private let log: Logger
+    private let catalogue: JobCatalogue
+    private let state: StateDirectory
+    private let stateWriter: StateWriter
+    private let events: EventBus
+    /// Carries out launches and what the scheduler decides about live runs.
+    private let runs: RunSupervisor
+    /// Benchmarks read how long each decision took.
+    private let logsDecisionTimes: Bool
+    /// After every event, with the scheduler as it now is (metrics, the inputs' sampling).
+    var onHandled: ((Scheduler) -> Void)?
     private(set) var scheduler: Scheduler
     private var timer: TimerToken?
     private var replies: [Int64: SubmitReply] = [:]
@@ -23,39 +34,47 @@ final class SchedulerDriver {
     /// Clock steps, time-zone and daylight-saving changes, suspends.
     private let time: LocalTimeFollower
 
-    init(agent: Agent) {
-        self.agent = agent
-        time = LocalTimeFollower(loop: agent.loop, log: agent.log)
-        scheduler = Scheduler(settings: agent.config.registry.settings, calendar: time.calendar,
-                              seed: UInt64(truncatingIfNeeded: agent.loop.clock.realtime) ^ UInt64(getpid()),
+    init(loop: EventLoop, log: Logger, catalogue: JobCatalogue, state: StateDirectory, stateWriter: StateWriter,
+         events: EventBus, runs: RunSupervisor, logsDecisionTimes: Bool) {
+        self.loop = loop
+        self.log = log
+        self.catalogue = catalogue
+        self.state = state
+        self.stateWriter = stateWriter
+        self.events = events
+        self.runs = runs
+        self.logsDecisionTimes = logsDecisionTimes
+        time = LocalTimeFollower(loop: loop, log: log)
+        scheduler = Scheduler(settings: catalogue.settings, calendar: time.calendar,
+                              seed: UInt64(truncatingIfNeeded: loop.clock.realtime) ^ UInt64(getpid()),
                               offsetRule: SystemTimeZone(), machineID: MachineID.read())
         time.send = { [unowned self] event in self.handle(event) }
         time.clockMoved = { [unowned self] in self.rearm() }
-        agent.stateWriter.flushers.append { [unowned self] in self.flush(durable: true) }
+        stateWriter.flushers.append { [unowned self] in self.flush(durable: true) }
     }
 
     /// The wall clock of this loop iteration: every decision and answer of one iteration uses
     /// the same "now".
-    var now: SchedulerTime { SchedulerTime(seconds: agent.loop.clock.realtimeSeconds) }
+    var now: SchedulerTime { SchedulerTime(seconds: loop.clock.realtimeSeconds) }
+
+    /// Set by `start`: from then on, the scheduler has the registry and the saved state.
+    private(set) var isStarted = false
 
     /// Restores what the database kept, then hands over the registered jobs.
     func start() {
+        isStarted = true
         // Start-up is one long iteration zero (the config was just loaded): read the clocks anew.
-        agent.loop.refreshClock()
+        loop.refreshClock()
         time.start()
         if let snapshot = loadSnapshot() {
             handle(.restored(snapshot))
         }
-        handle(.settingsChanged(agent.config.registry.settings))
+        handle(.settingsChanged(catalogue.settings))
         jobsChanged()
     }
 
     func jobsChanged() {
-        let jobs = agent.config.registry.allJobs.compactMap { job -> JobDefinition? in
-            if case .registered = job.state { return job.definition }
-            return nil
-        }
-        handle(.jobsChanged(jobs))
+        handle(.jobsChanged(catalogue.registeredDefinitions))
     }
 
     /// One reload's worth of job changes.
@@ -64,43 +83,38 @@ final class SchedulerDriver {
         var removed: [Identifier] = []
         for change in changes {
             for id in change.added + change.updated {
-                if let job = agent.config.registry.job(id), case .registered = job.state {
-                    changed.append(job.definition)
+                if let job = catalogue.registeredDefinition(id) {
+                    changed.append(job)
                 } else {
                     removed.append(id)
                 }
             }
-            removed.append(contentsOf: change.removed.filter { id in
-                if let job = agent.config.registry.job(id), case .registered = job.state { return false }
-                return true
-            })
+            removed.append(contentsOf: change.removed.filter { catalogue.registeredDefinition($0) == nil })
         }
         guard !changed.isEmpty || !removed.isEmpty else { return }
         handle(.jobsUpdated(changed: changed, removed: removed))
     }
 
     func settingsChanged() {
-        handle(.settingsChanged(agent.config.registry.settings))
+        handle(.settingsChanged(catalogue.settings))
     }
 
     func handle(_ event: SchedulerEvent) {
         time.beforeEvent(event)
-        let started = agent.options.logTimestamps ? MonotonicInstant.now() : nil
+        let started = logsDecisionTimes ? MonotonicInstant.now() : nil
         let actions = scheduler.handle(event, now: now)
         if let started {
             // Benchmarks read how long each decision took.
             let took = started.duration(to: MonotonicInstant.now())
-            agent.log.info("scheduler: \(Self.name(of: event)) decided in \(took.components.seconds * 1_000_000 + took.components.attoseconds / 1_000_000_000_000) us (\(actions.count) actions)")
+            log.info("scheduler: \(Self.name(of: event)) decided in \(took.components.seconds * 1_000_000 + took.components.attoseconds / 1_000_000_000_000) us (\(actions.count) actions)")
         }
         perform(actions)
-        if agent.events.followsQueuedSubmissions {
+        if events.followsQueuedSubmissions {
             let scheduler = self.scheduler
-            agent.events.queuedSubmissionsChecked { scheduler.isQueued(requestID: $0) }
+            events.queuedSubmissionsChecked { scheduler.isQueued(requestID: $0) }
         }
         rearm()
-        agent.metricsWriter.markDirty()
-        agent.conditions?.setBusy(scheduler.hasWorkRunningOrDue)
-        agent.conditions?.setIdleNeeded(scheduler.needsCPUIdleSignal)
+        onHandled?(scheduler)
     }
 
     static func name(of event: SchedulerEvent) -> String {
@@ -152,7 +166,7 @@ final class SchedulerDriver {
     /// Both answers get the submission's request number (its events carry it).
     func submit(_ submission: Submission, reply: @escaping (SubmitOutcome, Int64) -> Void,
                 unwritable: @escaping (String) -> Void) {
-        if let refusal = agent.stateWriter.refusal() {
+        if let refusal = stateWriter.refusal() {
             unwritable(refusal)
             return
         }
@@ -160,7 +174,7 @@ final class SchedulerDriver {
         var request = submission
         let requestID = nextRequestID
         request.requestID = requestID
-        let events = agent.events
+        let events = events
         let identifier = submission.identifier
         replies[nextRequestID] = SubmitReply(decided: { outcome in
             events.submissionDecided(identifier, requestID: requestID, outcome)
@@ -180,16 +194,16 @@ final class SchedulerDriver {
     /// resume): refused while the state cannot be written, else handled and written at once.
     /// Returns why it was not accepted, or nil once its change is durable.
     func request(_ event: SchedulerEvent) -> String? {
-        if let refusal = agent.stateWriter.refusal() { return refusal }
+        if let refusal = stateWriter.refusal() { return refusal }
         handle(event)
-        return agent.stateWriter.problem.map { $0.refusal + Self.heldNote }
+        return stateWriter.problem.map { $0.refusal + Self.heldNote }
     }
 
     /// When a write fails between the check and the write (the disk filled at that moment).
     static let heldNote = "; this request was not written: agentd holds it in memory and writes it when it can, but it is lost if agentd stops first"
 
     private func answer(_ reply: SubmitReply, _ outcome: SubmitOutcome) {
-        if case .accepted = outcome, let problem = agent.stateWriter.problem {
+        if case .accepted = outcome, let problem = stateWriter.problem {
             reply.unwritable(problem.refusal + Self.heldNote)
         } else {
             reply.decided(outcome)
@@ -202,23 +216,23 @@ final class SchedulerDriver {
         for action in actions {
             switch action {
             case .launch(let order):
-                agent.events.willLaunch(order)
-                let run = agent.runs.launch(order)
+                events.willLaunch(order)
+                let run = runs.launch(order)
                 if let request = order.requestID { launchedNow[request] = run }
             case .reply(let requestID, let outcome):
                 if let reply = replies.removeValue(forKey: requestID) { answer(reply, outcome) }
             case .persist(.changes(let changes)):
                 persist(changes)
             case .log(let text):
-                agent.log.info(text)
+                log.info(text)
             case .expire(let run, let reason):
-                agent.runs.expire(run, reason: reason)
+                runs.expire(run, reason: reason)
             case .freeze(let run, let hold):
-                agent.runs.freeze(run, because: hold.description)
+                runs.freeze(run, because: hold.description)
             case .thaw(let run):
-                agent.runs.thaw(run)
+                runs.thaw(run)
             case .setCPUWeight(let run, let lowered):
-                agent.runs.setLowPriority(run, lowered)
+                runs.setLowPriority(run, lowered)
             }
         }
     }
@@ -227,10 +241,10 @@ final class SchedulerDriver {
     /// One timer at the scheduler's next deadline; none when nothing is due. The wall-clock
     /// deadline becomes a monotonic delay, so a clock step re-arms it (`clockStepped`).
     private func rearm() {
-        if let token = timer { agent.loop.cancel(token); timer = nil }
+        if let token = timer { loop.cancel(token); timer = nil }
         guard let deadline = scheduler.nextDeadline else { return }
         let delay = deadline.duration(since: now)
-        timer = agent.loop.schedule(after: max(.zero, delay)) { [unowned self] in
+        timer = loop.schedule(after: max(.zero, delay)) { [unowned self] in
             self.timer = nil
             self.handle(.tick)
         }
@@ -247,7 +261,7 @@ final class SchedulerDriver {
         if changes.isRequest {
             flush(durable: true)
         } else if persistTimer == nil {
-            persistTimer = agent.loop.schedule(after: .seconds(1)) { [unowned self] in
+            persistTimer = loop.schedule(after: .seconds(1)) { [unowned self] in
                 self.persistTimer = nil
                 self.flush()
             }
@@ -268,12 +282,12 @@ final class SchedulerDriver {
                 (id.rawValue, record.isEmpty ? nil : String(decoding: try encoder.encode(record), as: UTF8.self))
             }
         } catch {
-            agent.log.error("state database: the scheduler's state cannot be encoded: \(error)")
+            log.error("state database: the scheduler's state cannot be encoded: \(error)")
             return false
         }
-        let written = agent.stateWriter.attempt(durable: durable) { database in
+        let written = stateWriter.attempt(durable: durable) { database in
             try SchedulerStateStore(database: database).write(globals: json, rows: rows,
-                                                              at: agent.loop.clock.realtimeMilliseconds)
+                                                              at: self.loop.clock.realtimeMilliseconds)
         }
         if written {
             unsavedGlobals = nil
@@ -289,14 +303,14 @@ final class SchedulerDriver {
         guard let snapshot = loadSnapshot() else { return } // a new database: keep what is unsaved
         unsavedGlobals = nil
         unsavedRows = [:]
-        agent.log.notice("state database opened late: restoring the saved schedule")
+        log.notice("state database opened late: restoring the saved schedule")
         handle(.restored(snapshot))
     }
 
     /// The agent-wide document with every per-identifier row laid over it. A document written
     /// before schema 3 still carries the per-identifier maps: they are moved into rows at once.
     private func loadSnapshot() -> PersistedSchedule? {
-        guard let database = agent.state.database else { return nil }
+        guard let database = state.database else { return nil }
         do {
             let store = SchedulerStateStore(database: database)
             guard let json = try store.load() else { return nil }
@@ -307,7 +321,7 @@ final class SchedulerDriver {
                 guard let id = Identifier(rawValue: row.identifier),
                       let record = try? decoder.decode(IdentifierSchedule.self, from: Data(row.state.utf8))
                 else {
-                    agent.log.warning("state database: schedule row \(row.identifier) cannot be read; ignored")
+                    log.warning("state database: schedule row \(row.identifier) cannot be read; ignored")
                     continue
                 }
                 snapshot.set(record, for: id)
@@ -319,7 +333,7 @@ final class SchedulerDriver {
             }
             return snapshot
         } catch {
-            agent.log.error("state database: the scheduler's saved state cannot be read (\(error)); starting without it")
+            log.error("state database: the scheduler's saved state cannot be read (\(error)); starting without it")
             return nil
         }
     }

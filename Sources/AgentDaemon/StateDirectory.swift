@@ -19,6 +19,9 @@ final class StateDirectory {
         self.path = path
     }
 
+    /// The database's run records, while it is open.
+    var runStore: RunStore? { database.map(RunStore.init) }
+
     /// A later failure of the open database (read-only, disk full): shown in status until a
     /// write succeeds again.
     func recordProblem(_ message: String) {

@@ -18,6 +18,8 @@ final class StateWriter {
     private var retryDelay = StateWriter.firstRetry
     private var checkpointTimer: TimerToken?
     private var lastWriteAt: MonotonicInstant?
+    /// The last read or open failure logged, to say each distinct one once.
+    private var lastReported: String?
     /// Writers that keep their own unsaved state (the scheduler): called on each retry, each
     /// returns whether everything it had is written.
     var flushers: [() -> Bool] = []
@@ -99,6 +101,24 @@ final class StateWriter {
         problem = new
         state.recordProblem(new.refusal + waitingNote)
         scheduleRetry()
+    }
+
+    /// A state database operation failed (a read, or a write made outside this writer): a
+    /// write that may succeed later is retried here; anything else is said once per distinct
+    /// error. The agent keeps running.
+    func report(_ error: any Error) {
+        if let error = error as? StoreError, error.kind.isTransient {
+            failed(error)
+            return
+        }
+        reportOnce("state database: \(error) (check the state directory's permissions and free space)")
+    }
+
+    /// Logs `message` as an error unless it was the last one logged.
+    func reportOnce(_ message: String) {
+        guard message != lastReported else { return }
+        log.error(message)
+        lastReported = message
     }
 
     private var waitingNote: String {

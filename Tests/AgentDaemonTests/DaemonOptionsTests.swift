@@ -46,7 +46,7 @@ import AgentSystem
         .changed(relativePath: "jobs.d/a.job"), .removed(relativePath: "jobs.d/b.job"),
         .rescan(directory: "jobs.d"), .rescan(directory: "jobs.d"),
     ]
-    #expect(Agent.coalesce(batch) == [
+    #expect(ConfigFollower.coalesce(batch) == [
         .changed(relativePath: "jobs.d/a.job"), .removed(relativePath: "jobs.d/b.job"),
         .rescan(directory: "jobs.d"),
     ])

@@ -15,7 +15,12 @@ import Glibc
 final class ConditionMonitor {
     static let thermalSampleInterval: Duration = .seconds(5)
 
-    private unowned let agent: Agent
+    private let loop: EventLoop
+    private let log: Logger
+    /// Thermal thresholds (`[Thermal]` in agentd.conf), as last handed over.
+    private var settings: AgentSettings
+    /// Benchmarks read how many sysfs re-reads each hint cost.
+    private let logsRereads: Bool
     let roots: KernelRoots
     /// A fake `--sysfs-root` means a simulated machine: the real system bus is not consulted.
     let simulatedMachine: Bool
@@ -47,11 +52,15 @@ final class ConditionMonitor {
 
     enum Hint: Hashable, Sendable { case power, thermal }
 
-    init(agent: Agent) {
-        self.agent = agent
-        roots = KernelRoots(sysfs: agent.options.sysfsRoot, proc: agent.options.procRoot)
-        simulatedMachine = agent.options.sysfsRoot != "/sys"
-        lowPowerSetting = LowPowerSetting(stateDirectory: agent.options.stateDirectory)
+    init(loop: EventLoop, log: Logger, roots: KernelRoots, stateDirectory: String, settings: AgentSettings,
+         logsRereads: Bool) {
+        self.loop = loop
+        self.log = log
+        self.roots = roots
+        self.settings = settings
+        self.logsRereads = logsRereads
+        simulatedMachine = roots.sysfs != "/sys"
+        lowPowerSetting = LowPowerSetting(stateDirectory: stateDirectory)
         lowPowerMode = lowPowerSetting.load()
     }
 
@@ -71,13 +80,13 @@ final class ConditionMonitor {
         startPowerProfiles()
         recompute()
         for source in sources where source.state != "live" {
-            agent.log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
+            log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
         }
     }
 
     private func startUevents() {
         do {
-            uevents = try UeventMonitor(loop: agent.loop, subsystems: ["power_supply", "thermal"]) { [unowned self] event in
+            uevents = try UeventMonitor(loop: loop, subsystems: ["power_supply", "thermal"]) { [unowned self] event in
                 switch event {
                 case .uevent(let uevent):
                     self.hint(uevent.subsystem == "thermal" ? .thermal : .power)
@@ -94,7 +103,7 @@ final class ConditionMonitor {
 
     private func startThermalEvents() {
         do {
-            switch try ThermalEventMonitor.open(loop: agent.loop, handler: { [unowned self] _ in self.hint(.thermal) }) {
+            switch try ThermalEventMonitor.open(loop: loop, handler: { [unowned self] _ in self.hint(.thermal) }) {
             case .opened(let monitor):
                 thermalEvents = monitor
                 setSource("thermal-netlink", "live", "trip crossings; zones sampled while work runs")
@@ -108,7 +117,7 @@ final class ConditionMonitor {
 
     private func startRoutes() {
         do {
-            routes = try RouteMonitor(loop: agent.loop) { [unowned self] hasRoute in
+            routes = try RouteMonitor(loop: loop) { [unowned self] hasRoute in
                 self.network = hasRoute
                 self.recompute()
             }
@@ -123,7 +132,7 @@ final class ConditionMonitor {
     /// Memory pressure always; CPU pressure only while some job has `RequiresIdle=yes`
     /// (``setIdleNeeded(_:)``).
     private func startPressure() {
-        let monitor = PressureMonitor(roots: roots, loop: agent.loop)
+        let monitor = PressureMonitor(roots: roots, loop: loop)
         monitor.onMemoryPressureChange = { [unowned self] _ in self.recompute() }
         monitor.onCPUBusyChange = { [unowned self] _ in self.recompute() }
         monitor.start()
@@ -141,7 +150,7 @@ final class ConditionMonitor {
             setSource("power-profiles", "unavailable", "not consulted with a fake --sysfs-root")
             return
         }
-        let monitor = PowerProfilesMonitor(loop: agent.loop) { [unowned self] profile in
+        let monitor = PowerProfilesMonitor(loop: loop) { [unowned self] profile in
             self.profilesLowPower = PowerProfilesMonitor.isLowPower(profile)
             self.recompute()
         }
@@ -169,22 +178,22 @@ final class ConditionMonitor {
     private func carryOut(_ read: HintCoalescer<Hint>.Read?) {
         guard let read else { return }
         coalescer.readFinished(changed: reread(read.kinds))
-        if let token = debounce { agent.loop.cancel(token) }
-        debounce = agent.loop.schedule(at: startedAt + read.windowEndsAt) { [unowned self] in
+        if let token = debounce { loop.cancel(token) }
+        debounce = loop.schedule(at: startedAt + read.windowEndsAt) { [unowned self] in
             self.debounce = nil
             self.carryOut(self.coalescer.windowClosed(now: self.sinceStart))
         }
     }
 
-    private var sinceStart: Duration { startedAt.duration(to: agent.loop.now) }
+    private var sinceStart: Duration { startedAt.duration(to: loop.now) }
 
     /// Re-reads what the hints name; returns whether a reading the policy uses changed.
     @discardableResult
     private func reread(_ kinds: Set<Hint>) -> Bool {
         rereads += 1
-        if agent.options.logTimestamps {
+        if logsRereads {
             // Benchmarks count re-reads under a uevent flood.
-            agent.log.info("inputs: sysfs re-read \(rereads)")
+            log.info("inputs: sysfs re-read \(rereads)")
         }
         let before = (power, thermal.state, platformLowPower)
         if kinds.contains(.power) {
@@ -221,13 +230,13 @@ final class ConditionMonitor {
             recompute()
             scheduleThermalSample()
         } else if let token = thermalSampler {
-            agent.loop.cancel(token)
+            loop.cancel(token)
             thermalSampler = nil
         }
     }
 
     private func scheduleThermalSample() {
-        thermalSampler = agent.loop.schedule(after: Self.thermalSampleInterval) { [unowned self] in
+        thermalSampler = loop.schedule(after: Self.thermalSampleInterval) { [unowned self] in
             self.thermalSampler = nil
             guard self.busy else { return }
             self.readThermal()
@@ -245,7 +254,7 @@ final class ConditionMonitor {
     }
 
     private func readThermal() {
-        thermal = ThermalZoneReader(roots: roots).assessment(settings: agent.config.registry.settings)
+        thermal = ThermalZoneReader(roots: roots).assessment(settings: settings)
     }
 
     private func readPlatformProfile() {
@@ -271,7 +280,8 @@ final class ConditionMonitor {
     }
 
     /// Thresholds in agentd.conf changed.
-    func settingsChanged() {
+    func settingsChanged(_ settings: AgentSettings) {
+        self.settings = settings
         readThermal()
         recompute()
     }
@@ -286,7 +296,7 @@ final class ConditionMonitor {
         guard next != conditions else { return }
         let old = conditions
         conditions = next
-        agent.log.notice("inputs: \(describeChange(from: old, to: next))")
+        log.notice("inputs: \(describeChange(from: old, to: next))")
         onChange?(next)
     }
 

@@ -26,6 +26,20 @@ public enum FileSystem {
         }
     }
 
+    /// A directory that exists and belongs to `owner` (uid, gid) — one stat when it already
+    /// does — else created (`mkdir -p`) and handed to the owner.
+    public static func makeOwnedDirectory(_ path: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) throws {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+           owner.map({ info.st_uid == $0.uid && info.st_gid == $0.gid }) ?? true {
+            return
+        }
+        try makeDirectories(path, mode: mode)
+        if let owner, chown(path, owner.uid, owner.gid) != 0 {
+            throw SystemError.last("chown", path: path)
+        }
+    }
+
     public static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

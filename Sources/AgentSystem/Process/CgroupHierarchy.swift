@@ -17,6 +17,19 @@ public struct CgroupHierarchy: Sendable, Hashable {
         ownPath == "/" ? mountPoint : mountPoint + ownPath
     }
 
+    /// Creates (or takes over) the parent of every run's cgroup below the agent's own and returns
+    /// its directory.
+    public func makeRunsParent(named name: String) throws(SystemError) -> String {
+        let parent = ownDirectory + "/" + name
+        guard mkdir(parent, 0o755) == 0 || errno == EEXIST else { throw .last("mkdir", path: parent) }
+        return parent
+    }
+
+    /// Removes the runs' parent at exit; it is left where a run cgroup is still in it.
+    public static func removeRunsParent(_ directory: String) {
+        _ = rmdir(directory)
+    }
+
     /// Finds the unified hierarchy, or nil when there is none (cgroup v1 only) .
     public static func detect() -> CgroupHierarchy? {
         guard let mountinfo = SmallFile.read("/proc/self/mountinfo", limit: 1 << 20),

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentProtocol
+import AgentSystem
+
+/// Keeps the loaded configuration in step with the config directory (DESIGN §3): the inotify
+/// watcher (through a mailbox onto the loop), removals that wait for a quiet directory, the
+/// plugin directories named in errors, and a log line per change. Every batch of changes goes
+/// to `onChanges`; everyone else reads the result as a ``JobCatalogue``.
+final class ConfigFollower: JobCatalogue {
+    private let loop: EventLoop
+    private let log: Logger
+    private let directory: String
+    private var loader: ConfigLoader
+    private var watcher: ConfigWatcher?
+    private var mailbox: Mailbox<ConfigWatchEvent>?
+    /// The directories of plugins named in config errors.
+    private var pluginWatch: PluginDirectoryWatch?
+    /// Removals reported by the watcher, applied once the config directory is quiet.
+    private var pendingRemovals = PendingConfigRemovals()
+    private var removalTimer: TimerToken?
+    /// The watcher's health as last logged, to log each change once.
+    private var loggedWatchHealth: ConfigWatchHealth?
+    /// Called after each batch of changes has been logged.
+    var onChanges: (([RegistryChange]) -> Void)?
+
+    init(directory: String, loop: EventLoop, log: Logger) {
+        self.directory = directory
+        self.loop = loop
+        self.log = log
+        let user = SystemFactsProbe.currentUser()
+        loader = ConfigLoader(configDirectory: directory, agentUID: user.uid, agentUserName: user.name,
+                              privileged: user.uid == 0)
+    }
+
+    var registry: ConfigRegistry { loader.registry }
+
+    var watchStatus: ConfigWatchStatus? {
+        guard let health = watcher?.health else { return nil }
+        return ConfigWatchStatus(watching: health.watchedDirectories, missing: health.missing)
+    }
+
+    /// Watches first, then scans, so nothing written meanwhile is missed.
+    func start() throws {
+        let mailbox = try Mailbox<ConfigWatchEvent>(loop: loop) { [unowned self] batch in
+            self.handle(batch)
+        }
+        self.mailbox = mailbox
+        let watcher = ConfigWatcher(configDirectory: directory)
+        let sender = mailbox.sender
+        try watcher.start { batch in sender.post(contentsOf: batch) }
+        self.watcher = watcher
+        logWatchHealth()
+        startPluginWatch()
+        apply(loader.loadAll())
+    }
+
+    /// SIGHUP: re-watch whatever was replaced or came back, and read everything again.
+    func rescanAll() {
+        watcher?.rearm()
+        pendingRemovals.removeAll()
+        apply(loader.loadAll())
+    }
+
+    private func handle(_ batch: [ConfigWatchEvent]) {
+        var changes: [RegistryChange] = []
+        for event in Self.coalesce(batch) {
+            switch event {
+            case .changed(let path):
+                pendingRemovals.cancel(path)
+                changes.append(loader.reload(relativePath: path))
+            case .removed(let path):
+                // Not yet: `rm -rf` of a directory about to be replaced deletes its files first.
+                pendingRemovals.add(path)
+            case .rescan(let directory):
+                var vanished: [String] = []
+                changes.append(contentsOf: loader.rescan(directory: directory, vanished: &vanished))
+                vanished.forEach { pendingRemovals.add($0) }
+            case .overflow:
+                log.warning("inotify queue overflowed: rescanning \(directory)")
+                var vanished: [String] = []
+                changes.append(contentsOf: loader.loadAll(vanished: &vanished))
+                vanished.forEach { pendingRemovals.add($0) }
+            }
+        }
+        apply(changes)
+        if !pendingRemovals.isEmpty { settleRemovals() }
+        logWatchHealth()
+    }
+
+    /// Within one batch only the last event per path matters (a burst of writes is one reload).
+    static func coalesce(_ batch: [ConfigWatchEvent]) -> [ConfigWatchEvent] {
+        var lastIndex: [ConfigWatchEvent: Int] = [:]
+        var lastForPath: [String: Int] = [:]
+        for (index, event) in batch.enumerated() {
+            switch event {
+            case .changed(let path), .removed(let path): lastForPath[path] = index
+            default: lastIndex[event] = index
+            }
+        }
+        return batch.enumerated().compactMap { index, event in
+            switch event {
+            case .changed(let path), .removed(let path): return lastForPath[path] == index ? event : nil
+            default: return lastIndex[event] == index ? event : nil
+            }
+        }
+    }
+
+    /// (Re)starts the quiet period after which the pending removals take effect: each removal
+    /// is checked again then, and one whose directory has gone meanwhile waits for the
+    /// directory to come back (`ConfigLoader`).
+    private func settleRemovals() {
+        if let token = removalTimer { loop.cancel(token) }
+        removalTimer = loop.schedule(after: PendingConfigRemovals.quietPeriod) { [unowned self] in
+            self.removalTimer = nil
+            let paths = self.pendingRemovals.takeAll()
+            self.apply(paths.map { self.loader.reload(relativePath: $0) })
+        }
+    }
+
+    /// Says when a config directory goes missing or the watches are whole again.
+    private func logWatchHealth() {
+        guard let health = watcher?.health, health != loggedWatchHealth else { return }
+        let first = loggedWatchHealth == nil
+        loggedWatchHealth = health
+        if !health.missing.isEmpty {
+            log.warning("config watch: \(health.missing.joined(separator: ", ")) missing; the config "
+                + "last read there stays in force until it is back")
+        } else if !first {
+            log.info("config watch: watching \(health.watchedDirectories) "
+                + "\(health.watchedDirectories == 1 ? "directory" : "directories") again")
+        }
+    }
+
+    // MARK: plugins named in errors
+
+    /// "run chmod +x …" and "install the plugin" work as written: the directories of plugins that
+    /// refused job files name are watched, and a change there checks those files again.
+    private func startPluginWatch() {
+        do {
+            pluginWatch = try PluginDirectoryWatch(loop: loop) { [unowned self] in
+                self.apply([self.loader.revalidateFailedFiles()].filter { !$0.isEmpty })
+                // A directory created or removed may change what can be watched.
+                self.watchPluginsNamedInErrors()
+            }
+        } catch {
+            log.warning("cannot watch plugin directories (\(error)): a plugin installed or made "
+                + "executable after its job was refused is noticed on SIGHUP")
+        }
+    }
+
+    private func watchPluginsNamedInErrors() {
+        pluginWatch?.watch(plugins: registry.pluginsNamedInErrors)
+    }
+
+    // MARK: changes
+
+    /// Logs each change, then hands the batch on.
+    private func apply(_ changes: [RegistryChange]) {
+        for change in changes {
+            for id in change.added { log.info("registered \(id) from \(source(of: id))") }
+            for id in change.updated { log.info("updated \(id) from \(source(of: id))") }
+            for id in change.removed { log.info("removed \(id)") }
+            for diagnostic in change.diagnostics {
+                if diagnostic.severity == .error { log.error(diagnostic.description, fields: LogFields(.configError)) }
+                else { log.warning(diagnostic.description) }
+            }
+        }
+        if !changes.isEmpty { watchPluginsNamedInErrors() }
+        onChanges?(changes)
+    }
+
+    private func source(of id: Identifier) -> String {
+        guard let job = registry.job(id) else { return "?" }
+        switch job.state {
+        case .registered: return job.sourcePath
+        case .notPermitted(let reason): return "\(job.sourcePath) (\(reason))"
+        case .duplicate(let other): return "\(job.sourcePath) (duplicate of \(other))"
+        }
+    }
+}

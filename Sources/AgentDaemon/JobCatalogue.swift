@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentProtocol
+
+/// The configuration as last loaded, read-only: what components look jobs and settings up in.
+/// Only ``ConfigFollower`` changes it, from inotify events and SIGHUP.
+protocol JobCatalogue: AnyObject {
+    var registry: ConfigRegistry { get }
+    /// The config watcher's health, for `status`; nil before the watcher started.
+    var watchStatus: ConfigWatchStatus? { get }
+}
+
+extension JobCatalogue {
+    var settings: AgentSettings { registry.settings }
+
+    /// The definitions the scheduler knows: registered jobs only.
+    var registeredDefinitions: [JobDefinition] {
+        registry.allJobs.compactMap { job in
+            if case .registered = job.state { return job.definition }
+            return nil
+        }
+    }
+
+    /// The registered definition of `id`, if it has one.
+    func registeredDefinition(_ id: Identifier) -> JobDefinition? {
+        guard let job = registry.job(id), case .registered = job.state else { return nil }
+        return job.definition
+    }
+
+    var errorCount: Int { registry.diagnostics.filter { $0.severity == .error }.count }
+}

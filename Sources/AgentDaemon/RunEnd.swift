@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
+/// A run's end as the run supervisor reports it: to the scheduler, the event stream and the
+/// metrics.
+struct RunEnd {
+    /// The job the run belongs to.
+    var job: Identifier
+    /// The run's own identifier (a submission's dynamic identifier, else the job's).
+    var identifier: Identifier
+    var kind: JobKind
+    var run: RunID
+    var stop: StopReason
+    var startedAtMilliseconds: Int64
+    var endedAtMilliseconds: Int64
+}
