@@ -58,7 +58,7 @@ public final class Agent {
                                    scheduling: scheduling, runs: runs, conditions: conditions,
                                    startedAtWall: facts.startedAtWall)
         let metrics = self.metrics
-        metricsWriter = MetricsFileWriter(loop: loop, log: log, catalogue: config, snapshot: { metrics.snapshot() })
+        metricsWriter = MetricsFileWriter(loop: loop, log: log, catalogue: config, snapshot: { [unowned metrics] in metrics.snapshot() })
         serviceStatus = ServiceStatusReporter(service: service, loop: loop, catalogue: config, state: state,
                                               runs: runs, scheduling: scheduling)
     }
@@ -86,17 +86,20 @@ public final class Agent {
         serviceStatus.ready()
         startWatchdog()
         loop.run()
+        runs.removeCgroups()
         stateWriter.shutdown()
         server?.close()
         log.info("agentd stopped")
     }
 
     /// Connects the components' callbacks (after the first config scan: the scheduler takes the
-    /// whole registry when it starts).
+    /// whole registry when it starts). The closures hold the components unowned: the Agent owns
+    /// them all, and a component holding another through a callback would be a cycle.
     private func wire() {
         let events = events, scheduling = scheduling, conditions = conditions, config = config
         let metrics = metrics, metricsWriter = metricsWriter, serviceStatus = serviceStatus
-        config.onChanges = { [unowned config] changes in
+        config.onChanges = { [unowned config, unowned events, unowned scheduling, unowned conditions,
+                              unowned serviceStatus] changes in
             events.configChanged(changes)
             guard !changes.isEmpty else { return }
             if changes.contains(where: { $0.settingsChanged }) {
@@ -107,25 +110,25 @@ public final class Agent {
             serviceStatus.update()
         }
         // Events first: what the scheduler does next (the queued run it starts) comes after.
-        runs.onRunStarted = { job, run, reason in
+        runs.onRunStarted = { [unowned events, unowned serviceStatus, unowned scheduling] job, run, reason in
             events.runStarted(job: job, run: run, reason: reason)
             serviceStatus.update()
             scheduling.handle(.runStarted(job, run, reason: reason))
         }
-        runs.onRunEnded = { end in
+        runs.onRunEnded = { [unowned metrics, unowned events, unowned serviceStatus, unowned scheduling] end in
             metrics.runEnded(end)
             events.runEnded(job: end.job, run: end.run, stop: end.stop)
             serviceStatus.update()
             scheduling.handle(.runEnded(end.job, end.run, end.stop))
         }
-        runs.onRunProgress = { run, fraction in scheduling.handle(.runProgress(run, fraction)) }
-        runs.onRunDirective = { run, directive in events.runDirective(run, directive) }
-        scheduling.onHandled = { scheduler in
+        runs.onRunProgress = { [unowned scheduling] run, fraction in scheduling.handle(.runProgress(run, fraction)) }
+        runs.onRunDirective = { [unowned events] run, directive in events.runDirective(run, directive) }
+        scheduling.onHandled = { [unowned metricsWriter, unowned conditions] scheduler in
             metricsWriter.markDirty()
             conditions.setBusy(scheduler.hasWorkRunningOrDue)
             conditions.setIdleNeeded(scheduler.needsCPUIdleSignal)
         }
-        conditions.onChange = { [unowned conditions] new in
+        conditions.onChange = { [unowned conditions, unowned scheduling, unowned events] new in
             scheduling.handle(.conditionsChanged(new))
             events.conditionsChanged(conditions.inputs)
         }

@@ -247,10 +247,8 @@ struct ControlHandler {
         if let job = registry.job(id), case .registered = job.state, job.definition.kind == .continued {
             return job.definition
         }
-        var prefix = id.rawValue
-        while let dot = prefix.lastIndex(of: ".") {
-            prefix = String(prefix[..<dot])
-            if let parent = Identifier(rawValue: prefix), let job = registry.job(parent), case .registered = job.state,
+        for parent in id.parents {
+            if let job = registry.job(parent), case .registered = job.state,
                job.definition.kind == .continued, registry.isPermitted(id, kind: .continued) {
                 return job.definition
             }

@@ -597,9 +597,16 @@ final class RunSupervisor {
         }
     }
 
-    deinit {
+    /// At exit, once every run has ended: the runs' parent cgroups go (idempotent).
+    func removeCgroups() {
         if let parent = cgroupParent { CgroupHierarchy.removeRunsParent(parent) }
+        cgroupParent = nil
         limitControllers?.removeParents()
+        limitControllers = nil
+    }
+
+    deinit {
+        removeCgroups()
     }
 }
 

@@ -28,7 +28,7 @@ enum CheckCommand {
             let directory = parsed.argument(0) ?? defaultDirectory
             var info = stat()
             guard stat(directory, &info) == 0 else {
-                let reason = String(cString: strerror(errno))
+                let reason = SystemError.text(errno)
                 throw CommandFailure(exitStatus: 1, message: "cannot read \(directory): \(reason) (\(Self.advice(for: directory)))")
             }
             guard info.st_mode & S_IFMT == S_IFDIR else {

@@ -54,7 +54,7 @@ enum ConvertCommand {
         if name.hasSuffix(".service") {
             return .failure(Failure(message: "\(path): give the .timer that starts it (agentctl convert \(String(path.dropLast(8))).timer)"))
         }
-        guard let text = read(path) else { return .failure(Failure(message: "cannot read \(path): \(String(cString: strerror(errno)))")) }
+        guard let text = read(path) else { return .failure(Failure(message: "cannot read \(path): \(SystemError.text(errno))")) }
         let withUser = !userCrontab && (name == "crontab" || path.contains("/cron.d/"))
         return .success(CronConverter.convert(text, name: name, source: path, withUser: withUser, prefix: prefix))
     }
@@ -64,7 +64,7 @@ enum ConvertCommand {
             return .failure(Failure(message: "\(path) is a template: convert an instance's timer (systemctl cat NAME@INSTANCE.timer > file.timer)"))
         }
         guard let timer = unit(path) else {
-            return .failure(Failure(message: "cannot read \(path) as a unit file: \(String(cString: strerror(errno)))"))
+            return .failure(Failure(message: "cannot read \(path) as a unit file: \(SystemError.text(errno))"))
         }
         let directory = FileSystem.parentDirectory(of: path)
         let serviceName = timer.entries(in: "Timer").last { $0.key == "Unit" }?.value ?? name + ".service"

@@ -411,7 +411,7 @@ public struct ConfigRegistry: Sendable {
     private func permission(for id: Identifier, kind: JobKind) -> RegisteredJob.State {
         var matching: [String] = exactPermits[id] ?? []
         if !prefixPermits.isEmpty {
-            Self.forEachDotPrefix(of: id) { prefix in
+            id.forEachDotPrefix { prefix in
                 if let paths = prefixPermits[prefix] { matching += paths }
             }
         }
@@ -429,21 +429,6 @@ public struct ConfigRegistry: Sendable {
         return .notPermitted(reason: "not-permitted: no manifest permits \(id); add it\(suggestion) "
             + "to PermittedIdentifiers= of a manifest in \(ConfigPath.manifestsDirectory)/, with "
             + "\(kind.rawValue) in its BackgroundModes=")
-    }
-
-    /// Calls `body` with `a.`, `a.b.`, … for `a.b.c`: every prefix ending in a dot and followed
-    /// by at least one byte, the only prefixes a wildcard pattern can have.
-    /// Static so that a mutating caller's closure does not force a copy of `self`.
-    private static func forEachDotPrefix(of id: Identifier, _ body: (String) -> Void) {
-        let utf8 = id.rawValue.utf8
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            let next = utf8.index(after: index)
-            if utf8[index] == TextBytes.dot, next != utf8.endIndex {
-                body(String(id.rawValue[..<next]))
-            }
-            index = next
-        }
     }
 
     // MARK: Jobs
@@ -473,7 +458,7 @@ public struct ConfigRegistry: Sendable {
 
     private mutating func attach(_ path: String, to id: Identifier) {
         if pathsByIdentifier[id] == nil {
-            Self.forEachDotPrefix(of: id) { identifiersByPrefix[$0, default: []].insert(id) }
+            id.forEachDotPrefix { identifiersByPrefix[$0, default: []].insert(id) }
         }
         Self.insertSorted(path, into: &pathsByIdentifier[id, default: []])
     }
@@ -482,7 +467,7 @@ public struct ConfigRegistry: Sendable {
         pathsByIdentifier[id]?.removeAll { $0 == path }
         guard pathsByIdentifier[id]?.isEmpty == true else { return }
         pathsByIdentifier[id] = nil
-        Self.forEachDotPrefix(of: id) { prefix in
+        id.forEachDotPrefix { prefix in
             identifiersByPrefix[prefix]?.remove(id)
             if identifiersByPrefix[prefix]?.isEmpty == true { identifiersByPrefix[prefix] = nil }
         }

@@ -21,6 +21,32 @@ public struct Identifier: RawRepresentable, Hashable, Comparable, Sendable, Coda
         self.rawValue = rawValue
     }
 
+    /// Calls `body` with `a.`, `a.b.`, … for `a.b.c`: every prefix ending in a dot and followed
+    /// by at least one byte — the only prefixes a wildcard pattern (`a.b.*`) can have. The one
+    /// walk over an identifier's dots (the registry's wildcard index, job resolution).
+    public func forEachDotPrefix(_ body: (String) -> Void) {
+        let utf8 = rawValue.utf8
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let next = utf8.index(after: index)
+            if utf8[index] == TextBytes.dot, next != utf8.endIndex {
+                body(String(rawValue[..<next]))
+            }
+            index = next
+        }
+    }
+
+    /// The identifiers this one extends by dot-separated parts, longest first: `a.b`, then `a`,
+    /// for `a.b.c` (a submission's dynamic identifier resolves to the longest registered one).
+    public var parents: [Identifier] {
+        var result: [Identifier] = []
+        forEachDotPrefix { prefix in
+            // A prefix without its dot is itself valid: a non-empty run of allowed bytes.
+            if prefix.utf8.count > 1 { result.append(Identifier(unchecked: String(prefix.dropLast()))) }
+        }
+        return result.reversed()
+    }
+
     @inline(__always)
     static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {

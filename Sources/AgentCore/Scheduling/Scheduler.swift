@@ -475,12 +475,7 @@ public struct Scheduler: Sendable {
     /// dot-prefix (`com.example.export.<uuid>` → `com.example.export`); itself when none.
     func resolveJob(_ id: Identifier) -> Identifier {
         if jobs[id] != nil { return id }
-        var raw = Substring(id.rawValue)
-        while let dot = raw.lastIndex(of: ".") {
-            raw = raw[..<dot]
-            if let prefix = Identifier(rawValue: String(raw)), jobs[prefix] != nil { return prefix }
-        }
-        return id
+        return id.parents.first { jobs[$0] != nil } ?? id
     }
 
     /// Writes a timeline entry under the job (and under `id` too when it is a different,

@@ -48,7 +48,7 @@ public enum ConfigFileReader {
 
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            return .unreadable(message: "cannot stat: \(ConfigErrno.text(errno))")
+            return .unreadable(message: "cannot stat: \(SystemError.text(errno))")
         }
         let type = info.st_mode & S_IFMT
         guard type == S_IFREG else { return notRegular(type) }
@@ -117,7 +117,7 @@ public enum ConfigFileReader {
             } else if count == 0 {
                 break
             } else if errno != EINTR {
-                return .failure(ReadFailure(message: "cannot read: \(ConfigErrno.text(errno))"))
+                return .failure(ReadFailure(message: "cannot read: \(SystemError.text(errno))"))
             }
         }
         guard used <= maxBytes else { return .failure(ReadFailure(message: tooLargeMessage(maxBytes))) }
@@ -155,9 +155,9 @@ public enum ConfigFileReader {
             // A path component is no longer a directory (jobs.d replaced by a file).
             return .gone
         case ELOOP:
-            return .unreadable(message: "symbolic link loop (\(ConfigErrno.text(code)))")
+            return .unreadable(message: "symbolic link loop (\(SystemError.text(code)))")
         default:
-            return .unreadable(message: "cannot open: \(ConfigErrno.text(code))")
+            return .unreadable(message: "cannot open: \(SystemError.text(code))")
         }
     }
 

@@ -139,7 +139,7 @@ struct ConfigWatchTranslator {
             identityByDirectory[.root] = host.directoryIdentity(path: configDirectory)
         case .failure(let failure):
             throw ConfigWatcherError(
-                "cannot watch config directory \(configDirectory): \(ConfigErrno.text(failure.errno))")
+                "cannot watch config directory \(configDirectory): \(SystemError.text(failure.errno))")
         }
         for directory in [Directory.manifests, .jobs] {
             switch host.addWatch(directoryPath: path(of: directory)) {
@@ -150,7 +150,7 @@ struct ConfigWatchTranslator {
                 continue
             case .failure(let failure):
                 throw ConfigWatcherError(
-                    "cannot watch \(path(of: directory)): \(ConfigErrno.text(failure.errno))")
+                    "cannot watch \(path(of: directory)): \(SystemError.text(failure.errno))")
             }
         }
         armParent(host: &host)

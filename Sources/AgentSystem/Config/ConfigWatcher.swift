@@ -104,7 +104,7 @@ public final class ConfigWatcher: Sendable {
     private func checkDirectory() throws(ConfigWatcherError) {
         var info = stat()
         guard stat(configDirectory, &info) == 0 else {
-            throw ConfigWatcherError("config directory \(configDirectory): \(ConfigErrno.text(errno))")
+            throw ConfigWatcherError("config directory \(configDirectory): \(SystemError.text(errno))")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
             throw ConfigWatcherError("config directory \(configDirectory): not a directory")
@@ -168,7 +168,7 @@ final class ConfigWatchThread {
         }, context)
         guard result == 0 else {
             Unmanaged<ConfigWatchThread>.fromOpaque(context).release()
-            throw ConfigWatcherError("cannot start the config watcher thread: \(ConfigErrno.text(result))")
+            throw ConfigWatcherError("cannot start the config watcher thread: \(SystemError.text(result))")
         }
     }
 
@@ -208,7 +208,7 @@ final class ConfigWatchThread {
                 // off instead of spinning.
                 failures += 1
                 if failures == 1 {
-                    let line = "agentd: config watcher: reading inotify events failed: \(ConfigErrno.text(code))\n"
+                    let line = "agentd: config watcher: reading inotify events failed: \(SystemError.text(code))\n"
                     _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
                     onEvents([.overflow])
                 }

@@ -52,7 +52,7 @@ final class InotifyToolsSession: ConfigWatchHost {
         }
         guard inotifytools_initialize() == 1 else {
             let code = inotifytools_error()
-            var message = "cannot initialise inotify: \(ConfigErrno.text(code))"
+            var message = "cannot initialise inotify: \(SystemError.text(code))"
             if code == EMFILE {
                 message += " (raise fs.inotify.max_user_instances)"
             }

@@ -20,7 +20,7 @@ public final class PluginDirectoryWatch {
 
     public init(loop: EventLoop, handler: @escaping () -> Void) throws {
         let fd = cshim_inotify_init()
-        guard fd >= 0 else { throw EventLoopError(call: "inotify_init1", errno: errno) }
+        guard fd >= 0 else { throw SystemError(call: "inotify_init1", errno: errno) }
         self.loop = loop
         self.fd = fd
         do {

@@ -21,7 +21,7 @@ public final class SystemFactsProbe: SystemFacts {
         guard stat(path, &info) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { return .missing }
-            return .unreadable(message: ConfigErrno.text(code))
+            return .unreadable(message: SystemError.text(code))
         }
         let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode)
         return .present(facts, executable: access(path, X_OK) == 0)

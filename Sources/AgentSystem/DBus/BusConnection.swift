@@ -225,7 +225,7 @@ final class BusConnection {
             return
         }
         if failure != 0 || sd_bus_is_open(bus) <= 0 {
-            let reason = failure != 0 ? EventLoopError.describe(errno: -failure) : "connection closed"
+            let reason = failure != 0 ? SystemError.text(-failure) : "connection closed"
             disconnected(reason)
             return
         }

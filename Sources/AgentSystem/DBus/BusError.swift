@@ -35,7 +35,7 @@ struct BusError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A negative return value of an sd-bus call (`-errno`), with what was being done.
     init(call: String, result: Int32) {
         name = nil
-        message = "\(call): \(EventLoopError.describe(errno: result < 0 ? -result : result))"
+        message = "\(call): \(SystemError.text(result < 0 ? -result : result))"
     }
 
     var description: String {

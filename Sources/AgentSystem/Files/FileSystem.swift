@@ -4,31 +4,27 @@ import Glibc
 /// Small file-system helpers for the daemon's start-up and for agentctl: `mkdir -p`, path parts,
 /// writing a whole small file.
 public enum FileSystem {
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     /// `mkdir -p` with exactly `mode` for the directories it creates, whatever the umask (under
     /// agentd.service's UMask=0027 a per-job directory's parents must stay traversable).
-    public static func makeDirectories(_ path: String, mode: mode_t) throws {
+    public static func makeDirectories(_ path: String, mode: mode_t) throws(SystemError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
             if mkdir(current, mode) == 0 {
                 chmod(current, mode)
             } else if errno != EEXIST {
-                throw Failure(description: "cannot create \(current): \(String(cString: strerror(errno)))")
+                throw SystemError.last("mkdir", path: current)
             }
         }
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw Failure(description: "\(path) is not a directory")
+            throw SystemError(call: "mkdir", errno: ENOTDIR, path: path)
         }
     }
 
     /// A directory that exists and belongs to `owner` (uid, gid) — one stat when it already
     /// does — else created (`mkdir -p`) and handed to the owner.
-    public static func makeOwnedDirectory(_ path: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) throws {
+    public static func makeOwnedDirectory(_ path: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) throws(SystemError) {
         var info = stat()
         if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
            owner.map({ info.st_uid == $0.uid && info.st_gid == $0.gid }) ?? true {
@@ -52,16 +48,21 @@ public enum FileSystem {
     }
 
     /// Creates or truncates `path` with `mode` and writes `bytes` to it.
-    public static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t) throws {
+    public static func writeFile(_ path: String, _ bytes: [UInt8], mode: mode_t) throws(SystemError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw SystemError.last("create", path: path) }
         defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+    }
+
+    /// Writes all of `bytes` to `fd` (retrying short writes and EINTR); `path` names it in the error.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(SystemError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw Failure(description: "cannot write \(path): \(String(cString: strerror(errno)))")
+                throw SystemError.last("write", path: path)
             }
             offset += written
         }

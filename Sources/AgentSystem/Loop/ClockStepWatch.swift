@@ -21,8 +21,7 @@ public final class ClockStepWatch {
     }
 
     private let loop: EventLoop
-    private var fd: Int32
-    private var token: WatchToken?
+    private var descriptor: WatchedDescriptor?
     /// CLOCK_REALTIME − CLOCK_BOOTTIME when the timer was last armed.
     private var reference: Duration
 
@@ -30,7 +29,7 @@ public final class ClockStepWatch {
     /// per noticed step (steps between two loop iterations arrive as one).
     public init(loop: EventLoop, handler: @escaping (Step) -> Void) throws {
         let fd = cshim_realtime_timerfd_create()
-        guard fd >= 0 else { throw EventLoopError(call: "timerfd_create(CLOCK_REALTIME)", errno: errno) }
+        guard fd >= 0 else { throw SystemError(call: "timerfd_create(CLOCK_REALTIME)", errno: errno) }
         do {
             try Self.arm(fd)
         } catch {
@@ -38,45 +37,28 @@ public final class ClockStepWatch {
             throw error
         }
         self.loop = loop
-        self.fd = fd
         // Read after arming, so no step goes unseen: one between arming and this reading still
         // wakes the watch (and is reported as about zero, having moved the reference too).
         reference = ClockReading.read().wallOffset
-        do {
-            // Urgent: the step is handled before this iteration's due timers, so no timer acts on
-            // the new wall time before the handler had a chance to move what depends on it.
-            token = try loop.watch(fd: fd, events: .readable, urgent: true) { [weak self] _ in
-                self?.stepped(handler)
-            }
-        } catch {
-            Glibc.close(fd)
-            throw error
+        // Urgent: the step is handled before this iteration's due timers, so no timer acts on
+        // the new wall time before the handler had a chance to move what depends on it.
+        descriptor = try WatchedDescriptor(loop: loop, fd: fd, urgent: true) { [weak self] fd in
+            self?.stepped(fd, handler)
         }
-    }
-
-    deinit {
-        close()
     }
 
     /// Stops watching and closes the timerfd.
     public func close() {
-        if let token {
-            loop.unwatch(token)
-            self.token = nil
-        }
-        if fd >= 0 {
-            Glibc.close(fd)
-            fd = -1
-        }
+        descriptor?.close()
     }
 
-    private func stepped(_ handler: (Step) -> Void) {
+    private func stepped(_ fd: Int32, _ handler: (Step) -> Void) {
         switch cshim_realtime_timerfd_consume(fd) {
         case 0: return  // spurious wakeup
         case 1: break
         default:
             // Only EBADF/EINVAL remain: a broken descriptor, not a clock event.
-            fatalError("timerfd read: \(EventLoopError.describe(errno: errno))")
+            fatalError("timerfd read: \(SystemError.text(errno))")
         }
         // Re-arm before reading the clocks: a step after the re-arm cancels the timer again and is
         // reported next time; one before it is included in this reading.
@@ -94,7 +76,7 @@ public final class ClockStepWatch {
 
     private static func arm(_ fd: Int32) throws {
         guard cshim_realtime_timerfd_arm_cancel_on_set(fd) == 0 else {
-            throw EventLoopError(call: "timerfd_settime(TFD_TIMER_CANCEL_ON_SET)", errno: errno)
+            throw SystemError(call: "timerfd_settime(TFD_TIMER_CANCEL_ON_SET)", errno: errno)
         }
     }
 }

@@ -84,18 +84,18 @@ public final class EventLoop {
     /// Creates the epoll instance and the timerfd.
     public init() throws {
         let epoll = cshim_epoll_create()
-        guard epoll >= 0 else { throw EventLoopError(call: "epoll_create1", errno: errno) }
+        guard epoll >= 0 else { throw SystemError(call: "epoll_create1", errno: errno) }
         let timer = cshim_timerfd_create()
         guard timer >= 0 else {
             let saved = errno
             Glibc.close(epoll)
-            throw EventLoopError(call: "timerfd_create", errno: saved)
+            throw SystemError(call: "timerfd_create", errno: saved)
         }
         guard cshim_epoll_add(epoll, timer, CSHIM_EPOLLIN, EventLoop.timerData) == 0 else {
             let saved = errno
             Glibc.close(timer)
             Glibc.close(epoll)
-            throw EventLoopError(call: "epoll_ctl(ADD timerfd)", errno: saved)
+            throw SystemError(call: "epoll_ctl(ADD timerfd)", errno: saved)
         }
         epollFD = epoll
         timerFD = timer
@@ -122,7 +122,7 @@ public final class EventLoop {
         let id = nextID
         nextID += 1
         guard cshim_epoll_add(epollFD, fd, events.epollMask, id) == 0 else {
-            throw EventLoopError(call: "epoll_ctl(ADD)", errno: errno)
+            throw SystemError(call: "epoll_ctl(ADD)", errno: errno)
         }
         if let stale = watchByFD[fd] {
             // The kernel accepted the fd, so the old registration died with a close() that was not
@@ -137,11 +137,11 @@ public final class EventLoop {
     /// Changes the events a registration waits for.
     public func change(_ token: WatchToken, events: IOEvents) throws {
         guard let watch = watches[token.id] else {
-            throw EventLoopError(call: "epoll_ctl(MOD)", errno: ENOENT)
+            throw SystemError(call: "epoll_ctl(MOD)", errno: ENOENT)
         }
         guard watch.events != events else { return }
         guard cshim_epoll_mod(epollFD, token.fd, events.epollMask, token.id) == 0 else {
-            throw EventLoopError(call: "epoll_ctl(MOD)", errno: errno)
+            throw SystemError(call: "epoll_ctl(MOD)", errno: errno)
         }
         watch.events = events
     }
@@ -257,7 +257,7 @@ public final class EventLoop {
         let count = cshim_epoll_wait(epollFD, &readyEvents, &readyData, Int32(EventLoop.batchSize), timeoutMS)
         guard count >= 0 else {
             // Only EBADF/EFAULT/EINVAL remain (EINTR is retried): a broken loop, not an input error.
-            fatalError("epoll_wait: \(EventLoopError.describe(errno: errno))")
+            fatalError("epoll_wait: \(SystemError.text(errno))")
         }
         iterations &+= 1
         clock = ClockReading.read()
@@ -308,7 +308,7 @@ public final class EventLoop {
         let wanted = timers.min?.priority.deadline ?? 0
         guard wanted != armedDeadline else { return }
         guard cshim_timerfd_set_absolute(timerFD, wanted) == 0 else {
-            fatalError("timerfd_settime: \(EventLoopError.describe(errno: errno))")
+            fatalError("timerfd_settime: \(SystemError.text(errno))")
         }
         armedDeadline = wanted
     }

@@ -13,57 +13,37 @@ import CShim
 public final class LocalTimeWatch {
     /// The watched file, `/etc/localtime` unless a test says otherwise.
     public let path: String
-    private let loop: EventLoop
     private let name: String
-    private var fd: Int32
-    private var token: WatchToken?
+    private var descriptor: WatchedDescriptor?
 
     /// Watches the directory of `path` on `loop`; `handler` runs on the loop thread after events
     /// naming the file (one call per batch).
     public init(loop: EventLoop, path: String = "/etc/localtime", handler: @escaping () -> Void) throws {
         let (directory, name) = Self.split(path)
         let fd = cshim_inotify_init()
-        guard fd >= 0 else { throw EventLoopError(call: "inotify_init1", errno: errno) }
+        guard fd >= 0 else { throw SystemError(call: "inotify_init1", errno: errno) }
         guard cshim_inotify_watch_directory(fd, directory) >= 0 else {
             let saved = errno
             Glibc.close(fd)
-            throw EventLoopError(call: "inotify_add_watch(\(directory))", errno: saved)
+            throw SystemError(call: "inotify_add_watch(\(directory))", errno: saved)
         }
         self.path = path
-        self.loop = loop
         self.name = name
-        self.fd = fd
-        do {
-            token = try loop.watch(fd: fd, events: .readable) { [weak self] _ in
-                self?.changed(handler)
-            }
-        } catch {
-            Glibc.close(fd)
-            throw error
+        descriptor = try WatchedDescriptor(loop: loop, fd: fd) { [weak self] fd in
+            self?.changed(fd, handler)
         }
-    }
-
-    deinit {
-        close()
     }
 
     /// Stops watching and closes the inotify descriptor.
     public func close() {
-        if let token {
-            loop.unwatch(token)
-            self.token = nil
-        }
-        if fd >= 0 {
-            Glibc.close(fd)
-            fd = -1
-        }
+        descriptor?.close()
     }
 
-    private func changed(_ handler: () -> Void) {
+    private func changed(_ fd: Int32, _ handler: () -> Void) {
         switch cshim_inotify_drain_for_name(fd, name) {
         case 0: return
         case 1: handler()
-        default: fatalError("inotify read: \(EventLoopError.describe(errno: errno))")
+        default: fatalError("inotify read: \(SystemError.text(errno))")
         }
     }
 

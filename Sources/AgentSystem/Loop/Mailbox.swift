@@ -111,7 +111,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
     /// Creates the eventfd and registers it on `loop`. `handler` receives non-empty FIFO batches.
     public init(loop: EventLoop, handler: @escaping ([Message]) -> Void) throws {
         let fd = cshim_eventfd()
-        guard fd >= 0 else { throw EventLoopError(call: "eventfd", errno: errno) }
+        guard fd >= 0 else { throw SystemError(call: "eventfd", errno: errno) }
         let queue = MailboxQueue<Message>(eventFD: fd)  // owns fd from here on
         self.queue = queue
         self.loop = loop

@@ -23,47 +23,27 @@ public final class SignalSource {
 
     /// The signals this source receives.
     public let signals: [Int32]
-    private let loop: EventLoop
-    private var fd: Int32
-    private var token: WatchToken?
+    private var descriptor: WatchedDescriptor?
 
     /// Blocks `signals` in the calling thread, opens a signalfd for them and watches it on `loop`.
     /// `handler` runs on the loop thread once per signal received (coalesced per signal number).
     public init(loop: EventLoop, signals: [Int32], handler: @escaping (Int32) -> Void) throws {
         let fd = signals.withUnsafeBufferPointer { cshim_signalfd_for($0.baseAddress, Int32($0.count)) }
-        guard fd >= 0 else { throw EventLoopError(call: "signalfd", errno: errno) }
+        guard fd >= 0 else { throw SystemError(call: "signalfd", errno: errno) }
         self.signals = signals
-        self.loop = loop
-        self.fd = fd
-        do {
-            token = try loop.watch(fd: fd, events: .readable) { [weak self] _ in
-                self?.drain(handler)
-            }
-        } catch {
-            Glibc.close(fd)
-            throw error
+        descriptor = try WatchedDescriptor(loop: loop, fd: fd) { [weak self] fd in
+            self?.drain(fd, handler)
         }
-    }
-
-    deinit {
-        close()
     }
 
     /// Stops watching and closes the signalfd. The signals stay blocked (pending ones stay pending).
     public func close() {
-        if let token {
-            loop.unwatch(token)
-            self.token = nil
-        }
-        if fd >= 0 {
-            Glibc.close(fd)
-            fd = -1
-        }
+        descriptor?.close()
     }
 
-    private func drain(_ handler: (Int32) -> Void) {
-        // Re-check fd every round: the handler may close this source.
-        while fd >= 0 {
+    private func drain(_ fd: Int32, _ handler: (Int32) -> Void) {
+        // Re-check every round: the handler may close this source.
+        while descriptor?.isOpen == true {
             let signal = cshim_signalfd_read(fd)
             guard signal > 0 else { return }
             handler(signal)
@@ -75,13 +55,13 @@ public final class SignalSource {
     public static func blockInCurrentThread(_ signals: [Int32]) throws {
         let rc = signals.withUnsafeBufferPointer { cshim_block_signals($0.baseAddress, Int32($0.count)) }
         // pthread_sigmask returns the error number instead of setting errno.
-        guard rc == 0 else { throw EventLoopError(call: "pthread_sigmask", errno: rc) }
+        guard rc == 0 else { throw SystemError(call: "pthread_sigmask", errno: rc) }
     }
 
     /// Unblocks `signals` in the calling thread (tests and child-side cleanup).
     public static func unblockInCurrentThread(_ signals: [Int32]) throws {
         let rc = signals.withUnsafeBufferPointer { cshim_unblock_signals($0.baseAddress, Int32($0.count)) }
-        guard rc == 0 else { throw EventLoopError(call: "pthread_sigmask", errno: rc) }
+        guard rc == 0 else { throw SystemError(call: "pthread_sigmask", errno: rc) }
     }
 
     /// Whether `signal` is blocked in the calling thread.
@@ -94,7 +74,7 @@ public final class SignalSource {
     /// MSG_NOSIGNAL).
     public static func ignore(_ signal: Int32) throws {
         guard cshim_signal_disposition(signal, 1) == 0 else {
-            throw EventLoopError(call: "sigaction(SIG_IGN)", errno: errno)
+            throw SystemError(call: "sigaction(SIG_IGN)", errno: errno)
         }
     }
 }

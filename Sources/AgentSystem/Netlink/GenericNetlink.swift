@@ -137,7 +137,7 @@ public struct GenericNetlinkFamily: Equatable, Sendable {
                 switch reply(in: datagram.bytes, sequence: sequence) {
                 case .family(let family): return family
                 case .notFound: return nil
-                case .error(let code): throw NetlinkError(call: "CTRL_CMD_GETFAMILY(\(name))", errno: code)
+                case .error(let code): throw SystemError(call: "CTRL_CMD_GETFAMILY(\(name))", errno: code)
                 case .none: continue
                 }
             case .overflow:
@@ -147,7 +147,7 @@ public struct GenericNetlinkFamily: Equatable, Sendable {
             case .drained:
                 let left = deadline - MonotonicInstant.now()
                 guard left > .zero, socket.waitReadable(timeout: left) else {
-                    throw NetlinkError(call: "CTRL_CMD_GETFAMILY(\(name)): no reply", errno: ETIMEDOUT)
+                    throw SystemError(call: "CTRL_CMD_GETFAMILY(\(name)): no reply", errno: ETIMEDOUT)
                 }
             }
         }

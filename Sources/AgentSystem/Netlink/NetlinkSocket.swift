@@ -24,23 +24,6 @@ public struct NetlinkProtocol: RawRepresentable, Hashable, Sendable, CustomStrin
     }
 }
 
-/// A netlink failure: the failing call and its errno.
-public struct NetlinkError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The failing call, e.g. `"bind"` or `"setsockopt(NETLINK_ADD_MEMBERSHIP)"`.
-    public let call: String
-    /// The errno it left (or, for a netlink error reply, the negated error code it carried).
-    public let errno: Int32
-
-    public init(call: String, errno: Int32) {
-        self.call = call
-        self.errno = errno
-    }
-
-    public var description: String {
-        "\(call) failed: \(EventLoopError.describe(errno: errno)) (errno \(errno))"
-    }
-}
-
 /// The credentials a datagram carried (SCM_CREDENTIALS, with SO_PASSCRED on).
 public struct NetlinkCredentials: Hashable, Sendable {
     public let pid: pid_t
@@ -100,7 +83,7 @@ public enum NetlinkReceive: Sendable {
     /// working, but events were lost: re-read everything the events stand for.
     case overflow
     /// The socket failed (any other errno).
-    case failed(NetlinkError)
+    case failed(SystemError)
 }
 
 /// A non-blocking, close-on-exec raw netlink socket (netlink(7)), bound to a kernel-assigned port id.
@@ -142,22 +125,22 @@ public final class NetlinkSocket {
         let fd: Int32
         if let pid {
             fd = cshim_netlink_socket_in_netns(pid, netlinkProtocol.rawValue)
-            guard fd >= 0 else { throw NetlinkError(call: "socket(AF_NETLINK) in the netns of pid \(pid)", errno: errno) }
+            guard fd >= 0 else { throw SystemError(call: "socket(AF_NETLINK) in the netns of pid \(pid)", errno: errno) }
         } else {
             fd = cshim_netlink_socket(netlinkProtocol.rawValue)
-            guard fd >= 0 else { throw NetlinkError(call: "socket(AF_NETLINK, \(netlinkProtocol))", errno: errno) }
+            guard fd >= 0 else { throw SystemError(call: "socket(AF_NETLINK, \(netlinkProtocol))", errno: errno) }
         }
         let size = cshim_netlink_set_receive_buffer(fd, Int32(clamping: receiveBufferSize))
         guard size >= 0 else {
             let saved = errno
             Glibc.close(fd)
-            throw NetlinkError(call: "setsockopt(SO_RCVBUF)", errno: saved)
+            throw SystemError(call: "setsockopt(SO_RCVBUF)", errno: saved)
         }
         var port: UInt32 = 0
         guard cshim_netlink_bind(fd, groups, &port) == 0 else {
             let saved = errno
             Glibc.close(fd)
-            throw NetlinkError(call: "bind(AF_NETLINK, groups 0x\(String(groups, radix: 16)))", errno: saved)
+            throw SystemError(call: "bind(AF_NETLINK, groups 0x\(String(groups, radix: 16)))", errno: saved)
         }
         self.netlinkProtocol = netlinkProtocol
         self.fd = fd
@@ -187,21 +170,21 @@ public final class NetlinkSocket {
     /// Joins multicast group `group` (NETLINK_ADD_MEMBERSHIP; group numbers start at 1).
     public func join(group: UInt32) throws {
         guard cshim_netlink_add_membership(fd, group) == 0 else {
-            throw NetlinkError(call: "setsockopt(NETLINK_ADD_MEMBERSHIP, \(group))", errno: errno)
+            throw SystemError(call: "setsockopt(NETLINK_ADD_MEMBERSHIP, \(group))", errno: errno)
         }
     }
 
     /// Leaves multicast group `group`.
     public func leave(group: UInt32) throws {
         guard cshim_netlink_drop_membership(fd, group) == 0 else {
-            throw NetlinkError(call: "setsockopt(NETLINK_DROP_MEMBERSHIP, \(group))", errno: errno)
+            throw SystemError(call: "setsockopt(NETLINK_DROP_MEMBERSHIP, \(group))", errno: errno)
         }
     }
 
     /// Turns SO_PASSCRED on or off: datagrams then carry the sender's credentials.
     public func setPassCredentials(_ on: Bool) throws {
         guard cshim_netlink_pass_credentials(fd, on ? 1 : 0) == 0 else {
-            throw NetlinkError(call: "setsockopt(SO_PASSCRED)", errno: errno)
+            throw SystemError(call: "setsockopt(SO_PASSCRED)", errno: errno)
         }
     }
 
@@ -212,7 +195,7 @@ public final class NetlinkSocket {
 
     /// Reads one datagram without blocking.
     public func receive() -> NetlinkReceive {
-        guard fd >= 0 else { return .failed(NetlinkError(call: "recvmsg", errno: EBADF)) }
+        guard fd >= 0 else { return .failed(SystemError(call: "recvmsg", errno: EBADF)) }
         var source = cshim_netlink_source()
         let n = buffer.withUnsafeMutableBytes { raw in
             cshim_netlink_recv(fd, raw.baseAddress, raw.count, &source)
@@ -222,7 +205,7 @@ public final class NetlinkSocket {
             switch code {
             case EAGAIN, EWOULDBLOCK: return .drained
             case ENOBUFS: return .overflow
-            default: return .failed(NetlinkError(call: "recvmsg", errno: code))
+            default: return .failed(SystemError(call: "recvmsg", errno: code))
             }
         }
         let length = min(Int(n), buffer.count)
@@ -239,8 +222,8 @@ public final class NetlinkSocket {
         let n = bytes.withUnsafeBytes { raw in
             cshim_netlink_send(fd, raw.baseAddress, raw.count, port, groups)
         }
-        guard n >= 0 else { throw NetlinkError(call: "sendto(AF_NETLINK)", errno: errno) }
-        guard n == bytes.count else { throw NetlinkError(call: "sendto(AF_NETLINK) (short)", errno: EMSGSIZE) }
+        guard n >= 0 else { throw SystemError(call: "sendto(AF_NETLINK)", errno: errno) }
+        guard n == bytes.count else { throw SystemError(call: "sendto(AF_NETLINK) (short)", errno: EMSGSIZE) }
     }
 
     /// Waits up to `timeout` for the socket to become readable (for synchronous request/response

@@ -68,7 +68,7 @@ public final class RouteMonitor {
 
     private let loop: EventLoop
     private let socket: NetlinkSocket
-    private var token: WatchToken?
+    private var subscription: NetlinkSubscription?
     private let onChange: (Bool) -> Void
     private var routes: Set<RouteMessage.Key> = []
     private var dump: Dump?
@@ -88,8 +88,8 @@ public final class RouteMonitor {
                                    receiveBufferSize: receiveBufferSize)
         self.loop = loop
         self.onChange = onChange
-        token = try loop.watch(fd: socket.fileDescriptor, events: .readable) { [weak self] _ in
-            self?.drain()
+        subscription = try NetlinkSubscription(loop: loop, socket: socket) { [weak self] received in
+            self?.receive(received)
         }
         startDump()
     }
@@ -100,10 +100,7 @@ public final class RouteMonitor {
 
     /// Stops watching and closes the socket (idempotent; safe from inside `onChange`).
     public func close() {
-        if let token {
-            loop.unwatch(token)
-            self.token = nil
-        }
+        subscription?.close()
         if let retryTimer {
             loop.cancel(retryTimer)
             self.retryTimer = nil
@@ -123,20 +120,19 @@ public final class RouteMonitor {
 
     /// Reads every queued datagram.
     public func drain() {
-        while !socket.isClosed {
-            switch socket.receive() {
-            case .drained:
-                return
-            case .overflow:
-                statistics.overflows += 1
-                resync()
-            case .failed:
-                statistics.failures += 1
-                return
-            case .datagram(let datagram):
-                statistics.received += 1
-                handle(datagram)
-            }
+        subscription?.drain()
+    }
+
+    private func receive(_ received: NetlinkSubscription.Received) {
+        switch received {
+        case .overflow:
+            statistics.overflows += 1
+            resync()
+        case .failed:
+            statistics.failures += 1
+        case .datagram(let datagram):
+            statistics.received += 1
+            handle(datagram)
         }
     }
 

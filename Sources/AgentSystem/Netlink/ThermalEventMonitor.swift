@@ -52,9 +52,7 @@ public final class ThermalEventMonitor {
     /// Counters since opening.
     public private(set) var statistics = Statistics()
 
-    private let loop: EventLoop
-    private let socket: NetlinkSocket
-    private var token: WatchToken?
+    private var subscription: NetlinkSubscription?
     private let handler: (Event) -> Void
 
     /// Resolves the thermal family, joins its `event` group and starts watching on `loop`.
@@ -86,45 +84,36 @@ public final class ThermalEventMonitor {
 
     private init(loop: EventLoop, socket: NetlinkSocket, family: GenericNetlinkFamily, group: UInt32,
                  handler: @escaping (Event) -> Void) throws {
-        self.loop = loop
-        self.socket = socket
         self.family = family
         self.groupID = group
         self.handler = handler
-        token = try loop.watch(fd: socket.fileDescriptor, events: .readable) { [weak self] _ in
-            self?.drain()
+        subscription = try NetlinkSubscription(loop: loop, socket: socket) { [weak self] received in
+            self?.receive(received)
         }
-    }
-
-    deinit {
-        close()
     }
 
     /// Stops watching and closes the socket (idempotent; safe from inside the handler).
     public func close() {
-        if let token {
-            loop.unwatch(token)
-            self.token = nil
-        }
-        socket.close()
+        subscription?.close()
     }
 
     /// Reads every queued datagram.
     public func drain() {
-        while !socket.isClosed {
-            switch socket.receive() {
-            case .drained:
-                return
-            case .overflow:
-                statistics.overflows += 1
-                handler(.resync)
-            case .failed:
-                statistics.receiveErrors += 1
-                return
-            case .datagram(let datagram):
-                statistics.received += 1
-                handle(datagram)
-            }
+        subscription?.drain()
+    }
+
+    private var isClosed: Bool { subscription?.isClosed ?? true }
+
+    private func receive(_ received: NetlinkSubscription.Received) {
+        switch received {
+        case .overflow:
+            statistics.overflows += 1
+            handler(.resync)
+        case .failed:
+            statistics.receiveErrors += 1
+        case .datagram(let datagram):
+            statistics.received += 1
+            handle(datagram)
         }
     }
 
@@ -146,7 +135,7 @@ public final class ThermalEventMonitor {
             }
             statistics.delivered += 1
             handler(.thermal(event))
-            if socket.isClosed { return }
+            if isClosed { return }
         }
     }
 }

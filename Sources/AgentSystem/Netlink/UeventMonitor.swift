@@ -56,11 +56,9 @@ public final class UeventMonitor {
     /// Counters since creation.
     public private(set) var statistics = Statistics()
     /// The last receive error other than overflow, if any.
-    public private(set) var lastError: NetlinkError?
+    public private(set) var lastError: SystemError?
 
-    private let loop: EventLoop
-    private let socket: NetlinkSocket
-    private var token: WatchToken?
+    private var subscription: NetlinkSubscription?
     private let handler: (Event) -> Void
 
     /// Opens a uevent socket bound to group 1 with SO_PASSCRED and watches it on `loop`.
@@ -75,32 +73,24 @@ public final class UeventMonitor {
         let socket = try NetlinkSocket(protocol: .kobjectUevent, groups: 1 << (UeventMonitor.kernelGroup - 1),
                                        networkNamespaceOf: pid, receiveBufferSize: receiveBufferSize)
         try socket.setPassCredentials(true)
-        self.loop = loop
-        self.socket = socket
         self.subsystems = subsystems
         self.handler = handler
-        token = try loop.watch(fd: socket.fileDescriptor, events: .readable) { [weak self] _ in
-            self?.drain()
+        self.portID = socket.portID
+        self.receiveBufferSize = socket.receiveBufferSize
+        subscription = try NetlinkSubscription(loop: loop, socket: socket) { [weak self] received in
+            self?.receive(received)
         }
-    }
-
-    deinit {
-        close()
     }
 
     /// The port id of the monitor's socket (a unicast to it bypasses multicast group membership).
-    public var portID: UInt32 { socket.portID }
+    public let portID: UInt32
 
     /// The receive buffer size the kernel granted.
-    public var receiveBufferSize: Int { socket.receiveBufferSize }
+    public let receiveBufferSize: Int
 
     /// Stops watching and closes the socket (idempotent; safe from inside the handler).
     public func close() {
-        if let token {
-            loop.unwatch(token)
-            self.token = nil
-        }
-        socket.close()
+        subscription?.close()
     }
 
     /// Whether the sender policy accepts a datagram from `sender` (see the type's documentation).
@@ -110,22 +100,20 @@ public final class UeventMonitor {
 
     /// Reads every queued datagram. Public for tests that drive the monitor without running the loop.
     public func drain() {
-        // The handler may close the monitor: check before every read.
-        while !socket.isClosed {
-            switch socket.receive() {
-            case .drained:
-                return
-            case .overflow:
-                statistics.overflows += 1
-                handler(.resync)
-            case .failed(let error):
-                statistics.receiveErrors += 1
-                lastError = error
-                return
-            case .datagram(let datagram):
-                statistics.received += 1
-                handle(datagram)
-            }
+        subscription?.drain()
+    }
+
+    private func receive(_ received: NetlinkSubscription.Received) {
+        switch received {
+        case .overflow:
+            statistics.overflows += 1
+            handler(.resync)
+        case .failed(let error):
+            statistics.receiveErrors += 1
+            lastError = error
+        case .datagram(let datagram):
+            statistics.received += 1
+            handle(datagram)
         }
     }
 

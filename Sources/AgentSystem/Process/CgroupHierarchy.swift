@@ -133,7 +133,7 @@ extension CgroupHierarchy {
     private static func enableProblem(_ name: String, _ directory: String, _ rc: Int32) -> String {
         let cause = rc == EBUSY
             ? "other processes share the agent's cgroup; run agentd as its systemd service, which has Delegate=yes"
-            : String(cString: strerror(rc))
+            : SystemError.text(rc)
         return "cannot enable \(name) in \(directory)/cgroup.subtree_control: \(cause)"
     }
 

@@ -48,7 +48,7 @@ public final class LeftoverCgroup {
             // Armed before looking, so an emptying between the look and the watch is not missed.
             watch = try loop.watch(fd: eventsFD, events: .priority) { [unowned self] _ in self.check() }
         } catch {
-            let code = (error as? EventLoopError)?.errno ?? EIO
+            let code = (error as? SystemError)?.errno ?? EIO
             finish(.failure(SystemError(call: "epoll_ctl(ADD)", errno: code, path: path + "/cgroup.events")))
             return
         }

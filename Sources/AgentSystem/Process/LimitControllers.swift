@@ -55,7 +55,7 @@ public final class LimitControllers {
             if mkdir(directory, 0o755) == 0 || errno == EEXIST {
                 v1Parents.append((name, directory))
             } else {
-                v1Problems[name] = "cannot create \(directory): \(String(cString: strerror(errno)))"
+                v1Problems[name] = "cannot create \(directory): \(SystemError.text(errno))"
             }
         }
         let enforcement = keys.map { key, controller in

@@ -68,7 +68,7 @@ public final class PluginSafety {
         let descriptor = cshim_open_executable(path)
         guard descriptor >= 0 else {
             // As execve would say it (`No such file or directory`): nothing unsafe ran.
-            return .failure(PluginRefusal(message: String(cString: strerror(errno))))
+            return .failure(PluginRefusal(message: SystemError.text(errno)))
         }
         switch verify(descriptor, path: path, runAsOwner: runAsOwner) {
         case .success(let throughDescriptor):
@@ -100,7 +100,7 @@ public final class PluginSafety {
             var info = stat()
             guard stat(directory, &info) == 0 else {
                 return .failure(PluginRefusal(message: "unsafe: \(directory) (above \(path)) cannot be checked: "
-                    + String(cString: strerror(errno))))
+                    + SystemError.text(errno)))
             }
             if let problem = PluginPathRule.directoryProblem(facts(info), directory: directory, plugin: path,
                                                              agentUID: agentUID, agentUserName: agentUserName) {
@@ -134,7 +134,7 @@ public final class PluginSafety {
     }
 
     private func refusal(_ path: String, _ what: String) -> PluginRefusal {
-        PluginRefusal(message: "\(path) \(what): \(String(cString: strerror(errno)))")
+        PluginRefusal(message: "\(path) \(what): \(SystemError.text(errno))")
     }
 
     private func realPath(_ path: String) -> String? {

@@ -52,7 +52,7 @@ public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
     public var errno: Int32
 
     public var description: String {
-        let text = String(cString: strerror(errno))
+        let text = SystemError.text(errno)
         return step == "execve" ? text : "\(step): \(text)"
     }
 

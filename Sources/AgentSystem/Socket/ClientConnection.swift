@@ -446,7 +446,7 @@ public final class ClientConnection {
         if pendingOutputBytes > 0 { wanted.insert(.writable) }
         do {
             try loop.change(token, events: wanted)
-        } catch let error as EventLoopError {
+        } catch let error as SystemError {
             abort(.failed(errno: error.errno))
         } catch {
             abort(.failed(errno: EIO))

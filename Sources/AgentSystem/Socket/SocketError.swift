@@ -92,8 +92,5 @@ public enum SocketError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func text(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return String(cString: text)
-    }
+    static func text(_ code: Int32) -> String { SystemError.text(code) }
 }

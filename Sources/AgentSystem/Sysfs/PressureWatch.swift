@@ -217,10 +217,7 @@ public final class PressureWatch {
         }
     }
 
-    private static func errorText(_ code: Int32) -> String {
-        guard let message = strerror(code) else { return "error \(code)" }
-        return String(cString: message)
-    }
+    private static func errorText(_ code: Int32) -> String { SystemError.text(code) }
 
     private static func seconds(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components

@@ -58,7 +58,7 @@ final class TestPipe {
 
     init() throws {
         var fds: [Int32] = [-1, -1]
-        guard cshim_pipe_cloexec_nonblock(&fds) == 0 else { throw EventLoopError(call: "pipe2", errno: errno) }
+        guard cshim_pipe_cloexec_nonblock(&fds) == 0 else { throw SystemError(call: "pipe2", errno: errno) }
         readEnd = fds[0]
         writeEnd = fds[1]
     }

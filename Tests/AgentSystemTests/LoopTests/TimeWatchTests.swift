@@ -127,7 +127,7 @@ private final class TemporaryDirectory {
         let made = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkdtemp($0) != nil } ?? false
         }
-        guard made else { throw EventLoopError(call: "mkdtemp(/tmp/agentd-time-XXXXXX)", errno: errno) }
+        guard made else { throw SystemError(call: "mkdtemp(/tmp/agentd-time-XXXXXX)", errno: errno) }
         path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -148,10 +148,10 @@ private final class TemporaryDirectory {
 /// Writes `text` to a new or truncated file.
 private func writeTestFile(_ path: String, _ text: String) throws {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw EventLoopError(call: "open(\(path))", errno: errno) }
+    guard fd >= 0 else { throw SystemError(call: "open(\(path))", errno: errno) }
     defer { close(fd) }
     let bytes = Array(text.utf8)
     guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-        throw EventLoopError(call: "write(\(path))", errno: errno)
+        throw SystemError(call: "write(\(path))", errno: errno)
     }
 }

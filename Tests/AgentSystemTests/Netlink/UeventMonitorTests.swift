@@ -170,7 +170,7 @@ struct UeventMonitorTests {
             do {
                 try injector.send(raw: UeventInjector.powerSupplyChange(name: "EVIL").encoded(), toPort: port)
                 outcome.store(0, ordering: .relaxed)
-            } catch let error as NetlinkError {
+            } catch let error as SystemError {
                 outcome.store(error.errno, ordering: .relaxed)
             } catch {}
         }

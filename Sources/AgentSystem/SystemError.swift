@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 
-/// A system call that failed: which call, on what, and the errno it gave. One type for the
-/// process and cgroup adapters (cgroup creation and removal, leftover recovery, the boot id), so
-/// every such failure reads the same: `mkdir /sys/fs/cgroup/…/run-r000001: Permission denied`.
+/// A system call that failed: which call, on what, and the errno it gave. One type for every
+/// adapter (the loop and its sources, netlink, processes and cgroups, files), so every such
+/// failure reads the same: `mkdir /sys/fs/cgroup/…/run-r000001: Permission denied`.
 public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The call as a reader would name it (`mkdir`, `open cgroup.procs`, `write cgroup.kill`).
     public var call: String
@@ -22,8 +22,15 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
         SystemError(call: call, errno: Glibc.errno, path: path)
     }
 
+    /// `strerror(3)` text for an errno value (glibc's strings for known values are constant;
+    /// the text is copied at once).
+    public static func text(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text)
+    }
+
     public var description: String {
-        let reason = String(cString: strerror(errno))
+        let reason = Self.text(errno)
         guard let path else { return "\(call): \(reason)" }
         return "\(call) \(path): \(reason)"
     }
