@@ -64,6 +64,6 @@ final class MetricsFileWriter {
     private func removeWritten() {
         guard let old = written else { return }
         written = nil
-        if unlink(old.path) == 0 { log.info("metrics file \(old.path) removed (MetricsFile= changed)") }
+        if FileSystem.remove(old.path) { log.info("metrics file \(old.path) removed (MetricsFile= changed)") }
     }
 }

@@ -255,7 +255,7 @@ final class RunSupervisor {
                 process.priority = job.priority
                 return .success(process)
             } catch {
-                kill(-child.pid, SIGKILL)
+                child.killGroup()
                 cgroup?.killAll()
                 releaseLimitGroups(run)
                 return .failure(LaunchProblem("cannot watch the child: \(error)"))

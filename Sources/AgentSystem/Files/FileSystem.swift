@@ -36,6 +36,12 @@ public enum FileSystem {
         }
     }
 
+    /// Removes a file; false when there was none or it could not be removed.
+    @discardableResult
+    public static func remove(_ path: String) -> Bool {
+        unlink(path) == 0
+    }
+
     public static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

@@ -44,6 +44,12 @@ public struct SpawnedChild: Sendable {
     public var pidfd: Int32
     public var stdoutFD: Int32
     public var stderrFD: Int32
+
+    /// SIGKILL to the child's process group (its own, from setsid): for a child that cannot be
+    /// followed.
+    public func killGroup() {
+        kill(-pid, SIGKILL)
+    }
 }
 
 /// Why a spawn failed, for `spawn-failed(reason)`.
