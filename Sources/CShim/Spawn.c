@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -118,15 +119,47 @@ fail:
 #undef CHECK
 }
 
-int cshim_spawn_plugin(const struct cshim_spawn_request *r, pid_t *pid, int *pidfd,
-                       const char **failed_step) {
-    struct child_args args = {.request = r, .failed_errno = 0, .failed_step = -1};
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CSHIM_UNDER_TSAN 1
+#endif
+#endif
+
+#ifdef CSHIM_UNDER_TSAN
+// ThreadSanitizer intercepts glibc's clone() and cannot follow a child that shares its memory
+// (its ForkAfter CHECK fails). Under TSan only, the child is a copy (raw clone syscall without
+// CLONE_VM: TSan never sees it, and the child makes raw system calls only), still CLONE_VFORK so
+// the parent waits for execve, and reports a failure through a page shared with the parent.
+static pid_t spawn_child(struct child_args *args, int *child_pidfd) {
+    struct child_args *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE,
+                                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) return -1;
+    *shared = *args;
+    long child = syscall(SYS_clone, (unsigned long)(CLONE_VFORK | CLONE_PIDFD | SIGCHLD), NULL,
+                         child_pidfd, NULL, 0);
+    if (child == 0) child_main(shared); // does not return
+    int saved = errno;
+    args->failed_errno = shared->failed_errno;
+    args->failed_step = shared->failed_step;
+    munmap(shared, sizeof *shared);
+    errno = saved;
+    return (pid_t)child;
+}
+#else
+static pid_t spawn_child(struct child_args *args, int *child_pidfd) {
     // The child runs on this buffer (part of this frame) while this thread is suspended
     // (CLONE_VFORK); it only makes system calls, so 16 KiB is ample.
     char stack_storage[16 * 1024] __attribute__((aligned(16)));
+    return clone(child_main, stack_storage + sizeof stack_storage,
+                 CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, args, child_pidfd);
+}
+#endif
+
+int cshim_spawn_plugin(const struct cshim_spawn_request *r, pid_t *pid, int *pidfd,
+                       const char **failed_step) {
+    struct child_args args = {.request = r, .failed_errno = 0, .failed_step = -1};
     int child_pidfd = -1;
-    pid_t child = clone(child_main, stack_storage + sizeof stack_storage,
-                        CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &args, &child_pidfd);
+    pid_t child = spawn_child(&args, &child_pidfd);
     if (child < 0) {
         *failed_step = "clone";
         return errno;

@@ -11,17 +11,12 @@ import Testing
         return path
     }
 
-    /// What `id` waits for, once the scheduler lists it (within 10 s).
+    /// What `id` waits for. The agent opens its socket only once the scheduler has every job
+    /// loaded at start (`ready:`), so the first answer after that lists it.
     private func waiting(_ agent: AgentProcess, _ id: String) throws -> String? {
-        let deadline = Date().addingTimeInterval(10)
-        repeat {
-            let items = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
-            if let reason = items.first(where: { $0["identifier"] as? String == id })?["waitingFor"] as? String {
-                return reason
-            }
-            usleep(50_000)  // polling the agent's answer, not waiting for luck
-        } while Date() < deadline
-        return nil
+        try agent.waitForLog("ready:")
+        let items = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+        return items.first(where: { $0["identifier"] as? String == id })?["waitingFor"] as? String
     }
 
     @Test func aScheduledJobWaitsForItsSlotAndPendingShowsItsDate() throws {
