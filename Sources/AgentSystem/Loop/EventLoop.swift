@@ -48,6 +48,9 @@ public final class EventLoop {
     /// epoll user data of the timerfd; watch ids start at 1.
     private static let timerData: UInt64 = 0
     private static let batchSize = 64
+    /// Ready handlers run between two looks at the timers: a deadline (a SIGKILL after the grace
+    /// period) waits behind at most this many handlers (a burst of run ends), not a whole batch.
+    static let handlersBetweenTimerChecks = 8
 
     private let epollFD: Int32
     private let timerFD: Int32
@@ -71,8 +74,9 @@ public final class EventLoop {
     private var readyData = [UInt64](repeating: 0, count: EventLoop.batchSize)
 
     /// CLOCK_MONOTONIC, CLOCK_BOOTTIME and CLOCK_REALTIME as read once per iteration, right after
-    /// `epoll_wait` returned (before that: when the loop was created). Every handler of one
-    /// iteration sees the same values, so one answer never mixes several "now"s.
+    /// `epoll_wait` returned (before that: when the loop was created), and again only when a timer
+    /// came due in the middle of a long batch of handlers. Every callback sees the values of its
+    /// slice, so one answer never mixes several "now"s.
     public private(set) var clock: ClockReading
 
     /// CLOCK_MONOTONIC of this iteration (`clock.monotonic`).
@@ -241,8 +245,9 @@ public final class EventLoop {
 
     /// One iteration: waits until something is ready (at most `timeout`, if given), reads the clock,
     /// then runs the urgent ready handlers, the due timers (deadlines such as SIGKILL after a grace
-    /// period must not wait behind a batch of I/O), the other ready handlers and the deferred
-    /// actions, in that order.
+    /// period must not wait behind a batch of I/O), the other ready handlers — looking at the
+    /// timers again every ``handlersBetweenTimerChecks`` handlers — and the deferred actions, in
+    /// that order.
     public func runOnce(timeout: Duration? = nil) {
         precondition(!dispatching, "EventLoop.runOnce/run called from inside a loop callback")
         rearmTimer()
@@ -280,11 +285,20 @@ public final class EventLoop {
             }
         }
         fireDueTimers()
-        for index in later {
+        for (position, index) in later.enumerated() {
+            if position > 0, position % Self.handlersBetweenTimerChecks == 0 { fireTimersDueMeanwhile() }
             guard let watch = watches[readyData[index]] else { continue }  // removed meanwhile
             watch.handler(IOEvents(epollMask: readyEvents[index]))
         }
         runDeferred()
+    }
+
+    /// Between slices of a long batch of handlers: when a timer has come due since the iteration
+    /// began, the clock is read again (what follows sees the later time) and due timers fire.
+    private func fireTimersDueMeanwhile() {
+        guard let first = timers.min, first.priority.deadline <= MonotonicInstant.now().nanoseconds else { return }
+        clock = ClockReading.read()
+        fireDueTimers()
     }
 
     private func fireDueTimers() {

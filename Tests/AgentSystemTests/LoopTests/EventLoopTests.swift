@@ -29,6 +29,29 @@ struct EventLoopTests {
         #expect(calls == ["urgent", "timer", "ordinary"])
     }
 
+    @Test("a timer that comes due during a long batch of handlers fires between slices of it")
+    func aTimerDueDuringABurstDoesNotWaitForTheWholeBurst() throws {
+        let loop = try EventLoop()
+        let pipes = try (0..<24).map { _ in try TestPipe() }
+        var calls: [String] = []
+        for (number, pipe) in pipes.enumerated() {
+            pipe.write("x")
+            _ = try loop.watch(fd: pipe.readEnd, events: .readable) { _ in
+                // Each handler takes at least a millisecond (a run end's bookkeeping, say).
+                let until = MonotonicInstant.now() + .milliseconds(1)
+                while MonotonicInstant.now() < until {}
+                calls.append("handler \(number)")
+                pipe.drain()
+            }
+        }
+        _ = loop.schedule(at: MonotonicInstant.now() + .milliseconds(3)) { calls.append("timer") }
+        loop.runOnce(timeout: .seconds(10))
+        let position = try #require(calls.firstIndex(of: "timer"))
+        #expect(calls.count == 25)
+        // Due after three handlers at the latest: it waits for the end of that slice, not for all 24.
+        #expect(position <= EventLoop.handlersBetweenTimerChecks * 2, "\(calls)")
+    }
+
     @Test("timers fire in deadline order, never before their deadline")
     func timersFireInDeadlineOrder() throws {
         let loop = try EventLoop()
