@@ -15,15 +15,20 @@ public final class LimitControllers {
     private let v1Parents: [(controller: String, directory: String)]
     /// v1 groups whose removal must be retried (a killed leftover was still exiting).
     private var busyGroups: [String] = []
+    /// v1 groups of a dead agent whose leftovers another agent kills (see `setUp`): removed once
+    /// empty, never emptied here.
+    private var waitingGroups: [String] = []
 
     private static let controllers = ["pids", "memory"]
 
     private init(enforcement: [LimitEnforcement], unified: Set<String>,
-                 v1Parents: [(controller: String, directory: String)], busyGroups: [String]) {
+                 v1Parents: [(controller: String, directory: String)], busyGroups: [String],
+                 waitingGroups: [String]) {
         self.enforcement = enforcement
         self.unified = unified
         self.v1Parents = v1Parents
         self.busyGroups = busyGroups
+        self.waitingGroups = waitingGroups
     }
 
     /// Enables `pids` and `memory` for the cgroups under `runsParent` (the agent's directory of
@@ -34,7 +39,7 @@ public final class LimitControllers {
         var unified = UnifiedControllers()
         // Unified run cgroups of a dead agent are its recorded runs': the restart recovery kills
         // what is in them. Only empty ones go here.
-        if let hierarchy { _ = removeGroupsOfGoneAgents(in: hierarchy.ownDirectory, killingLeftovers: false) }
+        if let hierarchy { _ = removeGroupsOfGoneAgents(in: hierarchy.ownDirectory, killingLeftovers: false, unlessUnifiedIn: nil) }
         if let hierarchy, let runsParent {
             unified = hierarchy.enableControllers(controllers, forRunsUnder: runsParent)
         } else {
@@ -43,14 +48,21 @@ public final class LimitControllers {
         var v1Parents: [(controller: String, directory: String)] = []
         var v1Problems: [String: String] = [:]
         var busyGroups: [String] = []
+        var waitingGroups: [String] = []
         for name in controllers where !unified.enabled.contains(name) {
             guard let v1 = CgroupV1Controller.detect(name) else {
                 v1Problems[name] = "no cgroup v1 \(name) hierarchy"
                 continue
             }
             // Nothing records a dead agent's v1 groups; whatever is still in them is a leftover
-            // of its runs (cgroups do not outlive a boot) and is killed.
-            busyGroups += removeGroupsOfGoneAgents(in: v1.ownDirectory, killingLeftovers: true)
+            // of its runs (cgroups do not outlive a boot) and is killed — unless the dead agent
+            // also had unified run cgroups: then its leftovers are there too, and the agent that
+            // recovers its runs (the one with its state directory) kills them; another agent on
+            // the machine must not. Busy groups are retried until they are empty.
+            let left = removeGroupsOfGoneAgents(in: v1.ownDirectory, killingLeftovers: true,
+                                                unlessUnifiedIn: hierarchy?.ownDirectory)
+            busyGroups += left.busy
+            waitingGroups += left.waiting
             let directory = v1.ownDirectory + "/" + groupName
             if mkdir(directory, 0o755) == 0 || errno == EEXIST {
                 v1Parents.append((name, directory))
@@ -69,7 +81,7 @@ public final class LimitControllers {
             return LimitEnforcement(key: key, notEnforcedBecause: reasons.joined(separator: "; "))
         }
         return LimitControllers(enforcement: enforcement, unified: unified.enabled, v1Parents: v1Parents,
-                                busyGroups: busyGroups)
+                                busyGroups: busyGroups, waitingGroups: waitingGroups)
     }
 
     /// Each key and the controller behind it.
@@ -91,16 +103,24 @@ public final class LimitControllers {
     /// Removes a finished run's v1 groups, and retries groups that were busy before.
     public func release(_ groups: RunLimitGroups) {
         busyGroups = RunLimitGroups.removeStale(busyGroups) + groups.remove()
+        removeWaitingGroups()
+    }
+
+    /// Removes what of the waiting groups has emptied: the run groups first, then their parents.
+    private func removeWaitingGroups() {
+        waitingGroups = waitingGroups.filter { rmdir($0) != 0 && errno != ENOENT }
     }
 
     /// Removes the agent's v1 directories (at exit, once every run has ended), waiting up to a
     /// second for killed leftovers to finish exiting.
     public func removeParents() {
         busyGroups = RunLimitGroups.removeStale(busyGroups)
-        for _ in 0..<100 where !busyGroups.isEmpty {
+        removeWaitingGroups()
+        for _ in 0..<100 where !busyGroups.isEmpty || !waitingGroups.isEmpty {
             var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
             nanosleep(&pause, nil)
             busyGroups = RunLimitGroups.removeStale(busyGroups)
+            removeWaitingGroups()
         }
         for parent in v1Parents { rmdir(parent.directory) }
     }
@@ -109,21 +129,27 @@ public final class LimitControllers {
     /// hierarchy: their run groups and themselves. A live agent's are left alone; a group with
     /// processes in it stays unless `killingLeftovers` (rmdir refuses it). Returns what is still
     /// busy, for a later retry.
-    private static func removeGroupsOfGoneAgents(in directory: String, killingLeftovers: Bool) -> [String] {
+    private static func removeGroupsOfGoneAgents(in directory: String, killingLeftovers: Bool,
+                                                 unlessUnifiedIn unified: String?)
+        -> (busy: [String], waiting: [String])
+    {
         var busy: [String] = []
+        var waiting: [String] = []
         for entry in directoryEntries(directory) where entry.hasPrefix("agentd-runs.") {
             guard let pid = pid_t(entry.dropFirst("agentd-runs.".count)), pid != getpid(),
                   kill(pid, 0) != 0, errno == ESRCH else { continue }
             let parent = directory + "/" + entry
             let runs = directoryEntries(parent).filter { $0.hasPrefix("run-") }.map { parent + "/" + $0 }
-            if killingLeftovers {
+            let recoveredElsewhere = unified.map { access($0 + "/" + entry, F_OK) == 0 } ?? false
+            if killingLeftovers && !recoveredElsewhere {
                 busy += RunLimitGroups.removeStale(runs)
+                if rmdir(parent) != 0, errno == EBUSY { busy.append(parent) }
             } else {
-                for run in runs { rmdir(run) }
+                let left = runs.filter { rmdir($0) != 0 && errno == EBUSY }
+                if rmdir(parent) != 0, errno == EBUSY, killingLeftovers { waiting += left + [parent] }
             }
-            if rmdir(parent) != 0, killingLeftovers, errno == EBUSY { busy.append(parent) }
         }
-        return busy
+        return (busy, waiting)
     }
 
     private static func directoryEntries(_ path: String) -> [String] {
