@@ -3,7 +3,7 @@ import AgentCore
 
 /// A plugin's stdout: the line splitter gives the same lines whatever the chunking, none longer
 /// than its limit; each line's directive keeps its bounds (`PROGRESS=` within 0–100 %, a
-/// checkpoint short and NUL-free).
+/// checkpoint and a result short and NUL-free).
 enum DirectiveChecks {
     static func check(_ bytes: [UInt8]) -> String? {
         let limit = 1 + Int(bytes.first ?? 0) % 64
@@ -40,6 +40,9 @@ enum DirectiveChecks {
         case .checkpoint(let text):
             if text.utf8.count > PluginDirective.maxCheckpointBytes { return "checkpoint of \(text.utf8.count) bytes" }
             if text.utf8.contains(0) { return "checkpoint with a NUL byte" }
+        case .result(let text):
+            if text.utf8.count > PluginDirective.maxResultBytes { return "result of \(text.utf8.count) bytes" }
+            if text.utf8.contains(0) { return "result with a NUL byte" }
         case .title, .subtitle, .status, .log, .invalid:
             break
         }
