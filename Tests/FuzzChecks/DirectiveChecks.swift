@@ -18,6 +18,25 @@ enum DirectiveChecks {
         for line in lines(of: [bytes[...]], limit: 4096).lines + [bytes] {
             if let failure = directiveBounds(PluginDirective.parse(line)) { return failure }
         }
+        return checkCutMarks(bytes, limit: limit, expected: whole)
+    }
+
+    /// `feedMarkingCuts` gives the lines `feed` gives, marks exactly the truncated ones, and a
+    /// marked line is never taken as a `RESULT=` (only its start is there).
+    static func checkCutMarks(_ bytes: [UInt8], limit: Int,
+                              expected: (lines: [[UInt8]], truncated: Int)) -> String? {
+        var splitter = LineSplitter(maxLineBytes: limit)
+        var marked: [(line: [UInt8], cut: Bool)] = []
+        bytes.withUnsafeBytes { chunk in
+            splitter.feedMarkingCuts(chunk) { marked.append((Array($0), $1)) }
+        }
+        splitter.finish { marked.append((Array($0), false)) }
+        if marked.map(\.line) != expected.lines { return "feedMarkingCuts changed the lines" }
+        let cuts = marked.filter(\.cut)
+        if cuts.count != expected.truncated { return "\(cuts.count) lines marked cut, \(expected.truncated) truncated" }
+        for cut in cuts {
+            if case .result = PluginDirective.parse(cut.line, wasCut: true) { return "a cut line was taken as a RESULT=" }
+        }
         return nil
     }
 
