@@ -119,7 +119,7 @@ public final class Agent {
             metrics.runEnded(end)
             events.runEnded(job: end.job, run: end.run, stop: end.stop)
             serviceStatus.update()
-            scheduling.handle(.runEnded(end.job, end.run, end.stop))
+            scheduling.handle(.runEnded(end.job, end.run, end.stop, result: end.result))
         }
         runs.onRunProgress = { [unowned scheduling] run, fraction in scheduling.handle(.runProgress(run, fraction)) }
         runs.onRunDirective = { [unowned events] run, directive in events.runDirective(run, directive) }

@@ -372,7 +372,7 @@ struct ControlHandler {
         RunRecord(runID: row.runID, identifier: row.identifier, kind: row.kind, reason: row.reason,
                   startedAt: row.startedAt, endedAt: row.endedAt, stopReason: row.stopReason,
                   exitStatus: row.exitStatus, signal: row.signal, progress: row.progress, title: row.title,
-                  logTail: withLogTail ? RunRecord.logLines(row.logTail) : [])
+                  logTail: withLogTail ? RunRecord.logLines(row.logTail) : [], notes: RunNotes(row.notes))
     }
 
     func statusReport() -> StatusReport {

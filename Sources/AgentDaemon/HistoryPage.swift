@@ -59,11 +59,15 @@ struct HistoryPage {
     /// Never less than the run's JSON encoding (with its separating comma): keys and numbers at
     /// their widest, strings at their escaped length.
     static func estimatedBytes(of record: RunRecord) -> Int {
-        // The stop reason twice: `spawnError` repeats its text. 500: keys, numbers at their
-        // widest, the two RFC 3339 instants and the stop kind and `expiredBy` words.
+        // The stop reason twice: `spawnError` repeats its text. 700: keys (those of what the run
+        // said too), numbers at their widest, the two RFC 3339 instants and the stop kind and
+        // `expiredBy` words.
+        let notes = record.notes
         let strings = [record.runID, record.identifier, record.kind, record.reason,
-                       record.stopReason ?? "", record.stopReason ?? "", record.title ?? ""]
-        return 500 + strings.reduce(0) { $0 + escapedBytes($1) }
+                       record.stopReason ?? "", record.stopReason ?? "", record.title ?? "",
+                       notes.statusText ?? "", notes.result ?? "", notes.checkpointGiven ?? "",
+                       notes.checkpointLeft ?? ""]
+        return 700 + strings.reduce(0) { $0 + escapedBytes($1) }
             + record.logTail.reduce(0) { $0 + escapedBytes($1) + 1 }
     }
 

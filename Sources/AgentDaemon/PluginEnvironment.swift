@@ -22,6 +22,11 @@ enum PluginEnvironment {
         set("AGENTD_REASON", run.reason.rawValue)
         if let deadline = run.deadline { set("AGENTD_DEADLINE", String(deadline)) }
         if let checkpoint = run.checkpoint { set("AGENTD_CHECKPOINT", checkpoint) }
+        if let chained = run.chainedInput {
+            set("AGENTD_PREVIOUS_RUN_ID", chained.previousRunID.description)
+            // Absent, not empty, when the previous run printed no RESULT= (an empty one is a result).
+            if let result = chained.previousResult { set("AGENTD_PREVIOUS_RESULT", result) }
+        }
         set("STATE_DIRECTORY", stateDirectory)
         return values.map { "\($0.0)=\($0.1)" }
     }

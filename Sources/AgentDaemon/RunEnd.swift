@@ -13,4 +13,6 @@ struct RunEnd {
     var stop: StopReason
     var startedAtMilliseconds: Int64
     var endedAtMilliseconds: Int64
+    /// Its last `RESULT=`, for the run an `OnSuccess=` chain starts.
+    var result: String? = nil
 }

@@ -152,7 +152,7 @@ final class RunSupervisor {
         // A submission may name the job with a dynamic suffix (com.example.export.<uuid>).
         var state = LiveRun(id: id, identifier: submission?.identifier ?? job.identifier, kind: job.kind,
                             reason: reason, startedAt: nowMs / 1000, settings: RunLifecycle.Settings(job: job),
-                            checkpoint: checkpoint ?? nil)
+                            checkpoint: checkpoint ?? nil, chainedInput: order.chainedInput)
         if let title = submission?.title { _ = state.apply(.title(title)) }
         if let subtitle = submission?.subtitle { _ = state.apply(.subtitle(subtitle)) }
         let run = ActiveRun(state: state, job: job, startedAtMilliseconds: nowMs)
@@ -246,7 +246,7 @@ final class RunSupervisor {
         case .success(let child):
             let id = run.state.id
             let callbacks = PluginProcess.Callbacks(
-                onLine: { [unowned self] stream, line in self.line(id, stream, line) },
+                onLine: { [unowned self] stream, line, wasCut in self.line(id, stream, line, wasCut: wasCut) },
                 onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
                 onGone: { [unowned self] in self.gone(id) })
             do {
@@ -276,13 +276,13 @@ final class RunSupervisor {
 
     // MARK: output
 
-    private func line(_ id: RunID, _ stream: PluginProcess.Stream, _ bytes: UnsafeBufferPointer<UInt8>) {
+    private func line(_ id: RunID, _ stream: PluginProcess.Stream, _ bytes: UnsafeBufferPointer<UInt8>, wasCut: Bool) {
         guard let run = live[id] else { return }
         switch stream {
         case .stdout:
             let title = run.state.title
             defer { if run.state.title != title { recordTitle(run) } }
-            let directive = PluginDirective.parse(bytes)
+            let directive = PluginDirective.parse(bytes, wasCut: wasCut)
             switch run.state.apply(directive) {
             case .progressed:
                 // The hot path (a plugin may print thousands a second): a PROGRESS= line yields no
@@ -542,12 +542,8 @@ final class RunSupervisor {
         case .signaled(let number)?: signal = number
         case nil: break
         }
-        let record = StoredRun(
-            runID: id.description, identifier: run.state.identifier.rawValue, kind: run.state.kind.rawValue,
-            reason: run.state.reason.rawValue, startedAt: run.startedAtMilliseconds, endedAt: endedMs,
-            stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
-            progress: run.state.progress?.fraction, title: run.state.title,
-            logTail: run.state.logTail.lines.joined(separator: "\n"))
+        let record = Self.endRecord(of: run, stopReason: stopReason, endedAt: endedMs,
+                                    exitStatus: exitStatus, signal: signal)
         persist("the end of run \(id)") { store in
             try store.finish(record)
             try store.recordOutcome(identifier: run.state.identifier.rawValue, at: endedMs,
@@ -563,7 +559,8 @@ final class RunSupervisor {
                        fields: LogFields(.runEnded, identifier: run.state.identifier.rawValue, runID: id.description,
                                          stopReason: stopReason.description))
         onRunEnded?(RunEnd(job: run.job.identifier, identifier: run.state.identifier, kind: run.job.kind, run: id,
-                           stop: stopReason, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: endedMs))
+                           stop: stopReason, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: endedMs,
+                           result: run.state.result))
         if live.isEmpty { onIdle?() }
     }
 

@@ -145,10 +145,23 @@ public struct RunRecord: Codable, Sendable, Hashable {
     public var progress: Double?
     public var title: String?
     public var logTail: [String]
+    // What the run said (DESIGN §10), recorded at its end: absent for a live run and for runs an
+    // older agentd recorded.
+    /// The last `STATUS=` text.
+    public var statusText: String?
+    /// The last accepted `RESULT=`.
+    public var result: String?
+    /// Output lines cut at 4096 bytes.
+    public var truncatedLineCount: Int?
+    /// Directives counted and ignored.
+    public var invalidDirectiveCount: Int?
+    /// The checkpoint it started with (`AGENTD_CHECKPOINT`), and the one in force when it ended.
+    public var checkpointGiven: String?
+    public var checkpointLeft: String?
 
     public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
                 endedAt: Int64?, stopReason: String?, exitStatus: Int32?, signal: Int32?,
-                progress: Double?, title: String?, logTail: [String]) {
+                progress: Double?, title: String?, logTail: [String], notes: RunNotes = RunNotes()) {
         self.runID = runID
         self.identifier = identifier
         self.kind = kind
@@ -161,7 +174,25 @@ public struct RunRecord: Codable, Sendable, Hashable {
         self.progress = progress
         self.title = title
         self.logTail = logTail
+        self.notes = notes
         deriveStopFields()
+    }
+
+    /// The fields of what the run said, together.
+    public var notes: RunNotes {
+        get {
+            RunNotes(statusText: statusText, result: result, truncatedLineCount: truncatedLineCount,
+                     invalidDirectiveCount: invalidDirectiveCount, checkpointGiven: checkpointGiven,
+                     checkpointLeft: checkpointLeft)
+        }
+        set {
+            statusText = newValue.statusText
+            result = newValue.result
+            truncatedLineCount = newValue.truncatedLineCount
+            invalidDirectiveCount = newValue.invalidDirectiveCount
+            checkpointGiven = newValue.checkpointGiven
+            checkpointLeft = newValue.checkpointLeft
+        }
     }
 
     private mutating func deriveStopFields() {

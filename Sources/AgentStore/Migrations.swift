@@ -78,6 +78,16 @@ public enum Migrations {
         """
         ALTER TABLE runs ADD COLUMN boot_id TEXT;
         """,
+        // 6: what a run said, kept with its end (DESIGN §10): its RESULT=, the count of lines cut
+        // at 4096 bytes and of invalid directives, the checkpoint it was given and the one it
+        // left (`status_text` is in the first schema). Older rows keep NULL: not recorded.
+        """
+        ALTER TABLE runs ADD COLUMN result TEXT;
+        ALTER TABLE runs ADD COLUMN truncated_lines INTEGER;
+        ALTER TABLE runs ADD COLUMN invalid_directives INTEGER;
+        ALTER TABLE runs ADD COLUMN checkpoint_given TEXT;
+        ALTER TABLE runs ADD COLUMN checkpoint_left TEXT;
+        """,
     ]
 
     /// Applies every migration the database has not seen. Returns the resulting version.

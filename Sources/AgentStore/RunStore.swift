@@ -20,6 +20,9 @@ public struct StoredRun: Sendable, Hashable {
     /// The kernel's boot id when the run started: its process group and cgroup mean nothing in
     /// another boot.
     public var bootID: String?
+    /// What the run said, recorded at its end; all nil for a live run and for runs recorded
+    /// before schema 6.
+    public var notes = StoredRunNotes()
 
     public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
                 endedAt: Int64? = nil, stopReason: String? = nil, exitStatus: Int32? = nil,
@@ -87,18 +90,25 @@ public struct RunStore {
     /// queue of unwritten records while the state directory was full), so an end is never lost
     /// for want of its start.
     public func finish(_ run: StoredRun) throws {
+        let notes = run.notes
         try database.cached("""
             INSERT INTO runs (run_id, identifier, kind, reason, started_at, ended_at, stop_reason,
-                              exit_status, signal, progress, title, log_tail)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                              exit_status, signal, progress, title, log_tail, status_text, result,
+                              truncated_lines, invalid_directives, checkpoint_given, checkpoint_left)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
             ON CONFLICT(run_id) DO UPDATE SET ended_at = ?6, stop_reason = ?7, exit_status = ?8,
-                signal = ?9, progress = ?10, title = ?11, log_tail = ?12
+                signal = ?9, progress = ?10, title = ?11, log_tail = ?12, status_text = ?13,
+                result = ?14, truncated_lines = ?15, invalid_directives = ?16,
+                checkpoint_given = ?17, checkpoint_left = ?18
             WHERE runs.ended_at IS NULL
             """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
                       .integer(run.startedAt), run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0) },
                       run.exitStatus.map { .integer(Int64($0)) }, run.signal.map { .integer(Int64($0)) },
                       run.progress.map { .real($0) }, run.title.map { .text($0) },
-                      run.logTail.map { .text($0) }])
+                      run.logTail.map { .text($0) }, notes.statusText.map { .text($0) },
+                      notes.result.map { .text($0) }, notes.truncatedLines.map { .integer(Int64($0)) },
+                      notes.invalidDirectives.map { .integer(Int64($0)) },
+                      notes.checkpointGiven.map { .text($0) }, notes.checkpointLeft.map { .text($0) }])
     }
 
     /// Runs that were live when the agent last stopped (no end recorded).
@@ -147,7 +157,8 @@ public struct RunStore {
 
     private static let columns = """
         SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
-               signal, progress, title, log_tail, process_group, cgroup, boot_id FROM runs
+               signal, progress, title, log_tail, process_group, cgroup, boot_id, status_text,
+               result, truncated_lines, invalid_directives, checkpoint_given, checkpoint_left FROM runs
         """
 
     private func select(_ tail: String, _ values: [StoreValue?]) throws -> [StoredRun] {
@@ -163,7 +174,7 @@ public struct RunStore {
     /// The current row of a statement that selects `columns`.
     private static func row(of statement: Statement) -> StoredRun {
         func optionalInt(_ column: Int32) -> Int64? { statement.isNull(column) ? nil : statement.int64(column) }
-        return StoredRun(
+        var run = StoredRun(
             runID: statement.text(0) ?? "", identifier: statement.text(1) ?? "",
             kind: statement.text(2) ?? "", reason: statement.text(3) ?? "",
             startedAt: statement.int64(4), endedAt: optionalInt(5), stopReason: statement.text(6),
@@ -173,6 +184,12 @@ public struct RunStore {
             logTail: statement.text(11),
             processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
             cgroup: statement.text(13), bootID: statement.text(14))
+        run.notes = StoredRunNotes(
+            statusText: statement.text(15), result: statement.text(16),
+            truncatedLines: optionalInt(17).map { Int(clamping: $0) },
+            invalidDirectives: optionalInt(18).map { Int(clamping: $0) },
+            checkpointGiven: statement.text(19), checkpointLeft: statement.text(20))
+        return run
     }
 
     // MARK: checkpoints

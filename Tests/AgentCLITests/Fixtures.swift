@@ -154,7 +154,10 @@ enum Fixture {
                   // Today 09:05 local.
                   startedAt: (now - 5 * 3600 - 25 * 60) * 1000, endedAt: (now - 5 * 3600 - 25 * 60) * 1000 + 3_723_000,
                   stopReason: "failure(exit 3)", exitStatus: 3, signal: nil, progress: nil, title: nil,
-                  logTail: ["rsync: connection refused"]),
+                  logTail: ["rsync: connection refused"],
+                  notes: RunNotes(statusText: "copying /home (2 of 5)", result: "/srv/backup/partial",
+                                  truncatedLineCount: 2, invalidDirectiveCount: 1,
+                                  checkpointGiven: "dir-1", checkpointLeft: "dir-2")),
         RunRecord(runID: "r000031", identifier: "local.backup", kind: "processing", reason: "catch-up",
                   // Friday 2026-11-27 23:59 local.
                   startedAt: (now - 2 * 86_400 - 14 * 3600 - 31 * 60) * 1000, endedAt: (now - 2 * 86_400 - 14 * 3600 - 31 * 60) * 1000 + 200_000,

@@ -126,6 +126,12 @@ import Testing
         GoldenFile.expect(RunCommands.render(Fixture.runs, context: Fixture.context()), matches: "render/history-80.txt")
     }
 
+    /// `history -v`: under each run, what it said (issue 13: run records keep what the run said).
+    @Test func historyVerbose() {
+        GoldenFile.expect(RunCommands.render(Fixture.runs, context: Fixture.context(), verbose: true),
+                          matches: "render/history-verbose-80.txt")
+    }
+
     @Test func historyWithNoRunsSaysHowToStartOne() {
         #expect(RunCommands.render([], context: Fixture.context()) == "No runs yet (agentctl simulate launch ID starts one now).")
     }

@@ -6,10 +6,11 @@ import AgentProtocol
 /// A history answer stays within its byte budget, whatever the runs hold.
 @Suite("History page budget")
 struct HistoryPageBudgetTests {
-    private func run(_ number: Int, logTail: [String] = [], title: String? = nil) -> RunRecord {
+    private func run(_ number: Int, logTail: [String] = [], title: String? = nil,
+                     notes: RunNotes = RunNotes()) -> RunRecord {
         RunRecord(runID: "r\(100_000 + number)", identifier: "local.export", kind: "processing", reason: "interval",
                   startedAt: 1_796_045_397_600 - Int64(number), endedAt: 1_796_045_397_900, stopReason: "failure(exit 3)",
-                  exitStatus: 3, signal: nil, progress: 0.3333333333333333, title: title, logTail: logTail)
+                  exitStatus: 3, signal: nil, progress: 0.3333333333333333, title: title, logTail: logTail, notes: notes)
     }
 
     private func encodedSize(_ page: HistoryPage) throws -> Int {
@@ -24,6 +25,23 @@ struct HistoryPageBudgetTests {
         #expect(page.records.count > 3)
         #expect(try encodedSize(page) <= 64 << 10)
         #expect(page.nextCursor == page.records.last?.runID)
+    }
+
+    /// What a run said counts too: a 4 KiB result and status text, two checkpoints, both counts.
+    @Test func whatARunSaidCountsAgainstTheBudget() throws {
+        let nasty = String(repeating: "\u{1}\"/\\\u{2028}é\t", count: 40)
+        let notes = RunNotes(statusText: nasty, result: String(repeating: "\u{7}/", count: 2_000),
+                             truncatedLineCount: Int.max, invalidDirectiveCount: Int.max,
+                             checkpointGiven: nasty, checkpointLeft: nasty)
+        var page = HistoryPage(limit: 1_000, budget: 64 << 10)
+        var number = 0
+        while page.add(run(number, title: nasty, notes: notes)) { number += 1 }
+        #expect(page.records.count > 1)
+        #expect(try encodedSize(page) <= 64 << 10)
+        // Every run on its own: the estimate is never below its encoding.
+        let one = run(0, title: nasty, notes: notes)
+        let alone = try MessageCoding.encodeLine(one).count
+        #expect(HistoryPage.estimatedBytes(of: one) >= alone)
     }
 
     @Test func theRowLimitEndsAPageAndSaysMoreFollow() {

@@ -34,8 +34,10 @@ enum RunCommands {
     static let history = CommandSpec(
         name: "history", abstract: "Show finished and live runs, newest first, with stop reasons and durations.",
         discussion: "The agent answers in pages (at most 1,000 runs or 128 KiB each); agentctl reads page after page until it has --limit runs, printing --json output as it arrives.",
-        examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history --json --limit 5000"],
-        options: [jsonOption, OptionSpec(long: "limit", valueName: "N", help: "How many runs (default \(HistoryPager.defaultLimit)).")],
+        examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history -v --limit 3",
+                   "agentctl history --json --limit 5000"],
+        options: [jsonOption, OptionSpec(long: "limit", valueName: "N", help: "How many runs (default \(HistoryPager.defaultLimit))."),
+                  OptionSpec(long: "verbose", short: "v", help: "Under each run, what it said: its last STATUS=, its RESULT=, the checkpoint it was given and left, lines cut and directives ignored.")],
         arguments: [ArgumentSpec(name: "ID", help: "Only runs of this identifier.", isOptional: true)],
         run: { parsed, context in
             var limit = HistoryPager.defaultLimit
@@ -54,14 +56,14 @@ enum RunCommands {
             } else {
                 // A table needs every row for its column widths; rows without log tails are small.
                 let runs = try HistoryPager.summaries(target: parsed.argument(0), limit: limit, context: context)
-                context.out(render(runs, context: context))
+                context.out(render(runs, context: context, verbose: parsed.flag("verbose")))
             }
             return 0
         })
 
     /// Runs newest first: when they started (`2 h ago`, `12:05`), how long they took, and how they
-    /// ended, coloured by outcome.
-    static func render(_ runs: [RunRecord], context: CommandContext) -> String {
+    /// ended, coloured by outcome; `verbose`: each row followed by what the run said.
+    static func render(_ runs: [RunRecord], context: CommandContext, verbose: Bool = false) -> String {
         guard !runs.isEmpty else {
             return "No runs yet (agentctl simulate launch ID starts one now)."
         }
@@ -76,9 +78,21 @@ enum RunCommands {
                     Table.Cell(duration, run.endedAt == nil ? .running : nil),
                     Table.Cell(result, Style.role(forStopReason: run.stopReason))]
         }
-        return Table(columns: [.fixed("RUN"), .fixed("IDENTIFIER"), .fixed("REASON"), .fixed("STARTED"), .fixed("DURATION"), "RESULT"],
-                     rows: rows)
+        let table = Table(columns: [.fixed("RUN"), .fixed("IDENTIFIER"), .fixed("REASON"), .fixed("STARTED"), .fixed("DURATION"), "RESULT"],
+                          rows: rows)
             .render(width: context.terminalWidth, style: context.style)
+        guard verbose else { return table }
+        // The table draws one line per row, after its header.
+        let lines = table.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var out = lines.prefix(1).map { $0 }
+        for (index, line) in lines.dropFirst().enumerated() {
+            out.append(line)
+            if index < runs.count {
+                out += RunNotesView.lines(runs[index].notes, indent: "    ", width: context.terminalWidth)
+                    .map { context.style.apply(.dim, $0) }
+            }
+        }
+        return out.joined(separator: "\n")
     }
 
     private static func change(_ command: ControlCommand, _ target: String?, _ context: CommandContext) throws -> Int32 {

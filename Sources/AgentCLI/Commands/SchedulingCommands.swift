@@ -111,6 +111,14 @@ enum SchedulingCommands {
                 lines.append("Recent runs:")
                 lines.append(RunCommands.render(history, context: context))
                 lines += LimitView.explainLines(history)
+                if let last = history.first(where: { $0.endedAt != nil }) {
+                    let said = RunNotesView.lines(last.notes, indent: "  ", width: context.terminalWidth)
+                    lines.append("Last run (\(last.runID)) said:")
+                    // Counts are recorded at every end by this agentd: none means an older one, or an agent restart.
+                    let silent = last.notes.truncatedLineCount == nil
+                        ? "  nothing recorded" : "  nothing: no STATUS=, RESULT= or CHECKPOINT=, no line cut, no directive ignored"
+                    lines += said.isEmpty ? [silent] : said
+                }
             }
             context.out(lines.joined(separator: "\n"))
             return 0

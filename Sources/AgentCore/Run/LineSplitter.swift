@@ -36,6 +36,17 @@ public struct LineSplitter: Sendable {
         _ chunk: UnsafeRawBufferPointer, _ emit: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) rethrows {
         try chunk.withMemoryRebound(to: UInt8.self) { bytes in
+            try feed(bytes: bytes) { line, _ in try emit(line) }
+        }
+    }
+
+    /// Splits `chunk` as `feed` does, telling `emit` also
+    /// whether the line was cut at ``maxLineBytes`` (so a directive whose whole value matters,
+    /// `RESULT=`, can refuse a cut one).
+    public mutating func feedMarkingCuts(
+        _ chunk: UnsafeRawBufferPointer, _ emit: (UnsafeBufferPointer<UInt8>, _ wasCut: Bool) throws -> Void
+    ) rethrows {
+        try chunk.withMemoryRebound(to: UInt8.self) { bytes in
             try feed(bytes: bytes, emit)
         }
     }
@@ -61,7 +72,7 @@ public struct LineSplitter: Sendable {
     }
 
     private mutating func feed(
-        bytes: UnsafeBufferPointer<UInt8>, _ emit: (UnsafeBufferPointer<UInt8>) throws -> Void
+        bytes: UnsafeBufferPointer<UInt8>, _ emit: (UnsafeBufferPointer<UInt8>, Bool) throws -> Void
     ) rethrows {
         var start = 0
         let end = bytes.count
@@ -81,13 +92,13 @@ public struct LineSplitter: Sendable {
                 if pending.isEmpty, newline != nil {
                     // The common case: the whole line is in this chunk, emit it in place.
                     lines += 1
-                    try emit(segment)
+                    try emit(segment, false)
                 } else {
                     reservePending()
                     pending.append(contentsOf: segment)
                     if newline != nil {
                         lines += 1
-                        try pending.withUnsafeBufferPointer { try emit($0) }
+                        try pending.withUnsafeBufferPointer { try emit($0, false) }
                         pending.removeAll(keepingCapacity: true)
                     }
                 }
@@ -97,11 +108,11 @@ public struct LineSplitter: Sendable {
                 truncatedLines += 1
                 if pending.isEmpty {
                     let cut = Self.utf8Prefix(UnsafeBufferPointer(rebasing: segment[0..<maxLineBytes]))
-                    try emit(cut)
+                    try emit(cut, true)
                 } else {
                     reservePending()
                     pending.append(contentsOf: UnsafeBufferPointer(rebasing: segment[0..<room]))
-                    try pending.withUnsafeBufferPointer { try emit(Self.utf8Prefix($0)) }
+                    try pending.withUnsafeBufferPointer { try emit(Self.utf8Prefix($0), true) }
                     pending.removeAll(keepingCapacity: true)
                 }
                 if newline == nil { discarding = true }

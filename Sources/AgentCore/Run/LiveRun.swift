@@ -16,12 +16,20 @@ public struct LiveRun: Sendable {
     public private(set) var subtitle: String?
     public private(set) var statusText: String?
     public private(set) var checkpoint: String?
+    /// The checkpoint the run started with (`AGENTD_CHECKPOINT`), kept in its record beside the
+    /// one it left (``checkpoint`` at its end).
+    public let checkpointGiven: String?
+    /// The last accepted `RESULT=`.
+    public private(set) var result: String?
+    /// What the run that chained this one handed on (`OnSuccess=`), if any.
+    public let chainedInput: ChainedInput?
     public private(set) var invalidDirectives = 0
     public private(set) var logTail = LogTail()
     public private(set) var outputLines = 0
 
     public init(id: RunID, identifier: Identifier, kind: JobKind, reason: RunReason,
-                startedAt: Int64, settings: RunLifecycle.Settings, checkpoint: String?) {
+                startedAt: Int64, settings: RunLifecycle.Settings, checkpoint: String?,
+                chainedInput: ChainedInput? = nil) {
         self.id = id
         self.identifier = identifier
         self.kind = kind
@@ -29,6 +37,8 @@ public struct LiveRun: Sendable {
         self.startedAt = startedAt
         self.lifecycle = RunLifecycle(settings: settings)
         self.checkpoint = checkpoint
+        self.checkpointGiven = checkpoint
+        self.chainedInput = chainedInput
     }
 
     /// Hands an event to the run's lifecycle: the actions the daemon must carry out, in order.
@@ -68,6 +78,9 @@ public struct LiveRun: Sendable {
         case .checkpoint(let value):
             checkpoint = value
             return .checkpointed(value)
+        case .result(let text):
+            result = text
+            return .none
         case .log(let line):
             logTail.append(line)
             return .logLine(line)

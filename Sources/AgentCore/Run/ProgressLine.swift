@@ -31,6 +31,11 @@ public enum InvalidDirective: Hashable, Sendable, CustomStringConvertible {
     /// A `CHECKPOINT=` value with a NUL byte: it is handed back in `AGENTD_CHECKPOINT`, and an
     /// environment variable cannot carry one.
     case checkpointContainsNUL
+    /// A `RESULT=` value over ``PluginDirective/maxResultBytes``, or one whose line was cut at
+    /// the 4096-byte line limit: a cut result is a wrong one, so the previous one is kept.
+    case resultTooLong
+    /// A `RESULT=` value with a NUL byte: it is handed on in `AGENTD_PREVIOUS_RESULT`.
+    case resultContainsNUL
 
     public var description: String {
         switch self {
@@ -38,6 +43,8 @@ public enum InvalidDirective: Hashable, Sendable, CustomStringConvertible {
         case .progressMalformed: "PROGRESS= is not N/M or N%"
         case .checkpointTooLong: "CHECKPOINT= longer than \(PluginDirective.maxCheckpointBytes) bytes"
         case .checkpointContainsNUL: "CHECKPOINT= contains a NUL byte"
+        case .resultTooLong: "RESULT= longer than \(PluginDirective.maxResultBytes) bytes or cut at the line limit"
+        case .resultContainsNUL: "RESULT= contains a NUL byte"
         }
     }
 }
@@ -54,20 +61,27 @@ public enum PluginDirective: Hashable, Sendable {
     /// The checkpoint to persist and hand back as `AGENTD_CHECKPOINT`; may be empty.
     case checkpoint(String)
     case status(String)
+    /// What the run hands on: kept in its record and given to an `OnSuccess=` run as
+    /// `AGENTD_PREVIOUS_RESULT`; the last one wins; may be empty.
+    case result(String)
     case log(String)
     case invalid(InvalidDirective)
 
     /// The largest `CHECKPOINT=` value accepted, in bytes of its (repaired) UTF-8.
     public static let maxCheckpointBytes = 1024
+    /// The largest `RESULT=` value accepted, in bytes of its (repaired) UTF-8: within DESIGN §5's
+    /// 4 KiB, as much as fits a line of the 4096-byte line limit after the key (4089 bytes).
+    public static let maxResultBytes = 4096 - "RESULT=".utf8.count
 
-    /// Classifies `line` (without its `\n`; a trailing `\r` is stripped).
-    public static func parse(_ line: [UInt8]) -> PluginDirective {
-        line.withUnsafeBufferPointer { parse($0) }
+    /// Classifies `line` (without its `\n`; a trailing `\r` is stripped). `wasCut`: the line
+    /// splitter cut it at its length limit (only the start of the line is here).
+    public static func parse(_ line: [UInt8], wasCut: Bool = false) -> PluginDirective {
+        line.withUnsafeBufferPointer { parse($0, wasCut: wasCut) }
     }
 
     /// Classifies a line borrowed from a reader's buffer, as ``LineSplitter`` emits it, so that
     /// the hot path never copies: a `PROGRESS=` line allocates nothing at all.
-    public static func parse(_ line: UnsafeBufferPointer<UInt8>) -> PluginDirective {
+    public static func parse(_ line: UnsafeBufferPointer<UInt8>, wasCut: Bool = false) -> PluginDirective {
         var count = line.count
         if count > 0, line[count - 1] == DirectiveBytes.carriageReturn { count -= 1 }
         let bytes = UnsafeBufferPointer(rebasing: line[0..<count])
@@ -93,6 +107,10 @@ public enum PluginDirective: Hashable, Sendable {
         case UInt8(ascii: "C"):
             if let value = DirectiveBytes.value(of: bytes, after: "CHECKPOINT=") {
                 return parseCheckpoint(value)
+            }
+        case UInt8(ascii: "R"):
+            if let value = DirectiveBytes.value(of: bytes, after: "RESULT=") {
+                return parseResult(value, wasCut: wasCut)
             }
         default:
             break
@@ -150,6 +168,16 @@ public enum PluginDirective: Hashable, Sendable {
         // The limit applies to what is persisted and handed back, i.e. the repaired text.
         guard text.utf8.count <= maxCheckpointBytes else { return .invalid(.checkpointTooLong) }
         return .checkpoint(text)
+    }
+
+    private static func parseResult(_ raw: UnsafeBufferPointer<UInt8>, wasCut: Bool) -> PluginDirective {
+        // A cut line holds only the start of the result: handing that on would be worse than
+        // keeping the previous one.
+        guard !wasCut, raw.count <= maxResultBytes else { return .invalid(.resultTooLong) }
+        guard !raw.contains(0) else { return .invalid(.resultContainsNUL) }
+        let text = DirectiveBytes.string(raw)
+        guard text.utf8.count <= maxResultBytes else { return .invalid(.resultTooLong) }
+        return .result(text)
     }
 }
 

@@ -9,6 +9,8 @@ struct PendingRequest: Sendable, Hashable {
     var retryAt: SchedulerTime?
     /// When an `OnSuccess=` chain asked for it.
     var chainedAt: SchedulerTime?
+    /// What the run whose success asked for it handed on (the latest such run); in memory only.
+    var chainedInput: ChainedInput?
 
     var isEmpty: Bool { triggeredAt == nil && retryAt == nil && chainedAt == nil }
 }

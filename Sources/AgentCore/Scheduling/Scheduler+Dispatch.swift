@@ -98,6 +98,8 @@ extension Scheduler {
             due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
             return
         }
+        // A launch that serves a chain request, whatever its reason, hands on what chained it.
+        let chainedInput = job.request.chainedInput
         job.request = PendingRequest()
         job.catchUp = nil
         job.announced = false
@@ -111,7 +113,7 @@ extension Scheduler {
         budget.spent += 1
         live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason))
         note(id, .launched(candidate.reason), now: now)
-        output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason)))
+        output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason, chainedInput: chainedInput)))
         dirty = true
     }
 

@@ -88,6 +88,9 @@ extension Scheduler {
             if pendingChained.contains(id) != (request.chainedAt != nil) {
                 problems.append("\(id): pending chain mirror \(pendingChained.contains(id)) disagrees with its request")
             }
+            if request.chainedInput != nil, request.chainedAt == nil {
+                problems.append("\(id): holds a chained input without a chain request")
+            }
             if !job.isDiscretionary, !job.request.isEmpty { problems.append("continued job \(id) has a pending request") }
             if !job.isDiscretionary, job.catchUp != nil { problems.append("continued job \(id) has a catch-up slot") }
         }

@@ -22,7 +22,8 @@ extension Scheduler {
 
     /// A run ended: frees its slot and identifier, updates history, schedules a retry after a
     /// failure (`Retry=`) and a chained run after a success (`OnSuccess=`).
-    mutating func runEnded(_ id: Identifier, _ run: RunID, _ stop: StopReason, now: SchedulerTime) {
+    mutating func runEnded(_ id: Identifier, _ run: RunID, _ stop: StopReason, result: String? = nil,
+                           now: SchedulerTime) {
         let counted = live.ended(run, job: resolveJob(id))
         frozen[run] = nil
         expiring.remove(run)
@@ -38,7 +39,7 @@ extension Scheduler {
                 jobs[jobID]?.request.retryAt = nil
             }
             pendingRetries[jobID] = nil
-            chain(from: jobID, now: now)
+            chain(from: jobID, input: ChainedInput(previousRunID: run, previousResult: result), now: now)
         case .failure, .crashed, .spawnFailed:
             let failures = (consecutiveFailures[jobID] ?? 0) + 1
             consecutiveFailures[jobID] = failures
@@ -59,8 +60,8 @@ extension Scheduler {
     }
 
     /// `OnSuccess=`: a pending `chained` request for the named job, subject to every blocker
-    /// but the interval.
-    mutating func chain(from jobID: Identifier, now: SchedulerTime) {
+    /// but the interval. The chained run gets `input` (the latest success's, when two merge).
+    mutating func chain(from jobID: Identifier, input: ChainedInput? = nil, now: SchedulerTime) {
         guard let next = jobs[jobID]?.definition.onSuccess else { return }
         guard let target = jobs[next] else {
             log("\(jobID): OnSuccess=\(next) is not a registered job; nothing chained")
@@ -88,6 +89,7 @@ extension Scheduler {
             pendingChained.insert(next)
             dirty = true
         }
+        jobs[next]?.request.chainedInput = input
         note(next, .chainRequested(by: jobID), now: now)
         held(next, now: now)
         reschedule(next, now: now)

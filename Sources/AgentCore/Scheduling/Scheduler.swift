@@ -176,7 +176,7 @@ public struct Scheduler: Sendable {
             }
             conditionTick(now: now)
         case .runStarted(let id, let run, let reason): runStarted(id, run, reason: reason, now: now)
-        case .runEnded(let id, let run, let stop): runEnded(id, run, stop, now: now)
+        case .runEnded(let id, let run, let stop, let result): runEnded(id, run, stop, result: result, now: now)
         case .runProgress(let run, let fraction): live.setProgress(run, fraction)
         case .conditionsChanged(let new): conditionsChanged(new, now: now)
         case .trigger(let id): trigger(id, now: now)

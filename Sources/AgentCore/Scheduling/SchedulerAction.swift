@@ -72,12 +72,17 @@ public struct LaunchOrder: Sendable, Hashable {
     /// The `.launchNow` request it answers (`simulate launch`, `run-if-stale`): the shell
     /// tells that requester the new run's id.
     public var requestID: Int64?
+    /// A launch serving an `OnSuccess=` request: the previous run's id and result, for
+    /// `AGENTD_PREVIOUS_RUN_ID` and `AGENTD_PREVIOUS_RESULT`.
+    public var chainedInput: ChainedInput?
 
-    public init(job: JobDefinition, reason: RunReason, submission: Submission? = nil, requestID: Int64? = nil) {
+    public init(job: JobDefinition, reason: RunReason, submission: Submission? = nil, requestID: Int64? = nil,
+                chainedInput: ChainedInput? = nil) {
         self.job = job
         self.reason = reason
         self.submission = submission
         self.requestID = requestID
+        self.chainedInput = chainedInput
     }
 
     /// The identifier the run reports under: a submission's dynamic one, else the job's.

@@ -18,8 +18,9 @@ public enum SchedulerEvent: Sendable {
     case runStarted(Identifier, RunID, reason: RunReason)
     /// A run ended. A launch that never started (spawn failure reported without `.runStarted`)
     /// is matched by identifier. Unknown runs (e.g. `agent-restart` records at start-up) only
-    /// update history.
-    case runEnded(Identifier, RunID, StopReason)
+    /// update history. `result`: the run's last `RESULT=`, handed to the run an `OnSuccess=`
+    /// chain starts (``LaunchOrder/chainedInput``).
+    case runEnded(Identifier, RunID, StopReason, result: String? = nil)
     /// A run reported progress (0…1): the least-progress run goes first when work is shed.
     case runProgress(RunID, Double)
     /// Power, battery, low-power mode, thermal state, network or pressure changed (DESIGN §6).

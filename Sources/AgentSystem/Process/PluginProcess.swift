@@ -14,11 +14,12 @@ public final class PluginProcess {
     public enum Stream: Sendable { case stdout, stderr }
 
     public struct Callbacks {
-        public var onLine: (Stream, UnsafeBufferPointer<UInt8>) -> Void
+        /// A line, and whether it was cut at the 4096-byte limit.
+        public var onLine: (Stream, UnsafeBufferPointer<UInt8>, Bool) -> Void
         public var onMainExit: (ProcessTermination) -> Void
         public var onGone: () -> Void
 
-        public init(onLine: @escaping (Stream, UnsafeBufferPointer<UInt8>) -> Void,
+        public init(onLine: @escaping (Stream, UnsafeBufferPointer<UInt8>, Bool) -> Void,
                     onMainExit: @escaping (ProcessTermination) -> Void,
                     onGone: @escaping () -> Void) {
             self.onLine = onLine
@@ -212,8 +213,8 @@ public final class PluginProcess {
         let onLine = callbacks.onLine
         let reachedEOF: Bool
         switch stream {
-        case .stdout: reachedEOF = stdoutPipe.read(rounds: limit) { onLine(.stdout, $0) }
-        case .stderr: reachedEOF = stderrPipe.read(rounds: limit) { onLine(.stderr, $0) }
+        case .stdout: reachedEOF = stdoutPipe.read(rounds: limit) { onLine(.stdout, $0, $1) }
+        case .stderr: reachedEOF = stderrPipe.read(rounds: limit) { onLine(.stderr, $0, $1) }
         }
         if reachedEOF { closePipe(stream) }
     }
@@ -223,10 +224,10 @@ public final class PluginProcess {
         switch stream {
         case .stdout:
             if let token = stdoutPipe.token { loop.unwatch(token) }
-            stdoutPipe.close { onLine(.stdout, $0) }
+            stdoutPipe.close { onLine(.stdout, $0, false) }
         case .stderr:
             if let token = stderrPipe.token { loop.unwatch(token) }
-            stderrPipe.close { onLine(.stderr, $0) }
+            stderrPipe.close { onLine(.stderr, $0, false) }
         }
     }
 }
@@ -260,13 +261,13 @@ struct PipeLines {
     var truncatedLines: Int { splitter.truncatedLines }
 
     /// Reads up to `rounds` buffers; returns true at end of file.
-    mutating func read(rounds: Int, _ emit: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+    mutating func read(rounds: Int, _ emit: (UnsafeBufferPointer<UInt8>, Bool) -> Void) -> Bool {
         guard fd >= 0 else { return false }
         var round = 0
         while round < rounds {
             let n = Glibc.read(fd, buffer.storage.baseAddress, buffer.storage.count)
             if n > 0 {
-                splitter.feed(UnsafeRawBufferPointer(rebasing: buffer.storage[0..<n]), emit)
+                splitter.feedMarkingCuts(UnsafeRawBufferPointer(rebasing: buffer.storage[0..<n]), emit)
                 round += 1
             } else if n == 0 {
                 return true

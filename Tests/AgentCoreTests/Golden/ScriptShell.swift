@@ -390,7 +390,7 @@ struct ScriptShell {
         case .settingsChanged: "settings-changed"
         case .tick: "tick"
         case .runStarted(let id, let run, _): "run-started \(id) r\(run.number)"
-        case .runEnded(let id, let run, let stop): "run-ended \(id) r\(run.number) \(stop)"
+        case .runEnded(let id, let run, let stop, _): "run-ended \(id) r\(run.number) \(stop)"
         case .runProgress(let run, let fraction): "progress r\(run.number) \(fraction)"
         case .conditionsChanged: "conditions-changed"
         case .trigger(let id): "trigger \(id)"

@@ -80,6 +80,37 @@ import Testing
         #expect(sim.launches.last?.time == morning + minutes(1) + .seconds(10))
     }
 
+    /// Issue 15 item 1: the chained run gets the previous run's id and result.
+    @Test func aChainedLaunchCarriesThePreviousRunsIDAndResult() {
+        var sim = Simulation(jobs: [job("com.example.download", .processing, onSuccess: "com.example.unpack"),
+                                    job("com.example.unpack", .processing, interval: hours(24))])
+        sim.result = { name, _ in name == id("com.example.download") ? "/srv/nightly.tar" : nil }
+        sim.advance(by: minutes(1))  // unpack ran once as a new job, with nothing handed on
+        #expect(sim.launches.first?.chainedInput == nil)
+        sim.send(.trigger(id("com.example.download")))
+        sim.advance(by: minutes(1))
+        let download = sim.launches.first { $0.job == id("com.example.download") }
+        let chained = sim.launches.last
+        #expect(chained?.reason == .chained)
+        #expect(chained?.chainedInput == download.map { ChainedInput(previousRunID: $0.run, previousResult: "/srv/nightly.tar") })
+    }
+
+    @Test func aChainedRunAfterARunWithoutResultGetsTheRunIDAlone() {
+        var sim = Simulation(jobs: [job("com.example.a", onSuccess: "com.example.b"), job("com.example.b")])
+        sim.send(.setEnabled(id("com.example.b"), false))
+        sim.send(.trigger(id("com.example.a")))
+        sim.advance(by: minutes(1))
+        sim.send(.setEnabled(id("com.example.b"), true))
+        let first = sim.launches.first { $0.job == id("com.example.a") }
+        #expect(sim.launches.last?.reason == .chained)
+        #expect(sim.launches.last?.chainedInput == first.map { ChainedInput(previousRunID: $0.run, previousResult: nil) })
+        // A later launch of the same job, not chained, is handed nothing.
+        sim.send(.trigger(id("com.example.b")))
+        sim.advance(by: minutes(20))
+        #expect(sim.launches.last?.reason == .triggered)
+        #expect(sim.launches.last?.chainedInput == nil)
+    }
+
     @Test func aChainedRunIsSubjectToTheBlockersExceptTheInterval() {
         var sim = Simulation(jobs: [job("com.example.download", onSuccess: "com.example.index"),
                                     job("com.example.index", interval: hours(24))])

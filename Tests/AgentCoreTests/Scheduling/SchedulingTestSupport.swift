@@ -45,6 +45,8 @@ struct Launch: Equatable {
     var reason: RunReason
     var submission: Submission?
     var run: RunID
+    /// What an `OnSuccess=` chain handed on.
+    var chainedInput: ChainedInput? = nil
 }
 
 /// A virtual-time driver around a `Scheduler`: it plays the shell. Launches are reported
@@ -61,6 +63,8 @@ struct Simulation {
     var durations: [Identifier: Duration?] = [:]
     var defaultDuration: Duration? = .seconds(10)
     var outcome: (Identifier, Int) -> StopReason = { _, _ in .success }
+    /// The `RESULT=` each run ends with (by identifier and run count); none unless set.
+    var result: (Identifier, Int) -> String? = { _, _ in nil }
     var ticks = 0
     /// Policy actions the shell was asked to carry out, in order.
     var expiries: [(run: RunID, reason: ExpiryReason)] = []
@@ -115,7 +119,8 @@ struct Simulation {
                 let submission = order.submission
                 let run = RunID(nextRun)
                 nextRun += 1
-                launches.append(Launch(time: now, job: job, reason: reason, submission: submission, run: run))
+                launches.append(Launch(time: now, job: job, reason: reason, submission: submission, run: run,
+                                       chainedInput: order.chainedInput))
                 let reported = submission?.identifier ?? job
                 let duration = durations[job] ?? defaultDuration
                 liveRuns[run] = (reported, duration.map { now + $0 })
@@ -148,7 +153,8 @@ struct Simulation {
         guard let live = liveRuns.removeValue(forKey: run) else { return }
         let count = runCounts[live.identifier, default: 0] + 1
         runCounts[live.identifier] = count
-        send(.runEnded(live.identifier, run, stop ?? outcome(live.identifier, count)))
+        send(.runEnded(live.identifier, run, stop ?? outcome(live.identifier, count),
+                       result: result(live.identifier, count)))
     }
 
     /// Schedules an event at a virtual time.

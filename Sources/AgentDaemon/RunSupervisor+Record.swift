@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentStore
+
+extension RunSupervisor {
+    /// The record of a run that ended: how, and what it said (DESIGN §10) — last status text,
+    /// result, truncated lines, invalid directives, the checkpoint it was given and the one it
+    /// left.
+    static func endRecord(of run: ActiveRun, stopReason: StopReason, endedAt: Int64,
+                          exitStatus: Int32?, signal: Int32?) -> StoredRun {
+        let state = run.state
+        var record = StoredRun(
+            runID: state.id.description, identifier: state.identifier.rawValue, kind: state.kind.rawValue,
+            reason: state.reason.rawValue, startedAt: run.startedAtMilliseconds, endedAt: endedAt,
+            stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
+            progress: state.progress?.fraction, title: state.title,
+            logTail: state.logTail.lines.joined(separator: "\n"))
+        record.notes = StoredRunNotes(
+            statusText: state.statusText, result: state.result,
+            truncatedLines: run.process?.truncatedLines ?? 0, invalidDirectives: state.invalidDirectives,
+            checkpointGiven: state.checkpointGiven, checkpointLeft: state.checkpoint)
+        return record
+    }
+}
