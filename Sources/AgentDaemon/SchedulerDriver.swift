@@ -47,6 +47,7 @@ final class SchedulerDriver {
             handle(.restored(snapshot))
         }
         handle(.settingsChanged(agent.config.registry.settings))
+        handle(.budgetsChanged(agent.config.registry.budgetAccounts))
         jobsChanged()
     }
 
@@ -60,6 +61,10 @@ final class SchedulerDriver {
 
     /// One reload's worth of job changes.
     func jobsUpdated(_ changes: [RegistryChange]) {
+        // A manifest changed: whose budget each job spends, and the limits, apply at once.
+        if changes.contains(where: \.permissionsChanged) {
+            handle(.budgetsChanged(agent.config.registry.budgetAccounts))
+        }
         var changed: [JobDefinition] = []
         var removed: [Identifier] = []
         for change in changes {
@@ -108,6 +113,7 @@ final class SchedulerDriver {
         case .jobsChanged(let jobs): return "jobs-changed(\(jobs.count))"
         case .jobsUpdated(let changed, let removed): return "jobs-updated(\(changed.count + removed.count))"
         case .settingsChanged: return "settings-changed"
+        case .budgetsChanged: return "budgets-changed"
         case .tick: return "tick"
         case .agentStopping: return "agent-stopping"
         case .runStarted: return "run-started"
