@@ -33,13 +33,10 @@ extension Agent {
         JobKind.allCases.map { KindCount(kind: $0.rawValue, runCount: counts[$0] ?? 0) }
     }
 
-    /// The global `DailyBudget=` as manifest `all` (per-manifest budgets will add their own).
+    /// Each manifest's budget, labelled by the manifest's name.
     private func budgetFigures() -> [BudgetFigures] {
-        let daily = config.registry.settings.dailyBudget
         guard let driver = scheduling else { return [] }
-        let left = driver.scheduler.budgetRemaining(now: driver.now)
-        return [BudgetFigures(manifest: "all", dailyLaunchCount: daily, spentLaunchCount: max(0, daily - left),
-                              leftLaunchCount: left)]
+        return driver.scheduler.budgetStandings(now: driver.now).map(BudgetFigures.init)
     }
 
     /// A run ended: the counters, and the success history when it succeeded.
