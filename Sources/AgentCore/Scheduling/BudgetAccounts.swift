@@ -75,6 +75,11 @@ public struct BudgetAccounts: Sendable, Hashable {
         return Self.fallback
     }
 
+    /// Whether every job spends the same account under `other` (only limits may differ).
+    public func assignsLikeThis(_ other: BudgetAccounts) -> Bool {
+        exact == other.exact && prefixes == other.prefixes
+    }
+
     /// The daily launches `account` allows: its manifest's `DailyBudget=`, else `defaultLimit`
     /// (agentd.conf's).
     public func limit(of account: String, default defaultLimit: Int) -> Int {

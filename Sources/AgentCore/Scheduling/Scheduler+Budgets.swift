@@ -2,9 +2,11 @@
 /// Per-manifest daily budgets (DESIGN §6, issue 12 item 4): whose budget a job spends, what
 /// holds it, and the jobs that wait for their manifest's refill.
 extension Scheduler {
-    /// The manifests changed: new accounts and limits apply now. Budget-held jobs go back to
-    /// the ready heap, where the next dispatch sorts them by their (maybe new) account; a gone
-    /// manifest's ledger is dropped.
+    /// The manifests changed: new accounts and limits apply now; a gone manifest's ledger is
+    /// dropped. Only a limit changed (the usual edit): the next dispatch releases what a larger
+    /// budget allows and holds what a smaller one stops, O(jobs released). Patterns changed (a
+    /// manifest added or removed): budget-held jobs go back to the ready heap, where the next
+    /// dispatch sorts them by their (maybe new) account, O(held jobs · log n).
     mutating func budgetsChanged(_ new: BudgetAccounts, now: SchedulerTime) {
         guard new != accounts else { return }
         let old = accounts
@@ -16,6 +18,7 @@ extension Scheduler {
             log("budget of \(name): DailyBudget=\(budgetLimit(name)) from now on "
                 + "(\(budgets.ledger(name).spent) used today)")
         }
+        guard !new.assignsLikeThis(old) else { return }
         for (id, key) in budgetHeld.takeAll() { ready.set(id, key) }
     }
 

@@ -182,3 +182,33 @@ func manifest(_ patterns: [String], _ kinds: Set<JobKind> = [.refresh, .processi
         #expect(registry.budgetAccounts.names == ["local"])
     }
 }
+
+/// Per-manifest budgets keep decisions O(log n): held jobs wait apart, indexed by manifest.
+@Suite struct ManifestBudgetScaleTests {
+    @Test func tenThousandJobsOfAHundredSpentManifestsCostNothingPerEventAndALimitChangeOnlyItsJobs() {
+        var manifests: [String: Manifest] = [:]
+        var definitions: [JobDefinition] = []
+        for m in 0..<100 {
+            manifests["com.example.m\(m)"] = manifest(["com.example.m\(m).*"], dailyBudget: 2)
+            for j in 0..<100 { definitions.append(job("com.example.m\(m).j\(j)", interval: hours(1))) }
+        }
+        definitions.append(job("local.free"))
+        manifests["local"] = manifest(["local.*"])
+        var scheduler = Scheduler(settings: settings(maxConcurrent: 10_000), calendar: .utc, seed: 5)
+        _ = scheduler.handle(.budgetsChanged(BudgetAccounts(manifests)), now: morning)
+        _ = scheduler.handle(.jobsChanged(definitions), now: morning)
+        let first = scheduler.handle(.tick, now: morning)
+        #expect(first.filter { if case .launch = $0 { true } else { false } }.count == 200)
+        // Every manifest spent, 9,800 jobs held: another manifest's trigger looks at almost nothing.
+        _ = scheduler.handle(.trigger(id("local.free")), now: morning + .seconds(1))
+        #expect(scheduler.lastEventWork <= 4)
+        // One manifest's budget raised to 5: three of its jobs start, the 9,700 others are not looked at.
+        manifests["com.example.m7"] = manifest(["com.example.m7.*"], dailyBudget: 5)
+        let raised = scheduler.handle(.budgetsChanged(BudgetAccounts(manifests)), now: morning + .seconds(2))
+        let launched = raised.compactMap { if case .launch(let order) = $0 { order.job.identifier.rawValue } else { nil } }
+        #expect(launched.count == 3)
+        #expect(launched.allSatisfy { $0.hasPrefix("com.example.m7.") })
+        #expect(scheduler.lastEventWork <= 200)
+        #expect(scheduler.checkInvariants(now: morning + .seconds(2)).isEmpty)
+    }
+}
