@@ -391,7 +391,8 @@ struct ControlHandler {
             budgetLeft: scheduling.scheduler.budgetRemaining(now: scheduling.now),
             dailyBudget: registry.settings.dailyBudget, inputs: conditions.inputs,
             configWatch: catalogue.watchStatus,
-            runLimits: runs.limitEnforcement)
+            runLimits: runs.limitEnforcement,
+            budgets: scheduling.scheduler.budgetStandings(now: scheduling.now).map(BudgetFigures.init))
     }
 
     func jobSummaries() -> [JobSummary] {
@@ -438,11 +439,14 @@ struct ControlHandler {
 }
 
 extension ControlHandler {
-    /// `(earliest 14:05)`, or `(refills 00:00)` for the budget, as DESIGN §6 words them; a
+    /// `(earliest 14:05)`, or `(12/12, refills 00:00)` for a manifest's budget, as DESIGN §6 words them; a
     /// time that is not today carries its day (`(earliest Wed 07:54)`).
     static func reasonTime(_ reason: WaitReason, _ seconds: Double, now: Double) -> String {
         let text = LocalClockText.text(seconds, now: now)
-        if case .budget = reason { return " (refills \(text))" }
+        // A refill is always the coming local midnight: its time of day says it.
+        if case .budget(let budget) = reason {
+            return " (\(budget.used)/\(budget.limit), refills \(LocalClockText.timeOfDay(seconds)))"
+        }
         if case .window = reason { return " (opens \(text))" }
         if case .schedule = reason { return " (next \(text))" }
         return " (earliest \(text))"

@@ -55,12 +55,9 @@ final class MetricsCollector {
         JobKind.allCases.map { KindCount(kind: $0.rawValue, runCount: counts[$0] ?? 0) }
     }
 
-    /// The global `DailyBudget=` as manifest `all` (per-manifest budgets will add their own).
+    /// Each manifest's budget, labelled by the manifest's name.
     private func budgetFigures() -> [BudgetFigures] {
-        let daily = catalogue.settings.dailyBudget
-        let left = scheduling.scheduler.budgetRemaining(now: scheduling.now)
-        return [BudgetFigures(manifest: "all", dailyLaunchCount: daily, spentLaunchCount: max(0, daily - left),
-                              leftLaunchCount: left)]
+        scheduling.scheduler.budgetStandings(now: scheduling.now).map(BudgetFigures.init)
     }
 
     /// A run ended: the counters, and the success history when it succeeded.

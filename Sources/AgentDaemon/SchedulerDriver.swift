@@ -70,6 +70,7 @@ final class SchedulerDriver {
             handle(.restored(snapshot))
         }
         handle(.settingsChanged(catalogue.settings))
+        handle(.budgetsChanged(catalogue.registry.budgetAccounts))
         jobsChanged()
     }
 
@@ -79,6 +80,10 @@ final class SchedulerDriver {
 
     /// One reload's worth of job changes.
     func jobsUpdated(_ changes: [RegistryChange]) {
+        // A manifest changed: whose budget each job spends, and the limits, apply at once.
+        if changes.contains(where: \.permissionsChanged) {
+            handle(.budgetsChanged(catalogue.registry.budgetAccounts))
+        }
         var changed: [JobDefinition] = []
         var removed: [Identifier] = []
         for change in changes {
@@ -122,6 +127,7 @@ final class SchedulerDriver {
         case .jobsChanged(let jobs): return "jobs-changed(\(jobs.count))"
         case .jobsUpdated(let changed, let removed): return "jobs-updated(\(changed.count + removed.count))"
         case .settingsChanged: return "settings-changed"
+        case .budgetsChanged: return "budgets-changed"
         case .tick: return "tick"
         case .agentStopping: return "agent-stopping"
         case .runStarted: return "run-started"

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
 /// What `agentctl metrics` and `MetricsFile=` show (DESIGN §8, issue #16): the agent's state as
 /// numbers, answered by the agent as data and rendered by ``PrometheusText`` (agentctl renders the
 /// answer, the agent renders the same snapshot into its metrics file).
@@ -18,7 +20,7 @@ public struct MetricsSnapshot: Codable, Sendable, Hashable {
     public var running: [KindCount]
     /// Waiting work per kind; every kind is listed, 0 included.
     public var pending: [KindCount]
-    /// Launch budgets; today one global budget, `manifest` "all".
+    /// Launch budgets, one per manifest.
     public var budgets: [BudgetFigures]
     /// Runs ended since the agent started, per job and stop-reason kind.
     public var runsEnded: [RunsEnded]
@@ -59,19 +61,32 @@ public struct KindCount: Codable, Sendable, Hashable {
     }
 }
 
-/// One launch budget: launches spent and left today of those a day allows.
+/// One launch budget: a manifest's launches spent and left today of those a day allows
+/// (`status` and `metrics`).
 public struct BudgetFigures: Codable, Sendable, Hashable {
-    /// `all` for the global `DailyBudget=`; per-manifest budgets will name their manifest.
+    /// The manifest whose budget it is (`com.example.photos` for
+    /// `manifests.d/com.example.photos.manifest`); `all` only when no manifest is known.
     public var manifest: String
     public var dailyLaunchCount: Int
     public var spentLaunchCount: Int
     public var leftLaunchCount: Int
+    /// When it refills: the next local midnight (unix seconds; RFC 3339 in JSON).
+    @OptionalInstant<EpochSeconds> public var refillsAt: Int64?
 
-    public init(manifest: String, dailyLaunchCount: Int, spentLaunchCount: Int, leftLaunchCount: Int) {
+    public init(manifest: String, dailyLaunchCount: Int, spentLaunchCount: Int, leftLaunchCount: Int,
+                refillsAt: Int64? = nil) {
         self.manifest = manifest
         self.dailyLaunchCount = dailyLaunchCount
         self.spentLaunchCount = spentLaunchCount
         self.leftLaunchCount = leftLaunchCount
+        self.refillsAt = refillsAt
+    }
+
+    /// The figures of one manifest's day as the scheduler keeps it.
+    public init(_ standing: BudgetStanding) {
+        self.init(manifest: standing.account, dailyLaunchCount: standing.limit, spentLaunchCount: standing.used,
+                  leftLaunchCount: max(0, standing.limit - standing.used),
+                  refillsAt: Int64(standing.refillsAt.seconds.rounded(.down)))
     }
 }
 

@@ -23,9 +23,12 @@ public struct StatusReport: Codable, Sendable {
     public var pendingCount: Int?
     /// `pause` in force: discretionary work waits.
     public var paused: Bool?
-    /// Discretionary launches left today, and the daily budget.
+    /// Discretionary launches left today summed over every manifest, and agentd.conf's
+    /// `DailyBudget=` (the default of each manifest).
     public var budgetLeft: Int?
     public var dailyBudget: Int?
+    /// Each manifest's budget today, by manifest name (nil from older agents).
+    public var budgets: [BudgetFigures]?
     /// Power, thermal, network and pressure as the agent sees them (nil from older agents).
     public var inputs: MachineInputs?
     /// What the config watcher watches (nil from older agents).
@@ -39,7 +42,9 @@ public struct StatusReport: Codable, Sendable {
                 manifestCount: Int, jobCount: Int, diagnostics: [ConfigDiagnostic],
                 stateError: String?, running: [RunSummary], pending: [PendingSummary],
                 pendingCount: Int? = nil, paused: Bool? = nil, budgetLeft: Int? = nil, dailyBudget: Int? = nil,
-                inputs: MachineInputs? = nil, configWatch: ConfigWatchStatus? = nil, runLimits: [LimitEnforcement]? = nil) {
+                inputs: MachineInputs? = nil, configWatch: ConfigWatchStatus? = nil, runLimits: [LimitEnforcement]? = nil,
+                budgets: [BudgetFigures]? = nil) {
+        self.budgets = budgets
         self.inputs = inputs
         self.configWatch = configWatch
         self.runLimits = runLimits

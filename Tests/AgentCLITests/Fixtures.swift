@@ -49,8 +49,17 @@ enum Fixture {
                      configDirectory: "/etc/agentd", stateDirectory: "/var/lib/agentd",
                      socketPath: "/run/agentd/agentd.sock", manifestCount: manifestCount, jobCount: jobCount,
                      diagnostics: diagnostics, stateError: stateError, running: running, pending: pending,
-                     inputs: inputs, configWatch: configWatch, runLimits: runLimits)
+                     inputs: inputs, configWatch: configWatch, runLimits: runLimits, budgets: budgets)
     }
+
+    /// Two manifests' budgets: the photos package has spent its own 12 today, local has 45 of 48
+    /// left; both refill at the coming local midnight (23:00 UTC).
+    static let budgets = [
+        BudgetFigures(manifest: "com.example.photos", dailyLaunchCount: 12, spentLaunchCount: 12, leftLaunchCount: 0,
+                      refillsAt: 1_796_079_600),
+        BudgetFigures(manifest: "local", dailyLaunchCount: 48, spentLaunchCount: 3, leftLaunchCount: 45,
+                      refillsAt: 1_796_079_600),
+    ]
 
     /// TasksMax= held by the delegated pids controller; no memory controller delegated.
     static let runLimits = [
@@ -114,6 +123,8 @@ enum Fixture {
         PendingSummary(identifier: "local.reindex", kind: "processing", waitingFor: "idle"),
         PendingSummary(identifier: "local.vacuum", kind: "processing", waitingFor: "low-power mode"),
         PendingSummary(identifier: "local.render", kind: "processing", waitingFor: "resource gpu"),
+        PendingSummary(identifier: "com.example.photos.sync", kind: "refresh",
+                       waitingFor: "budget of com.example.photos (12/12, refills 00:00)"),
     ]
 
     static let gpus = [GPUSummary(name: "card0", detail: "i915"), GPUSummary(name: "nvidia0", detail: "/dev/nvidia0")]

@@ -206,8 +206,8 @@ import Testing
         var status = Fixture.status(stateError: "cannot open /var/lib/agentd/state.db: disk I/O error")
         status.running[0].statusText = "uploading"
         status.paused = true
-        status.budgetLeft = 3
-        status.dailyBudget = 12
+        status.budgetLeft = 45
+        status.dailyBudget = 48
         GoldenFile.expect(try MessageCoding.encodePretty(status), matches: "json/status.json")
     }
 

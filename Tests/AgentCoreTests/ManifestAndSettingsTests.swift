@@ -25,6 +25,26 @@ struct ManifestTests {
         #expect(!manifest.permits(id("com.example.photos.other"), kind: .refresh))
     }
 
+    @Test func aManifestMaySetItsOwnDailyBudget() throws {
+        let own = try #require(parse("[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=refresh\nDailyBudget=12\n").value)
+        #expect(own.dailyBudget == 12)
+        let byDefault = try #require(parse("[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=refresh\n").value)
+        #expect(byDefault.dailyBudget == nil)
+        // An empty assignment resets it to agentd.conf's, as in systemd.
+        let reset = try #require(parse("[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=refresh\nDailyBudget=3\nDailyBudget=\n").value)
+        #expect(reset.dailyBudget == nil)
+    }
+
+    @Test func aBadDailyBudgetRejectsTheManifestWithFileAndLine() {
+        for value in ["lots", "-1", "100001", "12 # a day"] {
+            let result = parse("[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=refresh\nDailyBudget=\(value)\n")
+            #expect(result.value == nil)
+            #expect(printed(result.diagnostics) == [
+                "manifests.d/com.example.photos.manifest:4: DailyBudget: \"\(value)\" is not a whole number from 0 to 100000",
+            ])
+        }
+    }
+
     @Test func aKindMissingFromBackgroundModesIsNotPermitted() throws {
         let manifest = try #require(parse("[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=refresh\n").value)
         #expect(manifest.permits(id("a.b"), kind: .refresh))

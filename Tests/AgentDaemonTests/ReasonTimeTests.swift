@@ -16,4 +16,21 @@ struct ReasonTimeTests {
         // " (next 2026-12-09 03:10)": beyond the coming week, the date.
         #expect(slot.hasPrefix(" (next 20") && slot.utf8.count == " (next 2026-12-09 03:10)".utf8.count, "\(slot)")
     }
+
+    /// `waiting: budget of com.example.photos (12/12, refills 00:00)`: whose budget, how much of
+    /// it is used, and the refill's time of day (always the coming local midnight, never a date).
+    @Test func aBudgetReasonNamesItsManifestItsUseAndTheRefill() {
+        let now = Double(time(nil))
+        var seconds = time_t(now)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        parts.tm_hour = 24
+        parts.tm_min = 0
+        parts.tm_sec = 0
+        let midnight = Double(mktime(&parts))
+        let reason = WaitReason.budget(BudgetStanding(account: "com.example.photos", used: 12, limit: 12,
+                                                      refillsAt: SchedulerTime(seconds: midnight)))
+        let text = reason.description + ControlHandler.reasonTime(reason, midnight, now: now)
+        #expect(text == "budget of com.example.photos (12/12, refills 00:00)")
+    }
 }

@@ -5,7 +5,7 @@ import Testing
 /// docs/json.md against a real agentd: every read command's `--json`, with a run that printed
 /// nothing in its history.
 @Suite struct JSONConventionIntegrationTests {
-    static let instants: Set = ["startedAt", "endedAt", "deadline", "earliestBegin", "time"]
+    static let instants: Set = ["startedAt", "endedAt", "deadline", "earliestBegin", "time", "refillsAt"]
 
     @Test func everyReadCommandPrintsTheOneConvention() throws {
         let sandbox = try Sandbox()

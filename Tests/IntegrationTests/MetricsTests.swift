@@ -108,8 +108,8 @@ import Testing
         #expect(pendingTotal == Double(status["pendingCount"] as? Int ?? -1))
         // The denied processing job waits ("restricted").
         #expect(samples["agentd_runs_pending{kind=\"processing\"}"] == 1)
-        #expect(samples["agentd_budget_launches_left{manifest=\"all\"}"] == Double(status["budgetLeft"] as? Int ?? -1))
-        #expect(samples["agentd_budget_launches{manifest=\"all\"}"] == Double(status["dailyBudget"] as? Int ?? -1))
+        #expect(samples["agentd_budget_launches_left{manifest=\"local\"}"] == Double(status["budgetLeft"] as? Int ?? -1))
+        #expect(samples["agentd_budget_launches{manifest=\"local\"}"] == Double(status["dailyBudget"] as? Int ?? -1))
         let errors = (status["diagnostics"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "error" }
         #expect(errors.count == 1)
         #expect(samples["agentd_config_errors"] == Double(errors.count))

@@ -43,7 +43,7 @@ enum OutputGoldens {
     /// stays as it is, and so fails the comparison.
     static func normalisedJSON(_ text: String, sandbox: Sandbox) throws -> String {
         let placeholders = ["pid": "<pid>", "uptimeSeconds": "<seconds>"]
-        let instants: Set = ["startedAt", "endedAt", "deadline", "earliestBegin", "time"]
+        let instants: Set = ["startedAt", "endedAt", "deadline", "earliestBegin", "time", "refillsAt"]
         func walk(_ value: Any, key: String?) -> Any {
             if let key, let placeholder = placeholders[key], value is NSNumber { return placeholder }
             if let key, instants.contains(key), JSONInstant.milliseconds(value) != nil { return "<time>" }

@@ -176,6 +176,6 @@ import Testing
         #expect((list["local.w"]?["waiting"] as? String)?.hasPrefix("interval (earliest ") == true)
         #expect(try agent.ctl("list").stdout.contains("waiting: interval (earliest "))
         let status = try agent.ctl("status")
-        #expect(status.stdout.contains("budget:   47 of 48 discretionary launches left today"))
+        #expect(status.stdout.contains("budget:   per manifest, used/limit today; refills 00:00\n  local  1/48\n"))
     }
 }

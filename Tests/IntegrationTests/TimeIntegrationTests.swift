@@ -34,13 +34,13 @@ import Testing
         #expect(try agent.ctl("trigger", "local.push").status == 0)
         try agent.waitForLog("of local.push ended: success")
         #expect(try agent.ctl("trigger", "local.push").status == 0)
-        #expect(try waitingFor(agent, "local.push")?.hasPrefix("budget (refills") == true)
+        #expect(try waitingFor(agent, "local.push")?.hasPrefix("budget of local (1/1, refills") == true)
 
         try replaceLink(etc + "/localtime", with: "/usr/share/zoneinfo/America/New_York")
         try agent.waitForLog("local time is now UTC-05:00 (was UTC+01:00): /etc/localtime changed")
         // The refill moved to New York's midnight, which the agent now also shows as 00:00.
         let waiting = try waitingFor(agent, "local.push")
-        #expect(waiting?.hasPrefix("budget (refills") == true)
+        #expect(waiting?.hasPrefix("budget of local (1/1, refills") == true)
         #expect(waiting?.hasSuffix("00:00)") == true, "\(waiting ?? "nothing waits")")
     }
 

@@ -55,7 +55,9 @@ enum StatusCommand {
         if let limits = status.runLimits, !limits.isEmpty {
             lines += LimitView.statusLines(limits, style: style, width: context.terminalWidth)
         }
-        if let left = status.budgetLeft, let budget = status.dailyBudget {
+        if let budgets = status.budgets, !budgets.isEmpty {
+            lines += BudgetView.lines(budgets, paused: status.paused == true, clock: context.clock, style: style)
+        } else if let left = status.budgetLeft, let budget = status.dailyBudget {
             lines.append("budget:   \(left) of \(budget) discretionary launches left today" + (status.paused == true ? "; PAUSED (agentctl resume)" : ""))
         }
         if let problem = status.stateError {

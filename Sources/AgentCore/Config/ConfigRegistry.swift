@@ -207,6 +207,16 @@ public struct ConfigRegistry: Sendable {
         return nil
     }
 
+    /// Every manifest in force as a budget account (by name), for the scheduler's
+    /// per-manifest daily budgets. O(manifests): built when a manifest changed.
+    public var budgetAccounts: BudgetAccounts {
+        var byName: [String: Manifest] = [:]
+        for (path, manifest) in manifests {
+            if let name = BudgetAccounts.manifestName(ofPath: path) { byName[name] = manifest }
+        }
+        return BudgetAccounts(byName)
+    }
+
     /// Whether agentd.conf's `Deny=` forbids `id`.
     public func isDenied(_ id: Identifier) -> Bool { settings.denies(id) }
 

@@ -6,16 +6,21 @@
 /// [Manifest]
 /// PermittedIdentifiers=com.example.photos.refresh com.example.photos.export.*
 /// BackgroundModes=refresh processing continued
+/// DailyBudget=12
 /// ```
-/// Both keys are lists (space-separated, repeatable; an empty assignment clears the list).
-/// A manifest without `BackgroundModes=` permits no kind at all.
+/// Both list keys are space-separated, repeatable; an empty assignment clears the list.
+/// A manifest without `BackgroundModes=` permits no kind at all. `DailyBudget=` (optional) is
+/// this manifest's own count of discretionary launches a day; without it, agentd.conf's applies.
 public struct Manifest: Hashable, Sendable {
     public var permitted: [IdentifierPattern]
     public var backgroundModes: Set<JobKind>
+    /// The manifest's own `DailyBudget=`; nil: agentd.conf's `DailyBudget=` (the default).
+    public var dailyBudget: Int?
 
-    public init(permitted: [IdentifierPattern], backgroundModes: Set<JobKind>) {
+    public init(permitted: [IdentifierPattern], backgroundModes: Set<JobKind>, dailyBudget: Int? = nil) {
         self.permitted = permitted
         self.backgroundModes = backgroundModes
+        self.dailyBudget = dailyBudget
     }
 
     /// Whether a job or submission `id` of `kind` is allowed by this manifest.
@@ -48,8 +53,11 @@ public struct Manifest: Hashable, Sendable {
         }
         var reader = KeyReader(
             path: path, assignments: file.entries(in: "Manifest").map(Assignment.init),
-            scalarKeys: [], listKeys: ["PermittedIdentifiers", "BackgroundModes"],
+            scalarKeys: ["DailyBudget"], listKeys: ["PermittedIdentifiers", "BackgroundModes"],
             place: "[Manifest]")
+        // Same syntax and range as agentd.conf's key, so one value means the same in both files.
+        let dailyBudget = reader.scalar("DailyBudget") == nil ? nil
+            : reader.integer("DailyBudget", default: 0, range: AgentSettings.dailyBudgetRange)
         var patterns: [IdentifierPattern] = []
         var seen = Set<IdentifierPattern>()
         for (word, line) in reader.words("PermittedIdentifiers") {
@@ -82,6 +90,7 @@ public struct Manifest: Hashable, Sendable {
         diagnostics = JobDefinition.sortedByLine(diagnostics + reader.diagnostics)
         if reader.hasErrors { return .failure(diagnostics) }
         return ConfigParseResult(
-            value: Manifest(permitted: patterns, backgroundModes: modes), diagnostics: diagnostics)
+            value: Manifest(permitted: patterns, backgroundModes: modes, dailyBudget: dailyBudget),
+            diagnostics: diagnostics)
     }
 }

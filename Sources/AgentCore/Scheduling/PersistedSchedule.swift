@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /// The scheduler state that survives a restart (DESIGN §10): history that decides when jobs
-/// are due, the budget ledger, people's choices, and every pending request.
+/// are due, the budget ledgers, people's choices, and every pending request.
 ///
 /// Small by design: a few entries per job. `Codable` with identifier-keyed maps as JSON
 /// objects (`{"com.example.a": 1796083200}`); every field is optional when decoding, so older
@@ -17,8 +17,12 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
     public var paused: Bool
     /// The local day (`YYYY-MM-DD`) `budgetSpent` counts.
     public var budgetDay: String
-    /// Discretionary launches on `budgetDay`.
+    /// Discretionary launches on `budgetDay`: the ledger a manifest starts from until it
+    /// launches (`BudgetLedgers.template`). A state written before per-manifest budgets has only
+    /// this one, the agent-wide ledger: every manifest then starts that day with what it says.
     public var budgetSpent: Int
+    /// Each manifest's own ledger, by manifest name (absent in older state).
+    public var budgetLedgers: [String: BudgetLedgerEntry]
     /// Identifiers with a pending (merged) trigger.
     public var pendingTriggers: Set<Identifier>
     /// Queued continued submissions, oldest first (FIFO).
@@ -35,6 +39,7 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
                 lastSuccess: [Identifier: SchedulerTime] = [:],
                 consecutiveFailures: [Identifier: Int] = [:], disabled: Set<Identifier> = [],
                 paused: Bool = false, budgetDay: String = "", budgetSpent: Int = 0,
+                budgetLedgers: [String: BudgetLedgerEntry] = [:],
                 pendingTriggers: Set<Identifier> = [], submissions: [Submission] = [],
                 lastTriggerLaunch: [Identifier: SchedulerTime] = [:],
                 pendingRetries: [Identifier: SchedulerTime] = [:],
@@ -47,6 +52,7 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
         self.paused = paused
         self.budgetDay = budgetDay
         self.budgetSpent = budgetSpent
+        self.budgetLedgers = budgetLedgers
         self.pendingTriggers = pendingTriggers
         self.submissions = submissions
         self.lastTriggerLaunch = lastTriggerLaunch
@@ -59,7 +65,7 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case lastRunStart, lastSuccess, consecutiveFailures, disabled, paused, budgetDay,
-             budgetSpent, pendingTriggers, submissions, lastTriggerLaunch, pendingRetries,
+             budgetSpent, budgetLedgers, pendingTriggers, submissions, lastTriggerLaunch, pendingRetries,
              pendingChained
     }
 
@@ -84,6 +90,7 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
         paused = try c.decodeIfPresent(Bool.self, forKey: .paused) ?? false
         budgetDay = try c.decodeIfPresent(String.self, forKey: .budgetDay) ?? ""
         budgetSpent = try c.decodeIfPresent(Int.self, forKey: .budgetSpent) ?? 0
+        budgetLedgers = try c.decodeIfPresent([String: BudgetLedgerEntry].self, forKey: .budgetLedgers) ?? [:]
         pendingTriggers = try set(.pendingTriggers)
         submissions = try c.decodeIfPresent([Submission].self, forKey: .submissions) ?? []
         lastTriggerLaunch = try map(.lastTriggerLaunch, SchedulerTime.self)
@@ -107,6 +114,7 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
         try c.encode(paused, forKey: .paused)
         try c.encode(budgetDay, forKey: .budgetDay)
         try c.encode(budgetSpent, forKey: .budgetSpent)
+        try c.encode(budgetLedgers, forKey: .budgetLedgers)
         try c.encode(list(pendingTriggers), forKey: .pendingTriggers)
         try c.encode(submissions, forKey: .submissions)
         try c.encode(map(lastTriggerLaunch), forKey: .lastTriggerLaunch)

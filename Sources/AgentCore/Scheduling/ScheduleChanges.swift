@@ -90,7 +90,7 @@ extension PersistedSchedule {
     /// The agent-wide part only (what the single `scheduler_state` row keeps).
     public var globalsOnly: PersistedSchedule {
         PersistedSchedule(paused: paused, budgetDay: budgetDay, budgetSpent: budgetSpent,
-                          submissions: submissions)
+                          budgetLedgers: budgetLedgers, submissions: submissions)
     }
 
     /// Sets the row of `id` (an empty row removes it).

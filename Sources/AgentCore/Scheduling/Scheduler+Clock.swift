@@ -29,7 +29,7 @@ extension Scheduler {
         for id in jobs.keys.sorted() {
             reschedule(id, now: now)
         }
-        budget.recalibrate(now: now, calendar: calendar)
+        budgets.recalibrate(now: now, calendar: calendar)
         dirty = true
         log("wall clock stepped \(size < .zero ? "back" : "forward") by \(TimeSpan.format(size < .zero ? .zero - size : size)): intervals, retries and spacing keep their elapsed time; the budget follows the local date")
     }
@@ -39,7 +39,7 @@ extension Scheduler {
     mutating func calendarChanged(_ new: LocalCalendar, now: SchedulerTime) {
         guard new != calendar else { return }
         calendar = new
-        budget.recalibrate(now: now, calendar: new)
+        budgets.recalibrate(now: now, calendar: new)
         dirty = true
     }
 }

@@ -21,13 +21,18 @@ extension Scheduler {
         if !new.memoryPressure { nextShedAt = nil }
     }
 
-    /// Ready jobs that the new conditions hold move to the held heap, held jobs they release
+    /// Ready (and budget-held) jobs that the new conditions hold move to the held heap, held jobs they release
     /// move back (with the same due-since key, so "most overdue first" holds); nothing is
     /// announced again. Continued queues likewise.
     mutating func reexamineHeldWork(now: SchedulerTime) {
         for (id, key) in ready.entries {
             guard let job = jobs[id], LaunchPolicy.hold(job.definition, conditions, settings) != nil else { continue }
             ready.remove(id)
+            conditionHeld.set(id, key)
+        }
+        for (id, key) in budgetHeld.entries {
+            guard let job = jobs[id], LaunchPolicy.hold(job.definition, conditions, settings) != nil else { continue }
+            budgetHeld.remove(id)
             conditionHeld.set(id, key)
         }
         for (id, key) in conditionHeld.entries {

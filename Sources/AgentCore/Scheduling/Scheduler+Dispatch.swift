@@ -13,23 +13,38 @@ extension Scheduler {
         if !stopping { launchQueuedSubmissions(now: now) }
         guard holdingSince == nil else { return }
         promoteDue(now: now)
-        while !stopping, !paused, live.total < settings.maxConcurrent,
-              budgetRemaining(now: now) > 0, let top = ready.popMin()
-        {
+        releaseRefilledBudgets(now: now)
+        while !stopping, !paused, live.total < settings.maxConcurrent, let top = ready.popMin() {
             lastEventWork += 1
+            // A job whose manifest has spent its budget waits apart, so the other manifests'
+            // work behind it still launches.
+            if let job = jobs[top.key], case let account = budgetAccount(job), !hasBudget(account, now: now) {
+                budgetHeld.set(top.key, top.priority, account: account)
+                continue
+            }
             launchDiscretionary(top.key, now: now)
         }
         if !newlyReady.isEmpty {
-            let stillWaiting = newlyReady.filter { ready.contains($0) }
+            let stillWaiting = newlyReady.filter { ready.contains($0) || budgetHeld.contains($0) }
             newlyReady = []
-            guard let held = stopping ? WaitReason.agentStopping : paused ? WaitReason.paused : globalBlocker(now: now),
-                  !stillWaiting.isEmpty else { return }
-            // One timeline entry each, but one log line for a crowd (10,000 new jobs at the
-            // first start must not write 10,000 lines).
-            let quiet = stillWaiting.count > Self.deferralLogLimit
-            for id in stillWaiting { deferred(id, held, now: now, logged: !quiet) }
+            var held: [(Identifier, WaitReason)] = []
+            for id in stillWaiting {
+                guard let reason = stopping ? WaitReason.agentStopping : paused ? WaitReason.paused
+                    : jobs[id].flatMap({ sharedBlocker($0, now: now) }) else { continue }
+                held.append((id, reason))
+            }
+            // One timeline entry each, but one log line per reason for a crowd (10,000 new
+            // jobs at the first start must not write 10,000 lines).
+            let quiet = held.count > Self.deferralLogLimit
+            var counts: [WaitReason: Int] = [:]
+            for (id, reason) in held {
+                deferred(id, reason, now: now, logged: !quiet)
+                counts[reason, default: 0] += 1
+            }
             if quiet {
-                log("\(stillWaiting.count) due jobs deferred: \(held)\(detail(held))")
+                for (reason, count) in counts.sorted(by: { "\($0.key)" < "\($1.key)" }) {
+                    log("\(count) due jobs deferred: \(reason)\(detail(reason))")
+                }
             }
         }
     }
@@ -68,7 +83,7 @@ extension Scheduler {
         lastEventWork += 1
         due.remove(id)
         windowCloses.remove(id)
-        let wasReady = [ready.remove(id), conditionHeld.remove(id)].contains { $0 != nil }
+        let wasReady = [ready.remove(id), conditionHeld.remove(id), budgetHeld.remove(id)].contains { $0 != nil }
         guard let job = jobs[id], job.isDiscretionary else { return }
         guard !job.restricted, !disabled.contains(id), !live.isRunning(id),
               let candidate = candidate(job, now: now)
@@ -110,7 +125,7 @@ extension Scheduler {
         pendingChained.remove(id)
         lastRunStart[id] = now
         if candidate.reason == .triggered { lastTriggerLaunch[id] = now }
-        budget.spent += 1
+        budgets.spend(budgetAccount(job))
         live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason))
         note(id, .launched(candidate.reason), now: now)
         output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason, chainedInput: chainedInput)))
@@ -182,8 +197,8 @@ extension Scheduler {
     /// The numbers behind a global blocker, for log lines.
     func detail(_ reason: WaitReason) -> String {
         switch reason {
-        case .budget:
-            " (\(budget.spent) of \(settings.dailyBudget) discretionary launches used today; "
+        case .budget(let standing):
+            " (\(standing.used) of \(standing.limit) discretionary launches used today; "
                 + "refills at local midnight)"
         case .maxConcurrent:
             " (\(live.total) of \(settings.maxConcurrent) runs live)"
@@ -216,7 +231,7 @@ extension Scheduler {
             lastEventWork += 1
             consider(top.key)
         }
-        while let top = ready.popMin() ?? conditionHeld.popMin() {
+        while let top = ready.popMin() ?? conditionHeld.popMin() ?? budgetHeld.popMin() {
             lastEventWork += 1
             consider(top.key)
         }

@@ -19,12 +19,12 @@ extension Scheduler {
         return problems
     }
 
-    /// The three discretionary heaps are disjoint, hold only registered discretionary jobs,
+    /// The four discretionary heaps are disjoint, hold only registered discretionary jobs,
     /// and agree with the launch policy: `ready` holds no job a condition holds,
     /// `conditionHeld` only jobs a condition holds.
     private func checkHeaps(now: SchedulerTime?, into problems: inout [String]) {
         let heaps: [(String, DeadlineQueue<Identifier, TimedKey>)] = [
-            ("due", due), ("ready", ready), ("conditionHeld", conditionHeld),
+            ("due", due), ("ready", ready), ("conditionHeld", conditionHeld), ("budgetHeld", budgetHeld.heap),
         ]
         var seen: [Identifier: String] = [:]
         for (name, heap) in heaps {
@@ -38,7 +38,9 @@ extension Scheduler {
                 }
                 if !job.isDiscretionary { problems.append("continued job \(id) is in the \(name) heap") }
                 let hold = LaunchPolicy.hold(job.definition, conditions, settings)
-                if name == "ready", let hold { problems.append("\(id) is ready though \(hold) holds it") }
+                if name == "ready" || name == "budgetHeld", let hold {
+                    problems.append("\(id) is in the \(name) heap though \(hold) holds it")
+                }
                 if name == "conditionHeld", hold == nil {
                     problems.append("\(id) is condition-held though no condition holds it")
                 }
@@ -58,6 +60,7 @@ extension Scheduler {
     private func checkJobPlacement(into problems: inout [String]) {
         for (id, job) in jobs where job.isDiscretionary {
             let inHeap = due.contains(id) || ready.contains(id) || conditionHeld.contains(id)
+                || budgetHeld.contains(id)
             let outside = job.restricted || disabled.contains(id) || live.isRunning(id)
             let wanted = candidate(job)
             if outside, inHeap {
@@ -157,9 +160,31 @@ extension Scheduler {
             if idleJobs.contains(id) != job.definition.requiresIdle { problems.append("\(id): idle set disagrees with RequiresIdle=") }
         }
         for id in restrictedJobs where jobs[id] == nil { problems.append("\(id) is counted restricted but not registered") }
-        if budget.spent < 0 { problems.append("budget spent is negative (\(budget.spent))") }
+        checkBudgets(into: &problems)
         if holdingSince != nil, firstTickSeen, !catchUpPending {
             problems.append("launches are held with no first tick or catch-up to wait for")
+        }
+    }
+
+    /// Per-manifest ledgers: none negative, none of a manifest that is gone; a budget-held job
+    /// waits on the account it spends, and that account has no launch left.
+    private func checkBudgets(into problems: inout [String]) {
+        for (name, ledger) in budgets.ledgers.sorted(by: { $0.key < $1.key }) {
+            if ledger.spent < 0 { problems.append("budget of \(name): spent is negative (\(ledger.spent))") }
+            if !accounts.isEmpty, accounts.limits[name] == nil {
+                problems.append("budget of \(name) is kept though no manifest \(name) is in force")
+            }
+        }
+        if budgets.template.spent < 0 { problems.append("budget template spent is negative (\(budgets.template.spent))") }
+        for (id, _) in budgetHeld.entries {
+            guard let job = jobs[id] else { continue }
+            let account = budgetAccount(job)
+            if budgetHeld.account(of: id) != account {
+                problems.append("\(id) waits on the budget of \(budgetHeld.account(of: id) ?? "-") but spends \(account)'s")
+            }
+            if holdingSince == nil, hasBudget(account, now: clockNow) {
+                problems.append("\(id) waits on the budget of \(account), which has launches left")
+            }
         }
     }
 }

@@ -113,6 +113,7 @@ extension Scheduler {
         due.remove(id)
         ready.remove(id)
         conditionHeld.remove(id)
+        budgetHeld.remove(id)
         continuedReady.remove(id)
         continuedHeld.remove(id)
         restrictedJobs.remove(id)
@@ -201,7 +202,7 @@ extension Scheduler {
     }
 
     /// Start-up: takes what SQLite kept. Pending requests attach to registered jobs (the
-    /// others wait for `.jobsChanged`), the budget ledger is kept if it is today's, and the
+    /// others wait for `.jobsChanged`), each budget ledger is kept if it is today's, and the
     /// next `.tick` plans the catch-up.
     mutating func restore(_ snapshot: PersistedSchedule, now: SchedulerTime) {
         lastRunStart = TrackedMap(snapshot.lastRunStart)
@@ -210,7 +211,9 @@ extension Scheduler {
         disabled = TrackedSet(snapshot.disabled)
         paused = snapshot.paused
         lastTriggerLaunch = TrackedMap(snapshot.lastTriggerLaunch)
-        budget.restore(day: snapshot.budgetDay, spent: snapshot.budgetSpent, now: now, calendar: calendar)
+        budgets.restore(template: snapshot.budgetDay, spent: snapshot.budgetSpent,
+                        ledgers: snapshot.budgetLedgers, now: now, calendar: calendar)
+        if !accounts.isEmpty { _ = budgets.keepOnly(Set(accounts.names)) }
         pendingTriggers = TrackedSet(snapshot.pendingTriggers)
         pendingRetries = TrackedMap(snapshot.pendingRetries)
         pendingChained = TrackedSet(snapshot.pendingChained)
@@ -299,7 +302,9 @@ extension Scheduler {
         while let top = windowCloses.min, top.priority.time <= now {
             windowCloses.remove(top.key)
             lastEventWork += 1
-            if ready.contains(top.key) || conditionHeld.contains(top.key) { reschedule(top.key, now: now) }
+            if ready.contains(top.key) || conditionHeld.contains(top.key) || budgetHeld.contains(top.key) {
+                reschedule(top.key, now: now)
+            }
         }
     }
 }

@@ -9,8 +9,9 @@
 ///
 /// Decisions cost O(log n) in the number of jobs: discretionary jobs wait in a min-heap keyed by
 /// the time they may next launch; jobs that are due but held back by a global blocker (paused,
-/// budget, `MaxConcurrent`) wait in a second heap, ordered most overdue first, which is looked
-/// at only when such a blocker can have changed; jobs held by a per-job blocker (restricted,
+/// `MaxConcurrent`) wait in a second heap, ordered most overdue first, which is looked at only
+/// when such a blocker can have changed; jobs whose manifest's budget is spent wait in a third,
+/// indexed by manifest, and go back when that manifest's budget refills; jobs held by a per-job blocker (restricted,
 /// denied, running) are in neither and are re-examined when that blocker changes. A tick looks
 /// only at the jobs whose time has come.
 ///
@@ -27,7 +28,8 @@
 ///   running → paused → time gate (interval, retry backoff, trigger spacing, catch-up slot) →
 ///   budget → max concurrent. Trigger spacing counts from the identifier's last launch of any
 ///   reason. Every discretionary launch (scheduled, triggered, retry, chained, catch-up) spends
-///   one unit of the daily budget.
+///   one unit of the daily budget of the manifest that permits the job (`BudgetAccounts`): one
+///   ledger per manifest, so one package spending its budget holds only its own jobs.
 /// - continued: only `.submit`; restricted/denied refuse at once (both strategies), `fail`
 ///   refuses when no slot is free, `queue` waits (16 per job; FIFO across jobs). Continued
 ///   work goes before discretionary work when a slot frees.
@@ -67,7 +69,8 @@ public struct Scheduler: Sendable {
     /// Set by `.agentStopping`: no launch of any kind from then on (not persisted: a restart
     /// clears it).
     var stopping = false
-    var budget = DailyBudget()
+    /// One daily-budget ledger per manifest (`Scheduler+Budgets.swift`).
+    var budgets = BudgetLedgers()
     var lastTriggerLaunch = TrackedMap<SchedulerTime>()
     /// Mirrors of every pending request, registered jobs' and restored orphans' alike.
     var pendingTriggers = TrackedSet()
@@ -80,13 +83,18 @@ public struct Scheduler: Sendable {
     /// `.jobsChanged` attaches or drops them.
     var orphanSubmissions: [Submission] = []
 
+    /// The manifests' budget accounts, as the shell last sent them (`.budgetsChanged`).
+    var accounts = BudgetAccounts()
+
     // Jobs and their queues.
     var jobs: [Identifier: JobSchedule] = [:]
     /// Discretionary jobs that can run, by the time they may next launch.
     var due = DeadlineQueue<Identifier, TimedKey>()
-    /// Discretionary jobs that are due but held by paused/budget/MaxConcurrent, by the time
-    /// they became due (most overdue first).
+    /// Discretionary jobs that are due but held by paused/MaxConcurrent, by the time they
+    /// became due (most overdue first).
     var ready = DeadlineQueue<Identifier, TimedKey>()
+    /// Due discretionary jobs whose manifest's budget is spent, likewise, by account.
+    var budgetHeld = BudgetHeldWork()
     /// Continued queues, per job.
     var queues: [Identifier: SubmissionQueue] = [:]
     /// Continued jobs whose queue may start, by their oldest submission's sequence number.
@@ -161,12 +169,13 @@ public struct Scheduler: Sendable {
         lastEventWork = 0
         clockNow = now
         if !firstTickSeen, holdingSince == nil { holdingSince = now }
-        if budget.roll(now: now, calendar: calendar) { dirty = true }
+        if budgets.roll(now: now, calendar: calendar) { dirty = true }
 
         switch event {
         case .jobsChanged(let definitions): jobsChanged(definitions, now: now)
         case .jobsUpdated(let changed, let removed): jobsUpdated(changed, removed: removed, now: now)
         case .settingsChanged(let new): settingsChanged(new, now: now)
+        case .budgetsChanged(let new): budgetsChanged(new, now: now)
         case .tick:
             holdingSince = nil
             firstTickSeen = true
@@ -234,13 +243,10 @@ public struct Scheduler: Sendable {
         guard !paused else { return earliest }
         consider(due.min?.priority.time)
         consider(windowCloses.min?.priority.time)
-        if let waiting = ready.min {
-            if budget.remaining(limit: settings.dailyBudget) == 0 {
-                consider(budget.refillsAt)
-            } else if live.total < settings.maxConcurrent {
-                consider(waiting.priority.time)
-            }
+        if let waiting = ready.min, live.total < settings.maxConcurrent {
+            consider(waiting.priority.time)
         }
+        for account in budgetHeld.accounts { consider(budgets.ledger(account).refillsAt) }
         return earliest
     }
 
@@ -259,7 +265,9 @@ public struct Scheduler: Sendable {
     public func waitingSummary(now: SchedulerTime, limit: Int) -> (work: [PendingWork], total: Int) {
         var ids: [Identifier] = []
         ids.append(contentsOf: due.smallest(limit).map(\.key))
-        for queue in [ready, conditionHeld] { ids.append(contentsOf: firstByEarliestBegin(queue, limit)) }
+        for queue in [ready, conditionHeld, budgetHeld.heap] {
+            ids.append(contentsOf: firstByEarliestBegin(queue, limit))
+        }
         // Discretionary jobs outside the heaps: restricted, denied or running.
         var outside = restrictedJobs.union(disabled.members)
         outside.formUnion(live.runningJobs)
@@ -269,7 +277,8 @@ public struct Scheduler: Sendable {
         var outsideWaiting = 0
         for id in ids where seen.insert(id).inserted {
             guard let job = jobs[id], let item = pendingWork(job, now: now) else { continue }
-            if outside.contains(id), !due.contains(id), !ready.contains(id), !conditionHeld.contains(id) {
+            if outside.contains(id), !due.contains(id), !ready.contains(id), !conditionHeld.contains(id),
+               !budgetHeld.contains(id) {
                 outsideWaiting += 1
             }
             work.append(item)
@@ -279,7 +288,8 @@ public struct Scheduler: Sendable {
         if listed.count < limit {
             listed += queuedSubmissions().prefix(limit - listed.count).map(pendingWork)
         }
-        let total = due.count + ready.count + conditionHeld.count + outsideWaiting + queuedTotal
+        let total = due.count + ready.count + conditionHeld.count + budgetHeld.count + outsideWaiting
+            + queuedTotal
         return (listed, total)
     }
 
@@ -356,7 +366,8 @@ public struct Scheduler: Sendable {
         PersistedSchedule(
             lastRunStart: lastRunStart.values, lastSuccess: lastSuccess.values,
             consecutiveFailures: consecutiveFailures.values, disabled: disabled.members, paused: paused,
-            budgetDay: budget.day, budgetSpent: budget.spent, pendingTriggers: pendingTriggers.members,
+            budgetDay: budgets.template.day, budgetSpent: budgets.template.spent,
+            budgetLedgers: budgets.entries, pendingTriggers: pendingTriggers.members,
             submissions: queuedSubmissions().map(\.submission) + orphanSubmissions,
             lastTriggerLaunch: lastTriggerLaunch.values, pendingRetries: pendingRetries.values,
             pendingChained: pendingChained.members)
@@ -377,8 +388,8 @@ public struct Scheduler: Sendable {
                 pendingChained: pendingChained.contains(id), lastTriggerLaunch: lastTriggerLaunch[id])
         }
         let globals = PersistedSchedule(
-            paused: paused, budgetDay: budget.day, budgetSpent: budget.spent,
-            submissions: queuedSubmissions().map(\.submission) + orphanSubmissions)
+            paused: paused, budgetDay: budgets.template.day, budgetSpent: budgets.template.spent,
+            budgetLedgers: budgets.entries, submissions: queuedSubmissions().map(\.submission) + orphanSubmissions)
         let isRequest = !requests.isEmpty || globals.paused != lastGlobals.paused
             || globals.submissions != lastGlobals.submissions
         lastGlobals = globals
@@ -391,7 +402,7 @@ public struct Scheduler: Sendable {
     /// Whether work runs or waits for a slot or a condition: the shell samples thermal zones
     /// only then (DESIGN §6: "sampled only while work runs or is due").
     public var hasWorkRunningOrDue: Bool {
-        live.total > 0 || !ready.isEmpty || !conditionHeld.isEmpty || queuedTotal > 0
+        live.total > 0 || !ready.isEmpty || !conditionHeld.isEmpty || !budgetHeld.isEmpty || queuedTotal > 0
     }
 
     /// Whether any job has `RequiresIdle=yes` (the shell watches CPU pressure only then).
@@ -406,10 +417,9 @@ public struct Scheduler: Sendable {
     /// Whether `pause` is in force.
     public var isPaused: Bool { paused }
 
-    /// Discretionary launches left today. (Added.)
+    /// Discretionary launches left today, summed over every manifest's budget. (Added.)
     public func budgetRemaining(now: SchedulerTime) -> Int {
-        if let refill = budget.refillsAt, now >= refill { return max(0, settings.dailyBudget) }
-        return budget.remaining(limit: settings.dailyBudget)
+        budgetStandings(now: now).reduce(0) { $0 + max(0, $1.limit - $1.used) }
     }
 
     // MARK: - Shared helpers
@@ -435,16 +445,15 @@ public struct Scheduler: Sendable {
         if paused { return .paused }
         if candidate.eligibleAt > now { return candidate.timeGate }
         if let hold = LaunchPolicy.hold(job.definition, conditions, settings) { return .condition(hold) }
-        if let held = globalBlocker(now: now) { return held }
+        if let held = sharedBlocker(job, now: now) { return held }
         if let holding = holdingSince, catchUpPending { return .catchUp(at: holding) }
         return nil
     }
 
-    /// Budget, then max concurrent: what holds due discretionary work (paused aside).
-    func globalBlocker(now: SchedulerTime) -> WaitReason? {
-        if budgetRemaining(now: now) == 0 {
-            return .budget(refillsAt: budget.refillsAt ?? calendar.nextMidnight(after: now))
-        }
+    /// Its manifest's budget, then max concurrent: what holds due discretionary work (paused
+    /// aside).
+    func sharedBlocker(_ job: JobSchedule, now: SchedulerTime) -> WaitReason? {
+        if let spent = budgetBlocker(job, now: now) { return spent }
         if live.total >= settings.maxConcurrent { return .maxConcurrent }
         return nil
     }

@@ -10,6 +10,10 @@ public enum SchedulerEvent: Sendable {
     case jobsUpdated(changed: [JobDefinition], removed: [Identifier])
     /// `agentd.conf` changed.
     case settingsChanged(AgentSettings)
+    /// The manifests changed (added, removed, a `DailyBudget=` or a pattern changed): whose
+    /// budget each job spends, and each manifest's limit. Applies at once; a removed manifest's
+    /// ledger goes.
+    case budgetsChanged(BudgetAccounts)
     /// Time passed: the shell calls `handle(.tick, now:)` when `nextDeadline` is reached.
     case tick
     /// The shell started a run: one the scheduler asked for with `.launch` (matched by

@@ -59,6 +59,7 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
         case .registered: "registered"
         case .removed: "removed"
         case .becameDue(let reason, _): "became due (\(reason.rawValue))"
+        case .deferred(.budget(let budget)): "deferred: \(WaitReason.budget(budget)) (\(budget.used)/\(budget.limit))"
         case .deferred(let reason): "deferred: \(reason)"
         case .launched(let reason): "launched (\(reason.rawValue))"
         case .started(let run, let reason): "run \(run) started (\(reason.rawValue))"

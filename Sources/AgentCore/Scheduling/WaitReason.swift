@@ -2,12 +2,14 @@
 /// Why a job or a submission that would run is waiting (DESIGN §6: "every waiting job says why").
 ///
 /// ``description`` names the reason without its time (`"interval"`, `"budget"`); the shell
-/// formats the time for people: `waiting: interval (earliest 14:05)`, `waiting: budget (refills 00:00)`.
+/// formats the time for people: `waiting: interval (earliest 14:05)`,
+/// `waiting: budget of com.example.photos (12/12, refills 00:00)`.
 public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     /// Not due yet: its `Interval=` since the last run ends at `earliest`.
     case interval(earliest: SchedulerTime)
-    /// Today's `DailyBudget=` of discretionary launches is spent; it refills at local midnight.
-    case budget(refillsAt: SchedulerTime)
+    /// The day's `DailyBudget=` of discretionary launches of the job's manifest is spent; it
+    /// refills at local midnight.
+    case budget(BudgetStanding)
     /// `agentctl pause`: all discretionary work waits.
     case paused
     /// `MaxConcurrent=` runs are live.
@@ -38,7 +40,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .interval: "interval"
-        case .budget: "budget"
+        case .budget(let hold): hold.account == BudgetAccounts.fallback ? "budget" : "budget of \(hold.account)"
         case .paused: "paused"
         case .maxConcurrent: "max concurrent"
         case .denied: "denied"
@@ -58,12 +60,30 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     /// The time the reason names, if any: the earliest begin, the refill or the catch-up slot.
     public var time: SchedulerTime? {
         switch self {
-        case .interval(let t), .budget(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t):
+        case .interval(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t):
             t
+        case .budget(let hold):
+            hold.refillsAt
         case .schedule(let t), .window(let t):
             t
         case .paused, .maxConcurrent, .denied, .restricted, .running, .notDue, .condition, .agentStopping:
             nil
         }
+    }
+}
+
+/// One budget account's day: the manifest, what it has used of its limit today, and when it
+/// refills. `status` lists one per manifest; a job that waits on it names it (`explain`).
+public struct BudgetStanding: Sendable, Hashable {
+    public var account: String
+    public var used: Int
+    public var limit: Int
+    public var refillsAt: SchedulerTime
+
+    public init(account: String, used: Int, limit: Int, refillsAt: SchedulerTime) {
+        self.account = account
+        self.used = used
+        self.limit = limit
+        self.refillsAt = refillsAt
     }
 }

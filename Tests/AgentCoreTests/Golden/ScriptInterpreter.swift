@@ -26,6 +26,8 @@ struct ScriptInterpreter {
         case "update": shell.setJobs(try jobDefinitions(input), replacing: false)
         case "remove": shell.removeJobs(try args.map(Self.identifier))
         case "settings": try settings(args)
+        case "manifest": try manifest(args, input)
+        case "remove-manifest": shell.setManifest(try Self.only(args, "remove-manifest NAME"), nil)
         case "calendar": try calendar(args)
         case "runs": try runs(args)
         case "advance": try advance(args)
@@ -86,6 +88,17 @@ struct ScriptInterpreter {
         shell.settings = value
         shell.send(.settingsChanged(value))
         shell.settle()
+    }
+
+    /// `manifest NAME` with the body of `manifests.d/NAME.manifest` (its [Manifest] keys) as
+    /// input lines, through its parser: a budget account.
+    private mutating func manifest(_ args: [String], _ input: [String]) throws {
+        let name = try Self.only(args, "manifest NAME")
+        let text = "[Manifest]\n" + input.joined(separator: "\n") + "\n"
+        let result = Manifest.parse(Array(text.utf8), path: "manifests.d/\(name).manifest")
+        for diagnostic in result.diagnostics { shell.emit("\(diagnostic)") }
+        guard let value = result.value else { return }
+        shell.setManifest(name, value)
     }
 
     /// `calendar +02:00` / `calendar utc`: the local UTC offset changed.
@@ -264,7 +277,13 @@ struct ScriptInterpreter {
             + summary.work.map { $0.submission.map { "request \($0.requestID)" } ?? $0.identifier.rawValue }
                 .joined(separator: ", ")))
         shell.emit("paused: \(shell.scheduler.isPaused ? "yes" : "no")")
-        shell.emit("budget: \(shell.scheduler.budgetRemaining(now: shell.now)) of \(shell.settings.dailyBudget) left")
+        if shell.manifests.isEmpty {
+            shell.emit("budget: \(shell.scheduler.budgetRemaining(now: shell.now)) of \(shell.settings.dailyBudget) left")
+        } else {
+            for budget in shell.scheduler.budgetStandings(now: shell.now) {
+                shell.emit("budget of \(budget.account): \(budget.used)/\(budget.limit), refills \(shell.format.time(budget.refillsAt))")
+            }
+        }
         shell.emit("conditions: " + shell.format.conditions(shell.scheduler.conditions))
         shell.emit("next: \(nextDeadline())")
     }
@@ -289,6 +308,9 @@ struct ScriptInterpreter {
             shell.emit("\(id): " + parts.joined(separator: ", "))
         }
         shell.emit("budget: \(db.budgetDay) spent \(db.budgetSpent)")
+        for (name, ledger) in db.budgetLedgers.sorted(by: { $0.key < $1.key }) {
+            shell.emit("budget of \(name): \(ledger.day) spent \(ledger.spent)")
+        }
         shell.emit("paused: \(db.paused ? "yes" : "no")")
         for submission in db.submissions {
             shell.emit("queued: request \(submission.requestID) \(submission.identifier)")

@@ -55,8 +55,14 @@ struct ScriptShell {
     var launchCount = 0
     /// Broken invariants and rules, with the event that broke them.
     var violations: [String] = []
-    /// Discretionary launches per local day, the shell's own ledger against `DailyBudget=`.
-    var budgetLedger: [String: Int] = [:]
+    /// Discretionary launches per budget account (manifest) and local day, the shell's own
+    /// ledgers against each manifest's `DailyBudget=` (agentd.conf's by default).
+    var budgetLedger: [String: [String: Int]] = [:]
+    /// The day and count an account without a ledger of its own starts from (the scheduler's
+    /// template: the restored agent-wide ledger; in shared mode, the one ledger).
+    var budgetTemplate: (day: String, spent: Int) = ("", 0)
+    /// The manifests the script declared (`manifest NAME`), by name: the budget accounts.
+    var manifests: [String: Manifest] = [:]
     /// Ends the shell owes after the current event (expired runs).
     private var pendingEnds: [(RunID, StopReason)] = []
 
@@ -90,7 +96,8 @@ struct ScriptShell {
             // A zone change or a clock step back into an earlier date carries what was spent
             // into that date (it refills at the next local midnight the clock reaches).
             let snapshot = scheduler.snapshot
-            budgetLedger = [snapshot.budgetDay: snapshot.budgetSpent]
+            budgetTemplate = (snapshot.budgetDay, snapshot.budgetSpent)
+            budgetLedger = snapshot.budgetLedgers.mapValues { [$0.day: $0.spent] }
         default:
             break
         }
@@ -256,6 +263,7 @@ struct ScriptShell {
         scheduler = Scheduler(settings: settings, calendar: calendar, seed: seed)
         if let database { send(.restored(database)) }
         send(.settingsChanged(settings))
+        send(.budgetsChanged(BudgetAccounts(manifests)))
         send(.jobsChanged(jobs.keys.sorted().compactMap { jobs[$0] }))
         settle()
     }
@@ -305,10 +313,56 @@ struct ScriptShell {
         }
         if scheduler.isPaused { violations.append("\(context()): \(name) while paused") }
         let day = calendar.dayKey(now)
-        budgetLedger[day, default: 0] += 1
-        if let spent = budgetLedger[day], spent > rules.dailyBudget {
-            violations.append("\(context()): \(name) is discretionary launch \(spent) of the day, DailyBudget=\(rules.dailyBudget)")
+        let kind = scheduler.jobs[job]?.definition.kind ?? .refresh
+        let (account, limit) = budgetAccount(job, kind: kind, defaultLimit: rules.dailyBudget)
+        // An account without a ledger starts from the template, which is the shared account's
+        // ledger while no manifest is declared.
+        let start = budgetLedger[BudgetAccounts.fallback]?[day]
+            ?? (budgetTemplate.day == day ? budgetTemplate.spent : 0)
+        let spent = budgetLedger[account]?[day] ?? start
+        budgetLedger[account, default: [:]][day] = spent + 1
+        if spent + 1 > limit {
+            violations.append("\(context()): \(name) is discretionary launch \(spent + 1) of the day of \(account)'s budget, DailyBudget=\(limit)")
         }
+    }
+
+    /// The account rule, written out again independently of `BudgetAccounts`: of the manifests
+    /// permitting the identifier and kind, the most specific pattern (exact, then the longest
+    /// prefix), then the first name; `all` when no manifest is declared.
+    func budgetAccount(_ id: Identifier, kind: JobKind, defaultLimit: Int) -> (String, Int) {
+        var best: (score: Int, name: String)?
+        for (name, manifest) in manifests where manifest.backgroundModes.contains(kind) {
+            for pattern in manifest.permitted where pattern.matches(id) {
+                let score: Int
+                switch pattern {
+                case .exact: score = Int.max
+                case .prefix(let prefix): score = prefix.utf8.count
+                }
+                if let current = best, current.score > score || (current.score == score && current.name.utf8.lexicographicallyPrecedes(name.utf8)) {
+                    continue
+                }
+                best = (score, name)
+            }
+        }
+        // No manifest permits it while some are declared: it must not launch at all.
+        guard let best else { return ("all", manifests.isEmpty ? defaultLimit : 0) }
+        return (best.name, manifests[best.name]?.dailyBudget ?? defaultLimit)
+    }
+
+    /// Replaces every manifest at once (the random sequences).
+    mutating func setManifests(_ all: [String: Manifest]) {
+        for name in manifests.keys where all[name] == nil { budgetLedger[name] = nil }
+        manifests = all
+        send(.budgetsChanged(BudgetAccounts(manifests)))
+    }
+
+    /// Declares (or with nil removes) a manifest: the scheduler gets the new accounts; a removed
+    /// manifest's ledger goes.
+    mutating func setManifest(_ name: String, _ manifest: Manifest?) {
+        manifests[name] = manifest
+        if manifest == nil { budgetLedger[name] = nil }
+        send(.budgetsChanged(BudgetAccounts(manifests)))
+        settle()
     }
 
     /// Launches and logs, then at most one persist, then the replies; a submit gets exactly one reply.
@@ -372,6 +426,7 @@ struct ScriptShell {
         if a.consecutiveFailures != b.consecutiveFailures { parts.append("consecutiveFailures") }
         if a.disabled != b.disabled { parts.append("disabled") }
         if a.paused != b.paused { parts.append("paused") }
+        if a.budgetLedgers != b.budgetLedgers { parts.append("budgetLedgers \(a.budgetLedgers) vs \(b.budgetLedgers)") }
         if a.budgetDay != b.budgetDay || a.budgetSpent != b.budgetSpent {
             parts.append("budget \(a.budgetDay):\(a.budgetSpent) vs \(b.budgetDay):\(b.budgetSpent)")
         }
@@ -388,6 +443,7 @@ struct ScriptShell {
         case .jobsChanged(let jobs): "jobs-changed(\(jobs.count))"
         case .jobsUpdated(let changed, let removed): "jobs-updated(\(changed.count), -\(removed.count))"
         case .settingsChanged: "settings-changed"
+        case .budgetsChanged: "budgets-changed"
         case .tick: "tick"
         case .runStarted(let id, let run, _): "run-started \(id) r\(run.number)"
         case .runEnded(let id, let run, let stop, _): "run-ended \(id) r\(run.number) \(stop)"

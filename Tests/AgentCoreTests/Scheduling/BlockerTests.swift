@@ -33,7 +33,7 @@ import Testing
         #expect(reason() == .triggerSpacing(earliest: morning + minutes(15)))
         sim.send(.submit(submission("com.example.z", request: 1)))  // continued: fills slot 2 of 2
         sim.advance(to: morning + minutes(15))
-        #expect(reason() == .budget(refillsAt: midnightUTC + hours(24)))
+        #expect(reason().budgetRefill == midnightUTC + hours(24))
         sim.send(.settingsChanged(settings(maxConcurrent: 2, dailyBudget: 3)))
         #expect(reason() == .maxConcurrent)
         #expect(sim.launches(of: "com.example.x").count == 1)

@@ -12,13 +12,13 @@ import Testing
                              jobs: [job("com.example.hourly", interval: hours(1))])
         sim.advance(to: morning + hours(10) + minutes(1))
         #expect(sim.launches.count == 10)
-        #expect(sim.waiting("com.example.hourly") == .budget(refillsAt: localMidnight))
+        #expect(sim.waiting("com.example.hourly").budgetRefill == localMidnight)
         #expect(sim.waiting("com.example.hourly")?.description == "budget")
         #expect(sim.scheduler.budgetRemaining(now: sim.now) == 0)
         #expect(sim.scheduler.nextDeadline == localMidnight)
         #expect(sim.logs.contains { $0.contains("deferred: budget") })
         #expect(sim.scheduler.explain(id("com.example.hourly")).contains {
-            $0.event == .deferred(.budget(refillsAt: localMidnight))
+            $0.event == .deferred(.budget(BudgetStanding(account: "all", used: 10, limit: 10, refillsAt: localMidnight)))
         })
         sim.advance(to: morning + hours(24))
         let afterMidnight = sim.launches.filter { $0.time >= localMidnight }
@@ -60,7 +60,7 @@ import Testing
         sim.send(.trigger(id("com.example.a")))
         sim.advance(by: hours(1))
         #expect(sim.launches.map(\.reason) == [.triggered, .retry])
-        #expect(sim.waiting("com.example.a") == .budget(refillsAt: midnightUTC + hours(24)))
+        #expect(sim.waiting("com.example.a").budgetRefill == midnightUTC + hours(24))
     }
 }
 
@@ -70,9 +70,9 @@ import Testing
         sim.send(.trigger(id("com.example.push")))
         sim.advance(by: minutes(20))
         sim.send(.trigger(id("com.example.push")))
-        #expect(sim.waiting("com.example.push") == .budget(refillsAt: midnightUTC + hours(24)))
+        #expect(sim.waiting("com.example.push").budgetRefill == midnightUTC + hours(24))
         sim.send(.calendarChanged(LocalCalendar(utcOffsetSeconds: 3600)))
-        #expect(sim.waiting("com.example.push") == .budget(refillsAt: midnightUTC + hours(23)))
+        #expect(sim.waiting("com.example.push").budgetRefill == midnightUTC + hours(23))
         sim.advance(to: midnightUTC + hours(23))
         #expect(sim.launches.map(\.time) == [morning, midnightUTC + hours(23)])
     }

@@ -68,7 +68,7 @@ private let parisBeforeFall = LocalCalendar(
     @Test func onTheSpringForwardDayTheBudgetRefillsAtLocalMidnight() {
         var sim = spentBudget(calendar: parisBeforeSpring, start: springDayUTC + minutes(30))
         let midnight = springDayUTC + hours(22)  // 2026-03-30 00:00 CEST
-        #expect(sim.waiting("com.example.push") == .budget(refillsAt: midnight))
+        #expect(sim.waiting("com.example.push").budgetRefill == midnight)
         sim.advance(to: midnight - .seconds(1))
         #expect(sim.launches.count == 1)
         sim.advance(to: midnight)
@@ -79,7 +79,7 @@ private let parisBeforeFall = LocalCalendar(
     @Test func onTheFallBackDayTheBudgetRefillsAtLocalMidnight() {
         var sim = spentBudget(calendar: parisBeforeFall, start: fallDayUTC + minutes(30))
         let midnight = fallDayUTC + hours(23)  // 2026-10-26 00:00 CET
-        #expect(sim.waiting("com.example.push") == .budget(refillsAt: midnight))
+        #expect(sim.waiting("com.example.push").budgetRefill == midnight)
         sim.advance(to: midnight - .seconds(1))
         #expect(sim.launches.count == 1)
         sim.advance(to: midnight)
@@ -92,7 +92,7 @@ private let parisBeforeFall = LocalCalendar(
         let fresh = LocalCalendar(utcOffsetSeconds: 7200,
                                   nextTransition: .init(at: fallDayUTC + hours(1), utcOffsetSeconds: 3600))
         sim.send(.calendarChanged(fresh))
-        #expect(sim.waiting("com.example.push") == .budget(refillsAt: springDayUTC + hours(22)))
+        #expect(sim.waiting("com.example.push").budgetRefill == springDayUTC + hours(22))
         #expect(sim.launches.count == 1)
     }
 
@@ -103,7 +103,7 @@ private let parisBeforeFall = LocalCalendar(
         sim.send(.calendarChanged(LocalCalendar(utcOffsetSeconds: -5 * 3600)))
         let newYorkMidnight = midnightUTC + hours(29)  // 2026-12-01 00:00 EST
         #expect(sim.launches.count == 1)
-        #expect(sim.waiting("com.example.push") == .budget(refillsAt: newYorkMidnight))
+        #expect(sim.waiting("com.example.push").budgetRefill == newYorkMidnight)
         sim.advance(to: newYorkMidnight)
         #expect(sim.launches.map(\.time) == [midnightUTC + hours(23) + minutes(10), newYorkMidnight])
     }
@@ -189,7 +189,7 @@ private let parisBeforeFall = LocalCalendar(
         step(&sim, by: hours(-2))  // 00:30 → 22:30 on 2026-11-30
         #expect(sim.launches.count == 1)
         let nextMidnight = midnightUTC + hours(24)
-        #expect(sim.waiting("com.example.push") == .budget(refillsAt: nextMidnight))
+        #expect(sim.waiting("com.example.push").budgetRefill == nextMidnight)
         sim.advance(to: nextMidnight)
         #expect(sim.launches.map(\.time) == [afterMidnight, nextMidnight])
     }

@@ -219,3 +219,11 @@ struct Simulation {
         liveRuns.filter { $0.value.identifier == id(name) }.keys.min()
     }
 }
+
+extension Optional where Wrapped == WaitReason {
+    /// When the budget that holds it refills, if a budget holds it.
+    var budgetRefill: SchedulerTime? {
+        if case .budget(let standing)? = self { return standing.refillsAt }
+        return nil
+    }
+}

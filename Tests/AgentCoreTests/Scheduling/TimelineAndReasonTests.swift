@@ -6,8 +6,11 @@ import Testing
 @Suite struct SchedulingTimelineAndReasonTests {
     @Test func waitReasonsDescribeThemselvesWithoutTimes() {
         let t = morning
+        let photos = BudgetStanding(account: "com.example.photos", used: 12, limit: 12, refillsAt: t)
+        let shared = BudgetStanding(account: BudgetAccounts.fallback, used: 48, limit: 48, refillsAt: t)
         let expected: [(WaitReason, String)] = [
-            (.interval(earliest: t), "interval"), (.budget(refillsAt: t), "budget"), (.paused, "paused"),
+            (.interval(earliest: t), "interval"), (.budget(shared), "budget"),
+            (.budget(photos), "budget of com.example.photos"), (.paused, "paused"),
             (.maxConcurrent, "max concurrent"), (.denied, "denied"), (.restricted, "restricted"),
             (.triggerSpacing(earliest: t), "trigger spacing"), (.retry(earliest: t), "retry backoff"),
             (.catchUp(at: t), "catch-up"), (.running, "running"), (.notDue, "not due"),
@@ -15,7 +18,7 @@ import Testing
         for (reason, text) in expected {
             #expect(reason.description == text)
         }
-        #expect(WaitReason.budget(refillsAt: t).time == t)
+        #expect(WaitReason.budget(photos).time == t)
         #expect(WaitReason.paused.time == nil)
         #expect(SubmitRefusal.cannotStartNow(.maxConcurrent).description == "cannot start now: max concurrent")
     }
