@@ -6,6 +6,11 @@ import Glibc
 public enum FileSystem {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+
+        // AgentSystem's AtomicFile reports its failures as this type too.
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     /// `mkdir -p` with exactly `mode` for the directories it creates, whatever the umask (under

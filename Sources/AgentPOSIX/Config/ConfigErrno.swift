@@ -2,10 +2,10 @@
 import Glibc
 
 /// errno values as the words an administrator reads in a log line.
-enum ConfigErrno {
+package enum ConfigErrno {
     /// `strerror` text for an errno value. glibc returns constant strings for every errno it
     /// knows (only unknown values use a shared buffer), and the text is copied at once.
-    static func text(_ code: Int32) -> String {
+    package static func text(_ code: Int32) -> String {
         guard let message = strerror(code) else { return "error \(code)" }
         return String(cString: message)
     }
