@@ -11,7 +11,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --scratch-path .build-static \
 	-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --as-needed \
 	-Xcc -D_FORTIFY_SOURCE=2 -Xcc -O2
 
-.PHONY: deps build demo test bench deb package-test clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
+.PHONY: deps build demo test bench bench-peers deb package-test package-test-clean clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/install-deps.sh
@@ -52,10 +52,25 @@ deb: deps
 	swift build $(RELEASE_FLAGS)
 	@./packaging/build-deb.sh
 
-## package-test: build the .deb, install it into a minimal Debian 12 root (debootstrap, cached in
-## packaging/build/cache), run a job through it, purge it and check nothing is left; lintian.
+## package-test: build the .deb, install it into a minimal Debian 12 root (debootstrap, cached as
+## one tar file in $(PACKAGE_TEST_CACHE)), run a job through it, boot it, purge it and check
+## nothing is left; lintian; the sizes docs/packaging.md states. The unpacked root is removed after.
+PACKAGE_TEST_CACHE := $(or $(AGENTD_TEST_CACHE),/var/cache/agentd-package-test)
 package-test: deb
-	@./packaging/package-test.sh
+	@AGENTD_TEST_CACHE=$(PACKAGE_TEST_CACHE) ./packaging/package-test.sh
+
+## package-test-clean: remove package-test's cache (the Debian 12 root, 225 MB) and its work directories.
+package-test-clean:
+	@if awk '{ print $$5 }' /proc/self/mountinfo | grep -q '^$(CURDIR)/packaging/build/\(package-test\|bench-peers\)/'; then \
+		echo "package-test-clean: something is still mounted below packaging/build; unmount it first" >&2; exit 1; fi
+	rm -rf --one-file-system $(PACKAGE_TEST_CACHE) packaging/build/package-test packaging/build/bench-peers packaging/build/cache
+
+## bench-peers: (root) boot the package in the cached Debian 12 root with systemd-nspawn and measure
+## agentd beside systemd (transient units, systemd-run --wait, daemon-reload) and cron; writes the
+## "Beside systemd and cron" section of BENCHMARKS.md (bench/peers.py; a few minutes).
+bench-peers: deb
+	@./scripts/install-deps.sh bench
+	AGENTD_TEST_CACHE=$(PACKAGE_TEST_CACHE) python3 bench/peers.py
 
 ## fuzz: build the libFuzzer targets (Fuzz/Package.swift, its own package) and run each for
 ## FUZZ_SECONDS (default 60). New corpus entries go to $(FUZZ_CACHE)/TARGET, reproducers of a

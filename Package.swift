@@ -25,8 +25,13 @@ let package = Package(
         .target(name: "AgentCore", swiftSettings: strict),
         // Control-socket messages and framing, shared by agentd and agentctl.
         .target(name: "AgentProtocol", dependencies: ["AgentCore"], swiftSettings: strict),
-        // Linux adapters: event loop, inotify, sockets, files.
-        .target(name: "AgentSystem", dependencies: ["AgentCore", "CShim", "CInotifyTools", "CSystemd"],
+        // The Linux adapters that need nothing but libc and CShim: files, reading a config directory
+        // once, the control-socket client, the monotonic clock. agentctl links this, not
+        // AgentSystem, so it has no DT_NEEDED on libinotifytools or libsystemd (AgentctlLinkTests,
+        // packaging/check-libraries.sh).
+        .target(name: "AgentPOSIX", dependencies: ["AgentCore", "CShim"], swiftSettings: strict),
+        // Linux adapters: event loop, inotify, sockets, files. Re-exports AgentPOSIX.
+        .target(name: "AgentSystem", dependencies: ["AgentCore", "AgentPOSIX", "CShim", "CInotifyTools", "CSystemd"],
                 swiftSettings: strict),
         // SQLite state.
         .target(name: "AgentStore", dependencies: ["CSQLite"], swiftSettings: strict),
@@ -36,7 +41,8 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(name: "agentd", dependencies: ["AgentDaemon"], swiftSettings: strict),
         // agentctl's command tree, parser, rendering; the executable is a thin shell around it.
-        .target(name: "AgentCLI", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],
+        // Never AgentSystem: its inotify and sd-bus pieces would make agentctl link their libraries.
+        .target(name: "AgentCLI", dependencies: ["AgentCore", "AgentProtocol", "AgentPOSIX"],
                 swiftSettings: strict),
         .executableTarget(name: "agentctl", dependencies: ["AgentCLI"], swiftSettings: strict),
         // `make bench`: the scheduling core through 24 h of virtual time (bench/run.py reads it).

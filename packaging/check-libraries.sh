@@ -12,6 +12,15 @@ for binary in "$@"; do
         echo "check-libraries: $binary still has an RPATH/RUNPATH (remove it with chrpath -d)" >&2
         failed=1
     fi
+    # agentctl reads config files and talks to the socket: AgentCLI links AgentPOSIX, not
+    # AgentSystem, whose config watcher and D-Bus code need these two (issue 13).
+    if [ "$(basename "$binary")" = agentctl ]; then
+        unwanted=$(readelf -d -W "$binary" | sed -n 's/.*(NEEDED).*\[\(libinotifytools[^]]*\|libsystemd[^]]*\)\].*/\1/p' | tr '\n' ' ' | sed 's/ $//')
+        if [ -n "$unwanted" ]; then
+            echo "check-libraries: $binary needs $unwanted; AgentCLI must depend on AgentPOSIX, not AgentSystem (Package.swift)" >&2
+            failed=1
+        fi
+    fi
     ldd_out=$(ldd "$binary") || { echo "check-libraries: ldd $binary failed" >&2; exit 1; }
     if printf '%s\n' "$ldd_out" | grep -q 'not found'; then
         echo "check-libraries: $binary needs libraries that are not installed:" >&2

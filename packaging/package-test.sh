@@ -3,8 +3,10 @@
 # make package-test: the install test of the Debian package (needs root).
 #
 # 1. A minimal Debian 12 root: `debootstrap --variant=minbase --include=systemd bookworm`, made once
-#    and cached as a tar file in packaging/build/cache/ (AGENTD_TEST_CACHE=DIR to put it elsewhere,
-#    AGENTD_TEST_REFRESH=1 to make it again); each run unpacks it afresh.
+#    and cached as a tar file in /var/cache/agentd-package-test/ (packaging/debian-root.sh;
+#    AGENTD_TEST_CACHE=DIR to put it elsewhere, AGENTD_TEST_REFRESH=1 to make it again, `make
+#    package-test-clean` to remove it); each run unpacks it afresh into packaging/build/package-test/
+#    and removes that root at the end (AGENTD_TEST_KEEP_ROOT=1 keeps it to look at).
 # 2. Installs packaging/build/agentd_VERSION_ARCH.deb there with `apt-get install ./agentd_*.deb`,
 #    checks the installed files and `systemd-analyze verify`s the unit.
 # 3. Runs agentd in the foreground inside the root (default paths), drops a job script into
@@ -16,12 +18,12 @@
 #    (AGENTD_TEST_SYSTEMD=0 skips this).
 # 5. Purges the package (and the dependencies it pulled in) and checks nothing of it is left.
 # 6. lintian on the .deb: no errors.
+# 7. The sizes docs/packaging.md states match the .deb (packaging/doc-sizes.sh --check).
 # Prints PASS/FAIL per step and overall; exits 1 on any failure.
 set -euo pipefail
 
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
 build="$root_dir/packaging/build"
-cache_dir=${AGENTD_TEST_CACHE:-$build/cache}
 work="$build/package-test"
 target="$work/root"
 log_dir="$work/logs"
@@ -156,29 +158,19 @@ show_log() { # show_log FILE: the last lines of a log, indented
 # ---------------------------------------------------------------------------------------------
 # 1. The Debian 12 root.
 
-mkdir -p "$cache_dir" "$work"
+mkdir -p "$work"
 remove_root
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
 
-base="$cache_dir/$suite-minbase-systemd-$arch.tar"
 phase_start=$(date +%s)
-if [ -f "$base" ] && [ "${AGENTD_TEST_REFRESH:-0}" != 1 ]; then
+cached=yes
+[ -f "${AGENTD_TEST_CACHE:-/var/cache/agentd-package-test}/$suite-minbase-systemd-$arch.tar" ] &&
+    [ "${AGENTD_TEST_REFRESH:-0}" != 1 ] || cached=no
+base=$("$root_dir/packaging/debian-root.sh") || die "no Debian 12 root (see above)"
+if [ "$cached" = yes ]; then
     cache_note="cached root $base"
 else
-    # The mirror this machine's apt uses for the suite (debootstrap's default when there is none).
-    mirror=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null |
-        awk -v s="$suite" '$1 == s { print $2; exit }')
-    echo "package-test: creating the $suite root with debootstrap${mirror:+ from $mirror} (once; cached in $base)"
-    rm -rf "$work/bootstrap"
-    if ! debootstrap --variant=minbase --include=systemd --arch="$arch" "$suite" "$work/bootstrap" \
-            ${mirror:+"$mirror"} >"$log_dir/debootstrap.log" 2>&1; then
-        show_log "$log_dir/debootstrap.log"
-        rm -rf --one-file-system "$work/bootstrap"
-        die "debootstrap failed (log: $log_dir/debootstrap.log); check the network and the mirror"
-    fi
-    tar -C "$work/bootstrap" -cf "$base.tmp" . && mv "$base.tmp" "$base"
-    rm -rf --one-file-system "$work/bootstrap"
     cache_note="debootstrap, $(($(date +%s) - phase_start)) s"
 fi
 mkdir -p "$target"
@@ -490,6 +482,12 @@ if [ "$install_ok" = 1 ]; then
 fi
 
 cleanup
+# The unpacked root (some 300 MB) goes; the cached tar stays for the next run.
+if [ "${AGENTD_TEST_KEEP_ROOT:-0}" = 1 ]; then
+    echo "package-test: kept the root in $target (AGENTD_TEST_KEEP_ROOT=1)"
+else
+    remove_root
+fi
 
 # ---------------------------------------------------------------------------------------------
 # 6. lintian.
@@ -506,6 +504,16 @@ else
     record "lintian" FAIL "$errors errors, $warnings warnings"
 fi
 grep '^W: ' "$log_dir/lintian.tags" | sed 's/^/    | /' || true
+
+# ---------------------------------------------------------------------------------------------
+# 7. The sizes docs/packaging.md states are this build's (within 10 %).
+
+if sizes=$("$root_dir/packaging/doc-sizes.sh" --check 2>&1); then
+    record "sizes in docs/packaging.md" PASS "$(sed -n 's/^measured: //p' <<<"$sizes")"
+else
+    printf '%s\n' "$sizes" | sed 's/^/    | /' >&2
+    record "sizes in docs/packaging.md" FAIL "run packaging/doc-sizes.sh --update"
+fi
 
 # ---------------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
-import AgentSystem
+import AgentPOSIX
 import Glibc
 
 /// What a command needs from the outside world: where the agent is, how to print, whether people

@@ -73,6 +73,7 @@ final class ConfigFollower: JobCatalogue {
                 // Not yet: `rm -rf` of a directory about to be replaced deletes its files first.
                 pendingRemovals.add(path)
             case .rescan(let directory):
+                pendingRemovals.noteDirectoryReplaced()
                 var vanished: [String] = []
                 changes.append(contentsOf: loader.rescan(directory: directory, vanished: &vanished))
                 vanished.forEach { pendingRemovals.add($0) }
@@ -111,7 +112,7 @@ final class ConfigFollower: JobCatalogue {
     /// directory to come back (`ConfigLoader`).
     private func settleRemovals() {
         if let token = removalTimer { loop.cancel(token) }
-        removalTimer = loop.schedule(after: PendingConfigRemovals.quietPeriod) { [unowned self] in
+        removalTimer = loop.schedule(after: pendingRemovals.quietPeriod) { [unowned self] in
             self.removalTimer = nil
             let paths = self.pendingRemovals.takeAll()
             self.apply(paths.map { self.loader.reload(relativePath: $0) })

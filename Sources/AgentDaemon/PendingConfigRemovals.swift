@@ -12,8 +12,20 @@ struct PendingConfigRemovals {
     /// a copy paused that long mid-directory and its missing files were removed); short enough
     /// that a deliberate `rm jobs.d/x.job` still takes effect promptly to a person.
     static let quietPeriod: Duration = .seconds(1)
+    /// While a directory was replaced (removed and back, renamed over) among the pending
+    /// removals, a deploy is under way: its copy may stall longer than a second on a busy
+    /// machine (seen with 18 runnable threads on 2 cores), and a job removed by mistake there
+    /// cancels its runs, so the wait is longer.
+    static let swapQuietPeriod: Duration = .seconds(5)
 
     private var paths: Set<String> = []
+    /// A watched directory was replaced since the pending removals began.
+    private(set) var directoryReplaced = false
+
+    /// How long nothing must change before the removals take effect.
+    var quietPeriod: Duration { directoryReplaced ? Self.swapQuietPeriod : Self.quietPeriod }
+
+    mutating func noteDirectoryReplaced() { directoryReplaced = true }
 
     var isEmpty: Bool { paths.isEmpty }
 
@@ -22,11 +34,14 @@ struct PendingConfigRemovals {
     /// The file is there again (or was re-read): nothing to remove.
     mutating func cancel(_ relativePath: String) { paths.remove(relativePath) }
 
-    mutating func removeAll() { paths.removeAll() }
+    mutating func removeAll() {
+        paths.removeAll()
+        directoryReplaced = false
+    }
 
     /// The pending paths in a stable order, and none left.
     mutating func takeAll() -> [String] {
-        defer { paths.removeAll() }
+        defer { removeAll() }
         return paths.sorted()
     }
 }

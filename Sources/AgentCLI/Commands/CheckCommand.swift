@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
 import AgentProtocol
-import AgentSystem
+import AgentPOSIX
 import Glibc
 
 /// `agentctl check [DIR]`: validates a config directory offline, like `nginx -t`, printing every

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
-import AgentSystem
+import AgentPOSIX
 import Glibc
 
 /// `agentctl convert FILE…`: systemd `.timer` units (with their `.service`) and cron files

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
-import AgentSystem
+import AgentPOSIX
 import CShim
 import Glibc
 

@@ -77,7 +77,7 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
     }
 
     /// A duration in whole nanoseconds, clamped to `Int64`'s range (sub-nanosecond parts truncated).
-    static func clampedNanoseconds(of duration: Duration) -> Int64 {
+    package static func clampedNanoseconds(of duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? Int64.min : Int64.max }

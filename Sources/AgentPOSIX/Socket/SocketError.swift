@@ -79,7 +79,7 @@ public enum SocketError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Maps the errno of a failed connect/bind on `path`.
-    static func forPath(_ path: String, call: String, errno code: Int32) -> SocketError {
+    package static func forPath(_ path: String, call: String, errno code: Int32) -> SocketError {
         switch code {
         case ENOENT: return .noSocket(path: path)
         case ECONNREFUSED: return .connectionRefused(path: path)
@@ -92,5 +92,5 @@ public enum SocketError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func text(_ code: Int32) -> String { SystemError.text(code) }
+    package static func text(_ code: Int32) -> String { SystemError.text(code) }
 }

@@ -7,16 +7,16 @@ import Glibc
 /// One POSIX extended regular expression serves both users, so they cannot drift apart: the
 /// watcher hands it to libinotifytools' event filter, and directory scans test names with the
 /// same compiled pattern.
-enum LeftoverNameFilter {
+public enum LeftoverNameFilter {
     /// libinotifytools matches its filter against the event's full path (the watch's directory
     /// with a trailing `/`, then the entry name), so the pattern is anchored to the text after the
     /// last slash. An event about a watched directory itself ends in `/` and never matches, and a
     /// hidden component higher up (`/home/u/.config/agentd`) does not hide everything below it.
-    static let pattern =
+    public static let pattern =
         #"/(\.[^/]*|[^/]*~|[^/]*\.sw[px]|#[^/]*#|[^/]*\.dpkg-(new|old|dist|tmp)|[^/]*\.ucf-[^/]*)$"#
 
     /// Whether a directory entry name is a leftover. `name` is one path component.
-    static func isLeftover(_ name: String) -> Bool {
+    public static func isLeftover(_ name: String) -> Bool {
         guard let compiled = compiledPattern else {
             // The pattern is a constant that compiles (a test proves it); should regcomp ever
             // refuse it, fall back to the one rule that matters most: hidden files.

@@ -44,13 +44,13 @@ public enum SmallFile {
     }
 
     /// The attribute at `path` as a decimal integer; nil when unreadable or not an integer.
-    static func integer(_ path: String) -> Int? {
+    package static func integer(_ path: String) -> Int? {
         value(path).flatMap { Int($0) }
     }
 
     /// The names in `directory` except `.` and `..`, sorted; empty when it cannot be listed.
     /// Symbolic links (real sysfs class directories hold links) and directories alike.
-    static func entries(_ directory: String) -> [String] {
+    package static func entries(_ directory: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var names: [String] = []
@@ -68,7 +68,7 @@ public enum SmallFile {
 
     /// The last path component of the target of the symbolic link at `path` (e.g. a
     /// `device/driver` link to `…/drivers/amdgpu` gives `amdgpu`); nil when it is no link.
-    static func linkTargetBasename(_ path: String) -> String? {
+    package static func linkTargetBasename(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
         let count = buffer.withUnsafeMutableBufferPointer { raw -> Int in
             guard let base = raw.baseAddress else { return -1 }
@@ -86,7 +86,7 @@ public enum SmallFile {
         return lstat(path, &info) == 0
     }
 
-    static func trim(_ text: String) -> String {
+    package static func trim(_ text: String) -> String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
         var slice = Substring(text)
         while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
