@@ -12,9 +12,23 @@ func printError(_ text: String) {
     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
+/// The environment, for `--user`'s XDG paths.
+func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer = pointer.advanced(by: 1)
+    }
+    return result
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    switch try DaemonOptions.parse(arguments) {
+    switch try DaemonOptions.parse(arguments, environment: processEnvironment()) {
     case .help:
         print(DaemonOptions.usage, terminator: "")
     case .version:
