@@ -71,6 +71,7 @@ public final class Agent {
     /// Starts every adapter and runs the loop until SIGTERM or SIGINT.
     public func run() throws {
         log.info("agentd \(AgentVersion.string) starting (pid \(getpid()), config \(options.configDirectory), state \(options.stateDirectory))")
+        prepareUserMode()
         signals = try SignalSource(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             self.handle(signal: signal)
         }
@@ -99,6 +100,7 @@ public final class Agent {
         runs.onRunProgress = { [unowned driver] run, fraction in driver.handle(.runProgress(run, fraction)) }
         runs.onRunDirective = { run, directive in events.runDirective(run, directive) }
         scheduling = driver
+        startDesktopNotifications()
         let monitor = ConditionMonitor(agent: self)
         monitor.onChange = { [unowned driver, unowned monitor] new in
             driver.handle(.conditionsChanged(new))
@@ -369,7 +371,9 @@ public final class Agent {
         try FileSystem.makeDirectories(directory, mode: 0o755)
         let group = getgrnam("agentd")?.pointee.gr_gid
         let handler = ControlHandler(agent: self)
-        return try ControlServer(loop: loop, path: options.socketPath, mode: 0o660, group: group) { request in
+        // The per-user agent's socket is its user's alone (DESIGN §2).
+        return try ControlServer(loop: loop, path: options.socketPath, mode: options.userMode ? 0o600 : 0o660,
+                                 group: options.userMode ? nil : group) { request in
             handler.handle(request)
         }
     }

@@ -200,9 +200,10 @@ struct ControlHandler {
             reply(.failure(.badRequest, "--strategy: \"\(details.strategy)\" is not a strategy (queue, fail)"))
             return
         }
-        let submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
+        var submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
                                     subtitle: details.subtitle, arguments: details.arguments,
                                     strategy: strategy, requestID: 0)
+        submission.notify = details.notify
         guard let driver = scheduling else {
             reply(.failure(.unavailable, "agentd is starting; try again"))
             return
