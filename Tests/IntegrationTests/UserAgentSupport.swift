@@ -101,12 +101,16 @@ final class UserSession {
 final class LineCollectingProcess {
     let process = Process()
     let name: String
+    /// SIGTERM for agentd; helpers (dbus-daemon, servers) get SIGKILL: a child of the test
+    /// process may inherit SIGTERM blocked, and they need no clean stop.
+    let stopSignal: Int32
     private let lines = LogLines()
     private let input = Pipe()
 
     init(name: String, executable: String, arguments: [String], environment: [String: String]? = nil,
-         collectStderr: Bool) throws {
+         collectStderr: Bool, quietStderr: Bool = false, stopSignal: Int32 = SIGKILL) throws {
         self.name = name
+        self.stopSignal = stopSignal
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -116,6 +120,7 @@ final class LineCollectingProcess {
             process.standardOutput = FileHandle.nullDevice
         } else {
             process.standardOutput = pipe
+            if quietStderr { process.standardError = FileHandle.nullDevice }
         }
         process.standardInput = input
         let lines = self.lines
@@ -184,7 +189,7 @@ final class LineCollectingProcess {
 
     func stop() {
         if process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, stopSignal)
             process.waitUntilExit()
         }
     }
@@ -201,7 +206,7 @@ final class UserAgent {
         child = try LineCollectingProcess(
             name: "agentd --user", executable: "/usr/bin/setpriv",
             arguments: session.user.setpriv + [Binaries.agentd, "--user"], environment: session.environment,
-            collectStderr: true)
+            collectStderr: true, stopSignal: SIGTERM)
         try child.waitForLine(containing: "ready:")
     }
 

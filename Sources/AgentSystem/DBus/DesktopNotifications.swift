@@ -57,7 +57,7 @@ public final class DesktopNotifications {
                                 timeout: Self.callTimeout) { [weak self] message in
                 let result: Result<UInt32, NotificationFailure>
                 if let error = message.error {
-                    result = .failure(NotificationFailure(description: "the notification server answered \(error)"))
+                    result = .failure(NotificationFailure(description: Self.describe(error)))
                 } else if let id = try? message.readUInt32() {
                     self?.server = message.sender
                     result = .success(id)
@@ -68,6 +68,16 @@ public final class DesktopNotifications {
             }
         } catch {
             deliver { reply(.failure(NotificationFailure(description: "cannot call Notify on \(self.address): \(error)"))) }
+        }
+    }
+
+    /// Words for a failed `Notify`: no server at all is the usual case, said plainly.
+    static func describe(_ error: BusError) -> String {
+        switch error.name {
+        case "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.ServiceUnknown":
+            return "no notification server on the session bus (nothing owns \(service))"
+        default:
+            return "the notification server answered \(error)"
         }
     }
 
