@@ -61,6 +61,7 @@ public final class Agent {
         let user = SystemFactsProbe.currentUser()
         self.config = ConfigLoader(configDirectory: options.configDirectory, agentUID: user.uid,
                                    agentUserName: user.name, privileged: geteuid() == 0)
+        config.dataDirectories = options.dataDirectories
         self.state = StateDirectory(path: options.stateDirectory)
         self.stateWriter = StateWriter(state: state, loop: loop, log: log)
         self.events = EventBus(loop: loop)

@@ -103,3 +103,40 @@ import Testing
         #expect(result.stderr.contains("systemctl --user start agentd"), "\(result.stderr)")
     }
 }
+
+/// App-shipped definitions in `$XDG_DATA_DIRS/agentd/` (read-only, root's): read at start; a
+/// file of the same name in `~/.config/agentd` replaces one, and its removal brings it back.
+@Suite(.serialized) struct UserAgentDataDirectoryTests {
+    private func kind(_ session: UserSession, _ id: String) throws -> String? {
+        let listed = try session.ctl("--user", "list", "--json")
+        let jobs = try json(listed.stdout) as? [[String: Any]] ?? []
+        return jobs.first { $0["identifier"] as? String == id }?["kind"] as? String
+    }
+
+    @Test func anAppShippedJobIsReadFromTheDataDirectoryAndTheUsersFileOfTheSameNameWins() throws {
+        let session = try UserSession(user: try TestUser())
+        let shared = session.root + "/share/agentd"
+        try FileManager.default.createDirectory(atPath: shared + "/manifests.d", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: shared + "/jobs.d", withIntermediateDirectories: true)
+        let plugin = shared + "/sync"
+        try "#!/bin/sh\necho PROGRESS=1/1\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try "[Manifest]\nPermittedIdentifiers=com.example.app.*\nBackgroundModes=continued processing\n"
+            .write(toFile: shared + "/manifests.d/com.example.app.manifest", atomically: false, encoding: .utf8)
+        try "[Job]\nIdentifier=com.example.app.sync\nKind=continued\nExec=\(plugin)\n"
+            .write(toFile: shared + "/jobs.d/app.job", atomically: false, encoding: .utf8)
+        let agent = try UserAgent(session)
+        try agent.waitForLog("registered com.example.app.sync")
+        #expect(try kind(session, "com.example.app.sync") == "continued")
+        #expect(try session.ctl("--user", "submit", "com.example.app.sync", "--wait").status == 0)
+
+        let mine = session.configDirectory + "/jobs.d/app.job"
+        try session.write(mine, "[Job]\nIdentifier=com.example.app.sync\nKind=processing\nExec=\(plugin)\nInterval=1d\n")
+        try agent.waitForLog("updated com.example.app.sync")
+        #expect(try kind(session, "com.example.app.sync") == "processing")
+        let mark = agent.logLines.count
+        try FileManager.default.removeItem(atPath: mine)
+        try agent.waitForLog("updated com.example.app.sync", after: mark)
+        #expect(try kind(session, "com.example.app.sync") == "continued")
+    }
+}
