@@ -34,6 +34,11 @@ do {
     case .version:
         print("agentd \(AgentVersion.string)")
     case .run(let options):
+        // The per-user agent runs every job as its user; root's jobs belong to the system agent.
+        if options.userMode && geteuid() == 0 {
+            printError("agentd: --user is the per-user agent of an unprivileged user and runs every job as that user; as root, run the system agent instead (systemctl start agentd.service), or start agentd --user as the user (systemctl --user start agentd)")
+            exit(2)
+        }
         // Early, before any descriptor is opened: runs and control clients share the limit.
         OpenFileLimit.raiseSoftToHard()
         let agent = try Agent(options: options)

@@ -93,6 +93,14 @@ import Testing
         #expect(try session.ctl("--user", "status").status == 0)
     }
 
+    @Test func rootIsToldToRunTheSystemAgentInstead() throws {
+        let session = try UserSession(user: try TestUser())
+        let result = try runCommand(Binaries.agentd, ["--user"], environment: session.environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("as root, run the system agent instead"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: session.configDirectory), "nothing was created")
+    }
+
     @Test func withoutXDGRuntimeDirTheUserAgentSaysWhatToSet() throws {
         let session = try UserSession(user: try TestUser())
         var environment = session.environment
