@@ -64,6 +64,10 @@ let package = Package(
         // private dbus-daemon; built alongside the tests, never shipped (not a product).
         .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",
                           linkerSettings: [.linkedLibrary("systemd")]),
+        // A desktop notification server stand-in (C, sd-bus) for the user agent's notification
+        // tests (IntegrationTests); records Notify/CloseNotification, invokes actions on request.
+        .executableTarget(name: "notifications-stand-in", path: "Tests/NotificationsStandIn",
+                          linkerSettings: [.linkedLibrary("systemd")]),
         // The invariants the fuzz targets check (Fuzz/), and the suite that replays their seed
         // corpora and every reproducer found (Fuzz/corpus, Fuzz/regressions) through them.
         .target(name: "FuzzChecks", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],

@@ -226,7 +226,7 @@ check_installed() {
             /usr/lib/agentd/plugins/example-checkpoint /usr/lib/agentd/plugins/example-export; do
         [ -x "$target$f" ] || problems+=("$f is not executable")
     done
-    for f in /lib/systemd/system/agentd.service /etc/agentd/agentd.conf \
+    for f in /lib/systemd/system/agentd.service /usr/lib/systemd/user/agentd.service /etc/agentd/agentd.conf \
             /etc/agentd/manifests.d/local.manifest /usr/lib/sysusers.d/agentd.conf \
             /usr/share/bash-completion/completions/agentctl /usr/share/man/man8/agentd.8.gz \
             /usr/share/man/man1/agentctl.1.gz /usr/share/man/man5/agentd.job.5.gz \
@@ -275,6 +275,14 @@ if [ "$install_ok" = 1 ]; then
     else
         show_log "$log_dir/verify.log"
         record "systemd-analyze verify agentd.service" FAIL "log: $log_dir/verify.log"
+    fi
+    # The user unit, checked as a unit file (verify --user needs a running user manager).
+    if inroot systemd-analyze verify --man=no /usr/lib/systemd/user/agentd.service >"$log_dir/verify-user.log" 2>&1 &&
+            [ ! -s "$log_dir/verify-user.log" ]; then
+        record "systemd-analyze verify the user unit agentd.service" PASS
+    else
+        show_log "$log_dir/verify-user.log"
+        record "systemd-analyze verify the user unit agentd.service" FAIL "log: $log_dir/verify-user.log"
     fi
 fi
 

@@ -19,7 +19,10 @@ fi
 # journal-fields test (a journald in a private mount namespace; no systemd as PID 1 needed).
 # sqlite3: the recovery tests edit a killed agent's state.db; perl: the socket-abuse clients.
 # binutils: readelf, with which AgentctlLinkTests reads agentctl's NEEDED libraries.
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils"
+# dunst, xvfb: the user agent's notifications are checked once against a real notification server
+# (dunst on an Xvfb display, read back with dunstctl history); passwd (useradd) and util-linux
+# (setpriv) run the user agent as a throwaway user.
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.

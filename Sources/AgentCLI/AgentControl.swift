@@ -5,9 +5,10 @@ import AgentProtocol
 public enum AgentControl {
     public static let root = CommandSpec(
         name: "agentctl", abstract: "Look at and steer agentd, the background-task agent.",
-        discussion: "The socket is /run/agentd/agentd.sock unless --socket or AGENTD_SOCKET says otherwise.",
+        discussion: "The socket is --socket PATH, else with --user $XDG_RUNTIME_DIR/agentd.sock (your agentd --user), else AGENTD_SOCKET, else your agentd --user's socket when you are not root and it exists, else /run/agentd/agentd.sock.",
         examples: ["agentctl status", "agentctl watch", "agentctl events", "agentctl list --json", "agentctl resources", "agentctl check /etc/agentd"],
         options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
+                  OptionSpec(long: "user", help: "Talk to your own agent (agentd --user) at $XDG_RUNTIME_DIR/agentd.sock."),
                   OptionSpec(long: "version", help: "Print agentctl's version.")],
         subcommands: [StatusCommand.spec, WatchCommand.spec, EventsCommand.spec, ListCommand.spec, SchedulingCommands.pending,
                       RunCommands.history, SchedulingCommands.explain, StatsCommands.stats,
@@ -40,7 +41,16 @@ public enum AgentControl {
                 context.out(help(for: path, parser: parser))
                 return 0
             case .run(let parsed):
-                if let socket = parsed.value("socket") { context.socketPath = socket }
+                if let socket = parsed.value("socket") {
+                    context.socketPath = socket
+                    context.isUserAgent = socket == context.userSocketPath
+                } else if parsed.flag("user") {
+                    guard let user = context.userSocketPath else {
+                        throw CommandFailure(exitStatus: 2, message: "--user: XDG_RUNTIME_DIR is not set (or not an absolute path), so your agent's socket cannot be found; set XDG_RUNTIME_DIR=/run/user/$(id -u), or give --socket PATH")
+                    }
+                    context.socketPath = user
+                    context.isUserAgent = true
+                }
                 guard let node = parser.node(at: parsed.path), let run = node.run else { return 2 }
                 return try run(parsed, context)
             }

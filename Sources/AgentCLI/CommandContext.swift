@@ -7,6 +7,11 @@ import Glibc
 /// or programs read the output, and the clock times are shown against.
 public struct CommandContext: Sendable {
     public var socketPath: String
+    /// Whether `socketPath` is the per-user agent's (`agentd --user`): advice then says
+    /// `systemctl --user` and `journalctl --user`.
+    public var isUserAgent = false
+    /// `$XDG_RUNTIME_DIR/agentd.sock`, for `--user`; nil without XDG_RUNTIME_DIR.
+    public var userSocketPath: String?
     /// Whether standard output is a terminal.
     public var isTerminal: Bool
     /// Columns tables are cut to; nil for no limit (output to a pipe or file without `COLUMNS`).
@@ -23,7 +28,13 @@ public struct CommandContext: Sendable {
 
     /// The context of a real agentctl process.
     public init(environment: [String: String]) {
-        socketPath = environment["AGENTD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/agentd/agentd.sock"
+        let choice = SocketChoice.implicit(environment: environment, isRoot: geteuid() == 0) { path in
+            var info = stat()
+            return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+        }
+        socketPath = choice.path
+        isUserAgent = choice.isUserAgent
+        userSocketPath = SocketChoice.userSocket(environment: environment)
         isTerminal = Terminal.isTerminal(STDOUT_FILENO)
         terminalWidth = Terminal.width(fd: STDOUT_FILENO, environment: environment)
         style = Style.decide(isTerminal: isTerminal, environment: environment)
@@ -117,6 +128,10 @@ public struct CommandContext: Sendable {
             return CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) is not accepting connections (it may be overloaded or stuck; see journalctl -u agentd)",
                                   agentUnreachable: true)
         default:
+            if isUserAgent {
+                return CommandFailure(exitStatus: 5, message: "cannot reach your agentd --user at \(socketPath) (is it running? try systemctl --user status agentd, or start it: systemctl --user start agentd)",
+                                      agentUnreachable: true)
+            }
             return CommandFailure(exitStatus: 5, message: "cannot reach agentd at \(socketPath) (is it running? try systemctl status agentd; another agent: --socket PATH or AGENTD_SOCKET, and with sudo pass --socket, since sudo drops AGENTD_SOCKET)",
                                   agentUnreachable: true)
         }

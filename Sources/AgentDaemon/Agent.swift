@@ -9,16 +9,16 @@ import Glibc
 /// connects their callbacks, starts them in order, and handles the signals. Everything runs on
 /// the loop's thread.
 public final class Agent {
-    private let options: DaemonOptions
-    private let loop: EventLoop
-    private let log: Logger
+    let options: DaemonOptions
+    let loop: EventLoop
+    let log: Logger
     private let config: ConfigFollower
     private let state: StateDirectory
     /// Every write to the state database, with its queue, retries and checkpoints.
     private let stateWriter: StateWriter
     /// What happened, for `subscribe`d connections (`agentctl events`, `submit --wait`, `watch`).
-    private let events: EventBus
-    private let runs: RunSupervisor
+    let events: EventBus
+    let runs: RunSupervisor
     private let scheduling: SchedulerDriver
     /// Power, thermal, network and pressure (DESIGN §6).
     private let conditions: ConditionMonitor
@@ -42,7 +42,8 @@ public final class Agent {
         self.loop = loop
         facts = AgentFacts(options: options, startedAtWall: loop.clock.realtime / 1_000_000_000,
                            startedAt: loop.clock.monotonic)
-        config = ConfigFollower(directory: options.configDirectory, loop: loop, log: log)
+        config = ConfigFollower(directory: options.configDirectory, dataDirectories: options.dataDirectories,
+                                loop: loop, log: log)
         state = StateDirectory(path: options.stateDirectory)
         stateWriter = StateWriter(state: state, loop: loop, log: log)
         events = EventBus(loop: loop)
@@ -66,6 +67,7 @@ public final class Agent {
     /// Starts every adapter and runs the loop until SIGTERM or SIGINT.
     public func run() throws {
         log.info("agentd \(AgentVersion.string) starting (pid \(getpid()), config \(options.configDirectory), state \(options.stateDirectory))")
+        prepareUserMode()
         signals = try SignalSource(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             self.handle(signal: signal)
         }
@@ -77,6 +79,7 @@ public final class Agent {
         }
         try config.start()
         wire()
+        startDesktopNotifications()
         // Inputs first, so the first decisions see the machine as it is.
         conditions.start()
         scheduling.start()
@@ -208,7 +211,9 @@ public final class Agent {
         let handler = ControlHandler(catalogue: config, scheduling: scheduling, runs: runs, conditions: conditions,
                                      state: state, stateWriter: stateWriter, events: events, metrics: metrics,
                                      loop: loop, about: facts)
-        return try ControlServer(loop: loop, path: options.socketPath, mode: 0o660, group: group) { request in
+        // The per-user agent's socket is its user's alone (DESIGN §2).
+        return try ControlServer(loop: loop, path: options.socketPath, mode: options.userMode ? 0o600 : 0o660,
+                                 group: options.userMode ? nil : group) { request in
             handler.handle(request)
         }
     }

@@ -2,6 +2,7 @@
 import AgentCore
 import AgentProtocol
 import AgentSystem
+import Glibc
 
 /// Keeps the loaded configuration in step with the config directory (DESIGN §3): the inotify
 /// watcher (through a mailbox onto the loop), removals that wait for a quiet directory, the
@@ -24,13 +25,16 @@ final class ConfigFollower: JobCatalogue {
     /// Called after each batch of changes has been logged.
     var onChanges: (([RegistryChange]) -> Void)?
 
-    init(directory: String, loop: EventLoop, log: Logger) {
+    /// `dataDirectories`: the per-user agent's read-only, app-shipped definitions
+    /// (`$XDG_DATA_DIRS/agentd`), below the config directory's files of the same name.
+    init(directory: String, dataDirectories: [String] = [], loop: EventLoop, log: Logger) {
         self.directory = directory
         self.loop = loop
         self.log = log
         let user = SystemFactsProbe.currentUser()
         loader = ConfigLoader(configDirectory: directory, agentUID: user.uid, agentUserName: user.name,
-                              privileged: user.uid == 0)
+                              privileged: geteuid() == 0)
+        loader.dataDirectories = dataDirectories
     }
 
     var registry: ConfigRegistry { loader.registry }

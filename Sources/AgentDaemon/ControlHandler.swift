@@ -208,9 +208,10 @@ struct ControlHandler {
             reply(.failure(.badRequest, "--strategy: \"\(details.strategy)\" is not a strategy (queue, fail)"))
             return
         }
-        let submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
+        var submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
                                     subtitle: details.subtitle, arguments: details.arguments,
                                     strategy: strategy, requestID: 0)
+        submission.notify = details.notify
         scheduling.submit(submission, reply: { outcome, requestID in
             switch outcome {
             case .accepted(let position):

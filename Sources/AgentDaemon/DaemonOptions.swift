@@ -9,6 +9,10 @@ public struct DaemonOptions: Sendable, Equatable {
     public var procRoot = "/proc"
     /// Prefix log lines with CLOCK_MONOTONIC time (benchmarks correlate events with it).
     public var logTimestamps = false
+    /// `--user`: the per-user agent (XDG paths, socket 0600, desktop notifications).
+    public var userMode = false
+    /// `--user`: the read-only `agentd` directories of `$XDG_DATA_DIRS`, in search order.
+    public var dataDirectories: [String] = []
 
     public init() {}
 
@@ -25,6 +29,8 @@ public struct DaemonOptions: Sendable, Equatable {
         Runs the background-task agent in the foreground (systemd starts it as agentd.service).
 
         Options:
+          --user             the per-user agent: config $XDG_CONFIG_HOME/agentd, state
+                             $XDG_STATE_HOME/agentd, socket $XDG_RUNTIME_DIR/agentd.sock
           --config-dir DIR   config directory to watch (default /etc/agentd)
           --state-dir DIR    state database and per-job directories (default /var/lib/agentd)
           --socket PATH      control socket (default /run/agentd/agentd.sock)
@@ -36,9 +42,12 @@ public struct DaemonOptions: Sendable, Equatable {
 
         """
 
-    /// Parses `arguments` (without the program name). Errors name the option and the fix.
-    public static func parse(_ arguments: [String]) throws(DaemonOptionsError) -> Outcome {
+    /// Parses `arguments` (without the program name); `environment` gives `--user` its XDG
+    /// paths. Errors name the option and the fix.
+    public static func parse(_ arguments: [String], environment: [String: String] = [:])
+        throws(DaemonOptionsError) -> Outcome {
         var options = DaemonOptions()
+        var given: Set<String> = []
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             var name = argument
@@ -54,7 +63,9 @@ public struct DaemonOptions: Sendable, Equatable {
                 }
                 return next
             }
+            if name.hasPrefix("--") { given.insert(name) }
             switch name {
+            case "--user": options.userMode = true
             case "--config-dir": options.configDirectory = try value()
             case "--state-dir": options.stateDirectory = try value()
             case "--socket": options.socketPath = try value()
@@ -66,6 +77,9 @@ public struct DaemonOptions: Sendable, Equatable {
             default:
                 throw DaemonOptionsError(message: "unknown option '\(argument)' (see agentd --help)")
             }
+        }
+        if options.userMode {
+            try UserModePaths.apply(to: &options, environment: environment, given: given)
         }
         return .run(options)
     }

@@ -49,6 +49,20 @@ final class EventBus {
 
     var subscriberCount: Int { subscribers.count }
 
+    /// In-process followers (the desktop notifier): every event, and for `run-started` the
+    /// launch it came from. Called synchronously from `publish`; they must not publish.
+    private var observers: [(AgentEvent, LaunchOrder?) -> Void] = []
+    /// The launch whose `run-started` is being published, for the observers.
+    private var publishingOrder: LaunchOrder?
+
+    /// Whether anyone, on a socket or in-process, follows the events.
+    private var isFollowed: Bool { !subscribers.isEmpty || !observers.isEmpty }
+
+    /// Adds an in-process follower for the agent's lifetime.
+    func observe(_ observer: @escaping (AgentEvent, LaunchOrder?) -> Void) {
+        observers.append(observer)
+    }
+
     init(loop: EventLoop) {
         self.loop = loop
     }
@@ -76,13 +90,14 @@ final class EventBus {
     func publish(_ kind: EventKind, identifier: String? = nil, runID: RunID? = nil,
                  _ fill: (inout AgentEvent) -> Void = { _ in }) {
         lastSequence += 1
-        guard !subscribers.isEmpty else { return }
+        guard isFollowed else { return }
         let interested = subscribers.filter { $0.value.filter.matches(kind: kind, identifier: identifier) }
-        guard !interested.isEmpty else { return }
+        guard !interested.isEmpty || !observers.isEmpty else { return }
         var event = AgentEvent(sequence: lastSequence, time: Self.now(), type: kind,
                                identifier: identifier, runID: runID?.description)
         fill(&event)
-        guard let line = try? encoder.encode(event) else { return }
+        for observer in observers { observer(event, publishingOrder) }
+        guard !interested.isEmpty, let line = try? encoder.encode(event) else { return }
         let bytes = Array(line)
         let sequence = lastSequence
         for (id, subscriber) in interested.sorted(by: { $0.key < $1.key }) {
@@ -118,6 +133,8 @@ final class EventBus {
                              kind: order?.job.kind.rawValue ?? "", requestID: order?.submission?.requestID)
         if let request = label.requestID { queued[request] = nil }
         runs[run] = label
+        publishingOrder = order
+        defer { publishingOrder = nil }
         publish(.runStarted, identifier: label.identifier, runID: run) { event in
             event.kind = label.kind.isEmpty ? nil : label.kind
             event.reason = reason.rawValue
@@ -141,7 +158,7 @@ final class EventBus {
     /// loop iteration and run, with the last value read (a plugin writing a million lines a second
     /// makes one event per read, not a million), and only when it changed.
     func runDirective(_ run: RunID, _ directive: PluginDirective) {
-        guard !subscribers.isEmpty, let label = runs[run] else { return }
+        guard isFollowed, let label = runs[run] else { return }
         switch directive {
         case .progress(let value):
             if label.pendingProgress == nil { progressed.append(run) }

@@ -47,12 +47,16 @@ public struct SubmitRequest: Codable, Sendable, Hashable {
     /// `queue` (default) or `fail`.
     public var strategy: String
     public var arguments: [String]
+    /// `--no-notify`: false; absent leaves it to the job's `Notify=` (per-user agent).
+    public var notify: Bool?
 
-    public init(title: String? = nil, subtitle: String? = nil, strategy: String = "queue", arguments: [String] = []) {
+    public init(title: String? = nil, subtitle: String? = nil, strategy: String = "queue", arguments: [String] = [],
+                notify: Bool? = nil) {
         self.title = title
         self.subtitle = subtitle
         self.strategy = strategy
         self.arguments = arguments
+        self.notify = notify
     }
 }
 

@@ -12,14 +12,33 @@ func printError(_ text: String) {
     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
 }
 
+/// The environment, for `--user`'s XDG paths.
+func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer = pointer.advanced(by: 1)
+    }
+    return result
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    switch try DaemonOptions.parse(arguments) {
+    switch try DaemonOptions.parse(arguments, environment: processEnvironment()) {
     case .help:
         print(DaemonOptions.usage, terminator: "")
     case .version:
         print("agentd \(AgentVersion.string)")
     case .run(let options):
+        // The per-user agent runs every job as its user; root's jobs belong to the system agent.
+        if options.userMode && geteuid() == 0 {
+            printError("agentd: --user is the per-user agent of an unprivileged user and runs every job as that user; as root, run the system agent instead (systemctl start agentd.service), or start agentd --user as the user (systemctl --user start agentd)")
+            exit(2)
+        }
         // Early, before any descriptor is opened: runs and control clients share the limit.
         OpenFileLimit.raiseSoftToHard()
         let agent = try Agent(options: options)

@@ -51,3 +51,44 @@ import AgentSystem
         .rescan(directory: "jobs.d"),
     ])
 }
+
+@Test func theUserAgentTakesItsPathsFromTheXDGVariables() throws {
+    let environment = ["HOME": "/home/ann", "XDG_CONFIG_HOME": "/home/ann/cfg", "XDG_RUNTIME_DIR": "/run/user/1000/",
+                       "XDG_DATA_DIRS": "/opt/share:relative:/usr/share"]
+    guard case .run(let options) = try DaemonOptions.parse(["--user"], environment: environment) else {
+        Issue.record("expected options")
+        return
+    }
+    #expect(options.userMode)
+    #expect(options.configDirectory == "/home/ann/cfg/agentd")
+    #expect(options.stateDirectory == "/home/ann/.local/state/agentd")
+    #expect(options.socketPath == "/run/user/1000/agentd.sock")
+    // A relative entry is ignored, as the XDG spec says.
+    #expect(options.dataDirectories == ["/opt/share/agentd", "/usr/share/agentd"])
+}
+
+@Test func theUserAgentsDefaultsFollowHomeAndAGivenPathWins() throws {
+    let environment = ["HOME": "/home/ann", "XDG_RUNTIME_DIR": "/run/user/1000"]
+    guard case .run(let options) = try DaemonOptions.parse(["--socket", "/tmp/a.sock", "--user"], environment: environment) else {
+        Issue.record("expected options")
+        return
+    }
+    #expect(options.configDirectory == "/home/ann/.config/agentd")
+    #expect(options.socketPath == "/tmp/a.sock")
+    #expect(options.dataDirectories == ["/usr/local/share/agentd", "/usr/share/agentd"])
+}
+
+@Test func theUserAgentWithoutXDGRuntimeDirOrHomeSaysWhatToSet() {
+    #expect(throws: DaemonOptionsError.self) { try DaemonOptions.parse(["--user"], environment: ["HOME": "/home/ann"]) }
+    do {
+        _ = try DaemonOptions.parse(["--user"], environment: ["HOME": "/home/ann"])
+    } catch {
+        #expect(error.message.contains("XDG_RUNTIME_DIR is not set"))
+        #expect(error.message.contains("--socket PATH"))
+    }
+    do {
+        _ = try DaemonOptions.parse(["--user"], environment: ["XDG_RUNTIME_DIR": "/run/user/1"])
+    } catch {
+        #expect(error.message.contains("neither XDG_CONFIG_HOME nor HOME is set"))
+    }
+}

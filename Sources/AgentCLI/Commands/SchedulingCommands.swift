@@ -39,6 +39,7 @@ enum SchedulingCommands {
         options: [OptionSpec(long: "title", valueName: "T", help: "Title shown until the plugin sets one."),
                   OptionSpec(long: "subtitle", valueName: "S", help: "Subtitle shown until the plugin sets one."),
                   OptionSpec(long: "strategy", valueName: "queue|fail", help: "When it cannot start now: wait (queue) or refuse (fail)."),
+                  OptionSpec(long: "no-notify", help: "Show no desktop notification for this run (per-user agent)."),
                   OptionSpec(long: "wait", help: "Follow the run to its end; exit 0 success, 1 failure, 6 expired, 7 cancelled, 8 crashed or spawn-failed.")],
         arguments: [ArgumentSpec(name: "ID", help: "Identifier of the continued job, optionally with a dynamic suffix.")],
         acceptsPassthrough: true,
@@ -51,7 +52,8 @@ enum SchedulingCommands {
             let request = ControlRequest(
                 command: .submit, target: id,
                 submission: SubmitRequest(title: parsed.value("title"), subtitle: parsed.value("subtitle"),
-                                          strategy: strategy, arguments: parsed.passthrough))
+                                          strategy: strategy, arguments: parsed.passthrough,
+                                          notify: parsed.flag("no-notify") ? false : nil))
             if parsed.flag("wait") { return try SubmitWait.run(request, context: context) }
             let response = try context.request(request)
             context.out(response.message ?? "submitted \(id)")

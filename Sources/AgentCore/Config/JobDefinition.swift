@@ -85,6 +85,8 @@ public struct JobDefinition: Hashable, Sendable {
     public var randomizedDelay: Duration = .zero
     /// `CatchUp=`: a `Schedule=` slot missed while the agent was down or asleep runs once.
     public var catchUp: Bool = true
+    /// `Notify=`: a continued run of the per-user agent is shown in a desktop notification.
+    public var notify: Bool = true
 
     public static let defaultGracePeriod: Duration = .seconds(5)
     public static let defaultProgressTimeout: Duration = .seconds(30)
@@ -132,7 +134,7 @@ public struct JobDefinition: Hashable, Sendable {
         "Identifier", "Kind", "Exec", "User", "Interval", "MaxRuntime", "GracePeriod",
         "RequiresExternalPower", "RequiresNetwork", "RequiresIdle", "ProgressTimeout", "Retry",
         "OnSuccess", "OnConditionLost", "MaxPause",
-        "Schedule", "RandomizedDelay", "CatchUp",
+        "Schedule", "RandomizedDelay", "CatchUp", "Notify",
     ] + RunLimits.keys + RunPriority.keys
     static let listKeys = [
         "Resources", "Environment",
@@ -276,6 +278,7 @@ public struct JobDefinition: Hashable, Sendable {
         definition.requiresExternalPower = reader.bool("RequiresExternalPower", default: false)
         definition.requiresNetwork = reader.bool("RequiresNetwork", default: false)
         definition.requiresIdle = reader.bool("RequiresIdle", default: false)
+        definition.notify = reader.bool("Notify", default: true)
         definition.progressTimeout = reader.span(
             "ProgressTimeout", default: defaultProgressTimeout, allowZero: false)
         definition.maxPause = reader.span("MaxPause", default: defaultMaxPause, allowZero: true)

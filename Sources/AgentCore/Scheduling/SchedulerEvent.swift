@@ -84,6 +84,9 @@ public struct Submission: Sendable, Hashable, Codable {
     public var strategy: SubmitStrategy
     /// The control request to answer with `.reply`.
     public var requestID: Int64
+    /// `submit --no-notify`: false shows no desktop notification (per-user agent); nil leaves
+    /// it to the job's `Notify=`. Optional so submissions stored before it existed decode.
+    public var notify: Bool?
 
     public init(identifier: Identifier, jobIdentifier: Identifier, title: String? = nil,
                 subtitle: String? = nil, arguments: [String] = [], strategy: SubmitStrategy = .queue,

@@ -15,6 +15,11 @@ import Glibc
 public struct ConfigLoader {
     public private(set) var registry: ConfigRegistry
     public let configDirectory: String
+    /// `agentd --user`: read-only directories (`$XDG_DATA_DIRS/agentd`) whose
+    /// `manifests.d/*.manifest` and `jobs.d/*.job` apps ship. A file of the config directory
+    /// replaces one of the same relative path there, and an earlier data directory a later one
+    /// (systemd's unit search path rule). Not watched: read at start, SIGHUP and every rescan.
+    public var dataDirectories: [String] = []
     private let facts: SystemFactsProbe
     private var knownPaths: Set<String> = []
 
@@ -42,7 +47,7 @@ public struct ConfigLoader {
     /// `vanished`: the daemon removes them once the directory is quiet (`reload` on each), so a
     /// directory being copied into place does not lose the files not copied yet.
     public mutating func loadAll(vanished: inout [String]) -> [RegistryChange] {
-        let present = ConfigFileReader.scan(configDirectory: configDirectory)
+        let present = scanWithDataDirectories()
         let missing = missingDirectories
         return apply(present: present,
                      replacing: knownPaths.filter { !missing.contains(Self.directory(of: $0)) },
@@ -93,7 +98,7 @@ public struct ConfigLoader {
         let inDirectory: (String) -> Bool = { path in
             prefix.isEmpty ? !path.contains("/") : path.hasPrefix(prefix)
         }
-        let present = ConfigFileReader.scan(configDirectory: configDirectory).filter(inDirectory)
+        let present = scanWithDataDirectories().filter(inDirectory)
         return apply(present: present, replacing: knownPaths.filter(inDirectory), vanished: &vanished)
     }
 
@@ -102,7 +107,7 @@ public struct ConfigLoader {
         if case .ignored = ConfigPath.role(of: relativePath) {
             return RegistryChange()
         }
-        switch ConfigFileReader.read(configDirectory: configDirectory, relativePath: relativePath) {
+        switch readWithDataDirectories(relativePath) {
         case .file(let source):
             knownPaths.insert(relativePath)
             return registry.update(source, facts: facts)
@@ -126,6 +131,38 @@ public struct ConfigLoader {
         if isMissing(directoryOf: relativePath) { return RegistryChange() }
         guard knownPaths.remove(relativePath) != nil else { return RegistryChange() }
         return registry.remove(relativePath: relativePath, facts: facts)
+    }
+
+    /// The config directory's files, and the data directories' that it does not shadow.
+    private func scanWithDataDirectories() -> [String] {
+        let own = ConfigFileReader.scan(configDirectory: configDirectory)
+        guard !dataDirectories.isEmpty else { return own }
+        var all = Set(own)
+        for directory in dataDirectories {
+            all.formUnion(ConfigFileReader.scan(configDirectory: directory).filter(Self.isShippable))
+        }
+        return all.sorted()
+    }
+
+    /// The file from the config directory, else from the first data directory that has it.
+    private func readWithDataDirectories(_ relativePath: String) -> ConfigFileReader.ReadResult {
+        let own = ConfigFileReader.read(configDirectory: configDirectory, relativePath: relativePath)
+        guard case .gone = own, Self.isShippable(relativePath) else { return own }
+        for directory in dataDirectories {
+            let shipped = ConfigFileReader.read(configDirectory: directory, relativePath: relativePath)
+            if case .gone = shipped { continue }
+            return shipped
+        }
+        return own
+    }
+
+    /// What an app may ship in a data directory: manifests and job files (not agentd.conf, not
+    /// drop-in scripts, which run as their file's owner).
+    static func isShippable(_ relativePath: String) -> Bool {
+        switch ConfigPath.role(of: relativePath) {
+        case .manifest, .jobDefinition: return true
+        default: return false
+        }
     }
 
     private mutating func apply(present: [String], replacing previous: Set<String>,

@@ -110,16 +110,20 @@ final class BusConnection {
     @discardableResult
     func call(destination: String, path: String, interface: String, member: String, arguments: [String] = [],
               timeout: Duration, reply: @escaping (BusMessage) -> Void) throws(BusError) -> Token {
+        try call(destination: destination, path: path, interface: interface, member: member,
+                 typedArguments: arguments.map(BusArgument.string), timeout: timeout, reply: reply)
+    }
+
+    /// Sends a method call with arguments of any `BusArgument` type; otherwise as above.
+    @discardableResult
+    func call(destination: String, path: String, interface: String, member: String, typedArguments: [BusArgument],
+              timeout: Duration, reply: @escaping (BusMessage) -> Void) throws(BusError) -> Token {
         guard let bus else { throw BusError(name: nil, message: "bus connection closed") }
         var message: OpaquePointer?
         var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else { throw BusError(call: "sd_bus_message_new_method_call", result: result) }
         defer { sd_bus_message_unref(message) }
-        for argument in arguments {
-            // For string types sd_bus_message_append_basic takes the string itself.
-            result = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-            guard result >= 0 else { throw BusError(call: "sd_bus_message_append_basic", result: result) }
-        }
+        for argument in typedArguments { try argument.append(to: message) }
         _ = sd_bus_message_set_auto_start(message, 0)
         let registration = register(isReply: true, onMessage: reply, onInstalled: nil)
         let micros = UInt64(max(1, MonotonicInstant.clampedNanoseconds(of: timeout) / 1000))

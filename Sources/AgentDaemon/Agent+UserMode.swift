@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentSystem
+import Glibc
+
+/// What `agentd --user` does beyond the system agent (issue 14): the config skeleton on the
+/// first start, and progress of continued runs in desktop notifications.
+extension Agent {
+    /// Creates `~/.config/agentd/` on the first start of the per-user agent. A failure is logged
+    /// and the agent goes on (it watches the directory and reads it once it is there).
+    func prepareUserMode() {
+        guard options.userMode else { return }
+        do {
+            if let created = try UserSkeleton.createIfMissing(options.configDirectory) { log.notice(created) }
+        } catch {
+            log.error("cannot create the config directory: \(error) (create \(options.configDirectory) with manifests.d/ and jobs.d/ yourself, or fix its parent's permissions)")
+        }
+    }
+
+    /// Starts following continued runs in desktop notifications (user agent only). Without a
+    /// session bus it says so once; the agent runs as before.
+    func startDesktopNotifications() {
+        guard options.userMode else { return }
+        guard let address = Self.sessionBusAddress() else {
+            log.notice("desktop notifications off: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus (under systemd --user, run: systemctl --user import-environment DBUS_SESSION_BUS_ADDRESS, then restart agentd)")
+            return
+        }
+        let client = DesktopNotifications(loop: loop, address: .address(address))
+        let runs = self.runs
+        let log = self.log
+        let notifier = RunNotifier(client: client, loop: loop, cancelRun: { text in
+            if let run = RunID(parsing: text) { _ = runs.cancel(run) }
+        }, log: { log.notice($0) })
+        // The bus holds the notifier for the agent's lifetime.
+        events.observe { event, order in notifier.handle(event, order: order) }
+        log.info("desktop notifications: continued runs are shown through org.freedesktop.Notifications on \(address)")
+    }
+
+    /// `DBUS_SESSION_BUS_ADDRESS`, else the user bus socket systemd and dbus-user-session put
+    /// at `$XDG_RUNTIME_DIR/bus` (libsystemd's rule for the user bus).
+    static func sessionBusAddress() -> String? {
+        if let value = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !value.isEmpty {
+            return value
+        }
+        guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else {
+            return nil
+        }
+        var info = stat()
+        let path = runtime + "/bus"
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
+        return "unix:path=" + path
+    }
+}

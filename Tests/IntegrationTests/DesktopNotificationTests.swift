@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// Continued runs of `agentd --user` in desktop notifications (issue 14 item 4), against a
+/// private session bus with a stand-in notification server, and once against dunst under Xvfb.
+@Suite(.serialized) struct DesktopNotificationTests {
+    private func session(bus: SessionBus) throws -> UserSession {
+        let session = try UserSession(user: try TestUser())
+        session.extraEnvironment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        return session
+    }
+
+    private func continuedJob(_ session: UserSession, _ name: String, _ body: String, extra: String = "") throws {
+        let plugin = try session.plugin(name, body)
+        try session.write(session.configDirectory + "/jobs.d/\(name).job",
+                          "[Job]\nIdentifier=local.\(name)\nKind=continued\nExec=\(plugin)\n\(extra)")
+    }
+
+    /// A plugin that reports changing progress twenty times a second until it is stopped.
+    static let busyPlugin = "i=0\nwhile :; do i=$((i+1)); echo \"PROGRESS=$((i % 100))%\"; sleep 0.05; done\n"
+
+    @Test func aContinuedRunIsOneNotificationUpdatedAtMostOnceASecondAndItsCancelActionCancelsTheRun() throws {
+        let bus = try SessionBus()
+        let server = try NotificationServerStandIn(bus: bus)
+        let session = try session(bus: bus)
+        let agent = try UserAgent(session)
+        try continuedJob(session, "export", Self.busyPlugin)
+        try agent.waitForLog("registered local.export")
+        let submitted = try session.ctl("--user", "submit", "local.export", "--title", "Exporting photos", "--subtitle", "Holidays")
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+
+        let first = try server.waitForNotify("for the run's first notification") { $0.replaces == 0 }
+        let started = Date()
+        #expect(first.call.summary == "Exporting photos")
+        #expect(first.call.body == "Holidays")
+        #expect(first.call.actions == "cancel,Cancel")
+        #expect(first.call.expire == 0, "a running task's notification does not expire")
+        let id = first.call.id
+        var last = first.index
+        for _ in 0..<3 {
+            last = try server.waitForNotify(after: last + 1, "replacing \(id)") { $0.replaces == id }.index
+        }
+        // Four notifications, at least a second apart: three seconds at the least (the plugin
+        // would have allowed sixty updates meanwhile).
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 2.9, "4 notifications within \(elapsed) s")
+        let updates = server.calls.filter { $0.replaces == id }
+        #expect(updates.allSatisfy { (0...100).contains($0.value) && $0.summary == "Exporting photos" })
+
+        try server.invoke(id, "cancel")
+        try agent.waitForLog("Cancel pressed for run r000001")
+        let final = try server.waitForNotify(after: last + 1, "with the result") { $0.replaces == id && $0.actions.isEmpty }
+        #expect(final.call.body == "Cancelled")
+        #expect(final.call.value == -1, "the result has no progress bar")
+        let history = try session.ctl("--user", "history", "local.export", "--json")
+        let runs = try json(history.stdout) as? [[String: Any]] ?? []
+        #expect(runs.first?["stopReason"] as? String == "cancelled", "\(history.stdout)")
+    }
+
+    @Test func notifyNoInTheJobAndNoNotifyOnSubmitShowNothing() throws {
+        let bus = try SessionBus()
+        let server = try NotificationServerStandIn(bus: bus)
+        let session = try session(bus: bus)
+        let agent = try UserAgent(session)
+        try continuedJob(session, "quiet", "echo PROGRESS=1/1\n", extra: "Notify=no\n")
+        try continuedJob(session, "loud", "echo PROGRESS=1/2\necho PROGRESS=2/2\n")
+        try agent.waitForLog("registered local.quiet")
+        try agent.waitForLog("registered local.loud")
+        #expect(try session.ctl("--user", "submit", "local.quiet", "--title", "Hidden 1", "--wait").status == 0)
+        #expect(try session.ctl("--user", "submit", "local.loud", "--no-notify", "--title", "Hidden 2", "--wait").status == 0)
+        #expect(try session.ctl("--user", "submit", "local.loud", "--title", "Shown", "--wait").status == 0)
+        let result = try server.waitForNotify("with the result of the shown run") { $0.body == "Done" }
+        #expect(result.call.summary == "Shown")
+        // The runs before it showed nothing: every call so far is the shown run's.
+        #expect(server.calls.allSatisfy { $0.summary == "Shown" }, "\(server.calls.map(\.summary))")
+    }
+
+    @Test func withoutANotificationServerRunsGoOnAndTheAgentSaysSoOnce() throws {
+        let bus = try SessionBus()
+        let session = try session(bus: bus)
+        let agent = try UserAgent(session)
+        try continuedJob(session, "export", "echo PROGRESS=1/1\n")
+        try agent.waitForLog("registered local.export")
+        #expect(try session.ctl("--user", "submit", "local.export", "--wait").status == 0)
+        try agent.waitForLog("desktop notifications: no notification server on the session bus (nothing owns org.freedesktop.Notifications); runs go on without them")
+        #expect(try session.ctl("--user", "submit", "local.export", "--wait").status == 0)
+        try agent.waitForLog("run r000002 of local.export ended")
+        let said = agent.logLines.filter { $0.contains("desktop notifications: no notification server") }
+        #expect(said.count == 1, "\(said)")
+    }
+
+    static let dunstAvailable = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test(.enabled(if: dunstAvailable, "needs dunst and Xvfb (Debian packages dunst, xvfb; scripts/install-deps.sh installs them)"))
+    func aRealNotificationServerDunstShowsTheRunAndKeepsItsResult() throws {
+        let display = try LineCollectingProcess(name: "Xvfb", executable: "/usr/bin/Xvfb",
+                                                arguments: ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+                                                collectStderr: false)
+        let number = try display.waitForLine("with the display number") { Int($0) != nil }.line
+        let bus = try SessionBus()
+        let dunstEnvironment = ["DISPLAY": ":" + number, "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                                "PATH": "/usr/bin:/bin", "HOME": bus.directory]
+        let dunst = try LineCollectingProcess(name: "dunst", executable: "/usr/bin/dunst", arguments: ["-verbosity", "info"],
+                                              environment: dunstEnvironment, collectStderr: true)
+        defer { dunst.stop() }
+        // dunstctl answers once dunst owns its names on the bus.
+        let deadline = Date().addingTimeInterval(20)
+        while try runCommand("/usr/bin/dunstctl", ["count"], environment: dunstEnvironment).status != 0 {
+            try #require(Date() < deadline, "dunst did not come up on the bus: \(dunst.allLines.suffix(10))")
+            usleep(50_000)
+        }
+        let session = try session(bus: bus)
+        let agent = try UserAgent(session)
+        try continuedJob(session, "export", "echo PROGRESS=1/2\necho SUBTITLE=Half way\necho PROGRESS=2/2\n")
+        try agent.waitForLog("registered local.export")
+        #expect(try session.ctl("--user", "submit", "local.export", "--title", "Dunst export", "--wait").status == 0)
+        // The result stays on screen until closed; closed, it is in dunst's history.
+        let closeDeadline = Date().addingTimeInterval(20)
+        var history = ""
+        repeat {
+            _ = try runCommand("/usr/bin/dunstctl", ["close-all"], environment: dunstEnvironment)
+            history = try runCommand("/usr/bin/dunstctl", ["history"], environment: dunstEnvironment).stdout
+            if history.contains("Dunst export") { break }
+            usleep(50_000)
+        } while Date() < closeDeadline
+        #expect(history.contains("\"Dunst export\""), "\(history)")
+        #expect(history.contains("\"Done\""), "\(history)")
+        #expect(!agent.logLines.contains { $0.contains("desktop notifications: no notification server") || $0.contains("the notification server answered") })
+    }
+}

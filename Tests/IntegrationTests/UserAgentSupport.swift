@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// A throwaway unprivileged user (useradd), removed with its group when the value goes away.
+final class TestUser {
+    let name: String
+    let uid: UInt32
+    let gid: UInt32
+
+    init() throws {
+        name = "agtu" + String(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(8))
+        // useradd refuses while another one holds /etc/passwd's lock: try again a few times.
+        var result = try runCommand("/usr/sbin/useradd", ["-M", "-U", "-s", "/usr/sbin/nologin", name])
+        for _ in 0..<50 where result.status == 1 && result.stderr.contains("lock") {
+            usleep(100_000)
+            result = try runCommand("/usr/sbin/useradd", ["-M", "-U", "-s", "/usr/sbin/nologin", name])
+        }
+        guard result.status == 0, let entry = getpwnam(name) else {
+            throw TestUserError("useradd \(name) failed (exit \(result.status)): \(result.stderr)")
+        }
+        uid = entry.pointee.pw_uid
+        gid = entry.pointee.pw_gid
+    }
+
+    deinit {
+        _ = try? runCommand("/usr/sbin/userdel", ["-f", name])
+    }
+
+    /// `setpriv` arguments that run a program as this user, with its groups.
+    var setpriv: [String] { ["--reuid=\(uid)", "--regid=\(gid)", "--init-groups", "--"] }
+}
+
+struct TestUserError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A user's little world in a temp directory: a home, a runtime directory (XDG_RUNTIME_DIR) and
+/// the environment a login session would give agentd --user and agentctl.
+final class UserSession {
+    let user: TestUser
+    let root: String
+    var home: String { root + "/home" }
+    var runtimeDirectory: String { root + "/run" }
+    var configDirectory: String { home + "/.config/agentd" }
+    var stateDirectory: String { home + "/.local/state/agentd" }
+    var socketPath: String { runtimeDirectory + "/agentd.sock" }
+    /// Extra variables for agentd (a session bus address, XDG_DATA_DIRS).
+    var extraEnvironment: [String: String] = [:]
+
+    /// `runtimeMode`: XDG_RUNTIME_DIR is 0700 in a real session; a test that checks the
+    /// socket's own mode makes it traversable (0711).
+    init(user: TestUser, runtimeMode: mode_t = 0o700) throws {
+        self.user = user
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("agentd-ua-\(UUID().uuidString.prefix(8))").path
+        for (path, mode) in [(root, mode_t(0o755)), (home, 0o755), (runtimeDirectory, runtimeMode)] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            chmod(path, mode)
+            chown(path, user.uid, user.gid)
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    var environment: [String: String] {
+        ["HOME": home, "XDG_RUNTIME_DIR": runtimeDirectory, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+         "XDG_DATA_DIRS": root + "/share"].merging(extraEnvironment) { $1 }
+    }
+
+    /// Writes a file owned by the user (mode 0644 unless told), creating its directory.
+    func write(_ path: String, _ contents: String, mode: mode_t = 0o644) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chown(directory, user.uid, user.gid)
+        try contents.write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, mode)
+        chown(path, user.uid, user.gid)
+    }
+
+    /// An executable `#!/bin/sh` plugin in the home directory; returns its path.
+    func plugin(_ name: String, _ body: String) throws -> String {
+        let path = home + "/\(name).sh"
+        try write(path, "#!/bin/sh\n" + body, mode: 0o755)
+        return path
+    }
+
+    /// agentctl as this user, in this session (no AGENTD_SOCKET: the socket is chosen by rule).
+    func ctl(_ arguments: [String], environment extra: [String: String] = [:]) throws -> CommandResult {
+        try runCommand("/usr/bin/setpriv", user.setpriv + [Binaries.agentctl] + arguments,
+                       environment: environment.merging(extra) { $1 })
+    }
+
+    func ctl(_ arguments: String...) throws -> CommandResult { try ctl(arguments) }
+}
+
+/// A child process whose stdout or stderr lines are collected, so a test waits for the line it
+/// expects (with a deadline) instead of sleeping.
+final class LineCollectingProcess {
+    let process = Process()
+    let name: String
+    /// SIGTERM for agentd; helpers (dbus-daemon, servers) get SIGKILL: a child of the test
+    /// process may inherit SIGTERM blocked, and they need no clean stop.
+    let stopSignal: Int32
+    private let lines = LogLines()
+    private let input = Pipe()
+
+    init(name: String, executable: String, arguments: [String], environment: [String: String]? = nil,
+         collectStderr: Bool, quietStderr: Bool = false, stopSignal: Int32 = SIGKILL) throws {
+        self.name = name
+        self.stopSignal = stopSignal
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let pipe = Pipe()
+        if collectStderr {
+            process.standardError = pipe
+            process.standardOutput = FileHandle.nullDevice
+        } else {
+            process.standardOutput = pipe
+            if quietStderr { process.standardError = FileHandle.nullDevice }
+        }
+        process.standardInput = input
+        let lines = self.lines
+        try process.run()
+        let descriptor = dup(pipe.fileHandleForReading.fileDescriptor)
+        try? pipe.fileHandleForWriting.close()
+        let reader = Thread {
+            var partial = ""
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                partial += String(decoding: buffer[0..<count], as: UTF8.self)
+                var parts = partial.components(separatedBy: "\n")
+                partial = parts.removeLast()
+                lines.append(parts)
+            }
+            close(descriptor)
+            lines.close()
+        }
+        reader.start()
+    }
+
+    deinit { stop() }
+
+    var allLines: [String] { lines.lines.withLock { $0 } }
+
+    /// Waits for a line (from line `after` on) that satisfies `matches`; returns it and its index.
+    @discardableResult
+    func waitForLine(after: Int = 0, timeout: Double = 20, _ description: String,
+                     sourceLocation: SourceLocation = #_sourceLocation,
+                     where matches: (String) -> Bool) throws -> (line: String, index: Int) {
+        let deadline = Date().addingTimeInterval(timeout)
+        var scanned = after
+        func newMatch() -> (String, Int)? {
+            lines.lines.withLock { all in
+                defer { scanned = max(scanned, all.count) }
+                guard scanned < all.count else { return nil }
+                return (scanned..<all.count).first { matches(all[$0]) }.map { (all[$0], $0) }
+            }
+        }
+        lines.arrived.lock()
+        defer { lines.arrived.unlock() }
+        while true {
+            if let found = newMatch() { return found }
+            if lines.closed || !lines.arrived.wait(until: deadline) { break }
+        }
+        if let found = newMatch() { return found }
+        Issue.record("\(name): no line \(description) within \(timeout) s; last lines:\n\(allLines.suffix(30).joined(separator: "\n"))",
+                     sourceLocation: sourceLocation)
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    @discardableResult
+    func waitForLine(containing text: String, after: Int = 0, timeout: Double = 20,
+                     sourceLocation: SourceLocation = #_sourceLocation) throws -> (line: String, index: Int) {
+        try waitForLine(after: after, timeout: timeout, "containing \"\(text)\"", sourceLocation: sourceLocation) {
+            $0.contains(text)
+        }
+    }
+
+    func writeLine(_ text: String) {
+        input.fileHandleForWriting.write(Data((text + "\n").utf8))
+    }
+
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, stopSignal)
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// `agentd --user` run as the session's user through setpriv (no --config-dir, --state-dir or
+/// --socket: the XDG variables decide), its log collected.
+final class UserAgent {
+    let session: UserSession
+    let child: LineCollectingProcess
+
+    init(_ session: UserSession) throws {
+        self.session = session
+        child = try LineCollectingProcess(
+            name: "agentd --user", executable: "/usr/bin/setpriv",
+            arguments: session.user.setpriv + [Binaries.agentd, "--user"], environment: session.environment,
+            collectStderr: true, stopSignal: SIGTERM)
+        try child.waitForLine(containing: "ready:")
+    }
+
+    @discardableResult
+    func waitForLog(_ text: String, after: Int = 0, timeout: Double = 20,
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try child.waitForLine(containing: text, after: after, timeout: timeout, sourceLocation: sourceLocation).line
+    }
+
+    var logLines: [String] { child.allLines }
+
+    func stop() { child.stop() }
+}

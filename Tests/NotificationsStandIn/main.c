@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+// A stand-in for a desktop notification server, for agentd's tests only (not installed, not a
+// product).
+//
+// usage: notifications-stand-in ADDRESS
+//
+// Connects to the bus at ADDRESS, exports org.freedesktop.Notifications (Notify,
+// CloseNotification, GetCapabilities, GetServerInformation) on /org/freedesktop/Notifications,
+// requests that name and prints "ready" once it owns it. Every call is printed as one line of
+// tab-separated fields:
+//   notify  ID  REPLACES_ID  VALUE_HINT(-1: none)  ACTIONS(key,label,...)  EXPIRE  SUMMARY  BODY
+//   close   ID
+// A line "invoke ID KEY" on stdin emits ActionInvoked(ID, KEY) and prints "invoked ID KEY".
+// Exits 0 at the end of stdin, 1 on any bus error.
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+
+static const char *object_path = "/org/freedesktop/Notifications";
+static const char *interface_name = "org.freedesktop.Notifications";
+static uint32_t last_id = 0;
+
+// Tabs and newlines in a text would break the line format: shown as spaces.
+static void print_field(const char *text) {
+    putchar('\t');
+    for (const char *p = text; *p; p++) putchar(*p == '\t' || *p == '\n' ? ' ' : *p);
+}
+
+static int read_actions(sd_bus_message *m, char *out, size_t size) {
+    int r = sd_bus_message_enter_container(m, 'a', "s");
+    if (r < 0) return r;
+    size_t used = 0;
+    out[0] = '\0';
+    const char *item;
+    while ((r = sd_bus_message_read_basic(m, 's', &item)) > 0) {
+        int n = snprintf(out + used, size - used, "%s%s", used ? "," : "", item);
+        if (n > 0 && (size_t)n < size - used) used += (size_t)n;
+    }
+    if (r < 0) return r;
+    return sd_bus_message_exit_container(m);
+}
+
+static int read_value_hint(sd_bus_message *m, int *value) {
+    *value = -1;
+    int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+    if (r < 0) return r;
+    while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+        const char *key;
+        r = sd_bus_message_read_basic(m, 's', &key);
+        if (r < 0) return r;
+        const char *contents = NULL;
+        char type;
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0) return r;
+        if (strcmp(key, "value") == 0 && contents && strcmp(contents, "i") == 0) {
+            r = sd_bus_message_read(m, "v", "i", value);
+        } else {
+            r = sd_bus_message_skip(m, "v");
+        }
+        if (r < 0) return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0) return r;
+    }
+    if (r < 0) return r;
+    return sd_bus_message_exit_container(m);
+}
+
+static int method_notify(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata; (void)error;
+    const char *app, *icon, *summary, *body;
+    uint32_t replaces;
+    int r = sd_bus_message_read(m, "susss", &app, &replaces, &icon, &summary, &body);
+    if (r < 0) return r;
+    char actions[1024];
+    r = read_actions(m, actions, sizeof actions);
+    if (r < 0) return r;
+    int value;
+    r = read_value_hint(m, &value);
+    if (r < 0) return r;
+    int32_t expire;
+    r = sd_bus_message_read(m, "i", &expire);
+    if (r < 0) return r;
+    uint32_t id = replaces != 0 ? replaces : ++last_id;
+    printf("notify\t%u\t%u\t%d", id, replaces, value);
+    print_field(actions);
+    printf("\t%d", expire);
+    print_field(summary);
+    print_field(body);
+    putchar('\n');
+    fflush(stdout);
+    return sd_bus_reply_method_return(m, "u", id);
+}
+
+static int method_close(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata; (void)error;
+    uint32_t id;
+    int r = sd_bus_message_read(m, "u", &id);
+    if (r < 0) return r;
+    printf("close\t%u\n", id);
+    fflush(stdout);
+    r = sd_bus_emit_signal(sd_bus_message_get_bus(m), object_path, interface_name, "NotificationClosed", "uu", id, 3u);
+    if (r < 0) return r;
+    return sd_bus_reply_method_return(m, "");
+}
+
+static int method_capabilities(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata; (void)error;
+    return sd_bus_reply_method_return(m, "as", 2, "body", "actions");
+}
+
+static int method_information(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+    (void)userdata; (void)error;
+    return sd_bus_reply_method_return(m, "ssss", "notifications-stand-in", "agentd tests", "1", "1.2");
+}
+
+static const sd_bus_vtable vtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_METHOD("Notify", "susssasa{sv}i", "u", method_notify, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("CloseNotification", "u", "", method_close, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("GetCapabilities", "", "as", method_capabilities, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("GetServerInformation", "", "ssss", method_information, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_VTABLE_END
+};
+
+static int fail(const char *what, int r) {
+    fprintf(stderr, "notifications-stand-in: %s: %s\n", what, strerror(-r));
+    return 1;
+}
+
+static int handle_line(sd_bus *bus, char *line) {
+    unsigned id;
+    char key[128];
+    if (sscanf(line, "invoke %u %127s", &id, key) != 2) return 0;
+    int r = sd_bus_emit_signal(bus, object_path, interface_name, "ActionInvoked", "us", (uint32_t)id, key);
+    if (r < 0) return r;
+    r = sd_bus_flush(bus);
+    if (r < 0) return r;
+    printf("invoked %u %s\n", id, key);
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: notifications-stand-in ADDRESS\n");
+        return 2;
+    }
+    sd_bus *bus = NULL;
+    int r = sd_bus_new(&bus);
+    if (r < 0) return fail("sd_bus_new", r);
+    r = sd_bus_set_address(bus, argv[1]);
+    if (r < 0) return fail("sd_bus_set_address", r);
+    r = sd_bus_set_bus_client(bus, 1);
+    if (r < 0) return fail("sd_bus_set_bus_client", r);
+    r = sd_bus_start(bus);
+    if (r < 0) return fail("sd_bus_start", r);
+    r = sd_bus_add_object_vtable(bus, NULL, object_path, interface_name, vtable, NULL);
+    if (r < 0) return fail("sd_bus_add_object_vtable", r);
+    r = sd_bus_request_name(bus, interface_name, 0);
+    if (r < 0) return fail("sd_bus_request_name", r);
+    printf("ready\n");
+    fflush(stdout);
+
+    char line[256];
+    size_t used = 0;
+    for (;;) {
+        for (;;) {
+            r = sd_bus_process(bus, NULL);
+            if (r < 0) return fail("sd_bus_process", r);
+            if (r == 0) break;
+        }
+        uint64_t deadline = UINT64_MAX;
+        r = sd_bus_get_timeout(bus, &deadline);
+        if (r < 0) return fail("sd_bus_get_timeout", r);
+        int timeout_ms = -1;
+        if (deadline != UINT64_MAX) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+            timeout_ms = deadline <= now ? 0 : (int)((deadline - now + 999) / 1000);
+        }
+        struct pollfd fds[2] = {
+            { .fd = sd_bus_get_fd(bus), .events = (short)sd_bus_get_events(bus) },
+            { .fd = STDIN_FILENO, .events = POLLIN },
+        };
+        if (poll(fds, 2, timeout_ms) < 0) {
+            if (errno == EINTR) continue;
+            return fail("poll", -errno);
+        }
+        if (!(fds[1].revents & (POLLIN | POLLHUP))) continue;
+        ssize_t n = read(STDIN_FILENO, line + used, sizeof line - 1 - used);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n <= 0) break;
+        used += (size_t)n;
+        char *newline;
+        while ((newline = memchr(line, '\n', used)) != NULL) {
+            *newline = '\0';
+            r = handle_line(bus, line);
+            if (r < 0) return fail("emitting ActionInvoked", r);
+            size_t rest = used - (size_t)(newline + 1 - line);
+            memmove(line, newline + 1, rest);
+            used = rest;
+        }
+        if (used == sizeof line - 1) used = 0;
+    }
+    sd_bus_flush_close_unref(bus);
+    return 0;
+}
