@@ -64,6 +64,10 @@ let package = Package(
         // private dbus-daemon; built alongside the tests, never shipped (not a product).
         .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",
                           linkerSettings: [.linkedLibrary("systemd")]),
+        // A NetworkManager stand-in (C, sd-bus) with only the Metered property, for the metered
+        // network tests (AgentSystemTests and IntegrationTests); never shipped either.
+        .executableTarget(name: "network-manager-stand-in", path: "Tests/NetworkManagerStandIn",
+                          linkerSettings: [.linkedLibrary("systemd")]),
         // The invariants the fuzz targets check (Fuzz/), and the suite that replays their seed
         // corpora and every reproducer found (Fuzz/corpus, Fuzz/regressions) through them.
         .target(name: "FuzzChecks", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],
