@@ -14,13 +14,21 @@
 ///
 /// Any other value is `unknown`. Without NetworkManager the shell reports `no`: every network
 /// counts as unmetered, as DESIGN §6 says, with the reason shown as the source in `status`.
+/// `checking` is the moment between the agent's start and NetworkManager's first answer (at
+/// most the bus call timeout): `RequiresNetwork=unmetered` work waits for the answer rather
+/// than start on a network that may turn out metered and be expired a moment later.
 public enum NetworkMetering: String, Sendable, Hashable, Codable, CaseIterable {
     case yes
     case no
     case unknown
+    case checking
 
-    /// Only `yes` (NetworkManager's yes or guess-yes) keeps `RequiresNetwork=unmetered` work back.
+    /// NetworkManager's yes or guess-yes.
     public var isMetered: Bool { self == .yes }
+
+    /// Whether `RequiresNetwork=unmetered` work waits: on a metered network, or until
+    /// NetworkManager has answered.
+    public var holdsUnmeteredWork: Bool { self == .yes || self == .checking }
 
     /// NetworkManager's `Metered` value, mapped as the table above says.
     public init(networkManagerValue value: UInt32) {

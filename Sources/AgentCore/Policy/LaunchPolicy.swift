@@ -52,7 +52,7 @@ public enum LaunchPolicy {
     static func lostNeed(_ job: JobDefinition, _ conditions: Conditions) -> ConditionHold? {
         if job.requiresExternalPower, !conditions.power.externalPower { return .externalPower }
         if job.requiresNetwork, !conditions.network { return .network }
-        if job.requiresUnmeteredNetwork, conditions.metered.isMetered { return .unmeteredNetwork }
+        if job.requiresUnmeteredNetwork, conditions.metered.holdsUnmeteredWork { return .unmeteredNetwork }
         return nil
     }
 

@@ -38,6 +38,12 @@ import Testing
         #expect(hold(unmetered("com.example.fetch"), with { $0.metered = .unknown }) == nil)
     }
 
+    @Test func untilNetworkManagerHasAnsweredAnUnmeteredJobWaitsAndOthersDoNot() {
+        let checking = with { $0.metered = .checking }
+        #expect(hold(unmetered("com.example.fetch"), checking) == .unmeteredNetwork)
+        #expect(hold(needy("com.example.sync", network: true), checking) == nil)
+    }
+
     @Test func withoutADefaultRouteTheRouteIsWhatItWaitsFor() {
         let offline = with(metered) { $0.network = false }
         #expect(hold(unmetered("com.example.fetch"), offline) == .network)
