@@ -19,8 +19,6 @@ final class MeteredNetworkInput {
     private(set) var source = InputSource(name: "networkmanager", state: "unavailable", detail: "not started")
 
     private var monitor: NetworkMeteredMonitor?
-    private var status: NetworkMeteredMonitor.Status = .stopped
-    private var value: UInt32?
     private var log: (String) -> Void = { _ in }
     private var onChange: () -> Void = {}
     private var started = false
@@ -37,18 +35,15 @@ final class MeteredNetworkInput {
             source = InputSource(name: "networkmanager", state: "unavailable", detail: sourceText)
             return
         }
-        let monitor = NetworkMeteredMonitor(loop: loop, bus: busAddress.map { .address($0) } ?? .system) { [unowned self] value in
-            self.value = value
+        // Both callbacks read the monitor's current status and value, so the two never disagree.
+        let monitor = NetworkMeteredMonitor(loop: loop, bus: busAddress.map { .address($0) } ?? .system) { [unowned self] _ in
             self.update()
         }
-        monitor.onStatusChange = { [unowned self] status in
-            self.status = status
-            self.update()
-        }
+        monitor.onStatusChange = { [unowned self] _ in self.update() }
         self.monitor = monitor
         // ConditionMonitor's start-up line names a source that is not live; later changes are
         // logged here, and reported once `start` has returned.
-        status = monitor.start()
+        monitor.start()
         update()
         self.onChange = onChange
         started = true
@@ -63,7 +58,10 @@ final class MeteredNetworkInput {
     var changeText: String { "metered \(metering.rawValue) (\(sourceText))" }
 
     private func update() {
+        guard let monitor else { return }
         let before = (metering, sourceText, source)
+        let value = monitor.metered
+        let status = monitor.status
         switch status {
         case .stopped, .connecting:
             // Until NetworkManager (or the bus) has answered, unmetered work waits.

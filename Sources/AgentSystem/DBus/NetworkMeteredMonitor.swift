@@ -31,7 +31,9 @@ public final class NetworkMeteredMonitor {
         case stopped
         /// Connected to the bus; the first answers have not arrived yet.
         case connecting(bus: String)
-        /// Watching the bus; `networkManager` says whether NetworkManager owns its name.
+        /// Watching the bus; `networkManager` says whether NetworkManager owns its name. It turns
+        /// true once `Metered` has been read from the new owner (or the read failed), so a value
+        /// not read yet is never taken for NetworkManager's answer.
         case watching(networkManager: Bool)
         /// No bus to watch: no socket at the address, connection refused or lost, or a match
         /// rule refused. Not an error for the agent: every network then counts as unmetered.
@@ -75,7 +77,8 @@ public final class NetworkMeteredMonitor {
     private var deliveryQueued = false
     private var delivered: UInt32??
 
-    /// The last `Metered` value read, nil while there is none.
+    /// The last `Metered` value read, nil while there is none. Current when `onStatusChange`
+    /// runs (a listener may read it there rather than wait for `onChange`).
     public private(set) var metered: UInt32?
 
     /// Where the monitor is; see `Status`.
@@ -191,10 +194,11 @@ public final class NetworkMeteredMonitor {
         owner = newOwner
         if let pendingRead { connection?.cancel(pendingRead) }
         pendingRead = nil
-        setStatus(.watching(networkManager: newOwner != nil))
         if newOwner != nil {
+            // The status follows when the read answers.
             readMetered()
         } else {
+            setStatus(.watching(networkManager: false))
             setMetered(nil)
         }
     }
@@ -223,14 +227,16 @@ public final class NetworkMeteredMonitor {
             ) { [weak self] reply in
                 guard let self else { return }
                 self.pendingRead = nil
-                guard reply.error == nil, let value = try? reply.readVariantUInt32() else {
-                    self.setMetered(nil)
-                    return
-                }
+                let value: UInt32? = reply.error == nil ? try? reply.readVariantUInt32() : nil
+                // The value first: a status listener reading `metered` sees the new one.
+                self.metered = value
+                self.setStatus(.watching(networkManager: true))
                 self.setMetered(value)
             }
         } catch {
             pendingRead = nil
+            metered = nil
+            setStatus(.watching(networkManager: true))
             setMetered(nil)
         }
     }
