@@ -68,6 +68,10 @@ let package = Package(
         // tests (IntegrationTests); records Notify/CloseNotification, invokes actions on request.
         .executableTarget(name: "notifications-stand-in", path: "Tests/NotificationsStandIn",
                           linkerSettings: [.linkedLibrary("systemd")]),
+        // A NetworkManager stand-in (C, sd-bus) with only the Metered property, for the metered
+        // network tests (AgentSystemTests and IntegrationTests); never shipped either.
+        .executableTarget(name: "network-manager-stand-in", path: "Tests/NetworkManagerStandIn",
+                          linkerSettings: [.linkedLibrary("systemd")]),
         // The invariants the fuzz targets check (Fuzz/), and the suite that replays their seed
         // corpora and every reproducer found (Fuzz/corpus, Fuzz/regressions) through them.
         .target(name: "FuzzChecks", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],

@@ -54,7 +54,7 @@ public final class Agent {
         conditions = ConditionMonitor(loop: loop, log: log,
                                       roots: KernelRoots(sysfs: options.sysfsRoot, proc: options.procRoot),
                                       stateDirectory: options.stateDirectory, settings: config.settings,
-                                      logsRereads: options.logTimestamps)
+                                      logsRereads: options.logTimestamps, systemBusAddress: options.systemBusAddress)
         metrics = MetricsCollector(catalogue: config, loop: loop, state: state, stateWriter: stateWriter,
                                    scheduling: scheduling, runs: runs, conditions: conditions,
                                    startedAtWall: facts.startedAtWall)

@@ -7,6 +7,10 @@ public struct DaemonOptions: Sendable, Equatable {
     public var socketPath = "/run/agentd/agentd.sock"
     public var sysfsRoot = "/sys"
     public var procRoot = "/proc"
+    /// `--system-bus ADDRESS`: the D-Bus system bus NetworkManager is read from; nil: the system
+    /// bus (`DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket), and none with a fake
+    /// `--sysfs-root` unless this is given.
+    public var systemBusAddress: String?
     /// Prefix log lines with CLOCK_MONOTONIC time (benchmarks correlate events with it).
     public var logTimestamps = false
     /// `--user`: the per-user agent (XDG paths, socket 0600, desktop notifications).
@@ -36,6 +40,7 @@ public struct DaemonOptions: Sendable, Equatable {
           --socket PATH      control socket (default /run/agentd/agentd.sock)
           --sysfs-root DIR   where /sys is (tests point this at a fake tree)
           --proc-root DIR    where /proc is
+          --system-bus ADDR  D-Bus address NetworkManager is read from (tests use a private bus)
           --log-timestamps   prefix log lines with monotonic time
           --version          print the version and exit
           -h, --help         show this help
@@ -71,6 +76,7 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--socket": options.socketPath = try value()
             case "--sysfs-root": options.sysfsRoot = try value()
             case "--proc-root": options.procRoot = try value()
+            case "--system-bus": options.systemBusAddress = try value()
             case "--log-timestamps": options.logTimestamps = true
             case "--version": return .version
             case "-h", "--help": return .help

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /// The policy inputs at a glance, for `agentctl status` (DESIGN §6, issue #5): power, low-power
-/// mode, thermal state, network, pressure, and which kernel sources are live.
+/// mode, thermal state, network and whether it is metered, pressure, and which sources are live.
 public struct MachineInputs: Codable, Sendable, Hashable {
     /// `ac` or `battery`.
     public var power: String
@@ -21,6 +21,12 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     public var marginTrip: String?
     /// A default route exists.
     public var network: Bool
+    /// Whether the network counts as metered: `yes` (NetworkManager's yes or guess-yes), `no`
+    /// (its no or guess-no, or no NetworkManager at all), `unknown` (it does not know: counted as
+    /// unmetered), `checking` (no answer yet); nil from an agentd too old to say.
+    public var metered: String?
+    /// Where that comes from: `NetworkManager: guess-yes`, `no NetworkManager on the system bus`…
+    public var meteredSource: String?
     public var memoryPressure: Bool
     public var cpuBusy: Bool
     /// Each input source and how it is read.
@@ -28,8 +34,8 @@ public struct MachineInputs: Codable, Sendable, Hashable {
 
     public init(power: String, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
                 lowPowerSource: String, thermal: String, hottestZone: String?, hottestCelsius: Double?,
-                marginCelsius: Double?, marginTrip: String?, network: Bool, memoryPressure: Bool,
-                cpuBusy: Bool, sources: [InputSource])
+                marginCelsius: Double?, marginTrip: String?, network: Bool, metered: String? = nil,
+                meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource])
     {
         self.power = power
         self.batteryPercent = batteryPercent
@@ -42,6 +48,8 @@ public struct MachineInputs: Codable, Sendable, Hashable {
         self.marginCelsius = marginCelsius
         self.marginTrip = marginTrip
         self.network = network
+        self.metered = metered
+        self.meteredSource = meteredSource
         self.memoryPressure = memoryPressure
         self.cpuBusy = cpuBusy
         self.sources = sources
@@ -50,7 +58,8 @@ public struct MachineInputs: Codable, Sendable, Hashable {
 
 /// One kernel or bus source of policy input.
 public struct InputSource: Codable, Sendable, Hashable {
-    /// `uevent`, `thermal-netlink`, `rtnetlink`, `psi`, `platform_profile`, `power-profiles`.
+    /// `uevent`, `thermal-netlink`, `rtnetlink`, `psi`, `platform_profile`, `power-profiles`,
+    /// `networkmanager`.
     public var name: String
     /// `live` (events), `sampled` (sparse reads: the event source is missing) or `unavailable`.
     public var state: String

@@ -154,21 +154,24 @@ public struct ConditionFigures: Codable, Sendable, Hashable {
     public var thermal: String
     public var lowPower: Bool
     public var network: Bool
+    /// The network counts as metered (NetworkManager's yes or guess-yes).
+    public var metered: Bool
     public var memoryPressure: Bool
 
     public init(externalPower: Bool, batteryPercent: Int?, thermal: String, lowPower: Bool, network: Bool,
-                memoryPressure: Bool) {
+                metered: Bool = false, memoryPressure: Bool) {
         self.externalPower = externalPower
         self.batteryPercent = batteryPercent
         self.thermal = thermal
         self.lowPower = lowPower
         self.network = network
+        self.metered = metered
         self.memoryPressure = memoryPressure
     }
 
     public init(_ inputs: MachineInputs) {
         self.init(externalPower: inputs.power == "ac", batteryPercent: inputs.batteryPercent,
                   thermal: inputs.thermal, lowPower: inputs.lowPower, network: inputs.network,
-                  memoryPressure: inputs.memoryPressure)
+                  metered: inputs.metered == "yes", memoryPressure: inputs.memoryPressure)
     }
 }

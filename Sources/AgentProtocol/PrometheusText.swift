@@ -94,6 +94,9 @@ public enum PrometheusText {
         out.sample("agentd_low_power", [], c.lowPower ? 1 : 0)
         out.family("agentd_network_up", .gauge, "1 while a default route exists.")
         out.sample("agentd_network_up", [], c.network ? 1 : 0)
+        out.family("agentd_network_metered", .gauge,
+                   "1 while the network counts as metered (NetworkManager's Metered is yes or guess-yes).")
+        out.sample("agentd_network_metered", [], c.metered ? 1 : 0)
         out.family("agentd_memory_pressure", .gauge, "1 while memory pressure holds discretionary work.")
         out.sample("agentd_memory_pressure", [], c.memoryPressure ? 1 : 0)
     }

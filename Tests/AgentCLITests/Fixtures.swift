@@ -76,6 +76,7 @@ enum Fixture {
         InputSource(name: "psi", state: "live"),
         InputSource(name: "platform_profile", state: "live"),
         InputSource(name: "power-profiles", state: "live"),
+        InputSource(name: "networkmanager", state: "live", detail: "watching NetworkManager"),
     ]
 
     /// A laptop on its charger, cool, online, every source live.
@@ -83,26 +84,28 @@ enum Fixture {
         power: "ac", batteryPercent: 80, batteryStatus: "charging", lowPower: false,
         lowPowerSource: "auto (platform_profile)", thermal: "nominal", hottestZone: "x86_pkg_temp",
         hottestCelsius: 48, marginCelsius: 42, marginTrip: "passive", network: true,
-        memoryPressure: false, cpuBusy: false, sources: liveSources)
+        metered: "no", meteredSource: "NetworkManager: no", memoryPressure: false, cpuBusy: false,
+        sources: liveSources)
 
     /// On battery at 15 % and falling, low-power mode forced on, offline, memory pressure.
     static let inputsOnBattery = MachineInputs(
         power: "battery", batteryPercent: 15, batteryStatus: "discharging", lowPower: true,
         lowPowerSource: "on (agentctl)", thermal: "nominal", hottestZone: nil, hottestCelsius: nil,
-        marginCelsius: nil, marginTrip: nil, network: false, memoryPressure: true, cpuBusy: true,
-        sources: liveSources)
+        marginCelsius: nil, marginTrip: nil, network: false, metered: "yes",
+        meteredSource: "NetworkManager: guess-yes", memoryPressure: true, cpuBusy: true, sources: liveSources)
 
     /// A desktop without a battery, warm (thermal fair), with the thermal events missing (so the
     /// zones are sampled) and no system bus for power-profiles-daemon.
     static let inputsThermalFair = MachineInputs(
         power: "ac", batteryPercent: nil, batteryStatus: nil, lowPower: false, lowPowerSource: "auto",
         thermal: "fair", hottestZone: "x86_pkg_temp", hottestCelsius: 82, marginCelsius: 8, marginTrip: "passive",
-        network: true, memoryPressure: false, cpuBusy: false,
+        network: true, metered: "no", meteredSource: "no system bus", memoryPressure: false, cpuBusy: false,
         sources: [InputSource(name: "uevent", state: "live"),
                   InputSource(name: "thermal-netlink", state: "sampled", detail: "no thermal family"),
                   InputSource(name: "rtnetlink", state: "live"),
                   InputSource(name: "psi", state: "live"),
-                  InputSource(name: "power-profiles", state: "unavailable", detail: "no system bus")])
+                  InputSource(name: "power-profiles", state: "unavailable", detail: "no system bus"),
+                  InputSource(name: "networkmanager", state: "unavailable", detail: "no system bus")])
 
     /// A run frozen while its condition is lost (`OnConditionLost=pause`), and one still running.
     static let pausedRunning = [

@@ -25,7 +25,7 @@ struct MetricsGoldenTests {
         jobs: [JobFigures(identifier: "com.example.demo.refresh", kind: "refresh", lastSuccessAt: 1_796_003_600_250,
                           freshDayShare: 6.0 / 7)],
         conditions: ConditionFigures(externalPower: false, batteryPercent: 64, thermal: "nominal", lowPower: false,
-                                     network: true, memoryPressure: false))
+                                     network: true, metered: false, memoryPressure: false))
 
     @Test func metricsJSON() throws {
         GoldenFile.expect(try MessageCoding.encodePretty(Self.snapshot), matches: "json/metrics.json")

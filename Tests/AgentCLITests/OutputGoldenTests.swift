@@ -82,7 +82,19 @@ import Testing
         #expect(sources.dropFirst().allSatisfy { $0.hasPrefix("             ") && !$0.hasPrefix("              ") })
         #expect(sources.dropLast().allSatisfy { $0.hasSuffix(" ·") })
         let unlimited = InputsView.block(Fixture.inputsThermalFair, width: nil).map { $0.plain }
-        #expect(unlimited.last == "  sources    uevent live · thermal-netlink sampled (no thermal family) · rtnetlink live · psi live · power-profiles unavailable (no system bus)")
+        #expect(unlimited.last == "  sources    uevent live · thermal-netlink sampled (no thermal family) · rtnetlink live · psi live · power-profiles unavailable (no system bus) · networkmanager unavailable (no system bus)")
+    }
+
+    @Test func meteredShowsTheStateAndWhereItComesFromAndIsLeftOutForAnOlderAgent() {
+        #expect(InputsView.metered(Fixture.inputsOnBattery) == "yes (NetworkManager: guess-yes)")
+        #expect(InputsView.metered(Fixture.inputsThermalFair) == "no (no system bus)")
+        let metered = InputsView.items(Fixture.inputsOnBattery).first { $0.label == "metered" }
+        #expect(metered?.role == .warning)
+        #expect(InputsView.items(Fixture.inputsOnAC).first { $0.label == "metered" }?.role == nil)
+        var old = Fixture.inputsOnAC
+        old.metered = nil
+        old.meteredSource = nil
+        #expect(!InputsView.items(old).contains { $0.label == "metered" })
     }
 
     @Test func textFromTheAgentCannotSendEscapeSequences() {

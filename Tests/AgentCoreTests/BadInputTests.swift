@@ -95,7 +95,7 @@ func makeBadInputs() -> [BadInput] {
     list.append(BadInput("grace period in words", withJob("GracePeriod=soon\n"), expect: "GracePeriod: \"soon\" is not a time span"))
     list.append(BadInput("max pause infinity", withJob("MaxPause=infinity\n"), expect: "MaxPause: \"infinity\" is not a time span"))
     // Booleans
-    list.append(BadInput("bad boolean", withJob("RequiresNetwork=maybe\n"), expect: "RequiresNetwork: \"maybe\" is not a boolean (yes, no, true, false, on, off, 1, 0)"))
+    list.append(BadInput("bad boolean", withJob("RequiresNetwork=maybe\n"), expect: "RequiresNetwork: \"maybe\" is not a network requirement (yes, no, unmetered; also true, false, on, off, 1, 0)"))
     list.append(BadInput("boolean 2", withJob("RequiresIdle=2\n"), expect: "RequiresIdle: \"2\" is not a boolean"))
     // Exec
     list.append(BadInput("relative Exec", "[Job]\nIdentifier=com.example.bad\nExec=bin/x\n", expect: "3: Exec: \"bin/x\" is not an absolute path"))

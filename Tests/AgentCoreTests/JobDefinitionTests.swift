@@ -128,6 +128,23 @@ struct JobDefinitionTests {
         ])
     }
 
+    @Test(arguments: [("unmetered", true, true), ("Unmetered", true, true), ("yes", true, false),
+                      ("true", true, false), ("on", true, false), ("no", false, false), ("0", false, false)])
+    func requiresNetworkTakesUnmeteredBesidesTheBooleans(_ value: String, _ network: Bool, _ unmetered: Bool) throws {
+        let job = try #require(parseJob(jobText("com.example.test", "RequiresNetwork=\(value)\n")).value)
+        #expect(job.requiresNetwork == network)
+        #expect(job.requiresUnmeteredNetwork == unmetered)
+    }
+
+    @Test func requiresNetworkDefaultsToNoAndAnUnknownWordNamesTheValidOnes() throws {
+        let job = try #require(parseJob(jobText()).value)
+        #expect(!job.requiresNetwork && !job.requiresUnmeteredNetwork)
+        #expect(printed(parseJob(jobText("com.example.test", "RequiresNetwork=cheap\n")).errors) == [
+            "jobs.d/test.job:4: RequiresNetwork: \"cheap\" is not a network requirement "
+                + "(yes, no, unmetered; also true, false, on, off, 1, 0)",
+        ])
+    }
+
     @Test func reportsEveryErrorOfAFileAtOnce() {
         let result = parseJob("[Job]\nKind=sometimes\nInterval=soon\nRequiresNetwork=perhaps\n")
         #expect(printed(result.errors) == [
@@ -135,7 +152,7 @@ struct JobDefinitionTests {
             "jobs.d/test.job:1: Exec= is missing; add Exec=/absolute/path/to/plugin to [Job]",
             "jobs.d/test.job:2: Kind: \"sometimes\" is not a kind (refresh, processing, continued)",
             "jobs.d/test.job:3: Interval: \"soon\" is not a time span (examples: 30s, 5min, 12h, 1d)",
-            "jobs.d/test.job:4: RequiresNetwork: \"perhaps\" is not a boolean (yes, no, true, false, on, off, 1, 0)",
+            "jobs.d/test.job:4: RequiresNetwork: \"perhaps\" is not a network requirement (yes, no, unmetered; also true, false, on, off, 1, 0)",
         ])
     }
 

@@ -5,7 +5,8 @@ import AgentSystem
 
 @Test func everyPathCanBeOverriddenOnTheCommandLine() throws {
     let outcome = try DaemonOptions.parse(["--config-dir", "/c", "--state-dir=/s", "--socket", "/r/a.sock",
-                                           "--sysfs-root", "/fake/sys", "--proc-root", "/fake/proc"])
+                                           "--sysfs-root", "/fake/sys", "--proc-root", "/fake/proc",
+                                           "--system-bus", "unix:path=/tmp/bus"])
     guard case .run(let options) = outcome else {
         Issue.record("expected options, got \(outcome)")
         return
@@ -15,6 +16,7 @@ import AgentSystem
     #expect(options.socketPath == "/r/a.sock")
     #expect(options.sysfsRoot == "/fake/sys")
     #expect(options.procRoot == "/fake/proc")
+    #expect(options.systemBusAddress == "unix:path=/tmp/bus")
 }
 
 @Test func theDefaultsAreTheInstalledPaths() throws {

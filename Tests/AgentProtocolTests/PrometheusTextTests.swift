@@ -18,7 +18,7 @@ struct PrometheusTextTests {
         jobs: [JobFigures(identifier: "com.example.a", kind: "refresh", lastSuccessAt: 1_796_000_100_250, freshDayShare: 3.0 / 7),
                JobFigures(identifier: "com.example.b", kind: "processing", lastSuccessAt: nil, freshDayShare: 0)],
         conditions: ConditionFigures(externalPower: false, batteryPercent: 42, thermal: "serious", lowPower: true,
-                                     network: true, memoryPressure: false))
+                                     network: true, metered: true, memoryPressure: false))
 
     var lines: [String] { PrometheusText.render(Self.snapshot).split(separator: "\n").map(String.init) }
 
@@ -61,6 +61,7 @@ struct PrometheusTextTests {
             "agentd_thermal_state{state=\"nominal\"} 0",
             "agentd_low_power 1",
             "agentd_network_up 1",
+            "agentd_network_metered 1",
         ]
         for line in expected { #expect(lines.contains(line), "missing: \(line)") }
         // No last success on record: no sample rather than a 0 that would read as 1970.

@@ -12,9 +12,11 @@ import AgentProtocol
 ///   low power  off (auto)
 ///   thermal    fair — x86_pkg_temp 82 °C, 8 °C below passive
 ///   network    up
+///   metered    yes (NetworkManager: guess-yes)
 ///   pressure   none
 ///   sources    uevent live · thermal-netlink sampled (no thermal family) ·
-///              rtnetlink live · psi live · power-profiles unavailable (no system bus)
+///              rtnetlink live · psi live · power-profiles unavailable (no system bus) ·
+///              networkmanager live
 /// ```
 /// `watch` packs the same values into a line or two, and names only the sources that are not live.
 public enum InputsView {
@@ -28,15 +30,25 @@ public enum InputsView {
     /// Labels are padded to this width in the block (`low power` and two blanks).
     static let labelWidth = 11
 
-    /// Power, low power, thermal, network and pressure, in that order.
+    /// Power, low power, thermal, network, metered (from an agentd that says) and pressure, in
+    /// that order.
     public static func items(_ inputs: MachineInputs) -> [Item] {
         [Item(label: "power", value: power(inputs), role: powerRole(inputs)),
          Item(label: "low power", value: lowPower(inputs), role: inputs.lowPower ? .warning : nil),
          Item(label: "thermal", value: thermal(inputs), role: thermalRole(inputs.thermal)),
          Item(label: "network", value: inputs.network ? "up" : "down (no default route)",
-              role: inputs.network ? nil : .warning),
-         Item(label: "pressure", value: pressure(inputs),
-              role: inputs.memoryPressure || inputs.cpuBusy ? .warning : nil)]
+              role: inputs.network ? nil : .warning)]
+            + (metered(inputs).map { [Item(label: "metered", value: $0, role: inputs.metered == "yes" ? .warning : nil)] } ?? [])
+            + [Item(label: "pressure", value: pressure(inputs),
+                    role: inputs.memoryPressure || inputs.cpuBusy ? .warning : nil)]
+    }
+
+    /// `no (NetworkManager: no)`, `yes (NetworkManager: guess-yes)`, `no (no system bus)`: the
+    /// state, then where it comes from; nil from an agentd too old to say.
+    static func metered(_ inputs: MachineInputs) -> String? {
+        guard let state = inputs.metered else { return nil }
+        let source = inputs.meteredSource.map(DisplayText.sanitized) ?? ""
+        return DisplayText.sanitized(state) + (source.isEmpty ? "" : " (\(source))")
     }
 
     /// `ac`, `ac, battery 80 % (charging)`, `battery 15 % (discharging)`.

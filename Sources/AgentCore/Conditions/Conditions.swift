@@ -3,7 +3,7 @@
 ///
 /// The shell re-reads sysfs, PSI and netlink on kernel events and sends `.conditionsChanged`
 /// when any of these change; the core never reads them itself. Where a source is missing the
-/// shell keeps the permissive default (mains, nominal, network up, no pressure) and says so in
+/// shell keeps the permissive default (mains, nominal, network up and unmetered, no pressure) and says so in
 /// `status` — a missing sensor must not stop all work.
 public struct Conditions: Sendable, Hashable, Codable {
     public var power: PowerState
@@ -12,6 +12,8 @@ public struct Conditions: Sendable, Hashable, Codable {
     public var thermal: ThermalState
     /// A default route exists.
     public var network: Bool
+    /// Whether that network is metered (NetworkManager's `Metered`; `no` without NetworkManager).
+    public var metered: NetworkMetering
     /// PSI memory pressure above the agent's threshold.
     public var memoryPressure: Bool
     /// PSI CPU pressure above the idle threshold: `RequiresIdle=` jobs wait.
@@ -20,13 +22,14 @@ public struct Conditions: Sendable, Hashable, Codable {
     public var resources: Set<String>
 
     public init(power: PowerState = .mains, lowPower: Bool = false, thermal: ThermalState = .nominal,
-                network: Bool = true, memoryPressure: Bool = false, cpuBusy: Bool = false,
+                network: Bool = true, metered: NetworkMetering = .no, memoryPressure: Bool = false, cpuBusy: Bool = false,
                 resources: Set<String> = ["gpu"])
     {
         self.power = power
         self.lowPower = lowPower
         self.thermal = thermal
         self.network = network
+        self.metered = metered
         self.memoryPressure = memoryPressure
         self.cpuBusy = cpuBusy
         self.resources = resources

@@ -61,7 +61,10 @@ public struct JobDefinition: Hashable, Sendable {
     public var maxRuntime: Duration?
     public var gracePeriod: Duration
     public var requiresExternalPower: Bool
+    /// `RequiresNetwork=yes` or `unmetered`: a default route.
     public var requiresNetwork: Bool
+    /// `RequiresNetwork=unmetered`: besides the route, a network that is not metered.
+    public var requiresUnmeteredNetwork = false
     public var requiresIdle: Bool
     public var progressTimeout: Duration
     /// Special resources the job needs, e.g. `gpu`.
@@ -276,7 +279,9 @@ public struct JobDefinition: Hashable, Sendable {
             "MaxRuntime", default: defaultMaxRuntime(kind: kind, isDropInScript: definition.isDropInScript))
         definition.gracePeriod = reader.span("GracePeriod", default: defaultGracePeriod, allowZero: true)
         definition.requiresExternalPower = reader.bool("RequiresExternalPower", default: false)
-        definition.requiresNetwork = reader.bool("RequiresNetwork", default: false)
+        let network = reader.networkRequirement("RequiresNetwork")
+        definition.requiresNetwork = network != .no
+        definition.requiresUnmeteredNetwork = network == .unmetered
         definition.requiresIdle = reader.bool("RequiresIdle", default: false)
         definition.notify = reader.bool("Notify", default: true)
         definition.progressTimeout = reader.span(

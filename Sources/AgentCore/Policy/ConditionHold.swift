@@ -14,6 +14,8 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
     case thermal(ThermalState)
     /// `RequiresNetwork=yes` without a default route.
     case network
+    /// `RequiresNetwork=unmetered` on a metered network (NetworkManager's yes or guess-yes).
+    case unmeteredNetwork
     /// `RequiresIdle=yes` while the CPU is busy (PSI).
     case idle
     /// PSI memory pressure: discretionary work waits.
@@ -29,6 +31,7 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .lowPower: "low-power mode"
         case .thermal(let state): "thermal \(state)"
         case .network: "network"
+        case .unmeteredNetwork: "unmetered network"
         case .idle: "idle"
         case .memoryPressure: "memory pressure"
         case .resource(let name): "resource \(name)"
@@ -41,7 +44,7 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .externalPower, .lowPower: .power
         case .batteryLow, .batteryCritical: .battery
         case .thermal: .thermal
-        case .network: .network
+        case .network, .unmeteredNetwork: .network
         case .memoryPressure, .idle: .pressure
         case .resource: .power
         }

@@ -47,10 +47,12 @@ public enum LaunchPolicy {
         return nil
     }
 
-    /// What the job itself declared it needs and does not have: external power, the network.
+    /// What the job itself declared it needs and does not have: external power, the network, an
+    /// unmetered network (`unknown` metering counts as unmetered).
     static func lostNeed(_ job: JobDefinition, _ conditions: Conditions) -> ConditionHold? {
         if job.requiresExternalPower, !conditions.power.externalPower { return .externalPower }
         if job.requiresNetwork, !conditions.network { return .network }
+        if job.requiresUnmeteredNetwork, conditions.metered.holdsUnmeteredWork { return .unmeteredNetwork }
         return nil
     }
 

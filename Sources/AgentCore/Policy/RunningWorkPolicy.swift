@@ -4,6 +4,7 @@
 /// | condition | running work |
 /// | on battery | `RequiresExternalPower` runs lose it (`expired(power)`) |
 /// | no default route | `RequiresNetwork` runs lose it (`expired(network)`) |
+/// | metered network | `RequiresNetwork=unmetered` runs lose it (`expired(network)`) |
 /// | battery < low, discharging | refresh and processing runs (`expired(battery)`) |
 /// | battery < critical, discharging | every run, least progress first |
 /// | thermal serious | refresh and processing runs (`expired(thermal)`) |

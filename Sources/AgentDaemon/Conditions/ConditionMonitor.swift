@@ -11,7 +11,8 @@ import Glibc
 /// (a hint; sysfs is the truth), thermal zones also on thermal generic-netlink events and — to
 /// see a zone creep toward a trip, which no event announces — every ``thermalSampleInterval``
 /// only while work runs or is due; the default route comes from rtnetlink, pressure from PSI
-/// triggers, power-profiles-daemon over D-Bus. SIGHUP re-reads everything.
+/// triggers, power-profiles-daemon and NetworkManager's `Metered` over D-Bus (the latter in
+/// `MeteredNetworkInput`). SIGHUP re-reads everything.
 final class ConditionMonitor {
     static let thermalSampleInterval: Duration = .seconds(5)
 
@@ -42,6 +43,9 @@ final class ConditionMonitor {
     private var routes: RouteMonitor?
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
+    private let meteredNetwork = MeteredNetworkInput()
+    /// `--system-bus`: where NetworkManager is read from (nil: the system bus).
+    private let systemBusAddress: String?
     private var debounce: TimerToken?
     private var coalescer = HintCoalescer<Hint>()
     private let startedAt = MonotonicInstant.now()
@@ -53,7 +57,8 @@ final class ConditionMonitor {
     enum Hint: Hashable, Sendable { case power, thermal }
 
     init(loop: EventLoop, log: Logger, roots: KernelRoots, stateDirectory: String, settings: AgentSettings,
-         logsRereads: Bool) {
+         logsRereads: Bool, systemBusAddress: String? = nil) {
+        self.systemBusAddress = systemBusAddress
         self.loop = loop
         self.log = log
         self.roots = roots
@@ -78,6 +83,8 @@ final class ConditionMonitor {
         startRoutes()
         startPressure()
         startPowerProfiles()
+        meteredNetwork.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
+                             log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         recompute()
         for source in sources where source.state != "live" {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
@@ -210,6 +217,7 @@ final class ConditionMonitor {
         reread([.power, .thermal])
         pressure?.refresh()
         routes?.resync()
+        meteredNetwork.reread()
         recompute()
     }
 
@@ -267,6 +275,7 @@ final class ConditionMonitor {
 
     var sources: [InputSource] {
         ["uevent", "thermal-netlink", "rtnetlink", "psi", "power-profiles"].compactMap { sourceStates[$0] }
+            + [meteredNetwork.source]
     }
 
     // MARK: conditions
@@ -290,7 +299,7 @@ final class ConditionMonitor {
     func recompute() {
         let next = Conditions(
             power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
-            thermal: thermal.state, network: network,
+            thermal: thermal.state, network: network, metered: meteredNetwork.metering,
             memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: pressure?.cpuBusy ?? false,
             resources: gpus.isEmpty ? [] : ["gpu"])
         guard next != conditions else { return }
@@ -306,6 +315,7 @@ final class ConditionMonitor {
         if old.lowPower != new.lowPower { parts.append("low-power mode \(new.lowPower ? "on" : "off")") }
         if old.thermal != new.thermal { parts.append("thermal \(thermal)") }
         if old.network != new.network { parts.append(new.network ? "network up" : "network down (no default route)") }
+        if old.metered != new.metered { parts.append(meteredNetwork.changeText) }
         if old.memoryPressure != new.memoryPressure { parts.append(new.memoryPressure ? "memory pressure" : "memory pressure over") }
         if old.cpuBusy != new.cpuBusy { parts.append(new.cpuBusy ? "cpu busy" : "cpu idle") }
         if old.resources != new.resources { parts.append("resources \(new.resources.sorted())") }
@@ -344,7 +354,8 @@ final class ConditionMonitor {
             thermal: conditions.thermal.description, hottestZone: zone?.label,
             hottestCelsius: zone.map { Double($0.temperatureMilli) / 1000 },
             marginCelsius: zone.map { Double($0.marginC) }, marginTrip: zone.map { "\($0.referenceTrip)" },
-            network: conditions.network, memoryPressure: conditions.memoryPressure,
+            network: conditions.network, metered: conditions.metered.rawValue,
+            meteredSource: meteredNetwork.sourceText, memoryPressure: conditions.memoryPressure,
             cpuBusy: conditions.cpuBusy, sources: sources)
     }
 }

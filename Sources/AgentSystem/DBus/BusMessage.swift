@@ -62,16 +62,67 @@ struct BusMessage {
         return value
     }
 
+    /// Reads a variant (`v`) at the cursor: its value when it holds a `u` (uint32), nil (skipped)
+    /// when it holds another type.
+    func readVariantUInt32() throws(BusError) -> UInt32? {
+        switch try readVariant() {
+        case .uint32(let value): return value
+        default: return nil
+        }
+    }
+
+    /// A variant's value, for the types the agent reads.
+    enum Variant {
+        case string(String)
+        case uint32(UInt32)
+        /// Another type, skipped.
+        case other
+    }
+
+    /// Reads a variant (`v`) at the cursor; types other than `s` and `u` are skipped.
+    func readVariant() throws(BusError) -> Variant {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        let peeked = sd_bus_message_peek_type(raw, &type, &contents)
+        guard peeked > 0, type == Self.code("v") else {
+            throw BusError(name: nil, message: "expected a variant")
+        }
+        switch contents.map({ String(cString: $0) }) {
+        case "s":
+            try enter(Self.code("v"), "s")
+            let value = try readString()
+            try exit()
+            return .string(value)
+        case "u":
+            try enter(Self.code("v"), "u")
+            var value: UInt32 = 0
+            let result = sd_bus_message_read_basic(raw, Self.code("u"), &value)
+            guard result > 0 else { throw BusError(call: "sd_bus_message_read_basic(u)", result: result) }
+            try exit()
+            return .uint32(value)
+        default:
+            let skipped = sd_bus_message_skip(raw, "v")
+            guard skipped >= 0 else { throw BusError(call: "sd_bus_message_skip", result: skipped) }
+            return .other
+        }
+    }
+
     /// Reads the body of `org.freedesktop.DBus.Properties.PropertiesChanged` (`sa{sv}as`):
-    /// the interface, the changed properties whose values are strings (others are skipped),
-    /// and the names of the invalidated properties.
-    func readPropertiesChanged() throws(BusError) -> (interface: String, strings: [String: String], invalidated: [String]) {
+    /// the interface, the changed properties whose values are strings or uint32s (others are
+    /// skipped), and the names of the invalidated properties.
+    func readPropertiesChanged() throws(BusError) -> (interface: String, strings: [String: String],
+                                                     uint32s: [String: UInt32], invalidated: [String]) {
         let interface = try readString()
         var strings: [String: String] = [:]
+        var uint32s: [String: UInt32] = [:]
         try enter(Self.code("a"), "{sv}")
         while try enterIfPresent(Self.code("e"), "sv") {
             let name = try readString()
-            if let value = try readVariantString() { strings[name] = value }
+            switch try readVariant() {
+            case .string(let value): strings[name] = value
+            case .uint32(let value): uint32s[name] = value
+            case .other: break
+            }
             try exit()
         }
         try exit()
@@ -85,7 +136,7 @@ struct BusMessage {
             invalidated.append(String(cString: value))
         }
         try exit()
-        return (interface, strings, invalidated)
+        return (interface, strings, uint32s, invalidated)
     }
 
     private func enter(_ type: CChar, _ contents: String) throws(BusError) {

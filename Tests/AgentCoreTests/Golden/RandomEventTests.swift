@@ -83,6 +83,7 @@ struct RandomDriver {
                     onSuccess: "com.example.e")
         var e = job("com.example.e", .processing, interval: .seconds(6 * 3600))
         e.requiresNetwork = true
+        e.requiresUnmeteredNetwork = true
         let f = job("com.example.f", .continued)
         var g = job("com.example.g", .continued)
         g.requiresNetwork = true
@@ -178,7 +179,11 @@ struct RandomDriver {
         case 1: c.power = PowerState(externalPower: false, battery: BatteryLevel(percent: pick([3, 15, 40, 90]), discharging: true))
         case 2: c.power = PowerState(externalPower: true, battery: BatteryLevel(percent: pick([3, 15, 80]), discharging: false))
         case 3: c.thermal = pick(ThermalState.allCases)
-        case 4: c.network.toggle()
+        case 4:
+            c.network.toggle()
+            // Metering follows the step count, not the generator, so the sequences of draws
+            // stay those the seeds were chosen for.
+            c.metered = NetworkMetering.allCases[steps % NetworkMetering.allCases.count]
         case 5: c.memoryPressure = chance(0.3)  // sheds a run every 10 s while it lasts: keep it short
         case 6: c.cpuBusy.toggle()
         case 7: c.lowPower.toggle()

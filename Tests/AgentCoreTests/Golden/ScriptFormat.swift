@@ -102,6 +102,8 @@ struct ScriptFormat {
         }
         parts.append("thermal \(c.thermal)")
         parts.append("network \(c.network ? "up" : "down")")
+        // Unmetered is the default: shown only when it is not, so older scripts read unchanged.
+        if c.metered != .no { parts.append("metered \(c.metered)") }
         if c.memoryPressure { parts.append("memory pressure") }
         if c.cpuBusy { parts.append("cpu busy") }
         if c.lowPower { parts.append("low-power mode") }

@@ -178,6 +178,7 @@ struct ScriptInterpreter {
     }
 
     /// `conditions battery=15 discharging`, `ac`, `thermal serious`, `network down`,
+    /// `metered yes|no|unknown|checking` (NetworkManager's guess-yes is `yes`),
     /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`.
     private mutating func conditions(_ args: [String]) throws {
         var c = shell.scheduler.conditions
@@ -209,6 +210,12 @@ struct ScriptInterpreter {
                 }
                 c.thermal = state
             case "network": c.network = try value(key, inline) == "up"
+            case "metered":
+                let text = try value(key, inline)
+                guard let metering = NetworkMetering(rawValue: text) else {
+                    throw ScriptError("metered is yes, no, unknown or checking")
+                }
+                c.metered = metering
             case "pressure":
                 let kind = try value(key, inline)
                 c.memoryPressure = kind == "memory"
