@@ -19,9 +19,11 @@ fi
 # journal-fields test (a journald in a private mount namespace; no systemd as PID 1 needed).
 # sqlite3: the recovery tests edit a killed agent's state.db; perl: the socket-abuse clients.
 # binutils: readelf, with which AgentctlLinkTests reads agentctl's NEEDED libraries.
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils"
+# libcurl4-openssl-dev, libssl-dev: the transfer plugin (libcurl; OpenSSL's SHA-256 for --sha256);
+# nginx: the HTTP server its tests and benchmark start on 127.0.0.1 (never as a system service).
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils libcurl4-openssl-dev libssl-dev nginx"
 # `install-deps.sh bench` adds what the benchmarks need.
-[ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
+[ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev curl"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.
 [ "${1:-}" = "packaging" ] && packages="$packages debhelper dpkg-dev chrpath lintian debootstrap systemd-container"
 missing=""

@@ -6,6 +6,9 @@ import Glibc
 /// least once a second even when no data arrives: no handler, no async-signal-safety questions.
 enum TerminationSignal {
     static func block() {
+        // Ignored signals are never pending: undo a SIG_IGN inherited from whoever started us.
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
         var set = signals()
         sigprocmask(SIG_BLOCK, &set, nil)
     }
