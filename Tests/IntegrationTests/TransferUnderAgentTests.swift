@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -20,7 +21,10 @@ struct TransferUnderAgentTests {
             GracePeriod=10s
 
             """)
-        let agent = try AgentProcess(sandbox: sandbox)
+        // A quiet fake /proc/pressure: on a shared machine, other work's memory pressure would
+        // expire the run (expired(pressure)) before the test's own expiry.
+        let proc = try FakeProcTree()
+        let agent = try AgentProcess(sandbox: sandbox, extraArguments: ["--proc-root", proc.procRoot])
         defer { agent.stop() }
         let part = sandbox.stateDirectory + "/jobs/local.fetch/nightly.bin.part"
 
