@@ -66,6 +66,12 @@ struct TransferPluginTests {
         let digest = try server.serve("same.bin", bytes: 4_000_000)
         let destination = scratch + "/same.bin"
         let first = try interruptedTransfer(server.url("slow/same.bin"), destination, afterBytes: 500_000)
+        #expect(first.status == 17, "stderr: \(first.stderr)")
+        // Well inside the default 5 s grace period, on a loaded machine too.
+        #expect(first.stopping < 3, "took \(first.stopping) s to stop after SIGTERM")
+        // PROGRESS= at most ten times a second (and one more for the first).
+        let progressLines = first.stdout.split(separator: "\n").filter { $0.hasPrefix("PROGRESS=") }.count
+        #expect(progressLines >= 1 && Double(progressLines) <= first.ran * 10 + 1, "\(progressLines) in \(first.ran) s")
         let checkpoint = try #require(first.checkpoint)
         let kept = try #require(try FileManager.default.attributesOfItem(atPath: destination + ".part")[.size] as? Int)
         #expect(checkpoint.hasPrefix("transfer/1 \(kept) etag \""))
@@ -115,6 +121,9 @@ struct TransferPluginTests {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// From the start to the exit, and from SIGTERM to the exit.
+        var ran: Double
+        var stopping: Double
         /// The last CHECKPOINT= value printed.
         var checkpoint: String? {
             stdout.split(separator: "\n").last { $0.hasPrefix("CHECKPOINT=") }.map { String($0.dropFirst("CHECKPOINT=".count)) }
@@ -134,18 +143,22 @@ struct TransferPluginTests {
         // DEST.part exists before the plugin starts, so inotify can watch it from the first byte.
         FileManager.default.createFile(atPath: destination + ".part", contents: nil)
         let waiter = try #require(FileGrowthWaiter(path: destination + ".part"))
+        let started = Date()
         try process.run()
         let deadline = Date().addingTimeInterval(30)
         while partSize(destination) < afterBytes && Date() < deadline && process.isRunning {
             waiter.wait(seconds: 1)
         }
         #expect(partSize(destination) >= afterBytes, "the download did not reach \(afterBytes) bytes in 30 s")
+        let terminated = Date()
         kill(process.processIdentifier, SIGTERM)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let ended = Date()
         return Interrupted(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                           stderr: String(decoding: stderr, as: UTF8.self))
+                           stderr: String(decoding: stderr, as: UTF8.self), ran: ended.timeIntervalSince(started),
+                           stopping: ended.timeIntervalSince(terminated))
     }
 
     func partSize(_ destination: String) -> Int {
