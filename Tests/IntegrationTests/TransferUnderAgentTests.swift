@@ -51,6 +51,41 @@ struct TransferUnderAgentTests {
         #expect(resumed.count == 1, "access log: \(server.requests)")
     }
 
+    @Test func theShippedUnpackJobUnpacksWhatTheChainedTransferNamed() throws {
+        let server = try NginxServer()
+        let source = server.root + "/nightly"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        try "built at 02:00\n".write(toFile: source + "/VERSION", atomically: false, encoding: .utf8)
+        let tar = try runCommand("/bin/tar", ["-czf", server.files + "/latest.tar.gz", "-C", source, "VERSION"])
+        #expect(tar.status == 0, "\(tar.stderr)")
+        chmod(server.files + "/latest.tar.gz", 0o644)
+        let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("etc/examples/transfer").path
+        // The example's manifest and unpack job as shipped; the nightly job pointed at this server
+        // and built plugin (the shipped one also needs AC power and an unmetered network).
+        try FileManager.default.copyItem(atPath: examples + "/com.example.transfer.manifest",
+                                         toPath: sandbox.manifestsDirectory + "/com.example.transfer.manifest")
+        try FileManager.default.copyItem(atPath: examples + "/unpack.job", toPath: sandbox.jobsDirectory + "/unpack.job")
+        try sandbox.write("jobs.d/nightly.job", """
+            [Job]
+            Identifier=com.example.nightly
+            Kind=processing
+            Exec=\(Binaries.transfer) \(server.url("latest.tar.gz")) nightly.tar.gz
+            OnSuccess=com.example.unpack
+
+            """)
+        let proc = try FakeProcTree()
+        let agent = try AgentProcess(sandbox: sandbox, extraArguments: ["--proc-root", proc.procRoot])
+        defer { agent.stop() }
+        #expect(try agent.ctl("simulate", "launch", "com.example.nightly").status == 0)
+        let unpacked = try agent.waitForLog("of com.example.unpack ended:", timeout: 60)
+        #expect(unpacked.contains("success"), "\(unpacked)")
+        let version = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/com.example.unpack/nightly/VERSION", encoding: .utf8)
+        #expect(version == "built at 02:00\n")
+    }
+
     func size(of path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
