@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .executable(name: "agentd", targets: ["agentd"]),
         .executable(name: "agentctl", targets: ["agentctl"]),
+        // Installed as /usr/lib/agentd/plugins/transfer (docs/transfer.md).
+        .executable(name: "agentd-transfer", targets: ["agentd-transfer"]),
         // For Fuzz/Package.swift (`make fuzz`), which builds the libFuzzer executables around it.
         .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
     ],
@@ -20,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
+        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto"),
 
         // Pure core: model, config syntax and validation, no I/O.
         .target(name: "AgentCore", swiftSettings: strict),
@@ -45,6 +49,11 @@ let package = Package(
         .target(name: "AgentCLI", dependencies: ["AgentCore", "AgentProtocol", "AgentPOSIX"],
                 swiftSettings: strict),
         .executableTarget(name: "agentctl", dependencies: ["AgentCLI"], swiftSettings: strict),
+        // The transfer plugin: its pure parts (arguments, checkpoint, resume decision, progress
+        // throttle, exit statuses) and the libcurl shell around them. It links none of the agent.
+        .target(name: "TransferCore", swiftSettings: strict),
+        .executableTarget(name: "agentd-transfer", dependencies: ["TransferCore", "CCurl", "CLibCrypto"],
+                          swiftSettings: strict),
         // `make bench`: the scheduling core through 24 h of virtual time (bench/run.py reads it).
         .executableTarget(name: "scheduler-bench", dependencies: ["AgentCore"], path: "bench/SchedulerBench",
                           swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
@@ -60,6 +69,7 @@ let package = Package(
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
         .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
+        .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"], swiftSettings: strict),
         // A power-profiles-daemon stand-in (C, sd-bus) that AgentSystemTests' D-Bus tests run on a
         // private dbus-daemon; built alongside the tests, never shipped (not a product).
         .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",

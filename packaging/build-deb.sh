@@ -17,7 +17,7 @@ die() { echo "build-deb: $*" >&2; exit 1; }
 for tool in dpkg-buildpackage dh chrpath; do
     command -v "$tool" >/dev/null || die "$tool is missing; run ./scripts/install-deps.sh packaging"
 done
-[ -x "$prebuilt/agentd" ] && [ -x "$prebuilt/agentctl" ] ||
+[ -x "$prebuilt/agentd" ] && [ -x "$prebuilt/agentctl" ] && [ -x "$prebuilt/agentd-transfer" ] ||
     die "no binaries in $prebuilt; run: swift build -c release --static-swift-stdlib --scratch-path .build-static (or make deb)"
 
 # One version everywhere: the binaries (AgentVersion.swift), debian/changelog, the man pages.

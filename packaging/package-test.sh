@@ -223,13 +223,15 @@ fi
 check_installed() {
     local problems=() f
     for f in /usr/sbin/agentd /usr/bin/agentctl /usr/lib/agentd/plugins/example-refresh \
-            /usr/lib/agentd/plugins/example-checkpoint /usr/lib/agentd/plugins/example-export; do
+            /usr/lib/agentd/plugins/example-checkpoint /usr/lib/agentd/plugins/example-export \
+            /usr/lib/agentd/plugins/transfer; do
         [ -x "$target$f" ] || problems+=("$f is not executable")
     done
     for f in /lib/systemd/system/agentd.service /usr/lib/systemd/user/agentd.service /etc/agentd/agentd.conf \
             /etc/agentd/manifests.d/local.manifest /usr/lib/sysusers.d/agentd.conf \
             /usr/share/bash-completion/completions/agentctl /usr/share/man/man8/agentd.8.gz \
             /usr/share/man/man1/agentctl.1.gz /usr/share/man/man5/agentd.job.5.gz \
+            /usr/share/man/man1/agentd-transfer.1.gz \
             /usr/share/man/man5/agentd.conf.5.gz /usr/share/doc/agentd/copyright \
             /usr/share/doc/agentd/examples/jobs.d/demo-refresh.job \
             /usr/share/doc/agentd/examples/manifests.d/com.example.demo.manifest; do
@@ -251,7 +253,7 @@ check_installed() {
     v=$(inroot ldd /usr/sbin/agentd /usr/bin/agentctl 2>&1) || problems+=("ldd failed: $v")
     ! grep -q "not found" <<<"$v" || problems+=("libraries not found: $(grep "not found" <<<"$v" | tr -s ' \n' ' ')")
     # The man pages render without warnings.
-    for f in man8/agentd.8.gz man1/agentctl.1.gz man5/agentd.job.5.gz; do
+    for f in man8/agentd.8.gz man1/agentctl.1.gz man5/agentd.job.5.gz man1/agentd-transfer.1.gz; do
         v=$(MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z "$target/usr/share/man/$f" 2>&1 >/dev/null) ||
             problems+=("man $f failed")
         [ -z "$v" ] || problems+=("man $f: $v")

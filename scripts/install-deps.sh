@@ -22,9 +22,11 @@ fi
 # dunst, xvfb: the user agent's notifications are checked once against a real notification server
 # (dunst on an Xvfb display, read back with dunstctl history); passwd (useradd) and util-linux
 # (setpriv) run the user agent as a throwaway user.
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd"
+# libcurl4-openssl-dev, libssl-dev: the transfer plugin (libcurl; OpenSSL's SHA-256 for --sha256);
+# nginx: the HTTP server its tests and benchmark start on 127.0.0.1 (never as a system service).
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd libcurl4-openssl-dev libssl-dev nginx"
 # `install-deps.sh bench` adds what the benchmarks need.
-[ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev"
+[ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev curl"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.
 [ "${1:-}" = "packaging" ] && packages="$packages debhelper dpkg-dev chrpath lintian debootstrap systemd-container"
 missing=""
