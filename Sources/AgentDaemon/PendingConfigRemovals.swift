@@ -13,10 +13,11 @@ struct PendingConfigRemovals {
     /// that a deliberate `rm jobs.d/x.job` still takes effect promptly to a person.
     static let quietPeriod: Duration = .seconds(1)
     /// While a directory was replaced (removed and back, renamed over) among the pending
-    /// removals, a deploy is under way: its copy may stall longer than a second on a busy
-    /// machine (seen with 18 runnable threads on 2 cores), and a job removed by mistake there
-    /// cancels its runs, so the wait is longer.
-    static let swapQuietPeriod: Duration = .seconds(5)
+    /// removals, a deploy is under way: its copy may stall for seconds on a busy machine (the
+    /// journal commits of other processes' fsyncs hold its file creations: 5 s was seen to be too
+    /// short while the test suite ran), and a job removed by mistake there cancels its runs, so
+    /// the wait is longer.
+    static let swapQuietPeriod: Duration = .seconds(10)
 
     private var paths: Set<String> = []
     /// A watched directory was replaced since the pending removals began.

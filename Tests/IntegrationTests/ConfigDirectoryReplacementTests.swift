@@ -35,7 +35,7 @@ import Testing
         #expect(Set(try listedJobs(agent).keys) == ["local.one", "local.two", "local.three"])
         // Settled (a probe deletion has taken effect), and local.one was never removed.
         try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/three.job")
-        try agent.waitForLog("removed local.three", after: mark)
+        try agent.waitForLog("removed local.three", after: mark, timeout: 60)
         #expect(!agent.logLines[mark...].contains { $0.contains("removed local.one") })
         #expect(try configWatch(agent)["watching"] as? Int == 3)
     }
@@ -57,7 +57,7 @@ import Testing
 
         // Back, empty: now the removal takes effect, and new files are seen.
         try FileManager.default.createDirectory(atPath: sandbox.jobsDirectory, withIntermediateDirectories: false)
-        try agent.waitForLog("removed local.kept", after: mark)
+        try agent.waitForLog("removed local.kept", after: mark, timeout: 60)
         try sandbox.write("jobs.d/new.job", sandbox.jobFile("new"))
         try agent.waitForLog("registered local.new", after: mark)
         #expect(try configWatch(agent)["missing"] as? [String] == [])
@@ -82,7 +82,7 @@ import Testing
         mark = agent.logLines.count
         try sh("ln -s '\(v3)' '\(sandbox.configDirectory).new' && mv -T '\(sandbox.configDirectory).new' '\(sandbox.configDirectory)'")
         try agent.waitForLog("registered local.three", after: mark)
-        try agent.waitForLog("removed local.two", after: mark)
+        try agent.waitForLog("removed local.two", after: mark, timeout: 60)
         try sandbox.jobFile("four").write(toFile: v3 + "/jobs.d/four.job", atomically: false, encoding: .utf8)
         try agent.waitForLog("registered local.four", after: mark)
         // The old target is no longer config.
@@ -132,7 +132,7 @@ import Testing
         try sandbox.write("jobs.d/probe.job", sandbox.jobFile("probe"))
         try agent.waitForLog("registered local.probe", after: mark)
         try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/probe.job")
-        try agent.waitForLog("removed local.probe", after: mark)
+        try agent.waitForLog("removed local.probe", after: mark, timeout: 60)
         let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
         let running = status?["running"] as? [[String: Any]] ?? []
         #expect(running.contains { $0["identifier"] as? String == "local.slow" && $0["stopping"] == nil })
@@ -158,7 +158,7 @@ import Testing
         // A deliberate deletion as a probe: removals are settled together, so once this one has
         // taken effect, every deletion of the swaps has been judged too.
         try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/bulk0.job")
-        try agent.waitForLog("removed local.bulk0", after: mark)
+        try agent.waitForLog("removed local.bulk0", after: mark, timeout: 60)
         let removed = agent.logLines[mark...].filter { $0.contains("removed local.") }
         #expect(removed.count == 1, "\(removed.prefix(5))")
         #expect(try listedJobs(agent).count == 300)
