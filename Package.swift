@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "AgentSystem", dependencies: ["AgentCore", "AgentPOSIX", "CShim", "CInotifyTools", "CSystemd"],
                 swiftSettings: strict),
         // SQLite state.
-        .target(name: "AgentStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "AgentStore", dependencies: ["AgentProtocol", "CSQLite"], swiftSettings: strict),
         // Wiring: kernel events -> core, core -> system calls.
         .target(name: "AgentDaemon",
                 dependencies: ["AgentCore", "AgentProtocol", "AgentSystem", "AgentStore"],
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
         .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
-        .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore"], swiftSettings: strict),
+        .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore", "AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"], swiftSettings: strict),
         // A power-profiles-daemon stand-in (C, sd-bus) that AgentSystemTests' D-Bus tests run on a
         // private dbus-daemon; built alongside the tests, never shipped (not a product).

@@ -370,10 +370,9 @@ struct ControlHandler {
     }
 
     private static func record(_ row: StoredRun, withLogTail: Bool) -> RunRecord {
-        RunRecord(runID: row.runID, identifier: row.identifier, kind: row.kind, reason: row.reason,
-                  startedAt: row.startedAt, endedAt: row.endedAt, stopReason: row.stopReason,
-                  exitStatus: row.exitStatus, signal: row.signal, progress: row.progress, title: row.title,
-                  logTail: withLogTail ? RunRecord.logLines(row.logTail) : [], notes: RunNotes(row.notes))
+        var record = row.record
+        if !withLogTail { record.logTail = [] }
+        return record
     }
 
     func statusReport() -> StatusReport {

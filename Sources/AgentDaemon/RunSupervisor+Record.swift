@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import AgentProtocol
 import AgentStore
 
 extension RunSupervisor {
@@ -15,9 +16,9 @@ extension RunSupervisor {
             stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
             progress: state.progress?.fraction, title: state.title,
             logTail: state.logTail.lines.joined(separator: "\n"))
-        record.notes = StoredRunNotes(
+        record.notes = RunNotes(
             statusText: state.statusText, result: state.result,
-            truncatedLines: run.process?.truncatedLines ?? 0, invalidDirectives: state.invalidDirectives,
+            truncatedLineCount: run.process?.truncatedLines ?? 0, invalidDirectiveCount: state.invalidDirectives,
             checkpointGiven: state.checkpointGiven, checkpointLeft: state.checkpoint)
         return record
     }

@@ -1,50 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0
-/// A run as stored: the row the history is made of.
+import AgentProtocol
+/// A run's row: the record `history` answers — one type from the store to the socket — and
+/// where the run's processes were (DESIGN §10), which only recovery reads. The record's fields
+/// read and write through the row (`row.stopReason`).
+@dynamicMemberLookup
 public struct StoredRun: Sendable, Hashable {
-    public var runID: String
-    public var identifier: String
-    public var kind: String
-    public var reason: String
-    /// Unix milliseconds.
-    public var startedAt: Int64
-    public var endedAt: Int64?
-    public var stopReason: String?
-    public var exitStatus: Int32?
-    public var signal: Int32?
-    public var progress: Double?
-    public var title: String?
-    /// Lines joined with `\n`.
-    public var logTail: String?
+    public var record: RunRecord
     public var processGroup: Int32?
     public var cgroup: String?
     /// The kernel's boot id when the run started: its process group and cgroup mean nothing in
     /// another boot.
     public var bootID: String?
-    /// What the run said, recorded at its end; all nil for a live run and for runs recorded
-    /// before schema 6.
-    public var notes = StoredRunNotes()
 
+    /// `logTail`: the lines joined with `\n`, as the column keeps them.
     public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
                 endedAt: Int64? = nil, stopReason: String? = nil, exitStatus: Int32? = nil,
                 signal: Int32? = nil, progress: Double? = nil, title: String? = nil,
                 logTail: String? = nil, processGroup: Int32? = nil, cgroup: String? = nil,
                 bootID: String? = nil) {
-        self.runID = runID
-        self.identifier = identifier
-        self.kind = kind
-        self.reason = reason
-        self.startedAt = startedAt
-        self.endedAt = endedAt
-        self.stopReason = stopReason
-        self.exitStatus = exitStatus
-        self.signal = signal
-        self.progress = progress
-        self.title = title
-        self.logTail = logTail
+        record = RunRecord(runID: runID, identifier: identifier, kind: kind, reason: reason, startedAt: startedAt,
+                           endedAt: endedAt, stopReason: stopReason, exitStatus: exitStatus, signal: signal,
+                           progress: progress, title: title, logTail: RunRecord.logLines(logTail))
         self.processGroup = processGroup
         self.cgroup = cgroup
         self.bootID = bootID
     }
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<RunRecord, Value>) -> Value {
+        get { record[keyPath: field] }
+        set { record[keyPath: field] = newValue }
+    }
+
+    /// The log tail as the column keeps it: lines joined with `\n`; nil when there are none.
+    var storedLogTail: String? { record.logTail.isEmpty ? nil : record.logTail.joined(separator: "\n") }
 }
 
 /// Runs, checkpoints and per-identifier facts in the state database.
@@ -105,9 +93,9 @@ public struct RunStore {
                       .integer(run.startedAt), run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0) },
                       run.exitStatus.map { .integer(Int64($0)) }, run.signal.map { .integer(Int64($0)) },
                       run.progress.map { .real($0) }, run.title.map { .text($0) },
-                      run.logTail.map { .text($0) }, notes.statusText.map { .text($0) },
-                      notes.result.map { .text($0) }, notes.truncatedLines.map { .integer(Int64($0)) },
-                      notes.invalidDirectives.map { .integer(Int64($0)) },
+                      run.storedLogTail.map { .text($0) }, notes.statusText.map { .text($0) },
+                      notes.result.map { .text($0) }, notes.truncatedLineCount.map { .integer(Int64($0)) },
+                      notes.invalidDirectiveCount.map { .integer(Int64($0)) },
                       notes.checkpointGiven.map { .text($0) }, notes.checkpointLeft.map { .text($0) }])
     }
 
@@ -184,10 +172,10 @@ public struct RunStore {
             logTail: statement.text(11),
             processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
             cgroup: statement.text(13), bootID: statement.text(14))
-        run.notes = StoredRunNotes(
+        run.notes = RunNotes(
             statusText: statement.text(15), result: statement.text(16),
-            truncatedLines: optionalInt(17).map { Int(clamping: $0) },
-            invalidDirectives: optionalInt(18).map { Int(clamping: $0) },
+            truncatedLineCount: optionalInt(17).map { Int(clamping: $0) },
+            invalidDirectiveCount: optionalInt(18).map { Int(clamping: $0) },
             checkpointGiven: statement.text(19), checkpointLeft: statement.text(20))
         return run
     }

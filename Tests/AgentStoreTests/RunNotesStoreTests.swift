@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
 import Testing
 import Glibc
 @testable import AgentStore
@@ -17,8 +18,8 @@ import Glibc
         try body(path)
     }
 
-    private let notes = StoredRunNotes(statusText: "indexed 40 of 40", result: "/srv/out/nightly.tar",
-                                       truncatedLines: 2, invalidDirectives: 3,
+    private let notes = RunNotes(statusText: "indexed 40 of 40", result: "/srv/out/nightly.tar",
+                                       truncatedLineCount: 2, invalidDirectiveCount: 3,
                                        checkpointGiven: "batch-1", checkpointLeft: "batch-2")
 
     @Test func aFinishedRunKeepsWhatItSaid() throws {
@@ -28,13 +29,13 @@ import Glibc
             try store.insert(StoredRun(runID: "r000001", identifier: "local.a", kind: "processing",
                                        reason: "simulated", startedAt: 1_000))
             // A live run has recorded nothing of what it said yet.
-            #expect(try store.run("r000001")?.notes == StoredRunNotes())
+            #expect(try store.run("r000001")?.notes == RunNotes())
             var ended = StoredRun(runID: "r000001", identifier: "local.a", kind: "processing", reason: "simulated",
                                   startedAt: 1_000, endedAt: 2_000, stopReason: "success", exitStatus: 0)
             ended.notes = notes
             try store.finish(ended)
             #expect(try store.run("r000001")?.notes == notes)
-            var seen: [StoredRunNotes] = []
+            var seen: [RunNotes] = []
             try store.historyPage(identifier: nil, before: nil, limit: 5) { seen.append($0.notes); return true }
             #expect(seen == [notes])
         }
@@ -66,15 +67,15 @@ import Glibc
             #expect(old.stopReason == "failure(exit 3)")
             #expect(old.exitStatus == 3)
             #expect(old.title == "Old title")
-            #expect(old.logTail == "line one")
+            #expect(old.logTail == ["line one"])
             #expect(old.bootID == "boot-1")
-            #expect(old.notes == StoredRunNotes())
+            #expect(old.notes == RunNotes())
             // New runs record what they said beside it.
             var new = StoredRun(runID: "r000008", identifier: "local.old", kind: "refresh", reason: "interval",
                                 startedAt: 7_000, endedAt: 8_000, stopReason: "success", exitStatus: 0)
             new.notes = notes
             try store.finish(new)
-            #expect(try store.history(identifier: "local.old", limit: 5).map(\.notes) == [notes, StoredRunNotes()])
+            #expect(try store.history(identifier: "local.old", limit: 5).map(\.notes) == [notes, RunNotes()])
             #expect(try store.highestRunNumber() == 8)
         }
     }

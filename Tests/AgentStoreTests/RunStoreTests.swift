@@ -30,7 +30,7 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
         let run = try #require(try store.run("r000001"))
         #expect(run.stopReason == "failure(exit 3)")
         #expect(run.exitStatus == 3)
-        #expect(run.logTail == "a\nb")
+        #expect(run.logTail == ["a", "b"])
         #expect(try store.unfinishedRuns().isEmpty)
         #expect(try store.highestRunNumber() == 1)
     }
