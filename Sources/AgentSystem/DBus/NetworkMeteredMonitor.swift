@@ -65,34 +65,32 @@ public final class NetworkMeteredMonitor {
 
     private let loop: EventLoop
     private let bus: BusAddress
-    private let onChange: (UInt32?) -> Void
+    private let delivery: PropertyDelivery<UInt32, Status>
     private var connection: BusConnection?
     /// NetworkManager's unique name while it owns the service name; `ownerKnown` once asked.
     private var owner: String?
     private var ownerKnown = false
     private var pendingRead: BusConnection.Token?
 
-    /// Bumped by start/stop: deferred deliveries of an earlier session are dropped.
-    private var session: UInt64 = 0
-    private var deliveryQueued = false
-    private var delivered: UInt32??
-
     /// The last `Metered` value read, nil while there is none. Current when `onStatusChange`
     /// runs (a listener may read it there rather than wait for `onChange`).
-    public private(set) var metered: UInt32?
+    public var metered: UInt32? { delivery.value }
 
     /// Where the monitor is; see `Status`.
-    public private(set) var status: Status = .stopped
+    public var status: Status { delivery.status }
 
     /// Called (on the loop thread, outside D-Bus processing) after `status` changed, for logging.
-    public var onStatusChange: ((Status) -> Void)?
+    public var onStatusChange: ((Status) -> Void)? {
+        get { delivery.onStatus }
+        set { delivery.onStatus = newValue }
+    }
 
     /// A monitor for the given bus (the system bus by default), reporting to `onChange`.
     /// Nothing happens until `start()`.
     public init(loop: EventLoop, bus: BusAddress = .system, onChange: @escaping (UInt32?) -> Void) {
         self.loop = loop
         self.bus = bus
-        self.onChange = onChange
+        delivery = PropertyDelivery(loop: loop, stopped: .stopped, onValue: onChange)
     }
 
     deinit {
@@ -105,10 +103,7 @@ public final class NetworkMeteredMonitor {
     @discardableResult
     public func start() -> Status {
         if connection != nil { return status }
-        session &+= 1
-        deliveryQueued = false
-        delivered = nil
-        metered = nil
+        delivery.restart()
         owner = nil
         ownerKnown = false
         pendingRead = nil
@@ -136,13 +131,10 @@ public final class NetworkMeteredMonitor {
 
     /// Closes the connection; no callback is called after this.
     public func stop() {
-        session &+= 1
-        deliveryQueued = false
+        delivery.stop(.stopped)
         connection?.close()
         connection = nil
         pendingRead = nil
-        metered = nil
-        status = .stopped
     }
 
     /// Reads `Metered` again (SIGHUP); nothing while NetworkManager is not on the bus.
@@ -157,35 +149,18 @@ public final class NetworkMeteredMonitor {
             guard let self, let error else { return }
             self.lost("the bus refused a match rule (\(error))")
         }
-        try connection.addMatch(
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.service)'",
-            onInstalled: installed
-        ) { [weak self] message in self?.nameOwnerChanged(message) }
-        try connection.addMatch(
-            "type='signal',path='\(Self.path)',interface='org.freedesktop.DBus.Properties',"
-                + "member='PropertiesChanged',arg0='\(Self.interface)'",
-            onInstalled: installed
-        ) { [weak self] message in self?.propertiesChanged(message) }
-    }
-
-    private func askOwner(on connection: BusConnection) throws(BusError) {
-        try connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                            interface: "org.freedesktop.DBus", member: "GetNameOwner",
-                            arguments: [Self.service], timeout: Self.callTimeout) { [weak self] reply in
-            guard let self else { return }
-            // NameHasNoOwner is the usual "not running"; any other error counts the same.
-            // The bus answers in order, so this is at least as new as any NameOwnerChanged before it.
-            self.ownerChanged(to: reply.error == nil ? try? reply.readString() : nil)
+        try connection.watchOwner(of: Self.service, onInstalled: installed) { [weak self] owner in
+            self?.ownerChanged(to: owner)
+        }
+        try connection.watchProperties(path: Self.path, interface: Self.interface, onInstalled: installed) {
+            [weak self] message in self?.propertiesChanged(message)
         }
     }
 
-    private func nameOwnerChanged(_ message: BusMessage) {
-        guard message.sender == "org.freedesktop.DBus",
-              let name = try? message.readString(), name == Self.service,
-              (try? message.readString()) != nil,
-              let newOwner = try? message.readString() else { return }
-        ownerChanged(to: newOwner.isEmpty ? nil : newOwner)
+    private func askOwner(on connection: BusConnection) throws(BusError) {
+        try connection.askOwner(of: Self.service, timeout: Self.callTimeout) { [weak self] owner in
+            self?.ownerChanged(to: owner)
+        }
     }
 
     private func ownerChanged(to newOwner: String?) {
@@ -221,23 +196,19 @@ public final class NetworkMeteredMonitor {
         guard let connection, let owner else { return }
         if let pendingRead { connection.cancel(pendingRead) }
         do {
-            pendingRead = try connection.call(
-                destination: owner, path: Self.path, interface: "org.freedesktop.DBus.Properties",
-                member: "Get", arguments: [Self.interface, Self.property], timeout: Self.callTimeout
-            ) { [weak self] reply in
+            pendingRead = try connection.readProperty(Self.property, of: Self.interface, at: Self.path, from: owner,
+                                                      timeout: Self.callTimeout) { [weak self] reply in
                 guard let self else { return }
                 self.pendingRead = nil
                 let value: UInt32? = reply.error == nil ? try? reply.readVariantUInt32() : nil
                 // The value first: a status listener reading `metered` sees the new one.
-                self.metered = value
-                self.setStatus(.watching(networkManager: true))
                 self.setMetered(value)
+                self.setStatus(.watching(networkManager: true))
             }
         } catch {
             pendingRead = nil
-            metered = nil
-            setStatus(.watching(networkManager: true))
             setMetered(nil)
+            setStatus(.watching(networkManager: true))
         }
     }
 
@@ -252,29 +223,7 @@ public final class NetworkMeteredMonitor {
 
     // MARK: - Reporting
 
-    private func setStatus(_ new: Status) {
-        guard new != status else { return }
-        status = new
-        guard onStatusChange != nil else { return }
-        let current = session
-        loop.execute { [weak self] in
-            guard let self, self.session == current else { return }
-            self.onStatusChange?(new)
-        }
-    }
+    private func setStatus(_ new: Status) { delivery.setStatus(new) }
 
-    private func setMetered(_ value: UInt32?) {
-        metered = value
-        guard !deliveryQueued else { return }
-        deliveryQueued = true
-        let current = session
-        loop.execute { [weak self] in
-            guard let self, self.session == current else { return }
-            self.deliveryQueued = false
-            let value = self.metered
-            if let delivered = self.delivered, delivered == value { return }
-            self.delivered = .some(value)
-            self.onChange(value)
-        }
-    }
+    private func setMetered(_ value: UInt32?) { delivery.setValue(value) }
 }

@@ -83,7 +83,7 @@ public final class PowerProfilesMonitor {
 
     private let loop: EventLoop
     private let bus: BusAddress
-    private let onChange: (String?) -> Void
+    private let delivery: PropertyDelivery<String, Status>
     private var connection: BusConnection?
 
     /// Per service (index into `services`): whether its owner is known yet, and its unique name.
@@ -95,29 +95,27 @@ public final class PowerProfilesMonitor {
     private var decided = false
     private var pendingRead: BusConnection.Token?
 
-    /// Bumped by start/stop: deferred deliveries of an earlier session are dropped.
-    private var session: UInt64 = 0
-    private var deliveryQueued = false
-    private var delivered: String??
-
     /// The last profile read, nil while unknown.
-    public private(set) var profile: String?
+    public var profile: String? { delivery.value }
 
     /// Whether the current profile means low-power mode.
     public var isLowPower: Bool { Self.isLowPower(profile) }
 
     /// Where the monitor is; see `Status`.
-    public private(set) var status: Status = .stopped
+    public var status: Status { delivery.status }
 
     /// Called (on the loop thread, outside D-Bus processing) after `status` changed, for logging.
-    public var onStatusChange: ((Status) -> Void)?
+    public var onStatusChange: ((Status) -> Void)? {
+        get { delivery.onStatus }
+        set { delivery.onStatus = newValue }
+    }
 
     /// A monitor for the given bus (the system bus by default), reporting to `onChange`.
     /// Nothing happens until `start()`.
     public init(loop: EventLoop, bus: BusAddress = .system, onChange: @escaping (String?) -> Void) {
         self.loop = loop
         self.bus = bus
-        self.onChange = onChange
+        delivery = PropertyDelivery(loop: loop, stopped: .stopped, onValue: onChange)
     }
 
     deinit {
@@ -130,10 +128,7 @@ public final class PowerProfilesMonitor {
     @discardableResult
     public func start() -> Status {
         if connection != nil { return status }
-        session &+= 1
-        deliveryQueued = false
-        delivered = nil
-        profile = nil
+        delivery.restart()
         ownerKnown = Array(repeating: false, count: Self.services.count)
         owners = Array(repeating: nil, count: Self.services.count)
         active = nil
@@ -164,13 +159,10 @@ public final class PowerProfilesMonitor {
 
     /// Closes the connection; no callback is called after this.
     public func stop() {
-        session &+= 1
-        deliveryQueued = false
+        delivery.stop(.stopped)
         connection?.close()
         connection = nil
         pendingRead = nil
-        profile = nil
-        status = .stopped
     }
 
     // MARK: - Bus traffic
@@ -181,39 +173,24 @@ public final class PowerProfilesMonitor {
             self.lost("the bus refused a match rule (\(error))")
         }
         for (index, service) in Self.services.enumerated() {
-            try connection.addMatch(
-                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                    + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(service.name)'",
-                onInstalled: installed
-            ) { [weak self] message in self?.nameOwnerChanged(message, index: index) }
-            try connection.addMatch(
-                "type='signal',path='\(service.path)',interface='org.freedesktop.DBus.Properties',"
-                    + "member='PropertiesChanged',arg0='\(service.interface)'",
-                onInstalled: installed
-            ) { [weak self] message in self?.propertiesChanged(message, index: index) }
+            try connection.watchOwner(of: service.name, onInstalled: installed) { [weak self] owner in
+                self?.ownerChanged(index, to: owner)
+            }
+            try connection.watchProperties(path: service.path, interface: service.interface, onInstalled: installed) {
+                [weak self] message in self?.propertiesChanged(message, index: index)
+            }
         }
     }
 
     private func askOwner(_ index: Int, on connection: BusConnection) throws(BusError) {
-        try connection.call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                            interface: "org.freedesktop.DBus", member: "GetNameOwner",
-                            arguments: [Self.services[index].name], timeout: Self.callTimeout) { [weak self] reply in
-            guard let self else { return }
-            // NameHasNoOwner is the usual "not running"; any other error counts the same.
-            let owner: String? = reply.error == nil ? try? reply.readString() : nil
-            self.ownerKnown[index] = true
-            self.owners[index] = owner
-            self.reselect()
+        try connection.askOwner(of: Self.services[index].name, timeout: Self.callTimeout) { [weak self] owner in
+            self?.ownerChanged(index, to: owner)
         }
     }
 
-    private func nameOwnerChanged(_ message: BusMessage, index: Int) {
-        guard message.sender == "org.freedesktop.DBus",
-              let name = try? message.readString(), name == Self.services[index].name,
-              (try? message.readString()) != nil,
-              let newOwner = try? message.readString() else { return }
+    private func ownerChanged(_ index: Int, to owner: String?) {
         ownerKnown[index] = true
-        owners[index] = newOwner.isEmpty ? nil : newOwner
+        owners[index] = owner
         reselect()
     }
 
@@ -264,10 +241,8 @@ public final class PowerProfilesMonitor {
         if let pendingRead { connection.cancel(pendingRead) }
         let service = Self.services[index]
         do {
-            pendingRead = try connection.call(
-                destination: owner, path: service.path, interface: "org.freedesktop.DBus.Properties",
-                member: "Get", arguments: [service.interface, Self.property], timeout: Self.callTimeout
-            ) { [weak self] reply in
+            pendingRead = try connection.readProperty(Self.property, of: service.interface, at: service.path,
+                                                      from: owner, timeout: Self.callTimeout) { [weak self] reply in
                 guard let self else { return }
                 self.pendingRead = nil
                 guard reply.error == nil, let value = try? reply.readVariantString() else {
@@ -294,29 +269,7 @@ public final class PowerProfilesMonitor {
 
     // MARK: - Reporting
 
-    private func setStatus(_ new: Status) {
-        guard new != status else { return }
-        status = new
-        guard onStatusChange != nil else { return }
-        let current = session
-        loop.execute { [weak self] in
-            guard let self, self.session == current else { return }
-            self.onStatusChange?(new)
-        }
-    }
+    private func setStatus(_ new: Status) { delivery.setStatus(new) }
 
-    private func setProfile(_ value: String?) {
-        profile = value
-        guard !deliveryQueued else { return }
-        deliveryQueued = true
-        let current = session
-        loop.execute { [weak self] in
-            guard let self, self.session == current else { return }
-            self.deliveryQueued = false
-            let value = self.profile
-            if let delivered = self.delivered, delivered == value { return }
-            self.delivered = .some(value)
-            self.onChange(value)
-        }
-    }
+    private func setProfile(_ value: String?) { delivery.setValue(value) }
 }
