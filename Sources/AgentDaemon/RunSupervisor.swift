@@ -66,7 +66,9 @@ final class RunSupervisor {
         Subreaper.become()
     }
 
+    /// Live runs in run-id order (sorts: for answers, not for counting).
     var liveRuns: [ActiveRun] { live.values.sorted { $0.state.id < $1.state.id } }
+    var liveCount: Int { live.count }
     var isIdle: Bool { live.isEmpty }
 
     // MARK: start-up

@@ -27,7 +27,7 @@ final class ServiceStatusReporter {
 
     var text: String {
         let errors = catalogue.errorCount
-        var text = "\(Self.count(catalogue.registry.jobCount, "job")) loaded, \(runs.liveRuns.count) running, \(waitingCount) waiting"
+        var text = "\(Self.count(catalogue.registry.jobCount, "job")) loaded, \(runs.liveCount) running, \(waitingCount) waiting"
         if errors > 0 { text += ", \(Self.count(errors, "config error"))" }
         if state.problem != nil { text += ", state directory unusable" }
         return text
@@ -39,9 +39,11 @@ final class ServiceStatusReporter {
         service.ready(status: lastSent)
     }
 
-    /// Something the summary counts changed (config, a run's start or end).
+    /// Something the summary counts changed (config, a run's start or end). Nothing to do
+    /// without a service manager to tell.
     func update() {
-        if service.isUnderServiceManager, refresh == nil {
+        guard service.isUnderServiceManager else { return }
+        if refresh == nil {
             refresh = loop.schedule(after: .seconds(1)) { [unowned self] in
                 self.refresh = nil
                 self.waitingCount = self.scheduling.scheduler.waitingSummary(now: self.scheduling.now, limit: 0).total

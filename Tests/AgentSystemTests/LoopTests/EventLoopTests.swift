@@ -52,32 +52,6 @@ struct EventLoopTests {
         #expect(position <= EventLoop.handlersBetweenTimerChecks * 2, "\(calls)")
     }
 
-    @Test("an urgent watch that becomes ready during a long batch of handlers runs between slices of it")
-    func anUrgentRequestDuringABurstDoesNotWaitForTheWholeBurst() throws {
-        let loop = try EventLoop()
-        let pipes = try (0..<24).map { _ in try TestPipe() }
-        let urgent = try TestPipe()
-        var calls: [String] = []
-        for (number, pipe) in pipes.enumerated() {
-            pipe.write("x")
-            _ = try loop.watch(fd: pipe.readEnd, events: .readable) { _ in
-                // The third handler is where a person's request arrives.
-                if number == 2 { urgent.write("status") }
-                calls.append("handler \(number)")
-                pipe.drain()
-            }
-        }
-        _ = try loop.watch(fd: urgent.readEnd, events: .readable, urgent: true) { _ in
-            calls.append("urgent")
-            urgent.drain()
-        }
-        loop.runOnce(timeout: .seconds(10))
-        let position = try #require(calls.firstIndex(of: "urgent"))
-        #expect(calls.count == 25)
-        // At the end of the first slice, not after all 24.
-        #expect(position == EventLoop.handlersBetweenTimerChecks, "\(calls)")
-    }
-
     @Test("timers fire in deadline order, never before their deadline")
     func timersFireInDeadlineOrder() throws {
         let loop = try EventLoop()
