@@ -288,9 +288,15 @@ public final class EventLoop {
                 later.append(index)
             }
         }
+        // Between slices only timers that existed before this iteration fire: one a handler just
+        // scheduled (a pipelining client's next turn, zero delay) waits for the next iteration,
+        // as it always did, so it cannot take the slices from the run ends.
+        let existingBefore = nextID
         fireDueTimers()
         for (position, index) in later.enumerated() {
-            if position > 0, position % Self.handlersBetweenTimerChecks == 0 { fireTimersDueMeanwhile() }
+            if position > 0, position % Self.handlersBetweenTimerChecks == 0 {
+                fireTimersDueMeanwhile(scheduledBefore: existingBefore)
+            }
             guard let watch = watches[readyData[index]] else { continue }  // removed meanwhile
             watch.handler(IOEvents(epollMask: readyEvents[index]))
         }
@@ -299,14 +305,15 @@ public final class EventLoop {
 
     /// Between slices of a long batch of handlers: when a timer has come due since the iteration
     /// began, the clock is read again (what follows sees the later time) and due timers fire.
-    private func fireTimersDueMeanwhile() {
-        guard let first = timers.min, first.priority.deadline <= MonotonicInstant.now().nanoseconds else { return }
+    private func fireTimersDueMeanwhile(scheduledBefore bound: UInt64) {
+        guard let first = timers.min, first.key < bound,
+              first.priority.deadline <= MonotonicInstant.now().nanoseconds else { return }
         clock = ClockReading.read()
-        fireDueTimers()
+        fireDueTimers(scheduledBefore: bound)
     }
 
-    private func fireDueTimers() {
-        let firstLater = nextID  // timers scheduled from here on wait for the next iteration
+    private func fireDueTimers(scheduledBefore bound: UInt64? = nil) {
+        let firstLater = bound ?? nextID  // timers scheduled from here on wait for the next iteration
         let nowNS = now.nanoseconds
         while let first = timers.min, first.priority.deadline <= nowNS, first.key < firstLater {
             _ = timers.popMin()
