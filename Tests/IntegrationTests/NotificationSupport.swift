@@ -61,10 +61,13 @@ final class NotificationServerStandIn {
         var expire: Int
         var summary: String
         var body: String
+        /// When the server received it (CLOCK_MONOTONIC seconds).
+        var receivedAt: Double
 
         init?(_ line: String) {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 8, fields[0] == "notify", let id = UInt32(fields[1]),
+            guard fields.count == 9, fields[0] == "notify", let id = UInt32(fields[1]),
+                  let receivedAt = Double(fields[8]),
                   let replaces = UInt32(fields[2]), let value = Int(fields[3]), let expire = Int(fields[5]) else { return nil }
             self.id = id
             self.replaces = replaces
@@ -73,6 +76,7 @@ final class NotificationServerStandIn {
             self.expire = expire
             summary = fields[6]
             body = fields[7]
+            self.receivedAt = receivedAt
         }
     }
 

@@ -91,6 +91,11 @@ static int method_notify(sd_bus_message *m, void *userdata, sd_bus_error *error)
     printf("\t%d", expire);
     print_field(summary);
     print_field(body);
+    // When it arrived (CLOCK_MONOTONIC seconds): the tests time the agent's spacing by the
+    // server's clock, not by when they happened to read the line.
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    printf("\t%lld.%09ld", (long long)now.tv_sec, now.tv_nsec);
     putchar('\n');
     fflush(stdout);
     return sd_bus_reply_method_return(m, "u", id);
