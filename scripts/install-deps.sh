@@ -11,7 +11,7 @@ if ! command -v swift >/dev/null 2>&1 && [ ! -x /opt/swift/usr/bin/swift ]; then
     echo "  (or put its usr/bin on PATH), then run make again." >&2
     exit 1
 fi
-# dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md). python3 (its sqlite3 module) holds a
+# dbus-daemon: the D-Bus tests run a private bus (docs/dbus.md); dbus-bin: dbus-monitor, by which the dunst test hears the bus. python3 (its sqlite3 module) holds a
 # lock on and reads state.db in the durability tests; e2fsprogs has the chattr they use.
 # logrotate: its example job (etc/examples/debian-timers) is checked against the real binary.
 # prometheus: ships promtool, which checks `agentctl metrics` and the MetricsFile= text (the server
@@ -24,7 +24,7 @@ fi
 # (setpriv) run the user agent as a throwaway user.
 # libcurl4-openssl-dev, libssl-dev: the transfer plugin (libcurl; OpenSSL's SHA-256 for --sha256);
 # nginx: the HTTP server its tests and benchmark start on 127.0.0.1 (never as a system service).
-packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd libcurl4-openssl-dev libssl-dev nginx"
+packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon dbus-bin iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd libcurl4-openssl-dev libssl-dev nginx"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev curl"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.

@@ -103,29 +103,31 @@ import Testing
         let bus = try SessionBus()
         let dunstEnvironment = ["DISPLAY": ":" + number, "DBUS_SESSION_BUS_ADDRESS": bus.address,
                                 "PATH": "/usr/bin:/bin", "HOME": bus.directory]
+        // The bus itself says when dunst owns the notifications name and when the agent's result
+        // reaches it: a monitor, started before dunst, prints both.
+        let monitor = try LineCollectingProcess(
+            name: "dbus-monitor", executable: "/usr/bin/dbus-monitor",
+            arguments: ["--address", bus.address,
+                        "type='signal',member='NameOwnerChanged',arg0='org.freedesktop.Notifications'",
+                        "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
+            collectStderr: false, quietStderr: true)
+        defer { monitor.stop() }
+        // BecomeMonitor gives up the monitor's own name: from NameLost on, it sees everything.
+        try monitor.waitForLine(containing: "member=NameLost")
         let dunst = try LineCollectingProcess(name: "dunst", executable: "/usr/bin/dunst", arguments: ["-verbosity", "info"],
                                               environment: dunstEnvironment, collectStderr: true)
         defer { dunst.stop() }
-        // dunstctl answers once dunst owns its names on the bus.
-        let deadline = Date().addingTimeInterval(20)
-        while try runCommand("/usr/bin/dunstctl", ["count"], environment: dunstEnvironment).status != 0 {
-            try #require(Date() < deadline, "dunst did not come up on the bus: \(dunst.allLines.suffix(10))")
-            usleep(50_000)
-        }
+        let owned = try monitor.waitForLine(containing: "string \"org.freedesktop.Notifications\"")
         let session = try session(bus: bus)
         let agent = try UserAgent(session)
         try continuedJob(session, "export", "echo PROGRESS=1/2\necho SUBTITLE=Half way\necho PROGRESS=2/2\n")
         try agent.waitForLog("registered local.export")
         #expect(try session.ctl("--user", "submit", "local.export", "--title", "Dunst export", "--wait").status == 0)
+        // The result notification on its way to dunst (queued there before anything sent later).
+        try monitor.waitForLine(containing: "string \"Done\"", after: owned.index)
         // The result stays on screen until closed; closed, it is in dunst's history.
-        let closeDeadline = Date().addingTimeInterval(20)
-        var history = ""
-        repeat {
-            _ = try runCommand("/usr/bin/dunstctl", ["close-all"], environment: dunstEnvironment)
-            history = try runCommand("/usr/bin/dunstctl", ["history"], environment: dunstEnvironment).stdout
-            if history.contains("Dunst export") { break }
-            usleep(50_000)
-        } while Date() < closeDeadline
+        _ = try runCommand("/usr/bin/dunstctl", ["close-all"], environment: dunstEnvironment)
+        let history = try runCommand("/usr/bin/dunstctl", ["history"], environment: dunstEnvironment).stdout
         #expect(history.contains("\"Dunst export\""), "\(history)")
         #expect(history.contains("\"Done\""), "\(history)")
         #expect(!agent.logLines.contains { $0.contains("desktop notifications: no notification server") || $0.contains("the notification server answered") })

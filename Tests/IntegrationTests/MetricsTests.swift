@@ -156,10 +156,12 @@ import Testing
         let startUptime = try Self.uptime(fleet.agent)
         let deadline = Date().addingTimeInterval(30)
         var requests = 0
+        // Between reads, wait for the event that must not come: a write in the metrics directory.
+        let idleWatch = DirectoryChangeWaiter(path: FileSystemPaths.parent(of: fleet.metricsFile))
         while try Self.uptime(fleet.agent) < startUptime + 4, Date() < deadline {
             #expect(try fleet.agent.ctl("status").status == 0)
             requests += 1
-            usleep(200_000)  // paces the reads; the wait itself is on the agent's uptime
+            #expect(idleWatch?.wait(seconds: 0.25) != true, "the metrics directory changed while nothing happened")
         }
         #expect(try Self.uptime(fleet.agent) >= startUptime + 4, "the agent's uptime did not advance")
         #expect(requests >= 3)

@@ -30,8 +30,10 @@ final class NginxServer {
         process.arguments = ["-p", root, "-c", root + "/nginx.conf", "-e", root + "/error.log"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        // nginx writes its pid file once its listening socket is open: watched from before the start.
+        let changes = DirectoryChangeWaiter(path: root)
         try process.run()
-        try waitUntilListening()
+        try waitUntilListening(changes)
     }
 
     deinit {
@@ -102,12 +104,13 @@ final class NginxServer {
     }
 
     /// Waits for nginx to accept a connection, or fails with its error log.
-    private func waitUntilListening() throws {
+    private func waitUntilListening(_ changes: DirectoryChangeWaiter?) throws {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if NginxServer.accepts(port: port) { return }
+            if FileManager.default.fileExists(atPath: root + "/nginx.pid"), NginxServer.accepts(port: port) { return }
             guard process.isRunning else { break }
-            usleep(20_000)
+            // Woken by the pid file (or the error log); a second at most, to notice nginx exiting.
+            changes?.wait(seconds: min(1, deadline.timeIntervalSinceNow))
         }
         let log = (try? String(contentsOfFile: root + "/error.log", encoding: .utf8)) ?? ""
         throw StartFailure(description: "nginx did not listen on 127.0.0.1:\(port) within 20 s: \(log)")

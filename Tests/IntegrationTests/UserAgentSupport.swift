@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import Synchronization
 import Testing
 
 /// A throwaway unprivileged user (useradd), removed with its group when the value goes away.
@@ -8,13 +9,15 @@ final class TestUser {
     let uid: UInt32
     let gid: UInt32
 
+    /// useradd and userdel refuse, rather than wait, while another holds /etc/passwd's lock; the
+    /// only other holders are this process's parallel tests, so they take turns here.
+    private static let userDatabase = Mutex(())
+
     init() throws {
         name = "agtu" + String(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(8))
-        // useradd refuses while another one holds /etc/passwd's lock: try again a few times.
-        var result = try runCommand("/usr/sbin/useradd", ["-M", "-U", "-s", "/usr/sbin/nologin", name])
-        for _ in 0..<50 where result.status == 1 && result.stderr.contains("lock") {
-            usleep(100_000)
-            result = try runCommand("/usr/sbin/useradd", ["-M", "-U", "-s", "/usr/sbin/nologin", name])
+        let name = self.name
+        let result = try Self.userDatabase.withLock { _ in
+            try runCommand("/usr/sbin/useradd", ["-M", "-U", "-s", "/usr/sbin/nologin", name])
         }
         guard result.status == 0, let entry = getpwnam(name) else {
             throw TestUserError("useradd \(name) failed (exit \(result.status)): \(result.stderr)")
@@ -24,7 +27,8 @@ final class TestUser {
     }
 
     deinit {
-        _ = try? runCommand("/usr/sbin/userdel", ["-f", name])
+        let name = self.name
+        Self.userDatabase.withLock { _ in _ = try? runCommand("/usr/sbin/userdel", ["-f", name]) }
     }
 
     /// `setpriv` arguments that run a program as this user, with its groups.
