@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
+#include "../StandInSupport/stand_in.h"
 
 static const char *object_path = "/org/freedesktop/Notifications";
 static const char *interface_name = "org.freedesktop.Notifications";
@@ -156,14 +157,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     sd_bus *bus = NULL;
-    int r = sd_bus_new(&bus);
-    if (r < 0) return fail("sd_bus_new", r);
-    r = sd_bus_set_address(bus, argv[1]);
-    if (r < 0) return fail("sd_bus_set_address", r);
-    r = sd_bus_set_bus_client(bus, 1);
-    if (r < 0) return fail("sd_bus_set_bus_client", r);
-    r = sd_bus_start(bus);
-    if (r < 0) return fail("sd_bus_start", r);
+    const char *failed = "";
+    int r = stand_in_connect(argv[1], &bus, &failed);
+    if (r < 0) return fail(failed, r);
     r = sd_bus_add_object_vtable(bus, NULL, object_path, interface_name, vtable, NULL);
     if (r < 0) return fail("sd_bus_add_object_vtable", r);
     r = sd_bus_request_name(bus, interface_name, 0);
@@ -171,48 +167,8 @@ int main(int argc, char **argv) {
     printf("ready\n");
     fflush(stdout);
 
-    char line[256];
-    size_t used = 0;
-    for (;;) {
-        for (;;) {
-            r = sd_bus_process(bus, NULL);
-            if (r < 0) return fail("sd_bus_process", r);
-            if (r == 0) break;
-        }
-        uint64_t deadline = UINT64_MAX;
-        r = sd_bus_get_timeout(bus, &deadline);
-        if (r < 0) return fail("sd_bus_get_timeout", r);
-        int timeout_ms = -1;
-        if (deadline != UINT64_MAX) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-            timeout_ms = deadline <= now ? 0 : (int)((deadline - now + 999) / 1000);
-        }
-        struct pollfd fds[2] = {
-            { .fd = sd_bus_get_fd(bus), .events = (short)sd_bus_get_events(bus) },
-            { .fd = STDIN_FILENO, .events = POLLIN },
-        };
-        if (poll(fds, 2, timeout_ms) < 0) {
-            if (errno == EINTR) continue;
-            return fail("poll", -errno);
-        }
-        if (!(fds[1].revents & (POLLIN | POLLHUP))) continue;
-        ssize_t n = read(STDIN_FILENO, line + used, sizeof line - 1 - used);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) break;
-        used += (size_t)n;
-        char *newline;
-        while ((newline = memchr(line, '\n', used)) != NULL) {
-            *newline = '\0';
-            r = handle_line(bus, line);
-            if (r < 0) return fail("emitting ActionInvoked", r);
-            size_t rest = used - (size_t)(newline + 1 - line);
-            memmove(line, newline + 1, rest);
-            used = rest;
-        }
-        if (used == sizeof line - 1) used = 0;
-    }
+    r = stand_in_serve(bus, handle_line, &failed);
+    if (r < 0) return fail(failed, r);
     sd_bus_flush_close_unref(bus);
     return 0;
 }

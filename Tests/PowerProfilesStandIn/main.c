@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
+#include "../StandInSupport/stand_in.h"
 
 static char profile[256] = "balanced";
 static const char *object_path = "/net/hadess/PowerProfiles";
@@ -59,6 +60,18 @@ static int fail(const char *what, int r) {
     return 1;
 }
 
+/// A stdin line: a new ActiveProfile, announced with PropertiesChanged (an empty line: none).
+static int handle_line(sd_bus *bus, char *line) {
+    if (line[0] == '\0') return 0;
+    snprintf(profile, sizeof profile, "%s", line);
+    int r = sd_bus_emit_properties_changed(bus, object_path, interface_name, "ActiveProfile", NULL);
+    if (r < 0) return r;
+    r = sd_bus_flush(bus);
+    if (r < 0) return r;
+    announce();
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *address = getenv("DBUS_STARTER_ADDRESS");
     for (int i = 1; i < argc; i++) {
@@ -77,14 +90,9 @@ int main(int argc, char **argv) {
     }
 
     sd_bus *bus = NULL;
-    int r = sd_bus_new(&bus);
-    if (r < 0) return fail("sd_bus_new", r);
-    r = sd_bus_set_address(bus, address);
-    if (r < 0) return fail("sd_bus_set_address", r);
-    r = sd_bus_set_bus_client(bus, 1);
-    if (r < 0) return fail("sd_bus_set_bus_client", r);
-    r = sd_bus_start(bus);
-    if (r < 0) return fail("sd_bus_start", r);
+    const char *failed = "";
+    int r = stand_in_connect(address, &bus, &failed);
+    if (r < 0) return fail(failed, r);
     r = sd_bus_add_object_vtable(bus, NULL, object_path, interface_name, vtable, NULL);
     if (r < 0) return fail("sd_bus_add_object_vtable", r);
     r = sd_bus_request_name(bus, interface_name, 0);
@@ -92,54 +100,8 @@ int main(int argc, char **argv) {
     printf("ready\n");
     fflush(stdout);
 
-    char line[256];
-    size_t used = 0;
-    for (;;) {
-        for (;;) {
-            r = sd_bus_process(bus, NULL);
-            if (r < 0) return fail("sd_bus_process", r);
-            if (r == 0) break;
-        }
-        uint64_t deadline = UINT64_MAX;
-        r = sd_bus_get_timeout(bus, &deadline);
-        if (r < 0) return fail("sd_bus_get_timeout", r);
-        int timeout_ms = -1;
-        if (deadline != UINT64_MAX) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-            timeout_ms = deadline <= now ? 0 : (int)((deadline - now + 999) / 1000);
-        }
-        struct pollfd fds[2] = {
-            { .fd = sd_bus_get_fd(bus), .events = (short)sd_bus_get_events(bus) },
-            { .fd = STDIN_FILENO, .events = POLLIN },
-        };
-        if (poll(fds, 2, timeout_ms) < 0) {
-            if (errno == EINTR) continue;
-            return fail("poll", -errno);
-        }
-        if (!(fds[1].revents & (POLLIN | POLLHUP))) continue;
-        ssize_t n = read(STDIN_FILENO, line + used, sizeof line - 1 - used);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-        if (n <= 0) break;  // end of stdin: quit
-        used += (size_t)n;
-        char *newline;
-        while ((newline = memchr(line, '\n', used)) != NULL) {
-            *newline = '\0';
-            if (newline != line) {
-                snprintf(profile, sizeof profile, "%s", line);
-                r = sd_bus_emit_properties_changed(bus, object_path, interface_name, "ActiveProfile", NULL);
-                if (r < 0) return fail("sd_bus_emit_properties_changed", r);
-                r = sd_bus_flush(bus);
-                if (r < 0) return fail("sd_bus_flush", r);
-                announce();
-            }
-            size_t rest = used - (size_t)(newline + 1 - line);
-            memmove(line, newline + 1, rest);
-            used = rest;
-        }
-        if (used == sizeof line - 1) used = 0;  // an overlong line: dropped
-    }
+    r = stand_in_serve(bus, handle_line, &failed);
+    if (r < 0) return fail(failed, r);
     sd_bus_flush_close_unref(bus);
     return 0;
 }
