@@ -38,7 +38,7 @@ final class MetricsCollector {
         let jobs = catalogue.registeredDefinitions.sorted { $0.identifier.rawValue < $1.identifier.rawValue }
         let registered = Set(jobs.map(\.identifier))
         let now = loop.clock.realtimeMilliseconds / 1000
-        let running = Dictionary(grouping: runs.liveRuns, by: \.job.kind).mapValues(\.count)
+        let running = runs.liveCountByKind
         var pending: [JobKind: Int] = [:]
         for work in scheduling.scheduler.waiting(now: scheduling.now) { pending[work.kind, default: 0] += 1 }
         return MetricsSnapshot(

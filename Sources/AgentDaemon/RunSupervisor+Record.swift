@@ -14,8 +14,9 @@ extension RunSupervisor {
             runID: state.id.description, identifier: state.identifier.rawValue, kind: state.kind.rawValue,
             reason: state.reason.rawValue, startedAt: run.startedAtMilliseconds, endedAt: endedAt,
             stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
-            progress: state.progress?.fraction, title: state.title,
-            logTail: state.logTail.lines.joined(separator: "\n"))
+            progress: state.progress?.fraction, title: state.title)
+        // The lines as they are: the store joins them once, for its column.
+        record.logTail = state.logTail.lines
         record.notes = RunNotes(
             statusText: state.statusText, result: state.result,
             truncatedLineCount: run.process?.truncatedLines ?? 0, invalidDirectiveCount: state.invalidDirectives,

@@ -69,6 +69,8 @@ final class RunSupervisor {
     /// Live runs in run-id order (sorts: for answers, not for counting).
     var liveRuns: [ActiveRun] { live.values.sorted { $0.state.id < $1.state.id } }
     var liveCount: Int { live.count }
+    /// Live runs per kind, without sorting them.
+    var liveCountByKind: [JobKind: Int] { live.values.reduce(into: [:]) { $0[$1.job.kind, default: 0] += 1 } }
     var isIdle: Bool { live.isEmpty }
 
     // MARK: start-up
