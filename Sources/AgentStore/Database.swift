@@ -8,6 +8,8 @@ public final class Database {
     private var handle: OpaquePointer?
     /// Statements the agent runs again and again (one per run launched and ended), compiled once.
     private var cache: [String: Statement] = [:]
+    /// Frames in the WAL after the last commit (the agent's connection only; 0 otherwise).
+    public fileprivate(set) var walFrames = 0
 
     /// Opens (creating if needed) the database at `path` and switches it to WAL.
     ///
@@ -15,7 +17,10 @@ public final class Database {
     ///   entered, so SQLite keeps the WAL index in heap memory and never maps `state.db-shm` (a
     ///   truncated or immutable `-shm` cannot SIGBUS the agent). The agent is the only writer;
     ///   other processes read through the control socket. Without it (tests, tools), the usual
-    ///   shared-memory index is used.
+    ///   shared-memory index is used. The agent's connection also never checkpoints inside a
+    ///   commit (SQLite's automatic checkpoint at 1,000 frames syncs two files, ~10–25 ms, in
+    ///   whichever write crosses it, and a SIGKILL due meanwhile waits): it counts the WAL's
+    ///   frames (`walFrames`) and its owner calls `checkpoint()` when the loop can afford it.
     /// - No busy timeout: a lock held by another process fails at once with SQLITE_BUSY, and the
     ///   caller retries from a timer instead of stalling its event loop.
     public init(path: String, exclusive: Bool = true) throws {
@@ -35,6 +40,8 @@ public final class Database {
         do {
             if exclusive { try execute("PRAGMA locking_mode=EXCLUSIVE") }
             try execute("PRAGMA journal_mode=WAL")
+            // Replaces SQLite's automatic checkpoint (itself a WAL hook) with a frame count.
+            if exclusive { sqlite3_wal_hook(db, countWALFrames, Unmanaged.passUnretained(self).toOpaque()) }
             try execute("PRAGMA synchronous=NORMAL")
             try execute("PRAGMA foreign_keys=ON")
         } catch {
@@ -50,7 +57,10 @@ public final class Database {
     /// Closes the connection (SQLite checkpoints what it can on the way); later calls fail.
     public func close() {
         cache.removeAll()
-        if let handle { sqlite3_close_v2(handle) }
+        if let handle {
+            sqlite3_wal_hook(handle, nil, nil)
+            sqlite3_close_v2(handle)
+        }
         handle = nil
     }
 
@@ -110,6 +120,7 @@ public final class Database {
         var copiedFrames: Int32 = 0
         let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames)
         guard rc == SQLITE_OK else { throw error("checkpoint", rc) }
+        walFrames = 0
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
@@ -134,4 +145,12 @@ public final class Database {
         StoreError(operation: operation, path: path, code: extendedCode(rc), message: lastMessage,
                    systemErrno: systemErrno)
     }
+}
+
+/// SQLite's WAL hook: called after each commit with the frames now in the WAL.
+private func countWALFrames(_ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?,
+                            _ name: UnsafePointer<CChar>?, _ frames: Int32) -> Int32 {
+    guard let context else { return SQLITE_OK }
+    Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().walFrames = Int(frames)
+    return SQLITE_OK
 }

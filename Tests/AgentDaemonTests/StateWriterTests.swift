@@ -46,3 +46,65 @@ private func run(_ loop: EventLoop, until done: @escaping () -> Bool, seconds: I
     #expect(waited >= 250, "checkpointed \(waited) ms after the last write, before the idle interval")
     writer.shutdown()
 }
+
+private func temporaryStateDirectory() throws -> String {
+    var template = Array("/tmp/agentd-writer-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
+        guard let base = buffer.baseAddress, let result = mkdtemp(base) else { return nil }
+        return String(cString: result)
+    }
+    return try #require(made)
+}
+
+/// Writes `count` transactions of about one page each.
+private func writePages(_ writer: StateWriter, _ count: Int) {
+    writer.write("filler table") { db in try db.execute("CREATE TABLE IF NOT EXISTS filler (b BLOB)") }
+    for index in 0..<count {
+        writer.write("filler \(index)") { db in try db.execute("INSERT INTO filler VALUES (randomblob(3000))") }
+    }
+}
+
+@Test func aBurstOfWritesPastSQLitesCheckpointPointIsCheckpointedOnlyOnceTheWritesPause() throws {
+    let directory = try temporaryStateDirectory()
+    defer { _ = system("rm -rf '\(directory)'") }
+    let state = StateDirectory(path: directory)
+    #expect(state.open())
+    let loop = try EventLoop()
+    let limits = StateWriter.CheckpointLimits(quietCheckpoint: .milliseconds(300))
+    let writer = StateWriter(state: state, loop: loop, log: Logger(), idleCheckpoint: .seconds(600), limits: limits)
+    writePages(writer, 1_200)
+    // No write checkpointed: the WAL holds every frame of the burst (SQLite alone checkpoints
+    // inside the write that takes the WAL past 1,000 frames).
+    let frames = try #require(state.database?.walFrames)
+    #expect(frames >= 1_200, "the WAL holds \(frames) frames after 1,200 one-page writes")
+    #expect((walSize(directory) ?? 0) >= 1_200 * 4096)
+    var started = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &started)
+    run(loop, until: { walSize(directory) == 0 }, seconds: 20)
+    var ended = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ended)
+    let waited = (ended.tv_sec - started.tv_sec) * 1000 + (ended.tv_nsec - started.tv_nsec) / 1_000_000
+    #expect(walSize(directory) == 0, "a grown WAL was not checkpointed within 20 s of the pause (the idle interval is 600 s)")
+    #expect(waited >= 250, "checkpointed \(waited) ms after the last write, before the writes had paused for 300 ms")
+    #expect(state.database?.walFrames == 0)
+    writer.shutdown()
+}
+
+@Test func aWALThatReachesItsBoundUnderWritesThatNeverPauseIsCheckpointedAtOnce() throws {
+    let directory = try temporaryStateDirectory()
+    defer { _ = system("rm -rf '\(directory)'") }
+    let state = StateDirectory(path: directory)
+    #expect(state.open())
+    let loop = try EventLoop()
+    let limits = StateWriter.CheckpointLimits(busyFrames: 20, quietCheckpoint: .seconds(600), mostFrames: 60)
+    let writer = StateWriter(state: state, loop: loop, log: Logger(), idleCheckpoint: .seconds(600), limits: limits)
+    var most = 0
+    writer.write("filler table") { db in try db.execute("CREATE TABLE IF NOT EXISTS filler (b BLOB)") }
+    for index in 0..<200 {
+        writer.write("filler \(index)") { db in try db.execute("INSERT INTO filler VALUES (randomblob(3000))") }
+        most = max(most, state.database?.walFrames ?? 0)
+    }
+    #expect(most > 0 && most < 60 + 4, "the WAL reached \(most) frames with a bound of 60")
+    #expect((walSize(directory) ?? 0) < 70 * 4096, "the WAL file stays bounded")
+    writer.shutdown()
+}
