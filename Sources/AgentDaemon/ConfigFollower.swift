@@ -44,9 +44,14 @@ final class ConfigFollower: JobCatalogue {
         return ConfigWatchStatus(watching: health.watchedDirectories, missing: health.missing)
     }
 
+    /// Watcher events handled per loop handler.
+    static let changesPerSlice = 32
+
     /// Watches first, then scans, so nothing written meanwhile is missed.
     func start() throws {
-        let mailbox = try Mailbox<ConfigWatchEvent>(loop: loop) { [unowned self] batch in
+        // A slice of changes per handler: 10,000 files dropped at once are read in slices that an
+        // `agentctl status` or a deadline can come between (a slice is a few milliseconds).
+        let mailbox = try Mailbox<ConfigWatchEvent>(loop: loop, maxBatch: Self.changesPerSlice) { [unowned self] batch in
             self.handle(batch)
         }
         self.mailbox = mailbox

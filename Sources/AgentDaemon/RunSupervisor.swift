@@ -243,10 +243,7 @@ final class RunSupervisor {
         case .failure(let failure):
             cgroup?.remove()
             releaseLimitGroups(run)
-            guard failure.isVerification else { return .failure(LaunchProblem(failure.description)) }
-            // The child's last look found the plugin changed since the check: say how now.
-            if case .failure(let refusal) = safety.check(program, runAsOwner: dropInOwner(job)) { return .failure(LaunchProblem(refusal.message)) }
-            return .failure(LaunchProblem("unsafe: \(program) changed while it was being started; find out who is changing it"))
+            return .failure(LaunchProblem(failure.description))
         case .success(let child):
             let id = run.state.id
             let callbacks = PluginProcess.Callbacks(
@@ -265,6 +262,14 @@ final class RunSupervisor {
                 return .failure(LaunchProblem("cannot watch the child: \(error)"))
             }
         }
+    }
+
+    /// What a child that failed before its execve says in `spawn-failed(…)`.
+    private func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem {
+        guard failure.isVerification, let program = job.exec.first else { return LaunchProblem(failure.description) }
+        // The child's last look found the plugin changed since the check: say how now.
+        if case .failure(let refusal) = safety.check(program, runAsOwner: dropInOwner(job)) { return LaunchProblem(refusal.message) }
+        return LaunchProblem("unsafe: \(program) changed while it was being started; find out who is changing it")
     }
 
     /// Creates the job's `STATE_DIRECTORY`, owned by the user it runs as (one stat when it is
@@ -517,6 +522,11 @@ final class RunSupervisor {
 
     private func gone(_ id: RunID) {
         guard let run = live[id] else { return }
+        if let failure = run.process?.spawnFailure {
+            releaseLimitGroups(run)
+            send(.spawnFailed(problem(of: failure, job: run.job).message), to: run)
+            return
+        }
         let hits = recordLimitHits(run)
         for hit in hits {
             log.notice("run \(id) of \(run.state.identifier): limit reached: \(hit)")

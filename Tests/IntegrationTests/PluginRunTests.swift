@@ -144,6 +144,25 @@ import Testing
         #expect(history?.first?["stopReason"] as? String == "spawn-failed(No such file or directory)")
     }
 
+    /// Only the child learns this one (its execve fails), after the agent has gone on: the run
+    /// still ends `spawn-failed(reason)`, with the kernel's reason, and the next run starts.
+    @Test func aPluginTheKernelCannotExecuteEndsSpawnFailedWithTheKernelsReason() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/garbage"
+        try "not a program, and no #! line\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/garbage.job", "[Job]\nIdentifier=local.garbage\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        for _ in 0..<2 {
+            #expect(try agent.ctl("simulate", "launch", "local.garbage").status == 0)
+            try agent.waitForLog("of local.garbage ended:")
+        }
+        let history = try json(try agent.ctl("history", "local.garbage", "--json").stdout) as? [[String: Any]]
+        #expect(history?.count == 2)
+        #expect(history?.first?["stopReason"] as? String == "spawn-failed(Exec format error)")
+        #expect(history?.first?["exitStatus"] == nil, "a child that never became the plugin has no exit status")
+    }
+
     @Test func thePluginSeesTheContractEnvironment() throws {
         let sandbox = try Sandbox()
         let plugin = sandbox.root + "/env.sh"

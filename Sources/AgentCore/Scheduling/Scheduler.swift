@@ -294,18 +294,22 @@ public struct Scheduler: Sendable {
     }
 
     /// The `limit` entries of a ready or condition-held heap that come first by earliest
-    /// begin. The heap orders by "due since", which is never later than the earliest begin
-    /// and earlier only for catch-up slots; so entries are taken in heap order until one's
-    /// "due since" is past the `limit`-th earliest begin seen: no later one can come first.
-    /// Usually `limit` entries; during a catch-up, the catch-up jobs at most.
+    /// begin. The heap orders by (due since, identifier), and "due since" is never later than
+    /// the earliest begin (earlier only for catch-up slots); so entries are taken in heap order
+    /// until the last one taken sorts after the `limit`-th by (earliest begin, identifier): no
+    /// later one can come first. Ties count — a thousand jobs due at the same instant end the
+    /// walk after `limit`, not after the whole heap. Usually `limit` entries; during a
+    /// catch-up, the catch-up jobs at most.
     func firstByEarliestBegin(_ queue: DeadlineQueue<Identifier, TimedKey>, _ limit: Int) -> [Identifier] {
         guard limit > 0 else { return [] }
         var k = limit
         while true {
             let top = queue.smallest(k)
-            let begins = top.compactMap { jobs[$0.key].flatMap(candidate)?.eligibleAt }.sorted()
+            let begins = top.compactMap { entry in
+                jobs[entry.key].flatMap(candidate).map { TimedKey(time: $0.eligibleAt, identifier: entry.key) }
+            }.sorted()
             guard top.count == k, begins.count >= limit, let last = top.last,
-                  last.priority.time <= begins[limit - 1]
+                  last.priority < begins[limit - 1]
             else { return top.map(\.key) }
             k *= 2
         }

@@ -36,6 +36,9 @@ public final class EventLoop {
         var events: IOEvents
         let urgent: Bool
         let handler: (IOEvents) -> Void
+        /// The iteration whose events last reached the handler (urgent watches only): an
+        /// urgent watch is asked again between slices only if it was not served yet.
+        var servedIn: UInt64 = 0
 
         init(fd: Int32, events: IOEvents, urgent: Bool, handler: @escaping (IOEvents) -> Void) {
             self.fd = fd
@@ -48,15 +51,20 @@ public final class EventLoop {
     /// epoll user data of the timerfd; watch ids start at 1.
     private static let timerData: UInt64 = 0
     private static let batchSize = 64
-    /// Ready handlers run between two looks at the timers: a deadline (a SIGKILL after the grace
-    /// period) waits behind at most this many handlers of a burst (a run end that starts the next
-    /// run takes about a millisecond), not a whole batch. A look is one clock read. (The urgent
-    /// watches are not asked again between slices: measured, a client pipelining thousands of
-    /// launches then took the slices from the run ends, and with more runs alive every spawn got
-    /// dearer — launches at 0.42x the raw rate instead of 0.54x.)
-    static let handlersBetweenTimerChecks = 4
+    /// Ready handlers run between two looks at the timers and the urgent watches: a deadline (a
+    /// SIGKILL after the grace period) or a person at `agentctl` waits behind at most this many
+    /// handlers of a burst (a run end that starts the next run takes about a millisecond), not a
+    /// whole batch. A look is one clock read and one `epoll_wait` of the urgent watches' own
+    /// epoll instance with no timeout. Between slices only urgent watches not yet served in the
+    /// iteration run: a client that pipelines thousands of launches gets one turn an iteration
+    /// as before (served at every slice, it took them from the run ends, and with more runs alive
+    /// every spawn got dearer — launches at 0.42x the raw rate instead of 0.54x), while a new
+    /// connection or a client's first request is answered at the next slice.
+    static let handlersBetweenTimerChecks = 1
 
     private let epollFD: Int32
+    /// The urgent watches again, for the looks between slices (an fd may be in two epolls).
+    private let urgentEpollFD: Int32
     private let timerFD: Int32
     private var watches: [UInt64: Watch] = [:]
     /// The live registration of each watched fd number.
@@ -76,6 +84,8 @@ public final class EventLoop {
     private var dispatching = false
     private var readyEvents = [UInt32](repeating: 0, count: EventLoop.batchSize)
     private var readyData = [UInt64](repeating: 0, count: EventLoop.batchSize)
+    private var urgentEvents = [UInt32](repeating: 0, count: 16)
+    private var urgentData = [UInt64](repeating: 0, count: 16)
 
     /// CLOCK_MONOTONIC, CLOCK_BOOTTIME and CLOCK_REALTIME as read once per iteration, right after
     /// `epoll_wait` returned (before that: when the loop was created), and again only when a timer
@@ -93,25 +103,35 @@ public final class EventLoop {
     public init() throws {
         let epoll = cshim_epoll_create()
         guard epoll >= 0 else { throw SystemError(call: "epoll_create1", errno: errno) }
+        let urgentEpoll = cshim_epoll_create()
+        guard urgentEpoll >= 0 else {
+            let saved = errno
+            Glibc.close(epoll)
+            throw SystemError(call: "epoll_create1", errno: saved)
+        }
         let timer = cshim_timerfd_create()
         guard timer >= 0 else {
             let saved = errno
+            Glibc.close(urgentEpoll)
             Glibc.close(epoll)
             throw SystemError(call: "timerfd_create", errno: saved)
         }
         guard cshim_epoll_add(epoll, timer, CSHIM_EPOLLIN, EventLoop.timerData) == 0 else {
             let saved = errno
             Glibc.close(timer)
+            Glibc.close(urgentEpoll)
             Glibc.close(epoll)
             throw SystemError(call: "epoll_ctl(ADD timerfd)", errno: saved)
         }
         epollFD = epoll
+        urgentEpollFD = urgentEpoll
         timerFD = timer
         clock = ClockReading.read()
     }
 
     deinit {
         Glibc.close(timerFD)
+        Glibc.close(urgentEpollFD)
         Glibc.close(epollFD)
     }
 
@@ -134,8 +154,17 @@ public final class EventLoop {
         }
         if let stale = watchByFD[fd] {
             // The kernel accepted the fd, so the old registration died with a close() that was not
-            // preceded by unwatch: forget it.
+            // preceded by unwatch: forget it (in the urgent epoll too, where it can linger only
+            // if the old file is still open through a dup).
+            if watches[stale]?.urgent == true { _ = cshim_epoll_del(urgentEpollFD, fd) }
             watches[stale] = nil
+        }
+        if urgent {
+            guard cshim_epoll_add(urgentEpollFD, fd, events.epollMask, id) == 0 else {
+                let saved = errno
+                _ = cshim_epoll_del(epollFD, fd)
+                throw SystemError(call: "epoll_ctl(ADD urgent)", errno: saved)
+            }
         }
         watches[id] = Watch(fd: fd, events: events, urgent: urgent, handler: handler)
         watchByFD[fd] = id
@@ -151,6 +180,9 @@ public final class EventLoop {
         guard cshim_epoll_mod(epollFD, token.fd, events.epollMask, token.id) == 0 else {
             throw SystemError(call: "epoll_ctl(MOD)", errno: errno)
         }
+        if watch.urgent, cshim_epoll_mod(urgentEpollFD, token.fd, events.epollMask, token.id) != 0 {
+            throw SystemError(call: "epoll_ctl(MOD urgent)", errno: errno)
+        }
         watch.events = events
     }
 
@@ -163,11 +195,12 @@ public final class EventLoop {
     /// for a registration whose readiness is already collected in the current batch: its handler
     /// is not called again. Unknown or already removed tokens are ignored.
     public func unwatch(_ token: WatchToken) {
-        guard watches.removeValue(forKey: token.id) != nil else { return }
+        guard let watch = watches.removeValue(forKey: token.id) else { return }
         guard watchByFD[token.fd] == token.id else { return }
         watchByFD[token.fd] = nil
         // Fails harmlessly (EBADF/ENOENT) when the fd was already closed.
         _ = cshim_epoll_del(epollFD, token.fd)
+        if watch.urgent { _ = cshim_epoll_del(urgentEpollFD, token.fd) }
     }
 
     /// Number of live fd registrations.
@@ -283,6 +316,7 @@ public final class EventLoop {
             }
             guard let watch = watches[data] else { continue }  // removed earlier in this batch
             if watch.urgent {
+                watch.servedIn = iterations
                 watch.handler(IOEvents(epollMask: readyEvents[index]))
             } else {
                 later.append(index)
@@ -295,12 +329,26 @@ public final class EventLoop {
         fireDueTimers()
         for (position, index) in later.enumerated() {
             if position > 0, position % Self.handlersBetweenTimerChecks == 0 {
+                serveUrgentMeanwhile()
                 fireTimersDueMeanwhile(scheduledBefore: existingBefore)
             }
             guard let watch = watches[readyData[index]] else { continue }  // removed meanwhile
             watch.handler(IOEvents(epollMask: readyEvents[index]))
         }
         runDeferred()
+    }
+
+    /// Between slices of a long batch of handlers: the urgent watches that became ready since the
+    /// iteration began and were not served in it yet (a new `agentctl` connection, a request on
+    /// one accepted in this iteration).
+    private func serveUrgentMeanwhile() {
+        let count = cshim_epoll_wait(urgentEpollFD, &urgentEvents, &urgentData, Int32(urgentEvents.count), 0)
+        guard count > 0 else { return }
+        for index in 0..<Int(count) {
+            guard let watch = watches[urgentData[index]], watch.servedIn != iterations else { continue }
+            watch.servedIn = iterations
+            watch.handler(IOEvents(epollMask: urgentEvents[index]))
+        }
     }
 
     /// Between slices of a long batch of handlers: when a timer has come due since the iteration

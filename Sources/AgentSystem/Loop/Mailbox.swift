@@ -53,15 +53,23 @@ final class MailboxQueue<Message: Sendable>: Sendable {
         return accepted
     }
 
-    /// Takes everything queued. Called on the loop thread after draining the eventfd: a post that
-    /// races with this either lands in this batch or writes the eventfd again.
-    func takeAll() -> [Message] {
-        state.withLock { state in
-            state.wakePending = false
+    /// Takes what is queued, the oldest `limit` at most. Called on the loop thread after draining
+    /// the eventfd: a post that races with this either lands in this batch or writes the eventfd
+    /// again; when messages are left, the eventfd is written again so the loop comes back for them.
+    func take(limit: Int) -> [Message] {
+        let (batch, more) = state.withLock { state -> ([Message], Bool) in
             var batch: [Message] = []
-            swap(&batch, &state.messages)
-            return batch
+            if state.messages.count <= limit {
+                state.wakePending = false
+                swap(&batch, &state.messages)
+                return (batch, false)
+            }
+            batch = Array(state.messages.prefix(limit))
+            state.messages.removeFirst(limit)
+            return (batch, true)  // wakePending stays: this wakeup is the pending one
         }
+        if more { _ = cshim_eventfd_signal(eventFD) }
+        return batch
     }
 
     func close() {
@@ -94,9 +102,11 @@ public struct MailboxSender<Message: Sendable>: Sendable {
 /// Carries messages from any thread to the event loop: a Mutex-protected FIFO plus an eventfd
 /// watched by the loop.
 ///
-/// `post` may be called from any thread. The handler runs on the loop thread with every message
-/// queued since its last run, in posting order (per posting thread); a burst of posts before the
-/// loop wakes costs one eventfd write and one wakeup. This is the only cross-thread piece of the
+/// `post` may be called from any thread. The handler runs on the loop thread with the messages
+/// queued since its last run, in posting order (per posting thread), at most `maxBatch` a call (the
+/// rest in the next iterations, so a burst of thousands — 10,000 job files dropped at once — is
+/// handled in slices that a control request or a deadline can come between); a burst of posts
+/// before the loop wakes costs one eventfd write and one wakeup. This is the only cross-thread piece of the
 /// loop: the libinotifytools watcher thread, for instance, posts its event batches here.
 ///
 /// Create and `close()` it on the loop thread. The registration lives until `close()` or until the
@@ -108,8 +118,9 @@ public final class Mailbox<Message: Sendable>: Sendable {
     // thread never runs the loop's deinit there.
     nonisolated(unsafe) private weak var loop: EventLoop?
 
-    /// Creates the eventfd and registers it on `loop`. `handler` receives non-empty FIFO batches.
-    public init(loop: EventLoop, handler: @escaping ([Message]) -> Void) throws {
+    /// Creates the eventfd and registers it on `loop`. `handler` receives non-empty FIFO batches of
+    /// at most `maxBatch` messages.
+    public init(loop: EventLoop, maxBatch: Int = .max, handler: @escaping ([Message]) -> Void) throws {
         let fd = cshim_eventfd()
         guard fd >= 0 else { throw SystemError(call: "eventfd", errno: errno) }
         let queue = MailboxQueue<Message>(eventFD: fd)  // owns fd from here on
@@ -117,7 +128,7 @@ public final class Mailbox<Message: Sendable>: Sendable {
         self.loop = loop
         token = try loop.watch(fd: fd, events: .readable) { _ in
             _ = cshim_eventfd_drain(queue.eventFD)
-            let batch = queue.takeAll()
+            let batch = queue.take(limit: max(1, maxBatch))
             if !batch.isEmpty { handler(batch) }
         }
     }

@@ -9,7 +9,8 @@ import Glibc
 ///
 /// Order of callbacks: lines as they come; `onMainExit` once, when the main process is reaped
 /// (leftover processes are killed then, as DESIGN §5 says); `onGone` once, last, when every
-/// process of the run has gone and its pipes are drained and closed.
+/// process of the run has gone and its pipes are drained and closed. A child that could not get
+/// to its execve (``ExecHandshake``) has no main exit: `spawnFailure` says why, by `onGone`.
 public final class PluginProcess {
     public enum Stream: Sendable { case stdout, stderr }
 
@@ -47,6 +48,12 @@ public final class PluginProcess {
     private var groupCheckDelay: Duration = .milliseconds(1)
     private var callbacks: Callbacks
     private var knownCgroupMembers: Set<pid_t> = []
+    private let handshake: ExecHandshake
+    private var handshakeWatch: WatchToken?
+
+    /// Why the child never ran the plugin (a failed step between clone and execve), once known;
+    /// at the latest when `onGone` is called.
+    public var spawnFailure: SpawnFailure? { handshake.failure }
 
     public init(loop: EventLoop, child: SpawnedChild, cgroup: RunCgroup?, buffer: ReadBuffer,
                 callbacks: Callbacks) throws {
@@ -57,6 +64,10 @@ public final class PluginProcess {
         self.callbacks = callbacks
         self.stdoutPipe = PipeLines(fd: child.stdoutFD, buffer: buffer)
         self.stderrPipe = PipeLines(fd: child.stderrFD, buffer: buffer)
+        self.handshake = child.handshake
+        handshakeWatch = try loop.watch(fd: child.handshake.fd, events: .readable) { [unowned self] _ in
+            self.settleHandshake()
+        }
         pidfdWatch = try loop.watch(fd: pidfd, events: .readable) { [unowned self] _ in self.mainProcessExited() }
         stdoutPipe.token = try loop.watch(fd: child.stdoutFD, events: .readable) { [unowned self] _ in
             self.drain(.stdout)
@@ -75,7 +86,15 @@ public final class PluginProcess {
     }
 
     deinit {
+        if let handshakeWatch { loop.unwatch(handshakeWatch) }
         close(pidfd)
+    }
+
+    /// The child has exec'd (or failed before): its status pipe is done with.
+    private func settleHandshake() {
+        guard handshake.read(), let token = handshakeWatch else { return }
+        loop.unwatch(token)
+        handshakeWatch = nil
     }
 
     /// Sends `signal` to every process of the run: the process group, and the cgroup's members
@@ -146,7 +165,9 @@ public final class PluginProcess {
         if let token = pidfdWatch { loop.unwatch(token); pidfdWatch = nil }
         let result: ProcessTermination = code == CSHIM_CLD_EXITED ? .exited(status) : .signaled(status)
         termination = result
-        callbacks.onMainExit(result)
+        // The child's report, if any, was written before it exited: here now.
+        settleHandshake()
+        if handshake.failure == nil { callbacks.onMainExit(result) }
         // DESIGN §5: processes left behind after the main process exits are killed.
         killAll()
         checkGone()

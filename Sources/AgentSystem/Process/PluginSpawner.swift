@@ -38,12 +38,16 @@ public struct SpawnRequest {
 
 /// A started child: its pid, a pidfd for its exit, and the agent's ends of its stdout/stderr
 /// pipes (non-blocking, close-on-exec). The child is the leader of a new session and process
-/// group, so its pgid is its pid.
-public struct SpawnedChild: Sendable {
+/// group, so its pgid is its pid (once it has called setsid, its first steps).
+///
+/// The spawn does not wait for the child's execve: `handshake` says when it got there, or why
+/// it could not (``ExecHandshake``).
+public struct SpawnedChild {
     public var pid: pid_t
     public var pidfd: Int32
     public var stdoutFD: Int32
     public var stderrFD: Int32
+    public var handshake: ExecHandshake
 
     /// SIGKILL to the child's process group (its own, from setsid): for a child that cannot be
     /// followed.
@@ -67,9 +71,11 @@ public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
     public var isVerification: Bool { step == "verify" }
 }
 
-/// Starts plugins (clone with CLONE_VM|CLONE_VFORK + execveat/execve in C; see CShimSpawn.h):
-/// stdin /dev/null, stdout and stderr on pipes, a new session, privileges dropped, no agent
-/// descriptor leaked, and the checked executable re-checked in the child right before exec.
+/// Starts plugins (clone with CLONE_VM + execveat/execve in C, not waiting for the execve; see
+/// CShimSpawn.h): stdin /dev/null, stdout and stderr on pipes, a new session, privileges
+/// dropped, no agent descriptor leaked, and the checked executable re-checked in the child
+/// right before exec. A failure only the child can meet (execve, setuid, the last check) comes
+/// later, through the child's ``ExecHandshake``.
 public enum PluginSpawner {
     public static func spawn(_ request: SpawnRequest) -> Result<SpawnedChild, SpawnFailure> {
         guard !request.arguments.isEmpty else {
@@ -95,8 +101,7 @@ public enum PluginSpawner {
         let moreCgroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, request.moreCgroupProcsFDs.count))
         _ = moreCgroups.initialize(from: request.moreCgroupProcsFDs)
         defer { moreCgroups.deallocate() }
-        var pid: pid_t = -1
-        var pidfd: Int32 = -1
+        var started = cshim_spawn_started()
         var failedStep: UnsafePointer<CChar>?
         let rc = withCStrings(request.arguments) { argv in
             withCStrings(request.environment) { envp in
@@ -127,7 +132,7 @@ public enum PluginSpawner {
                         }
                         return executable.withCString { path in
                             spec.path = path
-                            return cshim_spawn_plugin(&spec, &pid, &pidfd, &failedStep)
+                            return cshim_spawn_plugin(&spec, &started, &failedStep)
                         }
                     }
                 }
@@ -138,15 +143,11 @@ public enum PluginSpawner {
         if rc != 0 {
             close(out[0])
             close(err[0])
-            if pidfd >= 0 {
-                var code: Int32 = 0, status: Int32 = 0
-                _ = cshim_pidfd_reap_blocking(pidfd, &code, &status)
-                close(pidfd)
-            }
             let step = failedStep.map { String(cString: $0) } ?? "spawn"
             return .failure(SpawnFailure(step: step, errno: rc))
         }
-        return .success(SpawnedChild(pid: pid, pidfd: pidfd, stdoutFD: out[0], stderrFD: err[0]))
+        return .success(SpawnedChild(pid: started.pid, pidfd: started.pidfd, stdoutFD: out[0], stderrFD: err[0],
+                                     handshake: ExecHandshake(fd: started.status_fd, block: started.block)))
     }
 
     private static func clearNonBlocking(_ fd: Int32) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Spawning a plugin: clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) — posix_spawn's cost, plus a
-// pidfd — into the run's cgroup, a new session, dropped privileges, its own stdio, and no
-// inherited descriptors. The child runs only raw system calls between clone and execve.
+// Spawning a plugin: clone(CLONE_VM | CLONE_PIDFD) — posix_spawn's cost, plus a pidfd, without
+// waiting for the child's execve — into the run's cgroup, a new session, dropped privileges, its
+// own stdio, and no inherited descriptors. The child runs only raw system calls between clone and
+// execve, on a copy of the request.
 #ifndef AGENTD_CSHIM_SPAWN_H
 #define AGENTD_CSHIM_SPAWN_H
 #include <sys/types.h>
@@ -37,12 +38,33 @@ struct cshim_spawn_request {
     int ioprio;
 };
 
-/// Starts the child. On success returns 0 and fills *pid and *pidfd. On failure returns an errno
-/// and sets *failed_step to a short static description ("clone", "execve", "setuid", "verify"…). When the
-/// child was created but failed before execve, *pid and *pidfd are filled too (non-negative) and
-/// the caller must reap it (it has already exited with status 127).
-int cshim_spawn_plugin(const struct cshim_spawn_request *request, pid_t *pid, int *pidfd,
+/// A child that was started: it runs on without the caller waiting for its execve.
+struct cshim_spawn_started {
+    pid_t pid;
+    int pidfd;       // close-on-exec
+    // Readable (EOF) once the child has called execve or exited; before an exit that ends a
+    // failed start it holds the child's report. O_NONBLOCK | O_CLOEXEC. Read by cshim_spawn_status.
+    int status_fd;
+    // The memory the child runs on until then: cshim_spawn_release it only after
+    // cshim_spawn_status returned 1.
+    void *block;
+};
+
+/// Starts the child. On success returns 0 and fills *started (the request may be freed at once:
+/// the child has a copy). On failure to start it at all returns an errno and sets *failed_step
+/// ("pipe", "mmap", "clone"). A failure in the child before execve ("execve", "setuid",
+/// "verify"…) is learnt later, from the status fd.
+int cshim_spawn_plugin(const struct cshim_spawn_request *request, struct cshim_spawn_started *started,
                        const char **failed_step);
+
+/// Reads the status fd without waiting. Returns 1 once the child is past execve or has exited
+/// (EOF: its block may be released); 0 while it has not got there yet. When the child reported a
+/// failure before execve, sets *failed_errno (non-zero) and *failed_step; leaves them untouched
+/// otherwise.
+int cshim_spawn_status(int status_fd, int *failed_errno, const char **failed_step);
+
+/// Frees a started child's block (NULL is ignored).
+void cshim_spawn_release(void *block);
 
 /// Opens `path` (following symlinks) as O_PATH | O_CLOEXEC: a handle on the file to fstat and
 /// to execveat, needing no read permission and opening no device. -1 with errno on failure.

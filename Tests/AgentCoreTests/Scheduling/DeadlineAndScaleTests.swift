@@ -125,4 +125,18 @@ import Testing
         #expect(summary.work.count == 100)
         #expect(summary.total == sim.scheduler.waiting(now: sim.now).count)
     }
+
+    /// Jobs due at the same instant tie on "due since" and earliest begin: the walk of the
+    /// ready heap stops after the first `limit` by identifier instead of taking the whole heap
+    /// (it took all 9,944 of them, ~20 ms of each `status` while they launched).
+    @Test func jobsDueAtTheSameInstantAreSummarisedFromTheFirstHundredOfTheHeap() {
+        let jobs = (0..<10_000).map { job("com.example.j\($0)", interval: hours(1)) }
+        var sim = Simulation(settings: settings(maxConcurrent: 8, dailyBudget: 100_000), jobs: jobs)
+        sim.advance(by: minutes(1))
+        #expect(sim.scheduler.ready.count > 9_000)
+        let walked = sim.scheduler.firstByEarliestBegin(sim.scheduler.ready, 100)
+        #expect(walked.count == 100)
+        let summary = sim.scheduler.waitingSummary(now: sim.now, limit: 100)
+        #expect(summary.work == Array(sim.scheduler.waiting(now: sim.now).prefix(100)))
+    }
 }
