@@ -3,7 +3,9 @@
 """agentd benchmarks. Every figure is printed beside a baseline measured in the same run, and
 written to BENCHMARKS.md as a ratio. Run with `make bench` (release build); `bench/run.py --only
 events` runs one section (here: the event stream's, bench/events.py; `--only transfer`: the
-transfer plugin's, bench/transfer.py) and replaces just that section of BENCHMARKS.md.
+transfer plugin's, bench/transfer.py; `--only drop`: status while 10,000 job files are dropped at once,
+bench/drop.py) and replaces just that section of BENCHMARKS.md. The "Beside systemd and cron"
+section (`make bench-peers`) is kept as it is.
 
 Figures (issue #2):
   reload   atomic rename of a new .job into jobs.d until agentd has registered it (read from agentd's
@@ -402,6 +404,10 @@ def main():
     events_section = events.main()
     import transfer
     transfer_section = transfer.main()
+    import drop
+    drop_section = drop.main()
+    # `make bench-peers` writes its own section; this run keeps it.
+    peers_section = kept_section("## Beside systemd and cron")
     write_markdown(results, cold, cold_base, idle_agent, idle_sleep, rss)
     append_runs_markdown(launch_rate, raw_rate, term, kill, base, progress_rate, c_rate, rss_growth)
     append_scheduler_markdown(small, large)
@@ -410,6 +416,23 @@ def main():
         f.write(power_section)
         f.write(events_section)
         f.write(transfer_section)
+        f.write("\n" + drop_section)
+        if peers_section:
+            f.write("\n" + peers_section)
+
+
+def kept_section(title):
+    """The section of BENCHMARKS.md under `title`, up to the next "## " title, or None."""
+    try:
+        with open(os.path.join(ROOT, "BENCHMARKS.md")) as f:
+            lines = f.read().split("\n")
+    except OSError:
+        return None
+    start = next((i for i, line in enumerate(lines) if line == title), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return "\n".join(lines[start:end]).rstrip() + "\n"
 
 
 def replace_section(markdown, section):
@@ -428,7 +451,7 @@ def replace_section(markdown, section):
 
 def run_only(name):
     """Runs one section's benchmarks and puts its section into the existing BENCHMARKS.md."""
-    sections = {"events": "events", "transfer": "transfer"}
+    sections = {"events": "events", "transfer": "transfer", "drop": "drop"}
     if name not in sections:
         sys.exit("bench/run.py --only: \"%s\" is not a section that runs alone (%s)" % (name, ", ".join(sorted(sections))))
     module = __import__(sections[name])

@@ -28,6 +28,22 @@ struct MailboxTests {
         #expect(batches.count == 1)
     }
 
+    @Test("a burst larger than maxBatch comes in slices, one an iteration, in order, none lost")
+    func aBurstComesInSlices() throws {
+        let loop = try EventLoop()
+        var batches: [[Int]] = []
+        let mailbox = try Mailbox<Int>(loop: loop, maxBatch: 32) { batches.append($0) }
+        let sender = mailbox.sender
+        let poster = TestThread { sender.post(contentsOf: 0..<100) }
+        poster.join()
+        for _ in 0..<4 { loop.runOnce(timeout: .seconds(10)) }
+        #expect(batches.map(\.count) == [32, 32, 32, 4])
+        #expect(batches.flatMap { $0 } == Array(0..<100))
+        // Nothing left: the loop sleeps again.
+        loop.runOnce(timeout: .milliseconds(20))
+        #expect(batches.count == 4)
+    }
+
     @Test("posts from another thread wake a loop blocked in epoll_wait")
     func crossThreadWakeup() throws {
         let loop = try EventLoop()
