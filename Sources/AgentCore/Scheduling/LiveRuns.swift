@@ -9,6 +9,10 @@ struct CountedRun: Sendable, Hashable {
     var reason: RunReason
     /// The last progress it reported (0…1), nil before any.
     var progress: Double? = nil
+    /// Launched as a refresh/processing run (one at a time); false for a continued job's. A job
+    /// whose kind changes keeps its live runs: after continued → refresh it may have several,
+    /// none of them launched one at a time.
+    var oneAtATime = false
 }
 
 /// Live runs, for `MaxConcurrent=` (all kinds) and "one run at a time" per refresh/processing
@@ -23,6 +27,12 @@ struct LiveRuns: Sendable {
     private(set) var total = 0
 
     func count(job: Identifier) -> Int { perJob[job] ?? 0 }
+
+    /// Live runs of `job` launched one at a time (for the invariants: O(runs)).
+    func oneAtATimeCount(job: Identifier) -> Int {
+        started.values.filter { $0.job == job && $0.oneAtATime }.count
+            + (unstarted[job] ?? []).filter(\.oneAtATime).count
+    }
 
     /// Jobs with a live run.
     var runningJobs: Dictionary<Identifier, Int>.Keys { perJob.keys }

@@ -126,7 +126,7 @@ extension Scheduler {
         lastRunStart[id] = now
         if candidate.reason == .triggered { lastTriggerLaunch[id] = now }
         budgets.spend(budgetAccount(job))
-        live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason))
+        live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason, oneAtATime: true))
         note(id, .launched(candidate.reason), now: now)
         output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason, chainedInput: chainedInput)))
         dirty = true

@@ -140,10 +140,15 @@ extension Scheduler {
         }
     }
 
-    /// One live run per refresh/processing job; frozen, expiring and lowered runs are live.
+    /// One live run per refresh/processing job, and none beside a run of it launched one at a
+    /// time (a job changed from continued may still have its continued runs: they count as live,
+    /// and no new one starts until they end); frozen, expiring and lowered runs are live.
     private func checkRuns(into problems: inout [String]) {
         for (id, job) in jobs where job.isDiscretionary && live.count(job: id) > 1 {
-            problems.append("\(id) has \(live.count(job: id)) live runs (one at a time)")
+            let single = live.oneAtATimeCount(job: id)
+            if single > 0 {
+                problems.append("\(id) has \(live.count(job: id)) live runs, \(single) launched one at a time")
+            }
         }
         let started = live.startedRuns
         if started.count > live.total { problems.append("\(started.count) started runs but \(live.total) counted live") }

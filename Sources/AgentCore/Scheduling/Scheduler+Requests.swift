@@ -89,7 +89,7 @@ extension Scheduler {
         // Interval and trigger spacing count from it, like any run; pending requests stay.
         lastRunStart[jobID] = now
         dirty = true
-        live.launched(CountedRun(identifier: jobID, job: jobID, reason: reason))
+        live.launched(CountedRun(identifier: jobID, job: jobID, reason: reason, oneAtATime: job.isDiscretionary))
         note(jobID, .launched(reason), now: now)
         output.append(.launch(LaunchOrder(job: job.definition, reason: reason, requestID: requestID)))
         replies.append(.reply(requestID: requestID, .accepted(position: 0)))
