@@ -7,7 +7,7 @@ into `jobs.d` as fast as one thread can (a package unpacking, an rsync); meanwhi
 trips go on back to back on new connections until the agent counts all 10,000. Baseline: the same
 round trips against the same agent with 100 jobs, before the drop.
 """
-import json, os, socket, statistics, threading, time
+import os, statistics, threading, time
 
 import run
 
@@ -17,19 +17,8 @@ FILES = 10000
 def status(path):
     """One `status` round trip on a new connection: (milliseconds, jobCount)."""
     t0 = time.monotonic()
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(30)
-    s.connect(path)
-    s.sendall(b'{"command":"status"}\n')
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
+    answer = run.status_request(path, timeout=30)
     elapsed = (time.monotonic() - t0) * 1e3
-    answer = json.loads(data)
     assert answer.get("ok") is True, answer
     return elapsed, answer["status"]["jobCount"]
 

@@ -111,10 +111,11 @@ def mono_of(line):
     return float(m.group(1))
 
 
-def status_answers(path):
+def status_request(path, timeout=5):
+    """One `status` round trip on a new connection: the parsed answer."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
     try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(5)
         s.connect(path)
         s.sendall(b'{"command":"status"}\n')
         data = b""
@@ -123,8 +124,14 @@ def status_answers(path):
             if not chunk:
                 break
             data += chunk
+    finally:
         s.close()
-        return json.loads(data).get("ok") is True
+    return json.loads(data)
+
+
+def status_answers(path):
+    try:
+        return status_request(path).get("ok") is True
     except OSError:
         return False
 

@@ -21,12 +21,7 @@ private func run(_ loop: EventLoop, until done: @escaping () -> Bool, seconds: I
 }
 
 @Test func theWALIsCheckpointedOnceWritesHaveStoppedForTheIdleInterval() throws {
-    var template = Array("/tmp/agentd-writer-XXXXXX".utf8CString)
-    let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
-        guard let base = buffer.baseAddress, let result = mkdtemp(base) else { return nil }
-        return String(cString: result)
-    }
-    let directory = try #require(made)
+    let directory = try temporaryStateDirectory()
     defer { _ = system("rm -rf '\(directory)'") }
     let state = StateDirectory(path: directory)
     #expect(state.open())
