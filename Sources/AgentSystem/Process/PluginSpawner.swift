@@ -49,9 +49,10 @@ public struct SpawnedChild {
     public var stderrFD: Int32
     public var handshake: ExecHandshake
 
-    /// SIGKILL to the child's process group (its own, from setsid): for a child that cannot be
-    /// followed.
+    /// SIGKILL to the child and its process group (its own, from setsid — which it may not have
+    /// reached yet: the spawn does not wait): for a child that cannot be followed.
     public func killGroup() {
+        cshim_pidfd_send_signal(pidfd, SIGKILL)
         kill(-pid, SIGKILL)
     }
 }
