@@ -10,6 +10,8 @@ public struct CommandContext: Sendable {
     /// Whether `socketPath` is the per-user agent's (`agentd --user`): advice then says
     /// `systemctl --user` and `journalctl --user`.
     public var isUserAgent = false
+    /// Where the agent's log is: its unit's journal, the user unit's for `agentd --user`.
+    public var journalAdvice: String { isUserAgent ? "journalctl --user -u agentd" : "journalctl -u agentd" }
     /// `$XDG_RUNTIME_DIR/agentd.sock`, for `--user`; nil without XDG_RUNTIME_DIR.
     public var userSocketPath: String?
     /// Whether standard output is a terminal.
@@ -92,17 +94,17 @@ public struct CommandContext: Sendable {
         do {
             try client.send(line: try MessageCoding.encodeLine(request))
             guard let answer = try client.readLine(timeout: timeout) else {
-                throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) closed the connection without answering (see journalctl -u agentd)",
+                throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) closed the connection without answering (see \(journalAdvice))",
                                      agentUnreachable: true)
             }
             line = answer
         } catch let failure as CommandFailure {
             throw failure
         } catch SocketError.timedOut {
-            throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) did not answer within \(timeout.components.seconds) s (it may be overloaded or stuck; see journalctl -u agentd)",
+            throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) did not answer within \(timeout.components.seconds) s (it may be overloaded or stuck; see \(journalAdvice))",
                                  agentUnreachable: true)
         } catch {
-            throw CommandFailure(exitStatus: 5, message: "talking to agentd at \(socketPath) failed: \(error) (see journalctl -u agentd)",
+            throw CommandFailure(exitStatus: 5, message: "talking to agentd at \(socketPath) failed: \(error) (see \(journalAdvice))",
                                  agentUnreachable: true)
         }
         let response: ControlResponse
@@ -125,7 +127,7 @@ public struct CommandContext: Sendable {
         case .pathTooLong?:
             return CommandFailure(exitStatus: 5, message: "socket path too long (at most 107 bytes): \(socketPath) (give a shorter --socket PATH)")
         case .timedOut?:
-            return CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) is not accepting connections (it may be overloaded or stuck; see journalctl -u agentd)",
+            return CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) is not accepting connections (it may be overloaded or stuck; see \(journalAdvice))",
                                   agentUnreachable: true)
         default:
             if isUserAgent {

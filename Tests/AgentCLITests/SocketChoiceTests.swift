@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 import Testing
+import AgentProtocol
 @testable import AgentCLI
 
 @Test func agentctlAlonePrefersTheUserAgentOnlyForANonRootCallerWhoseSocketExists() {
@@ -12,4 +14,35 @@ import Testing
     var withSocket = session
     withSocket["AGENTD_SOCKET"] = "/tmp/other.sock"
     #expect(SocketChoice.implicit(environment: withSocket, isRoot: false, exists: exists).path == "/tmp/other.sock")
+}
+
+/// An agent that never answers: the advice names the journal of the agent talked to.
+@Test func theAdviceForAnAgentThatDoesNotAnswerNamesTheUserUnitsJournalForTheUserAgent() throws {
+    let path = "/tmp/agentctl-silent-\(getpid()).sock"
+    unlink(path)
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    #expect(listener >= 0)
+    defer { close(listener); unlink(path) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        _ = path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) }
+    }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    #expect(bound == 0)
+    // Connections wait in the backlog, never accepted: the request goes out, no answer comes.
+    #expect(listen(listener, 4) == 0)
+    for (isUser, journal) in [(true, "journalctl --user -u agentd"), (false, "journalctl -u agentd")] {
+        var context = CommandContext(socketPath: path, terminalWidth: nil, clock: .system)
+        context.isUserAgent = isUser
+        do {
+            _ = try context.exchange(ControlRequest(command: .status), timeout: .milliseconds(200))
+            Issue.record("an agent that never answers answered")
+        } catch {
+            #expect(error.message.contains("see \(journal))"), "\(error.message)")
+            #expect(isUser || !error.message.contains("--user"))
+        }
+    }
 }

@@ -42,7 +42,7 @@ final class EventStream {
             }
             return stream
         case .event?, nil:
-            throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) did not accept the subscription (see journalctl -u agentd)",
+            throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) did not accept the subscription (see \(context.journalAdvice))",
                                  agentUnreachable: true)
         }
     }
@@ -62,7 +62,7 @@ final class EventStream {
         do {
             raw = try client.readLine(timeout: timeout)
         } catch SocketError.timedOut {
-            throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) sent nothing within \(timeout.components.seconds) s (see journalctl -u agentd)",
+            throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) sent nothing within \(timeout.components.seconds) s (see \(context.journalAdvice))",
                                  agentUnreachable: true)
         } catch {
             throw lost(error)
@@ -96,7 +96,7 @@ final class EventStream {
     }
 
     private func lost(_ error: any Error) -> CommandFailure {
-        CommandFailure(exitStatus: 5, message: "the event stream from agentd at \(context.socketPath) broke: \(error) (see journalctl -u agentd)",
+        CommandFailure(exitStatus: 5, message: "the event stream from agentd at \(context.socketPath) broke: \(error) (see \(context.journalAdvice))",
                        agentUnreachable: true)
     }
 }

@@ -34,7 +34,7 @@ enum EventsCommand {
         while true {
             while let ready = try stream.nextReady() {
                 guard let line = ready else {
-                    context.err("agentctl: " + context.errorStyle.error("agentd at \(context.socketPath) closed the event stream (it stopped, or dropped this subscriber; see journalctl -u agentd)"))
+                    context.err("agentctl: " + context.errorStyle.error("agentd at \(context.socketPath) closed the event stream (it stopped, or dropped this subscriber; see \(context.journalAdvice))"))
                     return 5
                 }
                 guard case .event(let event, let raw) = line else { continue }
