@@ -37,5 +37,14 @@ done
 echo "installing:$missing"
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
 $sudo apt-get update -qq
+# The services among these packages (nginx, prometheus, dbus) are for the tests' own instances:
+# a policy-rc.d that says no (101, invoke-rc.d(8)) keeps their packages from starting them, unless
+# the host already has a policy of its own.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# agentd install-deps.sh: no service starts while it installs\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    trap '$sudo rm -f "$policy"' EXIT INT TERM
+fi
 # --no-upgrade: only what is missing; a host's installed packages are never upgraded.
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends --no-upgrade $missing
