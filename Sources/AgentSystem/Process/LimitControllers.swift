@@ -96,8 +96,21 @@ public final class LimitControllers {
         if let cgroup, !unified.isEmpty {
             try cgroup.setLimits(limits, controllers: unified)
         }
-        guard !v1Parents.isEmpty else { return nil }
-        return try RunLimitGroups.create(name, in: v1Parents, limits: limits)
+        // A group only for a controller with a limit to enforce: a memory group costs its mkdir
+        // and, at the run's end, its rmdir (the slowest step of a run's end on a hybrid host)
+        // and two counter reads, for nothing when the job sets no MemoryMax=/MemoryHigh=.
+        let parents = v1Parents.filter { Self.limits(limits, need: $0.controller) }
+        guard !parents.isEmpty else { return nil }
+        return try RunLimitGroups.create(name, in: parents, limits: limits)
+    }
+
+    /// Whether `limits` has something for `controller` to enforce.
+    static func limits(_ limits: RunLimits, need controller: String) -> Bool {
+        switch controller {
+        case "pids": return limits.tasksMax != nil
+        case "memory": return limits.memoryMax != nil || limits.memoryHigh != nil
+        default: return false
+        }
     }
 
     /// Removes a finished run's v1 groups, and retries groups that were busy before.

@@ -87,11 +87,30 @@ import Testing
         let groups = try #require(try controllers.prepare(run: "run-r000001", limits: RunLimits(tasksMax: 20), cgroup: nil))
         let directory = try #require(CgroupV1Controller.detect("pids")).ownDirectory + "/" + name + "/run-r000001"
         #expect(try String(contentsOfFile: directory + "/pids.max", encoding: .utf8) == "20\n")
-        // One group, and one descriptor for the child to join it, per v1 controller.
-        let v1 = Set(controllers.enforcement.compactMap(\.by).filter { $0.hasPrefix("cgroup v1 ") })
-        #expect(groups.joinDescriptors.count == v1.count)
+        // One group, and one descriptor for the child to join it, per v1 controller with a limit
+        // to enforce: no memory group without MemoryMax=/MemoryHigh=.
+        #expect(groups.joinDescriptors.count == 1)
         #expect(groups.limitCounters == LimitCounters())
         controllers.release(groups)
         #expect(!FileManager.default.fileExists(atPath: directory))
+    }
+
+    /// Real kernel: a memory group only for a run with a memory limit (making and removing one
+    /// was the dearest step of every run's end on a hybrid host).
+    @Test(.enabled(if: getuid() == 0 && CgroupV1Controller.detect("memory") != nil,
+                   "needs root and a cgroup v1 memory hierarchy (a hybrid host such as this project's CI machine)"))
+    func aV1MemoryGroupIsMadeOnlyForARunWithAMemoryLimit() throws {
+        let name = "agentd-runs.test-memory-\(getpid())"
+        let controllers = LimitControllers.setUp(unified: nil, runsParent: nil, groupName: name)
+        defer { controllers.removeParents() }
+        let memory = try #require(CgroupV1Controller.detect("memory")).ownDirectory + "/" + name
+        let plain = try controllers.prepare(run: "run-r000001", limits: RunLimits(), cgroup: nil)
+        #expect(!FileManager.default.fileExists(atPath: memory + "/run-r000001"))
+        let limited = try #require(try controllers.prepare(run: "run-r000002", limits: RunLimits(memoryMax: ByteSize(bytes: 64 << 20)), cgroup: nil))
+        #expect(try String(contentsOfFile: memory + "/run-r000002/memory.limit_in_bytes", encoding: .utf8) == "\(64 << 20)\n")
+        #expect(limited.joinDescriptors.count == (CgroupV1Controller.detect("pids") != nil ? 2 : 1))
+        if let plain { controllers.release(plain) }
+        controllers.release(limited)
+        #expect(!FileManager.default.fileExists(atPath: memory + "/run-r000002"))
     }
 }
