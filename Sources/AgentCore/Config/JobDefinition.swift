@@ -53,6 +53,10 @@ public struct JobDefinition: Hashable, Sendable {
     /// a launch order's) shares this box until one of them is changed (copy on write), so a job
     /// costs one set of settings however many components hold it.
     @usableFromInline var box: Box
+    /// The settings most jobs leave at their defaults (user, retry, chain, environment, limits,
+    /// priority, calendar): every definition that does shares one default box, and one that
+    /// sets any of them gets a box of its own.
+    @usableFromInline var rareBox: RareBox
 
     @inlinable public var identifier: Identifier {
         get { box.settings.identifier }
@@ -69,8 +73,8 @@ public struct JobDefinition: Hashable, Sendable {
     }
     /// nil: the daemon's default user (agentd.conf `DefaultUser=`, or the agent's own user).
     @inlinable public var user: String? {
-        get { box.settings.user }
-        set { uniqueBox().settings.user = newValue }
+        get { rareBox.settings.user }
+        set { if rareBox.settings.user != newValue { uniqueRareBox().settings.user = newValue } }
     }
     /// Minimum spacing between runs; nil = only when triggered or submitted.
     @inlinable public var interval: Duration? {
@@ -97,8 +101,8 @@ public struct JobDefinition: Hashable, Sendable {
     }
     /// `RequiresNetwork=unmetered`: besides the route, a network that is not metered.
     @inlinable public var requiresUnmeteredNetwork: Bool {
-        get { box.settings.requiresUnmeteredNetwork }
-        set { uniqueBox().settings.requiresUnmeteredNetwork = newValue }
+        get { rareBox.settings.requiresUnmeteredNetwork }
+        set { if rareBox.settings.requiresUnmeteredNetwork != newValue { uniqueRareBox().settings.requiresUnmeteredNetwork = newValue } }
     }
     @inlinable public var requiresIdle: Bool {
         get { box.settings.requiresIdle }
@@ -110,38 +114,38 @@ public struct JobDefinition: Hashable, Sendable {
     }
     /// Special resources the job needs, e.g. `gpu`.
     @inlinable public var resources: [String] {
-        get { box.settings.resources }
-        set { uniqueBox().settings.resources = newValue }
+        get { rareBox.settings.resources }
+        set { if rareBox.settings.resources != newValue { uniqueRareBox().settings.resources = newValue } }
     }
     @inlinable public var retry: RetryPolicy? {
-        get { box.settings.retry }
-        set { uniqueBox().settings.retry = newValue }
+        get { rareBox.settings.retry }
+        set { if rareBox.settings.retry != newValue { uniqueRareBox().settings.retry = newValue } }
     }
     @inlinable public var onSuccess: Identifier? {
-        get { box.settings.onSuccess }
-        set { uniqueBox().settings.onSuccess = newValue }
+        get { rareBox.settings.onSuccess }
+        set { if rareBox.settings.onSuccess != newValue { uniqueRareBox().settings.onSuccess = newValue } }
     }
     @inlinable public var onConditionLost: ConditionLostAction {
-        get { box.settings.onConditionLost }
-        set { uniqueBox().settings.onConditionLost = newValue }
+        get { rareBox.settings.onConditionLost }
+        set { if rareBox.settings.onConditionLost != newValue { uniqueRareBox().settings.onConditionLost = newValue } }
     }
     @inlinable public var maxPause: Duration {
-        get { box.settings.maxPause }
-        set { uniqueBox().settings.maxPause = newValue }
+        get { rareBox.settings.maxPause }
+        set { if rareBox.settings.maxPause != newValue { uniqueRareBox().settings.maxPause = newValue } }
     }
     @inlinable public var environment: [EnvironmentVariable] {
-        get { box.settings.environment }
-        set { uniqueBox().settings.environment = newValue }
+        get { rareBox.settings.environment }
+        set { if rareBox.settings.environment != newValue { uniqueRareBox().settings.environment = newValue } }
     }
     /// `TasksMax=`, `MemoryMax=`, `MemoryHigh=`.
     @inlinable public var limits: RunLimits {
-        get { box.settings.limits }
-        set { uniqueBox().settings.limits = newValue }
+        get { rareBox.settings.limits }
+        set { if rareBox.settings.limits != newValue { uniqueRareBox().settings.limits = newValue } }
     }
     /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `CPUWeight=`.
     @inlinable public var priority: RunPriority {
-        get { box.settings.priority }
-        set { uniqueBox().settings.priority = newValue }
+        get { rareBox.settings.priority }
+        set { if rareBox.settings.priority != newValue { uniqueRareBox().settings.priority = newValue } }
     }
     @inlinable public var isDropInScript: Bool {
         get { box.settings.isDropInScript }
@@ -150,28 +154,28 @@ public struct JobDefinition: Hashable, Sendable {
     // Wall-clock scheduling (DESIGN §3): read by `readCalendarSettings`.
     /// `Schedule=`: the calendar earliest begin; nil = none.
     @inlinable public var schedule: CalendarEvent? {
-        get { box.settings.schedule }
-        set { uniqueBox().settings.schedule = newValue }
+        get { rareBox.settings.schedule }
+        set { if rareBox.settings.schedule != newValue { uniqueRareBox().settings.schedule = newValue } }
     }
     /// `Window=`: local times of day the job may start in; empty = any time.
     @inlinable public var windows: [TimeWindow] {
-        get { box.settings.windows }
-        set { uniqueBox().settings.windows = newValue }
+        get { rareBox.settings.windows }
+        set { if rareBox.settings.windows != newValue { uniqueRareBox().settings.windows = newValue } }
     }
     /// `RandomizedDelay=`: the span of the stable per-job offset added to each earliest begin.
     @inlinable public var randomizedDelay: Duration {
-        get { box.settings.randomizedDelay }
-        set { uniqueBox().settings.randomizedDelay = newValue }
+        get { rareBox.settings.randomizedDelay }
+        set { if rareBox.settings.randomizedDelay != newValue { uniqueRareBox().settings.randomizedDelay = newValue } }
     }
     /// `CatchUp=`: a `Schedule=` slot missed while the agent was down or asleep runs once.
     @inlinable public var catchUp: Bool {
-        get { box.settings.catchUp }
-        set { uniqueBox().settings.catchUp = newValue }
+        get { rareBox.settings.catchUp }
+        set { if rareBox.settings.catchUp != newValue { uniqueRareBox().settings.catchUp = newValue } }
     }
     /// `Notify=`: a continued run of the per-user agent is shown in a desktop notification.
     @inlinable public var notify: Bool {
-        get { box.settings.notify }
-        set { uniqueBox().settings.notify = newValue }
+        get { rareBox.settings.notify }
+        set { if rareBox.settings.notify != newValue { uniqueRareBox().settings.notify = newValue } }
     }
 
     public static let defaultGracePeriod: Duration = .seconds(5)
@@ -197,6 +201,7 @@ public struct JobDefinition: Hashable, Sendable {
     {
         box = Box(JobDefinitionSettings(identifier: identifier, kind: kind, exec: exec,
                                         isDropInScript: isDropInScript))
+        rareBox = RareBox.defaults
     }
 
     static let scalarKeys = [

@@ -5,35 +5,19 @@ public struct JobDefinitionSettings: Hashable, Sendable {
     public var identifier: Identifier
     public var kind: JobKind
     public var exec: [String]
-    public var user: String?
     public var interval: Duration?
     public var maxRuntime: Duration?
     public var gracePeriod: Duration
     public var requiresExternalPower: Bool
     public var requiresNetwork: Bool
-    public var requiresUnmeteredNetwork: Bool = false
     public var requiresIdle: Bool
     public var progressTimeout: Duration
-    public var resources: [String]
-    public var retry: RetryPolicy?
-    public var onSuccess: Identifier?
-    public var onConditionLost: ConditionLostAction
-    public var maxPause: Duration
-    public var environment: [EnvironmentVariable]
-    public var limits: RunLimits
-    public var priority: RunPriority = RunPriority()
     public var isDropInScript: Bool
-    public var schedule: CalendarEvent? = nil
-    public var windows: [TimeWindow] = []
-    public var randomizedDelay: Duration = .zero
-    public var catchUp: Bool = true
-    public var notify: Bool = true
 
     init(identifier: Identifier, kind: JobKind, exec: [String], isDropInScript: Bool) {
         self.identifier = identifier
         self.kind = kind
         self.exec = exec
-        self.user = nil
         self.interval = isDropInScript ? JobDefinition.dropInDefaultInterval : nil
         self.maxRuntime = JobDefinition.defaultMaxRuntime(kind: kind, isDropInScript: isDropInScript)
         self.gracePeriod = JobDefinition.defaultGracePeriod
@@ -41,15 +25,28 @@ public struct JobDefinitionSettings: Hashable, Sendable {
         self.requiresNetwork = false
         self.requiresIdle = false
         self.progressTimeout = JobDefinition.defaultProgressTimeout
-        self.resources = []
-        self.retry = nil
-        self.onSuccess = nil
-        self.onConditionLost = .expire
-        self.maxPause = JobDefinition.defaultMaxPause
-        self.environment = []
-        self.limits = RunLimits()
         self.isDropInScript = isDropInScript
     }
+}
+
+/// The settings of a `JobDefinition` that most jobs leave at their defaults, held in a box all
+/// such definitions share (`JobDefinition.rareBox`).
+public struct JobDefinitionRareSettings: Hashable, Sendable {
+    public var user: String? = nil
+    public var requiresUnmeteredNetwork: Bool = false
+    public var resources: [String] = []
+    public var retry: RetryPolicy? = nil
+    public var onSuccess: Identifier? = nil
+    public var onConditionLost: ConditionLostAction = .expire
+    public var maxPause: Duration = JobDefinition.defaultMaxPause
+    public var environment: [EnvironmentVariable] = []
+    public var limits: RunLimits = RunLimits()
+    public var priority: RunPriority = RunPriority()
+    public var schedule: CalendarEvent? = nil
+    public var windows: [TimeWindow] = []
+    public var randomizedDelay: Duration = .zero
+    public var catchUp: Bool = true
+    public var notify: Bool = true
 }
 
 extension JobDefinition {
@@ -63,6 +60,26 @@ extension JobDefinition {
         }
     }
 
+    /// Like `Box`, for the settings most jobs leave at their defaults.
+    @usableFromInline final class RareBox: @unchecked Sendable {
+        @usableFromInline var settings: JobDefinitionRareSettings
+
+        @usableFromInline init(_ settings: JobDefinitionRareSettings) {
+            self.settings = settings
+        }
+
+        /// The box of every definition whose rare settings are all at their defaults.
+        static let defaults = RareBox(JobDefinitionRareSettings())
+    }
+
+    /// The rare settings' box, copied first when another definition shares it.
+    @inlinable mutating func uniqueRareBox() -> RareBox {
+        if !isKnownUniquelyReferenced(&rareBox) {
+            rareBox = RareBox(rareBox.settings)
+        }
+        return rareBox
+    }
+
     /// The box, copied first when another definition shares it.
     @inlinable mutating func uniqueBox() -> Box {
         if !isKnownUniquelyReferenced(&box) {
@@ -72,10 +89,12 @@ extension JobDefinition {
     }
 
     public static func == (lhs: JobDefinition, rhs: JobDefinition) -> Bool {
-        lhs.box === rhs.box || lhs.box.settings == rhs.box.settings
+        (lhs.box === rhs.box || lhs.box.settings == rhs.box.settings)
+            && (lhs.rareBox === rhs.rareBox || lhs.rareBox.settings == rhs.rareBox.settings)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(box.settings)
+        hasher.combine(rareBox.settings)
     }
 }
