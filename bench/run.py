@@ -3,7 +3,8 @@
 """agentd benchmarks. Every figure is printed beside a baseline measured in the same run, and
 written to BENCHMARKS.md as a ratio. Run with `make bench` (release build); `bench/run.py --only
 events` runs one section (here: the event stream's, bench/events.py; `--only transfer`: the
-transfer plugin's, bench/transfer.py) and replaces just that section of BENCHMARKS.md.
+transfer plugin's, bench/transfer.py; `--only memory`: resident memory, bench/memory.py) and replaces
+just that section of BENCHMARKS.md.
 
 Figures (issue #2):
   reload   atomic rename of a new .job into jobs.d until agentd has registered it (read from agentd's
@@ -402,6 +403,8 @@ def main():
     events_section = events.main()
     import transfer
     transfer_section = transfer.main()
+    import memory
+    memory_section = memory.main()
     write_markdown(results, cold, cold_base, idle_agent, idle_sleep, rss)
     append_runs_markdown(launch_rate, raw_rate, term, kill, base, progress_rate, c_rate, rss_growth)
     append_scheduler_markdown(small, large)
@@ -410,6 +413,7 @@ def main():
         f.write(power_section)
         f.write(events_section)
         f.write(transfer_section)
+        f.write(memory_section)
 
 
 def replace_section(markdown, section):
@@ -428,7 +432,7 @@ def replace_section(markdown, section):
 
 def run_only(name):
     """Runs one section's benchmarks and puts its section into the existing BENCHMARKS.md."""
-    sections = {"events": "events", "transfer": "transfer"}
+    sections = {"events": "events", "transfer": "transfer", "memory": "memory"}
     if name not in sections:
         sys.exit("bench/run.py --only: \"%s\" is not a section that runs alone (%s)" % (name, ", ".join(sorted(sections))))
     module = __import__(sections[name])
@@ -596,6 +600,6 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--only":
         run_only(sys.argv[2])
     elif len(sys.argv) > 1:
-        sys.exit("usage: bench/run.py [--only events|transfer]")
+        sys.exit("usage: bench/run.py [--only events|transfer|memory]")
     else:
         main()
