@@ -518,6 +518,8 @@ def write_markdown(reload_rows, cold, cold_base, idle_agent, idle_sleep, rss):
         "| ---: | ---: | ---: |",
         "| %d | %d | %.1f MB |" % (idle_agent, idle_sleep, rss / 1024),
         "",
+        "Where the memory goes, and RSS with 10,000 jobs: \"Memory\" below (bench/memory.py).",
+        "",
     ]
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
         f.write("\n".join(lines))
