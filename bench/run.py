@@ -4,8 +4,8 @@
 written to BENCHMARKS.md as a ratio. Run with `make bench` (release build); `bench/run.py --only
 events` runs one section (here: the event stream's, bench/events.py; `--only transfer`: the
 transfer plugin's, bench/transfer.py; `--only drop`: status while 10,000 job files are dropped at once,
-bench/drop.py) and replaces just that section of BENCHMARKS.md. The "Beside systemd and cron"
-section (`make bench-peers`) is kept as it is.
+bench/drop.py; `--only memory`: resident memory, bench/memory.py) and replaces just that section of
+BENCHMARKS.md. The "Beside systemd and cron" section (`make bench-peers`) is kept as it is.
 
 Figures (issue #2):
   reload   atomic rename of a new .job into jobs.d until agentd has registered it (read from agentd's
@@ -415,6 +415,8 @@ def main():
     drop_section = drop.main()
     # `make bench-peers` writes its own section; this run keeps it.
     peers_section = kept_section("## Beside systemd and cron")
+    import memory
+    memory_section = memory.main()
     write_markdown(results, cold, cold_base, idle_agent, idle_sleep, rss)
     append_runs_markdown(launch_rate, raw_rate, term, kill, base, progress_rate, c_rate, rss_growth)
     append_scheduler_markdown(small, large)
@@ -423,6 +425,7 @@ def main():
         f.write(power_section)
         f.write(events_section)
         f.write(transfer_section)
+        f.write(memory_section)
         f.write("\n" + drop_section)
         if peers_section:
             f.write("\n" + peers_section)
@@ -458,7 +461,7 @@ def replace_section(markdown, section):
 
 def run_only(name):
     """Runs one section's benchmarks and puts its section into the existing BENCHMARKS.md."""
-    sections = {"events": "events", "transfer": "transfer", "drop": "drop"}
+    sections = {"events": "events", "transfer": "transfer", "drop": "drop", "memory": "memory"}
     if name not in sections:
         sys.exit("bench/run.py --only: \"%s\" is not a section that runs alone (%s)" % (name, ", ".join(sorted(sections))))
     module = __import__(sections[name])
@@ -544,6 +547,8 @@ def write_markdown(reload_rows, cold, cold_base, idle_agent, idle_sleep, rss):
         "| ---: | ---: | ---: |",
         "| %d | %d | %.1f MB |" % (idle_agent, idle_sleep, rss / 1024),
         "",
+        "Where the memory goes, and RSS with 10,000 jobs: \"Memory\" below (bench/memory.py).",
+        "",
     ]
     with open(os.path.join(ROOT, "BENCHMARKS.md"), "w") as f:
         f.write("\n".join(lines))
@@ -626,6 +631,6 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--only":
         run_only(sys.argv[2])
     elif len(sys.argv) > 1:
-        sys.exit("usage: bench/run.py [--only events|transfer]")
+        sys.exit("usage: bench/run.py [--only events|transfer|memory]")
     else:
         main()

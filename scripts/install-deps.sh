@@ -27,6 +27,9 @@ fi
 packages="libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon dbus-bin iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd libcurl4-openssl-dev libssl-dev nginx"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev curl"
+# `install-deps.sh order` adds what `make order-file` needs: valgrind (callgrind lists the
+# functions agentd runs), binutils (nm, objcopy).
+[ "${1:-}" = "order" ] && packages="$packages python3 valgrind binutils"
 # `install-deps.sh packaging` adds what `make deb` and `make package-test` need.
 [ "${1:-}" = "packaging" ] && packages="$packages debhelper dpkg-dev chrpath lintian debootstrap systemd-container"
 missing=""

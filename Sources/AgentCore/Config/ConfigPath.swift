@@ -55,7 +55,11 @@ public enum ConfigPath {
     /// The canonical form of `relativePath` (`./jobs.d//x.job` → `jobs.d/x.job`), or nil when it
     /// leaves the config directory (absolute, or with `..`).
     public static func normalized(_ relativePath: String) -> String? {
-        components(of: relativePath)?.joined(separator: "/")
+        guard let parts = components(of: relativePath) else { return nil }
+        let joined = parts.joined(separator: "/")
+        // The path as given when it was normal already: the registry's key then shares the
+        // loader's string instead of holding a second copy of every path.
+        return joined == relativePath ? relativePath : joined
     }
 
     private static func components(of relativePath: String) -> [String]? {

@@ -96,6 +96,7 @@ public struct ConfigRegistry: Sendable {
         var onSuccessLine: Int?
     }
     private var jobFiles: [String: JobFile] = [:]
+    private var execLines = ExecLinePool()
     /// Paths defining each identifier, smallest (the winner) first.
     private var pathsByIdentifier: [Identifier: [String]] = [:]
     /// The state of each identifier's winning file.
@@ -444,6 +445,8 @@ public struct ConfigRegistry: Sendable {
     // MARK: Jobs
 
     private mutating func setJob(_ file: JobFile, at path: String) -> RegistryChange {
+        var file = file
+        if let shared = execLines.stored(equalTo: file.definition.exec) { file.definition.exec = shared }
         let newID = file.definition.identifier
         let old = jobFiles[path]
         var ids = [newID]
@@ -463,6 +466,7 @@ public struct ConfigRegistry: Sendable {
         let pathsBefore = paths(of: ids)
         detach(path, from: old.definition.identifier)
         jobFiles[path] = nil
+        execLines.prune(keeping: jobFiles.values.map(\.definition.exec), whenOver: jobFiles.count)
         return reevaluate(ids, before: before, pathsBefore: pathsBefore)
     }
 

@@ -49,47 +49,134 @@ struct JobLines: Hashable, Sendable {
 /// `MaxRuntime=` by kind (refresh 30s, processing 10min, continued none; drop-ins 1h), `GracePeriod=5s`,
 /// `ProgressTimeout=30s`, `MaxPause=1h`, `OnConditionLost=expire`, booleans `no`.
 public struct JobDefinition: Hashable, Sendable {
-    public var identifier: Identifier
-    public var kind: JobKind
+    /// The settings, stored once: every copy of a definition (the registry's, the scheduler's,
+    /// a launch order's) shares this box until one of them is changed (copy on write), so a job
+    /// costs one set of settings however many components hold it.
+    @usableFromInline var box: Box
+    /// The settings most jobs leave at their defaults (user, retry, chain, environment, limits,
+    /// priority, calendar): every definition that does shares one default box, and one that
+    /// sets any of them gets a box of its own.
+    @usableFromInline var rareBox: RareBox
+
+    @inlinable public var identifier: Identifier {
+        get { box.settings.identifier }
+        set { uniqueBox().settings.identifier = newValue }
+    }
+    @inlinable public var kind: JobKind {
+        get { box.settings.kind }
+        set { uniqueBox().settings.kind = newValue }
+    }
     /// argv; `exec[0]` is an absolute path.
-    public var exec: [String]
+    @inlinable public var exec: [String] {
+        get { box.settings.exec }
+        set { uniqueBox().settings.exec = newValue }
+    }
     /// nil: the daemon's default user (agentd.conf `DefaultUser=`, or the agent's own user).
-    public var user: String?
+    @inlinable public var user: String? {
+        get { rareBox.settings.user }
+        set { if rareBox.settings.user != newValue { uniqueRareBox().settings.user = newValue } }
+    }
     /// Minimum spacing between runs; nil = only when triggered or submitted.
-    public var interval: Duration?
+    @inlinable public var interval: Duration? {
+        get { box.settings.interval }
+        set { uniqueBox().settings.interval = newValue }
+    }
     /// nil = no time limit (progress-bound for continued jobs).
-    public var maxRuntime: Duration?
-    public var gracePeriod: Duration
-    public var requiresExternalPower: Bool
+    @inlinable public var maxRuntime: Duration? {
+        get { box.settings.maxRuntime }
+        set { uniqueBox().settings.maxRuntime = newValue }
+    }
+    @inlinable public var gracePeriod: Duration {
+        get { box.settings.gracePeriod }
+        set { uniqueBox().settings.gracePeriod = newValue }
+    }
+    @inlinable public var requiresExternalPower: Bool {
+        get { box.settings.requiresExternalPower }
+        set { uniqueBox().settings.requiresExternalPower = newValue }
+    }
     /// `RequiresNetwork=yes` or `unmetered`: a default route.
-    public var requiresNetwork: Bool
+    @inlinable public var requiresNetwork: Bool {
+        get { box.settings.requiresNetwork }
+        set { uniqueBox().settings.requiresNetwork = newValue }
+    }
     /// `RequiresNetwork=unmetered`: besides the route, a network that is not metered.
-    public var requiresUnmeteredNetwork = false
-    public var requiresIdle: Bool
-    public var progressTimeout: Duration
+    @inlinable public var requiresUnmeteredNetwork: Bool {
+        get { rareBox.settings.requiresUnmeteredNetwork }
+        set { if rareBox.settings.requiresUnmeteredNetwork != newValue { uniqueRareBox().settings.requiresUnmeteredNetwork = newValue } }
+    }
+    @inlinable public var requiresIdle: Bool {
+        get { box.settings.requiresIdle }
+        set { uniqueBox().settings.requiresIdle = newValue }
+    }
+    @inlinable public var progressTimeout: Duration {
+        get { box.settings.progressTimeout }
+        set { uniqueBox().settings.progressTimeout = newValue }
+    }
     /// Special resources the job needs, e.g. `gpu`.
-    public var resources: [String]
-    public var retry: RetryPolicy?
-    public var onSuccess: Identifier?
-    public var onConditionLost: ConditionLostAction
-    public var maxPause: Duration
-    public var environment: [EnvironmentVariable]
+    @inlinable public var resources: [String] {
+        get { rareBox.settings.resources }
+        set { if rareBox.settings.resources != newValue { uniqueRareBox().settings.resources = newValue } }
+    }
+    @inlinable public var retry: RetryPolicy? {
+        get { rareBox.settings.retry }
+        set { if rareBox.settings.retry != newValue { uniqueRareBox().settings.retry = newValue } }
+    }
+    @inlinable public var onSuccess: Identifier? {
+        get { rareBox.settings.onSuccess }
+        set { if rareBox.settings.onSuccess != newValue { uniqueRareBox().settings.onSuccess = newValue } }
+    }
+    @inlinable public var onConditionLost: ConditionLostAction {
+        get { rareBox.settings.onConditionLost }
+        set { if rareBox.settings.onConditionLost != newValue { uniqueRareBox().settings.onConditionLost = newValue } }
+    }
+    @inlinable public var maxPause: Duration {
+        get { rareBox.settings.maxPause }
+        set { if rareBox.settings.maxPause != newValue { uniqueRareBox().settings.maxPause = newValue } }
+    }
+    @inlinable public var environment: [EnvironmentVariable] {
+        get { rareBox.settings.environment }
+        set { if rareBox.settings.environment != newValue { uniqueRareBox().settings.environment = newValue } }
+    }
     /// `TasksMax=`, `MemoryMax=`, `MemoryHigh=`.
-    public var limits: RunLimits
+    @inlinable public var limits: RunLimits {
+        get { rareBox.settings.limits }
+        set { if rareBox.settings.limits != newValue { uniqueRareBox().settings.limits = newValue } }
+    }
     /// `Nice=`, `IOSchedulingClass=`, `IOSchedulingPriority=`, `CPUWeight=`.
-    public var priority = RunPriority()
-    public var isDropInScript: Bool
+    @inlinable public var priority: RunPriority {
+        get { rareBox.settings.priority }
+        set { if rareBox.settings.priority != newValue { uniqueRareBox().settings.priority = newValue } }
+    }
+    @inlinable public var isDropInScript: Bool {
+        get { box.settings.isDropInScript }
+        set { uniqueBox().settings.isDropInScript = newValue }
+    }
     // Wall-clock scheduling (DESIGN §3): read by `readCalendarSettings`.
     /// `Schedule=`: the calendar earliest begin; nil = none.
-    public var schedule: CalendarEvent? = nil
+    @inlinable public var schedule: CalendarEvent? {
+        get { rareBox.settings.schedule }
+        set { if rareBox.settings.schedule != newValue { uniqueRareBox().settings.schedule = newValue } }
+    }
     /// `Window=`: local times of day the job may start in; empty = any time.
-    public var windows: [TimeWindow] = []
+    @inlinable public var windows: [TimeWindow] {
+        get { rareBox.settings.windows }
+        set { if rareBox.settings.windows != newValue { uniqueRareBox().settings.windows = newValue } }
+    }
     /// `RandomizedDelay=`: the span of the stable per-job offset added to each earliest begin.
-    public var randomizedDelay: Duration = .zero
+    @inlinable public var randomizedDelay: Duration {
+        get { rareBox.settings.randomizedDelay }
+        set { if rareBox.settings.randomizedDelay != newValue { uniqueRareBox().settings.randomizedDelay = newValue } }
+    }
     /// `CatchUp=`: a `Schedule=` slot missed while the agent was down or asleep runs once.
-    public var catchUp: Bool = true
+    @inlinable public var catchUp: Bool {
+        get { rareBox.settings.catchUp }
+        set { if rareBox.settings.catchUp != newValue { uniqueRareBox().settings.catchUp = newValue } }
+    }
     /// `Notify=`: a continued run of the per-user agent is shown in a desktop notification.
-    public var notify: Bool = true
+    @inlinable public var notify: Bool {
+        get { rareBox.settings.notify }
+        set { if rareBox.settings.notify != newValue { uniqueRareBox().settings.notify = newValue } }
+    }
 
     public static let defaultGracePeriod: Duration = .seconds(5)
     public static let defaultProgressTimeout: Duration = .seconds(30)
@@ -112,25 +199,9 @@ public struct JobDefinition: Hashable, Sendable {
     public init(identifier: Identifier, kind: JobKind = .processing, exec: [String],
                 isDropInScript: Bool = false)
     {
-        self.identifier = identifier
-        self.kind = kind
-        self.exec = exec
-        self.user = nil
-        self.interval = isDropInScript ? Self.dropInDefaultInterval : nil
-        self.maxRuntime = Self.defaultMaxRuntime(kind: kind, isDropInScript: isDropInScript)
-        self.gracePeriod = Self.defaultGracePeriod
-        self.requiresExternalPower = false
-        self.requiresNetwork = false
-        self.requiresIdle = false
-        self.progressTimeout = Self.defaultProgressTimeout
-        self.resources = []
-        self.retry = nil
-        self.onSuccess = nil
-        self.onConditionLost = .expire
-        self.maxPause = Self.defaultMaxPause
-        self.environment = []
-        self.limits = RunLimits()
-        self.isDropInScript = isDropInScript
+        box = Box(JobDefinitionSettings(identifier: identifier, kind: kind, exec: exec,
+                                        isDropInScript: isDropInScript))
+        rareBox = RareBox.defaults
     }
 
     static let scalarKeys = [

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes packaging/agentd.order: the functions the shipped agentd runs, for the release link to
+lay out together (lld --symbol-ordering-file; see MEMORY_FLAGS in the Makefile).
+
+Why: the kernel maps a binary's text into a process in 64 KB (and larger, page-cache folio)
+blocks around each page it touches. agentd's start-up and idle code was spread over the 10 MB of
+text (its own code, the Swift runtime's, FoundationEssentials'), so touching 0.9 MB of
+functions made 6.5 MB of text resident. Laid out together, they fill few blocks.
+
+How: agentd from the current release build (`make order-file` builds it first) runs under
+callgrind in a bench sandbox, twice: (1) start-up with 100 jobs until `status` answers — the
+functions of the idle agent, listed first; (2) the same, then launches, `list` and a reload —
+the hot paths of the benchmarks, listed after. Names are mapped to the binary's symbols, and a
+name is left out when one of its definitions lies in an input section of 200 KB or more (the
+Swift standard library, _RegexParser, _StringProcessing are each one section; a local helper
+of the same name would drag all of it into the ordered region). The link map comes from a
+relink with -Map.
+
+Usage: python3 bench/order_file.py RELEASE_FLAGS...   (run by `make order-file`)
+"""
+import collections, os, re, subprocess, sys, tempfile, time
+
+import run
+
+ROOT = run.ROOT
+ORDER = os.path.join(ROOT, "packaging", "agentd.order")
+BIG_SECTION = 200_000
+
+
+def callgrind(binary_dir, out, scenario):
+    sandbox = run.Sandbox(100, interval="none")
+    run.write_raw_job(sandbox, "true", "[Job]\nIdentifier=local.true\nKind=continued\nExec=/bin/true\nProgressTimeout=1h\n")
+    old_bin = run.BIN
+    run.BIN = binary_dir
+    agent = run.Agent(sandbox, wrapper=["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out])
+    try:
+        _, cursor = agent.wait_for(r"ready:", timeout=300)
+        while not run.status_answers(sandbox.socket):
+            time.sleep(0.05)
+        if scenario == "hot":
+            answers = run.request_many(sandbox.socket, [b'{"command":"simulate-launch","target":"local.true"}'] * 20)
+            assert all(a.get("ok") for a in answers), answers[:3]
+            for _ in range(20):
+                _, cursor = agent.wait_for(r"of local\.true ended", start=cursor, timeout=120)
+            run.request_many(sandbox.socket, [b'{"command":"list"}'])
+            temp = os.path.join(sandbox.jobs, ".new.job.tmp")
+            sandbox.write_job(temp, "new")
+            os.rename(temp, os.path.join(sandbox.jobs, "new.job"))
+            agent.wait_for(r"registered local\.new\b", start=cursor, timeout=120)
+            run.status_answers(sandbox.socket)
+    finally:
+        run.BIN = old_bin
+        agent.proc.send_signal(2)
+        agent.proc.wait(timeout=120)
+        sandbox.cleanup()
+
+
+def executed_addresses(binary, profile):
+    """Start addresses of the functions in `binary` that the callgrind profile saw run."""
+    report = subprocess.run(["callgrind_annotate", "--threshold=100", profile], capture_output=True,
+                            text=True, check=True).stdout
+    names = set()
+    for line in report.splitlines():
+        m = re.match(r"\s*[\d,]+ \([^)]*\)\s+\S*?:(.*) \[(.*)\]$", line)
+        if m and m.group(2) == binary:
+            names.add(re.sub(r"'\d+$", "", m.group(1)))
+    addresses = set()
+    for flags in ([], ["-C"]):
+        for line in subprocess.run(["nm", "--defined-only"] + flags + [binary], capture_output=True,
+                                   text=True, check=True).stdout.splitlines():
+            parts = line.split(None, 2)
+            if len(parts) == 3 and parts[1] in "tTwW" and parts[2] in names:
+                addresses.add(int(parts[0], 16))
+    return addresses
+
+
+def symbols_at(binary):
+    at = collections.defaultdict(list)
+    for line in subprocess.run(["nm", "-n", "--defined-only", binary], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[1] in "tTwW":
+            at[int(parts[0], 16)].append(parts[2])
+    return at
+
+
+def big_section_symbols(link_map):
+    """Names defined in an input section of BIG_SECTION bytes or more (lld's -Map layout: input
+    sections indented 9 columns past the size fields, their symbols deeper)."""
+    names, size = set(), 0
+    for line in open(link_map, errors="replace"):
+        m = re.match(r"\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+(\s+)(.*)$", line)
+        if not m:
+            continue
+        if len(m.group(2)) == 9:
+            size = int(m.group(1), 16)
+        elif len(m.group(2)) > 9 and size >= BIG_SECTION:
+            names.add(m.group(3))
+    return names
+
+
+def main(release_flags):
+    build_dir = os.path.join(ROOT, ".build-static", "release")
+    with tempfile.TemporaryDirectory(prefix="agentd-order-") as work:
+        link_map = os.path.join(work, "agentd.map")
+        subprocess.run(["swift", "build", "--product", "agentd"] + release_flags
+                       + ["-Xlinker", "-Map=" + link_map], cwd=ROOT, check=True)
+        # valgrind 3.19 cannot read the DWARF 5 the toolchain writes: profile a copy without it.
+        binary = os.path.join(work, "agentd")
+        subprocess.run(["objcopy", "--strip-debug", os.path.join(build_dir, "agentd"), binary], check=True)
+        idle, hot = os.path.join(work, "idle.out"), os.path.join(work, "hot.out")
+        callgrind(work, idle, "idle")
+        callgrind(work, hot, "hot")
+        at = symbols_at(binary)
+        big = big_section_symbols(link_map)
+        order, seen = [], set()
+        for profile in (idle, hot):
+            for address in sorted(executed_addresses(binary, profile)):
+                for name in at[address]:
+                    if name not in seen and name not in big:
+                        seen.add(name)
+                        order.append(name)
+    with open(ORDER, "w") as f:
+        f.write("\n".join(order) + "\n")
+    print("%s: %d symbols" % (ORDER, len(order)))
+    # SwiftPM does not know the link reads the order file: relink so the build uses the new one.
+    os.remove(os.path.join(build_dir, "agentd"))
+    subprocess.run(["swift", "build", "--product", "agentd"] + release_flags, cwd=ROOT, check=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
