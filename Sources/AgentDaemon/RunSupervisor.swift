@@ -189,6 +189,12 @@ final class RunSupervisor {
         return id
     }
 
+    /// The agent's own nice value, read once: plugins are reset from it to their `Nice=`.
+    private lazy var agentNice: Int32 = {
+        errno = 0
+        return getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+    }()
+
     /// The uid a root agent runs a drop-in script as, which may own the script (DESIGN §3: it
     /// runs as its owner; the registry has resolved `User=` to that owner).
     private func dropInOwner(_ job: JobDefinition) -> UInt32? {
@@ -234,7 +240,9 @@ final class RunSupervisor {
             environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
             workingDirectory: stateDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
-        request.nice = job.priority.nice.map(Int32.init)
+        // `Nice=`, else 0 (DESIGN §3) when the agent itself runs above it (agentd.service's
+        // Nice=-10): a plugin never inherits the agent's own priority.
+        request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
         request.ioPriority = job.priority.ioPriorityValue
         if let weight = job.priority.cpuWeight { _ = cgroup?.setCPUWeight(weight) }
         let spawned = PluginSpawner.spawn(request)

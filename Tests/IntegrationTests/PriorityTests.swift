@@ -7,7 +7,7 @@ import Testing
 /// plugin itself.
 @Suite struct PriorityTests {
     /// Runs a plugin that reports its own nice value (/proc/self/stat field 19) and `ionice`.
-    private func report(_ settings: String) throws -> (nice: String?, ionice: String?) {
+    private func report(_ settings: String, agentWrapper: [String] = []) throws -> (nice: String?, ionice: String?) {
         let sandbox = try Sandbox()
         let plugin = try sandbox.script("prio", """
             set -- $(cut -d' ' -f19 /proc/$$/stat)
@@ -15,7 +15,7 @@ import Testing
             echo "ionice=$(ionice -p $$)"
             """)
         try sandbox.write("jobs.d/prio.job", "[Job]\nIdentifier=local.prio\nExec=\(plugin)\n\(settings)")
-        let agent = try AgentProcess(sandbox: sandbox)
+        let agent = try AgentProcess(sandbox: sandbox, wrapper: agentWrapper)
         #expect(try agent.ctl("simulate", "launch", "local.prio").status == 0)
         try agent.waitForLog("of local.prio ended: success")
         func value(_ key: String) -> String? {
@@ -42,6 +42,14 @@ import Testing
 
     @Test func withoutPriorityKeysThePluginKeepsTheDefaults() throws {
         let seen = try report("")
+        #expect(seen.nice == "0")
+    }
+
+    /// An agent given a higher priority of its own (a drop-in's `Nice=-5`) does not hand it on:
+    /// a plugin without `Nice=` runs at 0.
+    @Test func aPluginDoesNotInheritTheAgentsOwnNegativeNice() throws {
+        try #require(geteuid() == 0, "a negative nice needs root")
+        let seen = try report("", agentWrapper: ["/usr/bin/nice", "-n", "-5"])
         #expect(seen.nice == "0")
     }
 }

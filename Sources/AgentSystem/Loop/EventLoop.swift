@@ -35,15 +35,19 @@ public final class EventLoop {
         let fd: Int32
         var events: IOEvents
         let urgent: Bool
+        /// Served at every look between slices, even when already served in the iteration.
+        let everySlice: Bool
         let handler: (IOEvents) -> Void
         /// The iteration whose events last reached the handler (urgent watches only): an
-        /// urgent watch is asked again between slices only if it was not served yet.
+        /// urgent watch is asked again between slices only if it was not served yet, unless
+        /// `everySlice`.
         var servedIn: UInt64 = 0
 
-        init(fd: Int32, events: IOEvents, urgent: Bool, handler: @escaping (IOEvents) -> Void) {
+        init(fd: Int32, events: IOEvents, urgent: Bool, everySlice: Bool, handler: @escaping (IOEvents) -> Void) {
             self.fd = fd
             self.events = events
             self.urgent = urgent
+            self.everySlice = everySlice
             self.handler = handler
         }
     }
@@ -56,10 +60,12 @@ public final class EventLoop {
     /// handlers of a burst (a run end that starts the next run takes about a millisecond), not a
     /// whole batch. A look is one clock read and one `epoll_wait` of the urgent watches' own
     /// epoll instance with no timeout. Between slices only urgent watches not yet served in the
-    /// iteration run: a client that pipelines thousands of launches gets one turn an iteration
-    /// as before (served at every slice, it took them from the run ends, and with more runs alive
-    /// every spawn got dearer — launches at 0.42x the raw rate instead of 0.54x), while a new
-    /// connection or a client's first request is answered at the next slice.
+    /// iteration run, unless registered `everySlice`: a client that pipelines thousands of
+    /// launches gets one turn an iteration as before (served at every slice, it took them from the
+    /// run ends, and with more runs alive every spawn got dearer — launches at 0.42x the raw rate
+    /// instead of 0.54x), while a new connection (the listening socket is `everySlice`: one
+    /// served at an iteration's start must not make the next wait for the iteration's end) or a
+    /// client's first request is answered at the next slice.
     static let handlersBetweenTimerChecks = 1
 
     private let epollFD: Int32
@@ -143,9 +149,12 @@ public final class EventLoop {
     /// The loop does not own `fd`: call `unwatch` before closing it. Watching an fd that already
     /// has a live registration fails with EEXIST; use `change` instead.
     ///
-    /// `urgent` handlers run first in an iteration, before due timers and other handlers: a
-    /// person waiting at `agentctl` should not wait behind a burst of run ends.
-    public func watch(fd: Int32, events: IOEvents, urgent: Bool = false,
+    /// `urgent` handlers run first in an iteration, before due timers and other handlers, and
+    /// between slices of the iteration's other handlers when they became ready meanwhile and were
+    /// not served yet in the iteration — or, `everySlice`, even when they were (for a handler
+    /// whose every call is bounded and cheap, such as accepting connections): a person waiting at
+    /// `agentctl` should not wait behind a burst of run ends.
+    public func watch(fd: Int32, events: IOEvents, urgent: Bool = false, everySlice: Bool = false,
                       _ handler: @escaping (IOEvents) -> Void) throws -> WatchToken {
         let id = nextID
         nextID += 1
@@ -166,7 +175,7 @@ public final class EventLoop {
                 throw SystemError(call: "epoll_ctl(ADD urgent)", errno: saved)
             }
         }
-        watches[id] = Watch(fd: fd, events: events, urgent: urgent, handler: handler)
+        watches[id] = Watch(fd: fd, events: events, urgent: urgent, everySlice: everySlice, handler: handler)
         watchByFD[fd] = id
         return WatchToken(id: id, fd: fd)
     }
@@ -345,7 +354,7 @@ public final class EventLoop {
         let count = cshim_epoll_wait(urgentEpollFD, &urgentEvents, &urgentData, Int32(urgentEvents.count), 0)
         guard count > 0 else { return }
         for index in 0..<Int(count) {
-            guard let watch = watches[urgentData[index]], watch.servedIn != iterations else { continue }
+            guard let watch = watches[urgentData[index]], watch.everySlice || watch.servedIn != iterations else { continue }
             watch.servedIn = iterations
             watch.handler(IOEvents(epollMask: urgentEvents[index]))
         }

@@ -203,7 +203,9 @@ public final class ControlServer {
             guard cshim_listen(fd, SOMAXCONN) == 0 else {
                 throw SocketError.system(call: "listen", errno: errno)
             }
-            listenToken = try loop.watch(fd: fd, events: .readable, urgent: true) { [weak self] _ in
+            // Every slice: accepting is bounded per call, and a connection that arrives while
+            // the iteration that accepted the one before runs must not wait for its end.
+            listenToken = try loop.watch(fd: fd, events: .readable, urgent: true, everySlice: true) { [weak self] _ in
                 self?.acceptPending()
             }
         } catch {

@@ -105,6 +105,32 @@ struct EventLoopTests {
         #expect(calls.filter { $0 == "client" }.count == 2, "its next turn is in the next iteration")
     }
 
+    @Test("an everySlice watch (the listening socket) is served at each look, also after the iteration's start")
+    func aConnectionArrivingAfterTheIterationAcceptedOneIsNotKeptWaiting() throws {
+        let loop = try EventLoop()
+        let pipes = try (0..<12).map { _ in try TestPipe() }
+        let listener = try TestPipe()
+        var calls: [String] = []
+        for (number, pipe) in pipes.enumerated() {
+            pipe.write("x")
+            _ = try loop.watch(fd: pipe.readEnd, events: .readable) { _ in
+                // The next connection comes in while the second handler runs.
+                if number == 1 { listener.write("c") }
+                calls.append("handler \(number)")
+                pipe.drain()
+            }
+        }
+        listener.write("c")
+        _ = try loop.watch(fd: listener.readEnd, events: .readable, urgent: true, everySlice: true) { _ in
+            calls.append("accept")
+            listener.drain()
+        }
+        loop.runOnce(timeout: .seconds(10))
+        #expect(calls.filter { $0 == "accept" }.count == 2, "\(calls)")
+        #expect(calls.first == "accept")
+        #expect(calls.lastIndex(of: "accept") ?? 99 <= 1 + 2 + EventLoop.handlersBetweenTimerChecks, "\(calls)")
+    }
+
     @Test("timers fire in deadline order, never before their deadline")
     func timersFireInDeadlineOrder() throws {
         let loop = try EventLoop()
