@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "AgentSystem", dependencies: ["AgentCore", "AgentPOSIX", "CShim", "CInotifyTools", "CSystemd"],
                 swiftSettings: strict),
         // SQLite state.
-        .target(name: "AgentStore", dependencies: ["AgentProtocol", "CSQLite"], swiftSettings: strict),
+        .target(name: "AgentStore", dependencies: ["AgentProtocol", "CSQLite", "CShim"], swiftSettings: strict),
         // Wiring: kernel events -> core, core -> system calls.
         .target(name: "AgentDaemon",
                 dependencies: ["AgentCore", "AgentProtocol", "AgentSystem", "AgentStore"],

@@ -12,7 +12,10 @@ import AgentSystem
 /// a deadline may be waiting behind: a WAL of `busyFrames` or more is checkpointed once writes
 /// have paused for `quietCheckpoint` (a burst of run ends is over), a smaller one after
 /// `idleCheckpoint`; only a WAL that reaches `mostFrames` under writes that never pause is
-/// checkpointed at once, so it stays bounded (about 40 MB with 4 KiB pages).
+/// checkpointed at once, so it stays bounded (about 40 MB with 4 KiB pages). The kernel is
+/// asked to write the WAL out as it grows (``Database``), so those syncs find little to do, and
+/// a checkpoint while busy restarts the WAL instead of truncating it: only the idle one (and
+/// the one at stop) truncates.
 final class StateWriter {
     private let state: StateDirectory
     private let loop: EventLoop
@@ -191,7 +194,7 @@ final class StateWriter {
         lastWriteAt = loop.now
         let frames = state.database?.walFrames ?? 0
         if frames >= limits.mostFrames {
-            checkpoint()
+            checkpoint(truncate: false)
             return
         }
         let delay = checkpointDelay(frames: frames)
@@ -213,22 +216,30 @@ final class StateWriter {
         checkpointTimer = loop.schedule(at: deadline) { [unowned self] in
             self.checkpointTimer = nil
             guard let last = self.lastWriteAt else { return }
-            let delay = self.checkpointDelay(frames: self.state.database?.walFrames ?? 0)
+            let frames = self.state.database?.walFrames ?? 0
+            let delay = self.checkpointDelay(frames: frames)
             let due = last + delay
             if due > self.loop.now {
                 self.armCheckpoint(at: due, delay: delay)
             } else {
-                self.checkpoint()
+                // A grown WAL after a pause is restarted, not truncated (writes may resume at
+                // once); the idle checkpoint truncates.
+                self.checkpoint(truncate: frames < self.limits.busyFrames)
             }
         }
     }
 
-    private func checkpoint() {
+    private func checkpoint(truncate: Bool) {
         if let token = checkpointTimer { loop.cancel(token); checkpointTimer = nil }
         guard problem == nil, let database = state.database else { return }
         do {
-            try database.checkpoint()
-            lastWriteAt = nil
+            try database.checkpoint(truncate: truncate)
+            if truncate {
+                lastWriteAt = nil
+            } else {
+                // The WAL file keeps its size: truncated once writes have stopped for long.
+                armCheckpoint(at: (lastWriteAt ?? loop.now) + idleCheckpoint, delay: idleCheckpoint)
+            }
         } catch {
             // Harmless: the WAL keeps everything; the next write re-arms the timer.
             log.info("state database: WAL checkpoint deferred: \(error)")

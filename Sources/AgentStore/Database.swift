@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+import CShim
 import CSQLite
+import Glibc
 
 /// One SQLite connection in WAL mode. Not thread-safe by design: the agent's single event loop
 /// owns it. No C type leaves this module.
@@ -9,7 +11,15 @@ public final class Database {
     /// Statements the agent runs again and again (one per run launched and ended), compiled once.
     private var cache: [String: Statement] = [:]
     /// Frames in the WAL after the last commit (the agent's connection only; 0 otherwise).
-    public fileprivate(set) var walFrames = 0
+    public fileprivate(set) var walFrames = 0 {
+        didSet { if walFrames >= framesAtWriteback + Self.framesPerWriteback { startWALWriteback() } }
+    }
+    /// `walFrames` when the kernel was last asked to start writing the WAL out.
+    private var framesAtWriteback = 0
+    /// A descriptor on `state.db-wal` for that request (opened on first use).
+    private var walFD: Int32 = -1
+    /// About 1 MiB of WAL (4 KiB pages) between two requests.
+    static let framesPerWriteback = 256
 
     /// Opens (creating if needed) the database at `path` and switches it to WAL.
     ///
@@ -61,7 +71,19 @@ public final class Database {
             sqlite3_wal_hook(handle, nil, nil)
             sqlite3_close_v2(handle)
         }
+        if walFD >= 0 { Glibc.close(walFD) }
+        walFD = -1
         handle = nil
+    }
+
+    /// Asks the kernel to start writing the WAL's dirty pages out now, without waiting (commits
+    /// under `synchronous=NORMAL` do not sync): the checkpoint's own sync of the WAL then finds
+    /// little left to write. Measured: a checkpoint of 10,000 frames synced the WAL for 26 ms,
+    /// stalling the loop; the database file's sync after it took under 1 ms.
+    private func startWALWriteback() {
+        framesAtWriteback = walFrames
+        if walFD < 0 { walFD = open(path + "-wal", O_RDONLY | O_CLOEXEC) }
+        if walFD >= 0 { _ = cshim_start_writeback(walFD) }
     }
 
     /// Like `prepare`, but keeps the compiled statement for the next call with the same SQL.
@@ -113,14 +135,19 @@ public final class Database {
         }
     }
 
-    /// Copies the WAL into the database file and truncates the WAL to zero bytes, so a copy of
-    /// the database file alone holds everything.
-    public func checkpoint() throws {
+    /// Copies the WAL into the database file, so a copy of the database file alone holds
+    /// everything; `truncate` then cuts the WAL to zero bytes, else the next write starts it
+    /// again from its beginning (RESTART: no truncation of a large file, which took ~17 ms of
+    /// a 40 MB WAL's checkpoint, while writes go on; the file keeps its size until a later
+    /// truncating checkpoint).
+    public func checkpoint(truncate: Bool = true) throws {
         var logFrames: Int32 = 0
         var copiedFrames: Int32 = 0
-        let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames)
+        let mode = truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_RESTART
+        let rc = sqlite3_wal_checkpoint_v2(handle, nil, mode, &logFrames, &copiedFrames)
         guard rc == SQLITE_OK else { throw error("checkpoint", rc) }
         walFrames = 0
+        framesAtWriteback = 0
     }
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }

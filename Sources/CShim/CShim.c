@@ -176,6 +176,8 @@ int cshim_spawn_session(pid_t *pid, const char *path, char *const argv[], char *
     return rc;
 }
 int cshim_pipe_cloexec_nonblock(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
+
+int cshim_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
 int cshim_set_nonblocking(int fd) {
     int flags = fcntl(fd, F_GETFL);
     return flags < 0 ? -1 : fcntl(fd, F_SETFL, flags | O_NONBLOCK);

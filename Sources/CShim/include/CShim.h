@@ -69,6 +69,9 @@ int cshim_unix_connect(const char *path);
 int cshim_spawn_session(pid_t *pid, const char *path, char *const argv[], char *const envp[],
                         int stdin_fd, int stdout_fd, int stderr_fd);
 int cshim_pipe_cloexec_nonblock(int fds[2]);
+/// Starts writeback of the file's dirty pages without waiting for it (sync_file_range(2),
+/// SYNC_FILE_RANGE_WRITE over the whole file). 0 or -1 with errno.
+int cshim_start_writeback(int fd);
 int cshim_set_nonblocking(int fd);
 
 // wait status macros
