@@ -15,8 +15,10 @@ import Testing
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/journalctl")
     }
 
-    /// Starts journald, then agentd with its stderr on a file that JOURNAL_STREAM names; on
-    /// SIGTERM stops agentd, then journald (which flushes), and exits.
+    /// Starts journald, then — once the test, told READY=1 by journald on its notification
+    /// socket, has written to the `go` FIFO — agentd with its stderr on a file that JOURNAL_STREAM
+    /// names, saying READY=1 on its own; on SIGTERM stops agentd, then journald (which flushes),
+    /// and exits.
     static let harness = #"""
         set -eu
         sandbox=$1; shift
@@ -25,12 +27,12 @@ import Testing
         mount --bind "$sandbox/journal" /run/log/journal
         # A machine with a persistent journal: keep this one out of it too.
         if [ -d /var/log/journal ]; then mount --bind "$sandbox/journal" /var/log/journal; fi
-        /lib/systemd/systemd-journald >"$sandbox/journald.out" 2>&1 &
+        NOTIFY_SOCKET="$sandbox/journald.notify" /lib/systemd/systemd-journald >"$sandbox/journald.out" 2>&1 &
         journald=$!
-        i=0
-        while [ ! -S /run/systemd/journal/socket ] && [ $i -lt 200 ]; do i=$((i + 1)); sleep 0.05; done
+        read -r _ <"$sandbox/go"
         : >"$sandbox/agentd.err"
-        JOURNAL_STREAM=$(stat -c '%d:%i' "$sandbox/agentd.err") "$@" 2>>"$sandbox/agentd.err" &
+        NOTIFY_SOCKET="$sandbox/agentd.notify" JOURNAL_STREAM=$(stat -c '%d:%i' "$sandbox/agentd.err") \
+            "$@" 2>>"$sandbox/agentd.err" &
         agent=$!
         trap 'kill -TERM $agent; wait $agent || true; kill -TERM $journald; wait $journald || true; exit 0' TERM
         wait $agent || true
@@ -51,19 +53,31 @@ import Testing
                                  "--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
                                  "--socket", sandbox.socketPath]
             process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            // Ready when the control socket answers.
-            let deadline = Date().addingTimeInterval(20)
-            while try ctl("status").status != 0 {
-                guard Date() < deadline, process.isRunning else {
-                    Issue.record("agentd under the test journald did not answer within 20 s: \(stderrText)")
-                    throw POSIXError(.ETIMEDOUT)
-                }
-                usleep(50_000)
+            guard mkfifo(sandbox.root + "/go", 0o600) == 0,
+                  let journald = NotifySocket(path: sandbox.root + "/journald.notify"),
+                  let agent = NotifySocket(path: sandbox.root + "/agentd.notify") else {
+                throw POSIXError(.EIO)
             }
+            try process.run()
+            guard journald.wait(for: "READY=1", seconds: 20) else {
+                Issue.record("the test journald did not say READY=1 within 20 s: \(journaldText)")
+                throw POSIXError(.ETIMEDOUT)
+            }
+            // The harness waits on the FIFO: opening it for writing lets agentd start.
+            try "go\n".write(toFile: sandbox.root + "/go", atomically: false, encoding: .utf8)
+            guard agent.wait(for: "READY=1", seconds: 20) else {
+                Issue.record("agentd under the test journald did not say READY=1 within 20 s: \(stderrText)")
+                throw POSIXError(.ETIMEDOUT)
+            }
+            // READY=1 comes once the control socket is open.
+            #expect(try ctl("status").status == 0)
         }
 
         deinit { stop() }
+
+        var journaldText: String {
+            (try? String(contentsOfFile: sandbox.root + "/journald.out", encoding: .utf8)) ?? ""
+        }
 
         var stderrText: String {
             (try? String(contentsOfFile: sandbox.root + "/agentd.err", encoding: .utf8)) ?? ""
