@@ -41,7 +41,7 @@ final class FileLoggedAgent {
     @discardableResult
     func waitForLog(_ text: String, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
-        let growth = FileGrowthWaiter(path: logPath)
+        let growth = InotifyWaiter.fileGrowth(logPath)
         while Date() < deadline {
             if let line = logLines.first(where: { $0.contains(text) }) { return line }
             if !process.isRunning { break }

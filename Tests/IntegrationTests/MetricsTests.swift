@@ -59,7 +59,7 @@ import Testing
         /// Waits (inotify on the directory, with a deadline) until the metrics file holds `expected`.
         func waitForFile(toEqual expected: String, timeout: Double = 20) throws -> String {
             let deadline = Date().addingTimeInterval(timeout)
-            let waiter = DirectoryChangeWaiter(path: FileSystemPaths.parent(of: metricsFile))
+            let waiter = InotifyWaiter.directoryChanges(FileSystemPaths.parent(of: metricsFile))
             while true {
                 let text = (try? String(contentsOfFile: metricsFile, encoding: .utf8)) ?? ""
                 if text == expected { return text }
@@ -157,7 +157,7 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         var requests = 0
         // Between reads, wait for the event that must not come: a write in the metrics directory.
-        let idleWatch = DirectoryChangeWaiter(path: FileSystemPaths.parent(of: fleet.metricsFile))
+        let idleWatch = InotifyWaiter.directoryChanges(FileSystemPaths.parent(of: fleet.metricsFile))
         while try Self.uptime(fleet.agent) < startUptime + 4, Date() < deadline {
             #expect(try fleet.agent.ctl("status").status == 0)
             requests += 1
@@ -171,7 +171,7 @@ import Testing
         #expect(try fleet.agent.ctl("cancel", "local.slow").status == 0)
         try fleet.agent.waitForLog("ended: cancelled", after: seen)
         let deadlineChange = Date().addingTimeInterval(20)
-        let waiter = DirectoryChangeWaiter(path: FileSystemPaths.parent(of: fleet.metricsFile))
+        let waiter = InotifyWaiter.directoryChanges(FileSystemPaths.parent(of: fleet.metricsFile))
         let cancelled = "agentd_runs_ended_total{identifier=\"local.slow\",stop_reason=\"cancelled\"} 2"
         var text = ""
         while Date() < deadlineChange {
@@ -256,28 +256,3 @@ enum FileSystemPaths {
     static func parent(of path: String) -> String { (path as NSString).deletingLastPathComponent }
 }
 
-/// Sleeps until an entry of a directory is created, renamed into place or written (inotify), or
-/// a deadline passes.
-final class DirectoryChangeWaiter {
-    private let descriptor: Int32
-
-    init?(path: String) {
-        descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard descriptor >= 0 else { return nil }
-        guard inotify_add_watch(descriptor, path, UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE)) >= 0 else {
-            close(descriptor)
-            return nil
-        }
-    }
-
-    deinit { close(descriptor) }
-
-    @discardableResult
-    func wait(seconds: Double) -> Bool {
-        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&entry, 1, Int32(max(0, seconds) * 1000)) > 0 else { return false }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while read(descriptor, &buffer, buffer.count) > 0 {}
-        return true
-    }
-}

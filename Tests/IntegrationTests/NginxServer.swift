@@ -31,7 +31,7 @@ final class NginxServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // nginx writes its pid file once its listening socket is open: watched from before the start.
-        let changes = DirectoryChangeWaiter(path: root)
+        let changes = InotifyWaiter.directoryChanges(root)
         try process.run()
         try waitUntilListening(changes)
     }
@@ -104,7 +104,7 @@ final class NginxServer {
     }
 
     /// Waits for nginx to accept a connection, or fails with its error log.
-    private func waitUntilListening(_ changes: DirectoryChangeWaiter?) throws {
+    private func waitUntilListening(_ changes: InotifyWaiter?) throws {
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if FileManager.default.fileExists(atPath: root + "/nginx.pid"), NginxServer.accepts(port: port) { return }

@@ -72,7 +72,7 @@ enum ProcessInspection {
     /// inotify on that file), or it is stopped (`T`, the SIGSTOP fallback) — at most `timeout`.
     static func waitUntilFrozen(_ pid: Int32, timeout: Double = 10) -> Bool {
         let events = cgroupEventsPath(of: pid)
-        let waiter = events.flatMap { FileGrowthWaiter(path: $0) }
+        let waiter = events.flatMap { InotifyWaiter.fileGrowth($0) }
         let deadline = Date().addingTimeInterval(timeout)
         func frozen() -> Bool {
             if let events, let text = try? String(contentsOfFile: events, encoding: .utf8),

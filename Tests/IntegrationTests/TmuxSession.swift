@@ -114,7 +114,7 @@ final class TmuxSession {
     func waitForScreen(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
                        _ condition: (String) -> Bool) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
-        let output = FileGrowthWaiter(path: rawLogPath)
+        let output = InotifyWaiter.fileGrowth(rawLogPath)
         var last = ""
         while Date() < deadline {
             last = try screen()
@@ -131,7 +131,7 @@ final class TmuxSession {
     func waitForRawOutput(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
                           _ condition: (String) -> Bool) throws {
         let deadline = Date().addingTimeInterval(timeout)
-        let output = FileGrowthWaiter(path: rawLogPath)
+        let output = InotifyWaiter.fileGrowth(rawLogPath)
         while Date() < deadline {
             if condition(rawOutput) { return }
             output?.wait(seconds: min(1, deadline.timeIntervalSinceNow))

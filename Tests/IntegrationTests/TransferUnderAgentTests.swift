@@ -31,7 +31,7 @@ struct TransferUnderAgentTests {
         let first = try agent.ctl("simulate", "launch", "local.fetch")
         #expect(first.status == 0, "\(first.stderr)")
         try agent.waitForLog("[local.fetch r000001] transfer: downloading")
-        let waiter = try #require(FileGrowthWaiter(path: part))
+        let waiter = try #require(InotifyWaiter.fileGrowth(part))
         let deadline = Date().addingTimeInterval(30)
         while size(of: part) < 500_000 && Date() < deadline { waiter.wait(seconds: 1) }
         #expect(try agent.ctl("simulate", "expire", "local.fetch").status == 0)

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+import Glibc
+
+/// Sleeps in the kernel until a file is written, or an entry of a directory appears (inotify), or
+/// a deadline passes: the event a test waits for, instead of polling.
+final class InotifyWaiter {
+    private let descriptor: Int32
+
+    /// `events`: the inotify mask on `path`.
+    init?(path: String, events: UInt32) {
+        descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard descriptor >= 0 else { return nil }
+        guard inotify_add_watch(descriptor, path, events) >= 0 else {
+            close(descriptor)
+            return nil
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Waits until an event came since the last call, at most `seconds`; returns whether one did.
+    @discardableResult
+    func wait(seconds: Double) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(max(0, min(seconds, 3600)) * 1000)
+        guard poll(&entry, 1, milliseconds) > 0 else { return false }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(descriptor, &buffer, buffer.count) > 0 {}
+        return true
+    }
+
+    /// A file written (IN_MODIFY, IN_CLOSE_WRITE): what a log-file reader waits for.
+    static func fileGrowth(_ path: String) -> InotifyWaiter? {
+        InotifyWaiter(path: path, events: UInt32(IN_MODIFY | IN_CLOSE_WRITE))
+    }
+
+    /// An entry of a directory created, renamed into place or written.
+    static func directoryChanges(_ path: String) -> InotifyWaiter? {
+        InotifyWaiter(path: path, events: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE))
+    }
+}
