@@ -58,8 +58,8 @@ public final class EventLoop {
     /// Ready handlers run between two looks at the timers and the urgent watches: a deadline (a
     /// SIGKILL after the grace period) or a person at `agentctl` waits behind at most this many
     /// handlers of a burst (a run end that starts the next run takes about a millisecond), not a
-    /// whole batch. A look is one clock read and one `epoll_wait` of the urgent watches' own
-    /// epoll instance with no timeout. Between slices only urgent watches not yet served in the
+    /// whole batch. A look is one clock read, and — at most every ``urgentLookInterval`` — one
+    /// `epoll_wait` of the urgent watches' own epoll instance with no timeout. Between slices only urgent watches not yet served in the
     /// iteration run, unless registered `everySlice`: a client that pipelines thousands of
     /// launches gets one turn an iteration as before (served at every slice, it took them from the
     /// run ends, and with more runs alive every spawn got dearer — launches at 0.42x the raw rate
@@ -67,6 +67,14 @@ public final class EventLoop {
     /// served at an iteration's start must not make the next wait for the iteration's end) or a
     /// client's first request is answered at the next slice.
     static let handlersBetweenTimerChecks = 1
+    /// The urgent watches are looked at between two handlers only when this long has passed
+    /// since the last look (a clock read decides; the look itself is a system call): a burst of
+    /// tiny handlers, a plugin's pipe read after read, pays one call per 100 µs, not per handler,
+    /// and a request waits for at most one handler and this.
+    static let urgentLookInterval: Duration = .microseconds(100)
+    private static let urgentLookNanoseconds = MonotonicInstant.clampedNanoseconds(of: urgentLookInterval)
+    /// CLOCK_MONOTONIC ns of the last look at the urgent watches.
+    private var lastUrgentLook: Int64 = 0
 
     private let epollFD: Int32
     /// The urgent watches again, for the looks between slices (an fd may be in two epolls).
@@ -312,6 +320,7 @@ public final class EventLoop {
         }
         iterations &+= 1
         clock = ClockReading.read()
+        lastUrgentLook = Int64(clock.monotonic.nanoseconds)  // the urgent watches are served now
         dispatching = true
         defer { dispatching = false }
 
@@ -338,8 +347,12 @@ public final class EventLoop {
         fireDueTimers()
         for (position, index) in later.enumerated() {
             if position > 0, position % Self.handlersBetweenTimerChecks == 0 {
-                serveUrgentMeanwhile()
-                fireTimersDueMeanwhile(scheduledBefore: existingBefore)
+                let instant = MonotonicInstant.now()
+                if Int64(instant.nanoseconds) - lastUrgentLook >= Self.urgentLookNanoseconds {
+                    lastUrgentLook = Int64(instant.nanoseconds)
+                    serveUrgentMeanwhile()
+                }
+                fireTimersDueMeanwhile(scheduledBefore: existingBefore, at: instant)
             }
             guard let watch = watches[readyData[index]] else { continue }  // removed meanwhile
             watch.handler(IOEvents(epollMask: readyEvents[index]))
@@ -362,9 +375,9 @@ public final class EventLoop {
 
     /// Between slices of a long batch of handlers: when a timer has come due since the iteration
     /// began, the clock is read again (what follows sees the later time) and due timers fire.
-    private func fireTimersDueMeanwhile(scheduledBefore bound: UInt64) {
+    private func fireTimersDueMeanwhile(scheduledBefore bound: UInt64, at instant: MonotonicInstant) {
         guard let first = timers.min, first.key < bound,
-              first.priority.deadline <= MonotonicInstant.now().nanoseconds else { return }
+              first.priority.deadline <= instant.nanoseconds else { return }
         clock = ClockReading.read()
         fireDueTimers(scheduledBefore: bound)
     }

@@ -61,6 +61,9 @@ struct EventLoopTests {
         for (number, pipe) in pipes.enumerated() {
             pipe.write("x")
             _ = try loop.watch(fd: pipe.readEnd, events: .readable) { _ in
+                // Each handler takes longer than the interval between looks (a run end does).
+                let until = MonotonicInstant.now() + EventLoop.urgentLookInterval
+                while MonotonicInstant.now() < until {}
                 // The request comes in while the second handler of the burst runs.
                 if number == 1 { urgent.write("status") }
                 calls.append("handler \(number)")
@@ -114,6 +117,8 @@ struct EventLoopTests {
         for (number, pipe) in pipes.enumerated() {
             pipe.write("x")
             _ = try loop.watch(fd: pipe.readEnd, events: .readable) { _ in
+                let until = MonotonicInstant.now() + EventLoop.urgentLookInterval
+                while MonotonicInstant.now() < until {}
                 // The next connection comes in while the second handler runs.
                 if number == 1 { listener.write("c") }
                 calls.append("handler \(number)")
