@@ -7,6 +7,9 @@ import Synchronization
 final class MailboxQueue<Message: Sendable>: Sendable {
     private struct State {
         var messages: [Message] = []
+        /// Messages before this index were taken (a slice at a time) and are dropped once the
+        /// rest is taken or they are half the array: a slice costs its own size, not the queue's.
+        var head = 0
         /// The eventfd was written and the loop has not yet taken the queue.
         var wakePending = false
         var closed = false
@@ -58,14 +61,25 @@ final class MailboxQueue<Message: Sendable>: Sendable {
     /// again; when messages are left, the eventfd is written again so the loop comes back for them.
     func take(limit: Int) -> [Message] {
         let (batch, more) = state.withLock { state -> ([Message], Bool) in
-            var batch: [Message] = []
-            if state.messages.count <= limit {
+            let waiting = state.messages.count - state.head
+            if waiting <= limit {
                 state.wakePending = false
-                swap(&batch, &state.messages)
+                var batch: [Message] = []
+                if state.head == 0 {
+                    swap(&batch, &state.messages)
+                } else {
+                    batch = Array(state.messages[state.head...])
+                    state.messages.removeAll()
+                }
+                state.head = 0
                 return (batch, false)
             }
-            batch = Array(state.messages.prefix(limit))
-            state.messages.removeFirst(limit)
+            let batch = Array(state.messages[state.head..<state.head + limit])
+            state.head += limit
+            if state.head * 2 >= state.messages.count {
+                state.messages.removeFirst(state.head)
+                state.head = 0
+            }
             return (batch, true)  // wakePending stays: this wakeup is the pending one
         }
         if more { _ = cshim_eventfd_signal(eventFD) }
@@ -76,6 +90,7 @@ final class MailboxQueue<Message: Sendable>: Sendable {
         state.withLock { state in
             state.closed = true
             state.messages.removeAll()
+            state.head = 0
         }
     }
 
