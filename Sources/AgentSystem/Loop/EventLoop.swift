@@ -347,10 +347,11 @@ public final class EventLoop {
         fireDueTimers()
         for (position, index) in later.enumerated() {
             if position > 0, position % Self.handlersBetweenTimerChecks == 0 {
-                let instant = MonotonicInstant.now()
+                var instant = MonotonicInstant.now()
                 if Int64(instant.nanoseconds) - lastUrgentLook >= Self.urgentLookNanoseconds {
                     lastUrgentLook = Int64(instant.nanoseconds)
-                    serveUrgentMeanwhile()
+                    // An urgent handler served here may have taken a while: read the time again.
+                    if serveUrgentMeanwhile() { instant = MonotonicInstant.now() }
                 }
                 fireTimersDueMeanwhile(scheduledBefore: existingBefore, at: instant)
             }
@@ -363,14 +364,18 @@ public final class EventLoop {
     /// Between slices of a long batch of handlers: the urgent watches that became ready since the
     /// iteration began and were not served in it yet (a new `agentctl` connection, a request on
     /// one accepted in this iteration).
-    private func serveUrgentMeanwhile() {
+    /// Returns whether a handler ran.
+    private func serveUrgentMeanwhile() -> Bool {
         let count = cshim_epoll_wait(urgentEpollFD, &urgentEvents, &urgentData, Int32(urgentEvents.count), 0)
-        guard count > 0 else { return }
+        guard count > 0 else { return false }
+        var served = false
         for index in 0..<Int(count) {
             guard let watch = watches[urgentData[index]], watch.everySlice || watch.servedIn != iterations else { continue }
             watch.servedIn = iterations
             watch.handler(IOEvents(epollMask: urgentEvents[index]))
+            served = true
         }
+        return served
     }
 
     /// Between slices of a long batch of handlers: when a timer has come due since the iteration
