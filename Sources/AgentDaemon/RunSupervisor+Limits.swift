@@ -21,7 +21,7 @@ extension RunSupervisor {
     func releaseLimitGroups(_ run: ActiveRun) {
         guard let groups = run.limitGroups else { return }
         run.limitGroups = nil
-        limitControllers?.release(groups)
+        limitControllers?.release(groups, through: cgroupWorker)
     }
 
     /// For `agentctl status`: which limits hold here, and why the others do not.

@@ -25,6 +25,8 @@ final class RunSupervisor {
     private(set) var cgroupParent: String?
     /// What enforces TasksMax=/MemoryMax=/MemoryHigh= here (nil before setUpCgroups).
     private(set) var limitControllers: LimitControllers?
+    /// Makes the next runs' cgroups ahead and removes ended runs' cgroups, off the loop.
+    private(set) var cgroupWorker: RunCgroupWorker?
     private var users = UserCache()
     /// Checks each plugin again right before it is spawned (DESIGN §3).
     private let safety: PluginSafety
@@ -89,6 +91,11 @@ final class RunSupervisor {
             log.notice("no cgroup v2 hierarchy: runs are tracked by process group only")
         }
         setUpLimits(hierarchy)
+        let pidsParent = limitControllers?.pidsParent
+        if cgroupParent != nil || pidsParent != nil {
+            cgroupWorker = RunCgroupWorker(layout: .init(unifiedParent: cgroupParent, pidsParent: pidsParent,
+                                                         name: { "run-\(RunID($0))" }))
+        }
     }
 
     private func setUpLimits(_ hierarchy: CgroupHierarchy?) {
@@ -221,16 +228,24 @@ final class RunSupervisor {
         let stateDirectory = jobsDirectory + job.identifier.rawValue
         if let problem = prepareStateDirectory(stateDirectory, for: user) { return .failure(LaunchProblem(problem)) }
 
+        // Made ahead by the worker where it could (the loop then waits for no cgroup lock).
+        let made = cgroupWorker?.take(run.state.id.number)
         var cgroup: RunCgroup?
         if let parent = cgroupParent {
             do {
-                cgroup = try RunCgroup.create(parent: parent, name: "run-\(run.state.id)")
+                cgroup = try RunCgroup.create(parent: parent, name: "run-\(run.state.id)",
+                                              made: made?.unified != nil, remover: cgroupWorker)
             } catch {
                 log.warning("run \(run.state.id): no cgroup (\(error)); tracking its process group only")
+                if let unused = made?.unified { cgroupWorker?.discard(unused) }
             }
         }
+        if let unused = made?.pidsGroup, !LimitControllers.limits(job.limits, need: "pids") {
+            cgroupWorker?.discard(unused)
+        }
         do {
-            run.limitGroups = try limitControllers?.prepare(run: "run-\(run.state.id)", limits: job.limits, cgroup: cgroup)
+            run.limitGroups = try limitControllers?.prepare(run: "run-\(run.state.id)", limits: job.limits, cgroup: cgroup,
+                                                            made: Set([made?.pidsGroup].compactMap { $0 }))
         } catch {
             cgroup?.remove()
             return .failure(LaunchProblem("per-run limits: \(error)"))
@@ -618,6 +633,8 @@ final class RunSupervisor {
 
     /// At exit, once every run has ended: the runs' parent cgroups go (idempotent).
     func removeCgroups() {
+        cgroupWorker?.finish()
+        cgroupWorker = nil
         if let parent = cgroupParent { CgroupHierarchy.removeRunsParent(parent) }
         cgroupParent = nil
         limitControllers?.removeParents()

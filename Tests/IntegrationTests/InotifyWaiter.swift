@@ -34,6 +34,11 @@ final class InotifyWaiter {
         InotifyWaiter(path: path, events: UInt32(IN_MODIFY | IN_CLOSE_WRITE))
     }
 
+    /// An entry of a directory created or removed (cgroupfs reports both).
+    static func entriesComingAndGoing(_ path: String) -> InotifyWaiter? {
+        InotifyWaiter(path: path, events: UInt32(IN_CREATE | IN_DELETE))
+    }
+
     /// An entry of a directory created, renamed into place or written.
     static func directoryChanges(_ path: String) -> InotifyWaiter? {
         InotifyWaiter(path: path, events: UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_CREATE))

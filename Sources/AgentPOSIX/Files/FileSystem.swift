@@ -7,6 +7,12 @@ public enum FileSystem {
     /// `mkdir -p` with exactly `mode` for the directories it creates, whatever the umask (under
     /// agentd.service's UMask=0027 a per-job directory's parents must stay traversable).
     public static func makeDirectories(_ path: String, mode: mode_t) throws(SystemError) {
+        // The usual case (a job's first run: only the last directory is missing) costs one mkdir,
+        // not one per component from the root.
+        if mkdir(path, mode) == 0 {
+            chmod(path, mode)
+            return
+        }
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component

@@ -91,8 +91,9 @@ public final class LimitControllers {
 
     /// Applies a run's `limits`: into its unified `cgroup` for the controllers enabled there,
     /// and into v1 groups of its own named `name`, which the child joins before exec.
-    public func prepare(run name: String, limits: RunLimits,
-                        cgroup: RunCgroup?) throws(SystemError) -> RunLimitGroups? {
+    /// Groups in `made` exist already (the worker made them ahead).
+    public func prepare(run name: String, limits: RunLimits, cgroup: RunCgroup?,
+                        made: Set<String> = []) throws(SystemError) -> RunLimitGroups? {
         if let cgroup, !unified.isEmpty {
             try cgroup.setLimits(limits, controllers: unified)
         }
@@ -101,11 +102,16 @@ public final class LimitControllers {
         // and two counter reads, for nothing when the job sets no MemoryMax=/MemoryHigh=.
         let parents = v1Parents.filter { Self.limits(limits, need: $0.controller) }
         guard !parents.isEmpty else { return nil }
-        return try RunLimitGroups.create(name, in: parents, limits: limits)
+        return try RunLimitGroups.create(name, in: parents, limits: limits, made: made)
+    }
+
+    /// The cgroup v1 `pids` directory of run groups, where runs get one (a hybrid host).
+    public var pidsParent: String? {
+        v1Parents.first { $0.controller == "pids" }?.directory
     }
 
     /// Whether `limits` has something for `controller` to enforce.
-    static func limits(_ limits: RunLimits, need controller: String) -> Bool {
+    public static func limits(_ limits: RunLimits, need controller: String) -> Bool {
         switch controller {
         case "pids": return limits.tasksMax != nil
         case "memory": return limits.memoryMax != nil || limits.memoryHigh != nil
@@ -113,10 +119,17 @@ public final class LimitControllers {
         }
     }
 
-    /// Removes a finished run's v1 groups, and retries groups that were busy before.
-    public func release(_ groups: RunLimitGroups) {
-        busyGroups = RunLimitGroups.removeStale(busyGroups) + groups.remove()
-        removeWaitingGroups()
+    /// Removes a finished run's v1 groups, and retries groups that were busy before: through
+    /// `worker` where there is one (off the loop), else here.
+    public func release(_ groups: RunLimitGroups, through worker: RunCgroupWorker? = nil) {
+        if !busyGroups.isEmpty { busyGroups = RunLimitGroups.removeStale(busyGroups) }
+        if let worker {
+            groups.closeJoinDescriptors()
+            worker.remove(groups.removals)
+        } else {
+            busyGroups += groups.remove()
+        }
+        if !waitingGroups.isEmpty { removeWaitingGroups() }
     }
 
     /// Removes what of the waiting groups has emptied: the run groups first, then their parents.

@@ -13,11 +13,14 @@ public final class RunCgroup {
     public let eventsFD: Int32
     /// The limit counters as they were when the cgroup was removed (they go with it).
     private var countersAtRemoval: LimitCounters?
+    /// Removes the directory off the loop, where there is a worker.
+    private let remover: RunCgroupWorker?
 
-    private init(path: String, procsFD: Int32, eventsFD: Int32) {
+    private init(path: String, procsFD: Int32, eventsFD: Int32, remover: RunCgroupWorker?) {
         self.path = path
         self.procsFD = procsFD
         self.eventsFD = eventsFD
+        self.remover = remover
     }
 
     deinit {
@@ -25,10 +28,14 @@ public final class RunCgroup {
         close(eventsFD)
     }
 
-    /// Creates `parent/name`. Fails when the hierarchy is not writable here.
-    public static func create(parent: String, name: String) throws(SystemError) -> RunCgroup {
+    /// Creates `parent/name`, or opens it where the ``RunCgroupWorker`` made it ahead (`made`:
+    /// no `mkdir` then, which would wait for the parent directory's lock, held by the worker's
+    /// `mkdir`s while they wait for the kernel's cgroup lock). Fails when the hierarchy is not
+    /// writable here.
+    public static func create(parent: String, name: String, made: Bool = false,
+                              remover: RunCgroupWorker? = nil) throws(SystemError) -> RunCgroup {
         let path = parent + "/" + name
-        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+        if !made && mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw SystemError.last("mkdir", path: path)
         }
         let procs = open(path + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
@@ -39,7 +46,7 @@ public final class RunCgroup {
             close(procs)
             throw SystemError(call: "open", errno: saved, path: path + "/cgroup.events")
         }
-        return RunCgroup(path: path, procsFD: procs, eventsFD: events)
+        return RunCgroup(path: path, procsFD: procs, eventsFD: events, remover: remover)
     }
 
     /// Whether any process is still in the cgroup (`populated 1` in cgroup.events).
@@ -98,11 +105,17 @@ public final class RunCgroup {
                              oomKills: LimitCounters.value(of: "oom_kill", in: memory))
     }
 
-    /// Removes the (empty) cgroup directory, keeping its limit counters.
+    /// Removes the (empty) cgroup directory, keeping its limit counters: through the worker
+    /// where there is one (the loop does not wait for the kernel's cgroup lock), else here.
     @discardableResult
     public func remove() -> Bool {
+        guard countersAtRemoval == nil else { return true }
         let counters = limitCounters
-        guard rmdir(path) == 0 else { return false }
+        if let remover {
+            remover.remove([CgroupRemoval(path: path, killingLeftovers: false)])
+        } else {
+            guard rmdir(path) == 0 else { return false }
+        }
         countersAtRemoval = counters
         return true
     }

@@ -29,16 +29,17 @@ public final class RunLimitGroups {
         joinDescriptors = []
     }
 
-    /// Makes `name` below each `(controller, parent)` and writes `limits` into it. Fails, with
-    /// nothing left behind, when a group cannot be made or a limit not written.
+    /// Makes `name` below each `(controller, parent)` (those in `made` exist: the worker made
+    /// them ahead) and writes `limits` into it. Fails, with nothing left behind, when a group
+    /// cannot be made or a limit not written.
     static func create(_ name: String, in parents: [(controller: String, directory: String)],
-                       limits: RunLimits) throws(SystemError) -> RunLimitGroups {
+                       limits: RunLimits, made: Set<String> = []) throws(SystemError) -> RunLimitGroups {
         var groups: [Group] = []
         var descriptors: [Int32] = []
         for parent in parents {
             let group = Group(controller: parent.controller, path: parent.directory + "/" + name)
             do throws(SystemError) {
-                try make(group, limits: limits)
+                try make(group, limits: limits, exists: made.contains(group.path))
                 let fd = open(group.path + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
                 guard fd >= 0 else { throw SystemError(call: "open cgroup.procs", errno: errno, path: group.path) }
                 groups.append(group)
@@ -52,8 +53,8 @@ public final class RunLimitGroups {
         return RunLimitGroups(groups: groups, joinDescriptors: descriptors)
     }
 
-    private static func make(_ group: Group, limits: RunLimits) throws(SystemError) {
-        if mkdir(group.path, 0o755) != 0 && errno != EEXIST {
+    private static func make(_ group: Group, limits: RunLimits, exists: Bool) throws(SystemError) {
+        if !exists && mkdir(group.path, 0o755) != 0 && errno != EEXIST {
             throw SystemError(call: "mkdir", errno: errno, path: group.path)
         }
         var writes: [(String, String)] = []
@@ -90,6 +91,12 @@ public final class RunLimitGroups {
             }
         }
         return counters
+    }
+
+    /// The groups, for removal off the loop (see ``RunCgroupWorker``): what is still in them is
+    /// a leftover of the ended run.
+    public var removals: [CgroupRemoval] {
+        groups.map { CgroupRemoval(path: $0.path, killingLeftovers: true) }
     }
 
     /// Removes the groups. A process still in one (it left the run's process group and the run

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentSystem
+import Foundation
+import Glibc
+import Testing
+
+/// Run cgroups made and removed off the loop (RunCgroupWorker), seen from outside a real agent:
+/// an ended run's cgroups go, what is left is only made ahead for runs still to come, and the
+/// stop leaves nothing.
+@Suite(.serialized) struct RunCgroupTests {
+    @Test(.enabled(if: getuid() == 0 && CgroupHierarchy.detect() != nil, "needs root and a cgroup v2 tree"))
+    func aBurstOfRunsLeavesOnlyCgroupsForRunsToComeAndTheStopLeavesNone() throws {
+        let sandbox = try Sandbox()
+        let plugin = try sandbox.script("quick", "exit 0\n")
+        let runs = 20
+        for i in 1...runs {
+            try sandbox.write("jobs.d/q\(i).job", "[Job]\nIdentifier=local.q\(i)\nExec=\(plugin)\nTasksMax=16\n")
+        }
+        let agent = try AgentProcess(sandbox: sandbox)
+        let pid = agent.process.processIdentifier
+        let unified = try #require(CgroupHierarchy.detect()).ownDirectory + "/agentd-runs.\(pid)"
+        let pids = CgroupV1Controller.detect("pids").map { $0.ownDirectory + "/agentd-runs.\(pid)" }
+        guard FileManager.default.fileExists(atPath: unified) else { return } // not writable here
+        let unifiedChanges = try #require(InotifyWaiter.entriesComingAndGoing(unified))
+        for i in 1...runs {
+            #expect(try agent.ctl("simulate", "launch", "local.q\(i)").status == 0)
+        }
+        for i in 1...runs { try agent.waitForLog("of local.q\(i) ended: success") }
+        // Ended runs' cgroups go off the loop, soon after each end.
+        let deadline = Date().addingTimeInterval(20)
+        while Self.runNumbers(in: unified).contains(where: { $0 <= runs }), Date() < deadline {
+            unifiedChanges.wait(seconds: deadline.timeIntervalSinceNow)
+        }
+        #expect(!Self.runNumbers(in: unified).contains { $0 <= runs }, "\(Self.runNumbers(in: unified))")
+        if let pids {
+            #expect(!Self.runNumbers(in: pids).contains { $0 <= runs }, "\(Self.runNumbers(in: pids))")
+        }
+        agent.stop()
+        #expect(!FileManager.default.fileExists(atPath: unified), "\(Self.runNumbers(in: unified)) left")
+        if let pids { #expect(!FileManager.default.fileExists(atPath: pids), "\(Self.runNumbers(in: pids)) left") }
+    }
+
+    /// The run numbers of the `run-rNNNNNN` directories in `parent`.
+    static func runNumbers(in parent: String) -> [Int] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [])
+            .compactMap { $0.hasPrefix("run-r") ? Int($0.dropFirst(5)) : nil }.sorted()
+    }
+}
