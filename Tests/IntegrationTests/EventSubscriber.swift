@@ -18,12 +18,13 @@ final class EventSubscriber {
         try client.send(line: Array(try JSONSerialization.data(withJSONObject: request)))
         let answer = try Self.object(try client.readLine(timeout: .seconds(20)))
         guard answer["ok"] as? Bool == true, let after = answer["sequence"] as? Int else {
-            throw SubscribeRefused(answer: answer)
+            throw SubscribeRefused(answer: "\(answer)")
         }
         self.after = UInt64(after)
     }
 
-    struct SubscribeRefused: Error { var answer: [String: Any] }
+    /// The agent's answer to the refused subscribe, as text.
+    struct SubscribeRefused: Error { var answer: String }
 
     /// The next event, or nil when the agent closed the connection.
     func next(timeout: Double = 30) throws -> [String: Any]? {

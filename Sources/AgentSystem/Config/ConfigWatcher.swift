@@ -144,31 +144,9 @@ final class ConfigWatchThread {
 
     /// Starts a detached pthread running `thread`, which owns it from then on.
     static func spawn(_ thread: ConfigWatchThread) throws(ConfigWatcherError) {
-        // The thread inherits the creator's signal mask: block everything around the creation
-        // so that not even its first instruction can take a signal meant for the daemon's
-        // signalfd, then restore the caller's mask.
-        var all = sigset_t()
-        var previous = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_BLOCK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-
-        let context = Unmanaged.passRetained(thread).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, &attributes, { raw in
-            guard let raw else { return nil }
-            // Returns only if the claim is given up: the watcher lives as long as the process.
-            Unmanaged<ConfigWatchThread>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<ConfigWatchThread>.fromOpaque(context).release()
-            throw ConfigWatcherError("cannot start the config watcher thread: \(SystemError.text(result))")
+        // Returns only if the claim is given up: the watcher lives as long as the process.
+        if case .failure(let error) = HelperThread.start(joinable: false, { thread.run() }) {
+            throw ConfigWatcherError("cannot start the config watcher thread: \(SystemError.text(error.errno))")
         }
     }
 

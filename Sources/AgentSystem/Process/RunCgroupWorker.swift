@@ -118,25 +118,13 @@ public final class RunCgroupWorker: Sendable {
             return shared.thread == nil && !shared.failedToStart
         }
         guard needed else { return false }
-        var all = sigset_t()
-        var previous = sigset_t()
-        sigfillset(&all)
-        // Every signal stays the loop's (signalfd): the thread is created with all blocked.
-        pthread_sigmask(SIG_BLOCK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<RunCgroupWorker>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<RunCgroupWorker>.fromOpaque(context).release()
+        switch HelperThread.start(joinable: true, { self.run() }) {
+        case .success(let handle):
+            shared.withLock { $0.thread = handle }
+        case .failure:
             shared.withLock { $0.failedToStart = true }
             return false
         }
-        shared.withLock { $0.thread = handle }
         signal()
         return true
     }
