@@ -170,8 +170,8 @@ public final class RunCgroupWorker: Sendable {
         shared.withLock { $0.asleep = false }
     }
 
-    /// Makes run `number`'s directories. One that exists is not the worker's (the loop made it
-    /// for a run that could not wait): it is not in what is returned.
+    /// Makes run `number`'s directories and looks their files up. One that exists is not the
+    /// worker's (the loop made it for a run that could not wait): it is not in what is returned.
     private func make(_ number: UInt64) -> MadeRunCgroups {
         let name = layout.name(number)
         var made = MadeRunCgroups()
@@ -179,15 +179,25 @@ public final class RunCgroupWorker: Sendable {
             let path = parent + "/" + name
             guard mkdir(path, 0o755) == 0 else { return made }
             made.unified = path
-            _ = access(path + "/cgroup.procs", F_OK)
-            _ = access(path + "/cgroup.events", F_OK)
+            Self.lookUp(Self.unifiedFiles, in: path)
         }
         if let parent = layout.pidsParent, mkdir(parent + "/" + name, 0o755) == 0 {
             made.pidsGroup = parent + "/" + name
-            _ = access(parent + "/" + name + "/cgroup.procs", F_OK)
-            _ = access(parent + "/" + name + "/pids.max", F_OK)
+            Self.lookUp(Self.pidsGroupFiles, in: parent + "/" + name)
         }
         return made
+    }
+
+    /// The files the loop opens in a run's unified cgroup (limits where controllers are
+    /// delegated, the CPU weight, the counters read at the end, kill and freeze).
+    static let unifiedFiles = ["cgroup.procs", "cgroup.events", "pids.max", "memory.max", "memory.high",
+                               "cpu.weight", "pids.events", "memory.events", "cgroup.kill", "cgroup.freeze"]
+    static let pidsGroupFiles = ["cgroup.procs", "pids.max", "pids.events"]
+
+    /// Looks each file up once, so the loop's `open` finds it in the dentry cache: a first
+    /// lookup in a new cgroup waits for the hierarchy's lock behind this thread's mkdir/rmdir.
+    private static func lookUp(_ files: [String], in directory: String) {
+        for file in files { _ = access(directory + "/" + file, F_OK) }
     }
 
     /// Removes each directory; returns those still busy.
