@@ -93,29 +93,8 @@ final class AgentProcess {
                "--socket", sandbox.socketPath] + extraArguments
         process.standardError = logPipe
         process.standardOutput = FileHandle.nullDevice
-        let log = self.log
         try process.run()
-        // A plain thread blocked in read(2) until the agent's stderr ends: no dispatch source on
-        // the descriptor (Foundation's readabilityHandler crashed the test process now and then
-        // while the pipe was torn down).
-        let descriptor = dup(logPipe.fileHandleForReading.fileDescriptor)
-        try? logPipe.fileHandleForWriting.close()
-        let reader = Thread {
-            var partial = ""
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                partial += String(decoding: buffer[0..<count], as: UTF8.self)
-                var parts = partial.components(separatedBy: "\n")
-                partial = parts.removeLast()
-                log.append(parts)
-            }
-            close(descriptor)
-            log.close()
-        }
-        reader.start()
+        log.follow(logPipe)
         try waitForLog("ready:")
     }
 
@@ -132,24 +111,9 @@ final class AgentProcess {
     @discardableResult
     func waitForLog(_ text: String, after: Int = 0, timeout: Double = 20,
                     sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        var scanned = after
-        // Looks only at lines not seen yet, inside the lock: no copy of the whole log per wakeup.
-        func newMatch() -> String? {
-            log.lines.withLock { lines in
-                defer { scanned = max(scanned, lines.count) }
-                guard scanned < lines.count else { return nil }
-                return lines[scanned...].first { $0.contains(text) }
-            }
+        if let found = log.firstLine(after: after, until: Date().addingTimeInterval(timeout), where: { $0.contains(text) }) {
+            return found.line
         }
-        log.arrived.lock()
-        defer { log.arrived.unlock() }
-        while true {
-            if let line = newMatch() { return line }
-            // Woken by the pipe reader when lines arrive or the log ends; the deadline bounds it.
-            if log.closed || !log.arrived.wait(until: deadline) { break }
-        }
-        if let line = newMatch() { return line }
         Issue.record("no log line containing \"\(text)\" within \(timeout) s; log:\n\(logLines.suffix(30).joined(separator: "\n"))", sourceLocation: sourceLocation)
         throw POSIXError(.ETIMEDOUT)
     }
@@ -184,6 +148,52 @@ final class LogLines: @unchecked Sendable {
         closed = true
         arrived.broadcast()
         arrived.unlock()
+    }
+
+    /// Collects `pipe`'s lines (a child's output, the child already started) on a plain thread
+    /// blocked in read(2) until the pipe ends: no dispatch source on the descriptor (Foundation's
+    /// readabilityHandler crashed the test process now and then while the pipe was torn down).
+    /// The test's own copy of the write end is closed, so the end comes when the child's does.
+    func follow(_ pipe: Pipe) {
+        let descriptor = dup(pipe.fileHandleForReading.fileDescriptor)
+        try? pipe.fileHandleForWriting.close()
+        Thread { [self] in
+            var partial = ""
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                partial += String(decoding: buffer[0..<count], as: UTF8.self)
+                var parts = partial.components(separatedBy: "\n")
+                partial = parts.removeLast()
+                append(parts)
+            }
+            Glibc.close(descriptor)
+            close()
+        }.start()
+    }
+
+    /// The first line from index `after` on that `matches`, with its index, waiting until
+    /// `deadline` for it (woken by each batch of lines); nil when none came.
+    func firstLine(after: Int = 0, until deadline: Date,
+                   where matches: (String) -> Bool) -> (line: String, index: Int)? {
+        var scanned = after
+        // Looks only at lines not seen yet, inside the lock: no copy of the whole log per wakeup.
+        func newMatch() -> (line: String, index: Int)? {
+            lines.withLock { all in
+                defer { scanned = max(scanned, all.count) }
+                guard scanned < all.count else { return nil }
+                return (scanned..<all.count).first { matches(all[$0]) }.map { (all[$0], $0) }
+            }
+        }
+        arrived.lock()
+        defer { arrived.unlock() }
+        while true {
+            if let found = newMatch() { return found }
+            if closed || !arrived.wait(until: deadline) { break }
+        }
+        return newMatch()
     }
 }
 

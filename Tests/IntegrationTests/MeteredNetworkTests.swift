@@ -24,39 +24,16 @@ import Testing
             process.standardError = FileHandle.nullDevice
             process.standardInput = withStdin ? input : FileHandle.nullDevice
             try process.run()
-            let descriptor = dup(output.fileHandleForReading.fileDescriptor)
-            try? output.fileHandleForWriting.close()
-            let lines = self.lines
-            Thread {
-                var partial = ""
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { break }
-                    partial += String(decoding: buffer[0..<count], as: UTF8.self)
-                    var parts = partial.components(separatedBy: "\n")
-                    partial = parts.removeLast()
-                    lines.append(parts)
-                }
-                close(descriptor)
-                lines.close()
-            }.start()
+            lines.follow(output)
         }
 
         deinit { stop() }
 
         /// The first line (from line `after` on) that satisfies `match`, waiting up to `timeout`.
         func waitForLine(after: Int = 0, timeout: Double = 20, _ match: (String) -> Bool) throws -> String {
-            let deadline = Date().addingTimeInterval(timeout)
-            lines.arrived.lock()
-            defer { lines.arrived.unlock() }
-            while true {
-                let found = lines.lines.withLock { all in all.dropFirst(after).first(where: match) }
-                if let found { return found }
-                if lines.closed || !lines.arrived.wait(until: deadline) { break }
+            if let found = lines.firstLine(after: after, until: Date().addingTimeInterval(timeout), where: match) {
+                return found.line
             }
-            if let found = lines.lines.withLock({ $0.dropFirst(after).first(where: match) }) { return found }
             throw POSIXError(.ETIMEDOUT)
         }
 

@@ -154,40 +154,16 @@ final class Attacker {
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let descriptor = dup(output.fileHandleForReading.fileDescriptor)
-        try? output.fileHandleForWriting.close()
-        let lines = self.lines
-        let reader = Thread {
-            var partial = ""
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                partial += String(decoding: buffer[0..<count], as: UTF8.self)
-                var parts = partial.components(separatedBy: "\n")
-                partial = parts.removeLast()
-                lines.append(parts)
-            }
-            close(descriptor)
-            lines.close()
-        }
-        reader.start()
+        lines.follow(output)
     }
 
     /// Waits for a line starting with `prefix`, or fails the test.
     @discardableResult
     func waitForLine(prefix: String, timeout: Double = 30,
                      sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        func match() -> String? { lines.lines.withLock { $0.first { $0.hasPrefix(prefix) } } }
-        lines.arrived.lock()
-        defer { lines.arrived.unlock() }
-        while true {
-            if let line = match() { return line }
-            if lines.closed || !lines.arrived.wait(until: deadline) { break }
+        if let found = lines.firstLine(until: Date().addingTimeInterval(timeout), where: { $0.hasPrefix(prefix) }) {
+            return found.line
         }
-        if let line = match() { return line }
         Issue.record("attacker never said \"\(prefix)\" within \(timeout) s; it said: \(lines.lines.withLock { $0 })",
                      sourceLocation: sourceLocation)
         throw POSIXError(.ETIMEDOUT)

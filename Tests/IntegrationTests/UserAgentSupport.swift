@@ -127,26 +127,8 @@ final class LineCollectingProcess {
             if quietStderr { process.standardError = FileHandle.nullDevice }
         }
         process.standardInput = input
-        let lines = self.lines
         try process.run()
-        let descriptor = dup(pipe.fileHandleForReading.fileDescriptor)
-        try? pipe.fileHandleForWriting.close()
-        let reader = Thread {
-            var partial = ""
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { break }
-                partial += String(decoding: buffer[0..<count], as: UTF8.self)
-                var parts = partial.components(separatedBy: "\n")
-                partial = parts.removeLast()
-                lines.append(parts)
-            }
-            close(descriptor)
-            lines.close()
-        }
-        reader.start()
+        lines.follow(pipe)
     }
 
     deinit { stop() }
@@ -158,22 +140,9 @@ final class LineCollectingProcess {
     func waitForLine(after: Int = 0, timeout: Double = 20, _ description: String,
                      sourceLocation: SourceLocation = #_sourceLocation,
                      where matches: (String) -> Bool) throws -> (line: String, index: Int) {
-        let deadline = Date().addingTimeInterval(timeout)
-        var scanned = after
-        func newMatch() -> (String, Int)? {
-            lines.lines.withLock { all in
-                defer { scanned = max(scanned, all.count) }
-                guard scanned < all.count else { return nil }
-                return (scanned..<all.count).first { matches(all[$0]) }.map { (all[$0], $0) }
-            }
+        if let found = lines.firstLine(after: after, until: Date().addingTimeInterval(timeout), where: matches) {
+            return found
         }
-        lines.arrived.lock()
-        defer { lines.arrived.unlock() }
-        while true {
-            if let found = newMatch() { return found }
-            if lines.closed || !lines.arrived.wait(until: deadline) { break }
-        }
-        if let found = newMatch() { return found }
         Issue.record("\(name): no line \(description) within \(timeout) s; last lines:\n\(allLines.suffix(30).joined(separator: "\n"))",
                      sourceLocation: sourceLocation)
         throw POSIXError(.ETIMEDOUT)
