@@ -21,6 +21,13 @@ for binary in "$@"; do
             failed=1
         fi
     fi
+    # agentd loads libsystemd for D-Bus only when it connects to a bus (dlopen; debian/control
+    # names it), issue 17.
+    needed=$(readelf -d -W "$binary" | sed -n 's/.*(NEEDED).*\[\([^]]*\)\].*/\1/p')
+    if [ "$(basename "$binary")" = agentd ] && printf '%s\n' "$needed" | grep -q '^libsystemd'; then
+        echo "check-libraries: $binary needs libsystemd; only Sources/CSystemd may use it, through csystemd_load" >&2
+        failed=1
+    fi
     ldd_out=$(ldd "$binary") || { echo "check-libraries: ldd $binary failed" >&2; exit 1; }
     if printf '%s\n' "$ldd_out" | grep -q 'not found'; then
         echo "check-libraries: $binary needs libraries that are not installed:" >&2
