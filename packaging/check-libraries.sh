@@ -21,9 +21,13 @@ for binary in "$@"; do
             failed=1
         fi
     fi
-    # agentd loads libsystemd for D-Bus only when it connects to a bus (dlopen; debian/control
-    # names it), issue 17.
+    # The release build links libstdc++ in (packaging/static-libstdc++.sh); agentd loads libsystemd
+    # for D-Bus only when it connects to a bus (dlopen; debian/control names it), issue 17.
     needed=$(readelf -d -W "$binary" | sed -n 's/.*(NEEDED).*\[\([^]]*\)\].*/\1/p')
+    if printf '%s\n' "$needed" | grep -q '^libstdc++'; then
+        echo "check-libraries: $binary needs libstdc++.so; link it statically (make static-libstdc++, MEMORY_FLAGS -L)" >&2
+        failed=1
+    fi
     if [ "$(basename "$binary")" = agentd ] && printf '%s\n' "$needed" | grep -q '^libsystemd'; then
         echo "check-libraries: $binary needs libsystemd; only Sources/CSystemd may use it, through csystemd_load" >&2
         failed=1
