@@ -14,12 +14,13 @@ DEMO := $(CURDIR)/run/demo
 # instead of spread over 10 MB of text. libstdc++ (the Swift runtime's) linked statically: the
 # Swift driver asks for -lstdc++, which finds the archive first in STATIC_CXX_DIR (a directory
 # holding only a link to gcc's libstdc++.a), so the few functions used are copied in rather than
-# the whole shared library mapped and its symbol tables paged in (about 1 MB resident).
+# the whole shared library mapped and its symbol tables paged in (about 1 MB resident); and with
+# it GCC's unwinder (-static-libgcc: libgcc_eh.a instead of libgcc_s.so).
 STATIC_CXX_DIR := $(CURDIR)/.build-static/static-libstdc++
 MEMORY_FLAGS := -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
 	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/agentd.order -Xlinker --no-warn-symbol-ordering \
-	-Xlinker -L$(STATIC_CXX_DIR)
+	-Xlinker -L$(STATIC_CXX_DIR) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 RELEASE_FLAGS := -c release --static-swift-stdlib --scratch-path .build-static \
 	-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --as-needed \
 	-Xcc -D_FORTIFY_SOURCE=2 -Xcc -O2 $(MEMORY_FLAGS)

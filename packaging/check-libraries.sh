@@ -21,11 +21,11 @@ for binary in "$@"; do
             failed=1
         fi
     fi
-    # The release build links libstdc++ in (packaging/static-libstdc++.sh); agentd loads libsystemd
+    # The release build links libstdc++ and libgcc's unwinder in (packaging/static-libstdc++.sh); agentd loads libsystemd
     # for D-Bus only when it connects to a bus (dlopen; debian/control names it), issue 17.
     needed=$(readelf -d -W "$binary" | sed -n 's/.*(NEEDED).*\[\([^]]*\)\].*/\1/p')
-    if printf '%s\n' "$needed" | grep -q '^libstdc++'; then
-        echo "check-libraries: $binary needs libstdc++.so; link it statically (make static-libstdc++, MEMORY_FLAGS -L)" >&2
+    if printf '%s\n' "$needed" | grep -q '^libstdc++\|^libgcc_s'; then
+        echo "check-libraries: $binary needs $(printf '%s\n' "$needed" | grep '^libstdc++\|^libgcc_s' | tr '\n' ' '); link them statically (make static-libstdc++; MEMORY_FLAGS' -L and -static-libgcc)" >&2
         failed=1
     fi
     if [ "$(basename "$binary")" = agentd ] && printf '%s\n' "$needed" | grep -q '^libsystemd'; then
