@@ -36,7 +36,7 @@ public struct ServiceNotifier: Sendable {
     private func send(_ state: String) {
         guard let socket = getenv("NOTIFY_SOCKET") else { return }
         // One line per field; a newline inside the status text would start a bogus field.
-        var bytes = Array(state.utf8)
-        _ = bytes.withUnsafeMutableBytes { raw in csystemd_notify(socket, raw.baseAddress, raw.count) }
+        let bytes = Array(state.utf8)
+        _ = bytes.withUnsafeBytes { raw in csystemd_notify(socket, raw.baseAddress, raw.count) }
     }
 }
