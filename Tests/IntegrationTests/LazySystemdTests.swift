@@ -55,4 +55,26 @@ import Testing
         let mapped = try Self.mappedFiles(agent.process.processIdentifier)
         #expect(mapped.contains(where: Self.isLibsystemd), "agentd read the bus without libsystemd mapped? \(mapped.sorted())")
     }
+
+    /// A libsystemd that cannot be loaded (here: a file of that name that is no ELF object, found
+    /// first through LD_LIBRARY_PATH) leaves the agent running with the input treated as when there
+    /// is no bus, and says what failed and what to do.
+    @Test func aLibsystemdThatCannotBeLoadedLeavesTheInputUnavailableAndSaysWhatToDo() throws {
+        let sandbox = try Sandbox()
+        let bus = try MeteredNetworkTests.PrivateBus(directory: sandbox.root)
+        let networkManager = try MeteredNetworkTests.NetworkManager(bus: bus, metered: 1)
+        _ = networkManager
+        let libraries = sandbox.root + "/broken-libs"
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        try "not a shared object\n".write(toFile: libraries + "/libsystemd.so.0", atomically: false, encoding: .utf8)
+        let agent = try AgentProcess(sandbox: sandbox, extraArguments: ["--system-bus", bus.address],
+                                     environment: ["LD_LIBRARY_PATH": libraries])
+        defer { agent.stop() }
+        let line = try agent.waitForLog("cannot load libsystemd.so.0 for D-Bus")
+        #expect(line.contains("networkmanager unavailable"), "\(line)")
+        #expect(line.contains("install the libsystemd0 package, then restart agentd"), "\(line)")
+        #expect(try agent.ctl("status").status == 0)
+        let mapped = try Self.mappedFiles(agent.process.processIdentifier)
+        #expect(!mapped.contains(where: Self.isLibsystemd), "\(mapped.sorted())")
+    }
 }
