@@ -31,8 +31,16 @@ deps:
 	@./scripts/install-deps.sh
 
 # The directory MEMORY_FLAGS points the linker at: libstdc++.a alone (packaging/static-libstdc++.sh).
+# SwiftPM does not relink when only linker flags change: a release binary still linked against
+# libstdc++.so or libgcc_s.so (built before these flags) is removed so that the build relinks it.
 static-libstdc++:
 	@./packaging/static-libstdc++.sh $(STATIC_CXX_DIR)
+	@for b in agentd agentctl agentd-transfer; do \
+	    f=.build-static/release/$$b; \
+	    if [ -f "$$f" ] && readelf -d "$$f" | grep -q 'NEEDED.*\[\(libstdc++\|libgcc_s\)'; then \
+	        echo "static-libstdc++: $$f was linked before libstdc++ was linked in: relinking it"; rm -f "$$f"; \
+	    fi; \
+	done
 
 build: deps
 	swift build
