@@ -11,18 +11,36 @@ DEMO := $(CURDIR)/run/demo
 # 1 MB .rela.dyn the loader read at every start becomes 8 KB), no symbol table exported from the
 # executables (nothing looks their symbols up), a section per function, and the functions that
 # agentd runs from start-up to idle laid out together (packaging/agentd.order, `make order-file`)
-# instead of spread over 10 MB of text.
+# instead of spread over 10 MB of text. libstdc++ (the Swift runtime's) linked statically: the
+# Swift driver asks for -lstdc++, which finds the archive first in STATIC_CXX_DIR (a directory
+# holding only a link to gcc's libstdc++.a), so the few functions used are copied in rather than
+# the whole shared library mapped and its symbol tables paged in (about 1 MB resident); and with
+# it GCC's unwinder (-static-libgcc: libgcc_eh.a instead of libgcc_s.so).
+STATIC_CXX_DIR := $(CURDIR)/.build-static/static-libstdc++
 MEMORY_FLAGS := -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic \
-	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/agentd.order -Xlinker --no-warn-symbol-ordering
+	-Xlinker --symbol-ordering-file=$(CURDIR)/packaging/agentd.order -Xlinker --no-warn-symbol-ordering \
+	-Xlinker -L$(STATIC_CXX_DIR) -Xswiftc -Xclang-linker -Xswiftc -static-libgcc
 RELEASE_FLAGS := -c release --static-swift-stdlib --scratch-path .build-static \
 	-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --as-needed \
 	-Xcc -D_FORTIFY_SOURCE=2 -Xcc -O2 $(MEMORY_FLAGS)
 
-.PHONY: deps build demo test bench bench-peers order-file deb package-test package-test-clean clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
+.PHONY: static-libstdc++ deps build demo test bench bench-peers order-file deb package-test package-test-clean clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
 
 deps:
 	@./scripts/install-deps.sh
+
+# The directory MEMORY_FLAGS points the linker at: libstdc++.a alone (packaging/static-libstdc++.sh).
+# SwiftPM does not relink when only linker flags change: a release binary still linked against
+# libstdc++.so or libgcc_s.so (built before these flags) is removed so that the build relinks it.
+static-libstdc++:
+	@./packaging/static-libstdc++.sh $(STATIC_CXX_DIR)
+	@for b in agentd agentctl agentd-transfer; do \
+	    f=.build-static/release/$$b; \
+	    if [ -f "$$f" ] && readelf -d "$$f" | grep -q 'NEEDED.*\[\(libstdc++\|libgcc_s\)'; then \
+	        echo "static-libstdc++: $$f was linked before libstdc++ was linked in: relinking it"; rm -f "$$f"; \
+	    fi; \
+	done
 
 build: deps
 	swift build
@@ -48,7 +66,7 @@ test: deps
 
 ## bench: run the benchmarks and write BENCHMARKS.md (takes a few minutes). They measure the
 ## shipped configuration: a release build with the Swift runtime linked statically.
-bench: deps
+bench: deps static-libstdc++
 	@./scripts/install-deps.sh bench
 	swift build $(RELEASE_FLAGS)
 	AGENTD_BIN_DIR=$(CURDIR)/.build-static/release python3 bench/run.py
@@ -56,14 +74,14 @@ bench: deps
 ## order-file: (valgrind) profile which functions the shipped agentd runs from start-up to idle,
 ## then through launches and a reload, and write them to packaging/agentd.order, which the
 ## release link lays out first. Re-run it when start-up code changes (bench/order_file.py).
-order-file: deps
+order-file: deps static-libstdc++
 	@./scripts/install-deps.sh order
 	swift build $(RELEASE_FLAGS)
 	python3 bench/order_file.py $(RELEASE_FLAGS)
 
 ## deb: build packaging/build/agentd_VERSION_ARCH.deb: a release build with the Swift runtime
 ## linked statically (the same build as bench), packaged with debhelper.
-deb: deps
+deb: deps static-libstdc++
 	@./scripts/install-deps.sh packaging
 	swift build $(RELEASE_FLAGS)
 	@./packaging/build-deb.sh

@@ -21,7 +21,9 @@ let package = Package(
         .target(name: "CShim", path: "Sources/CShim"),
         .systemLibrary(name: "CInotifyTools", path: "Sources/CInotifyTools"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
-        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
+        // Not a system library: agentd loads libsystemd for sd-bus on first use (dlopen) and speaks
+        // sd_notify's and the journal's protocols itself, so it has no DT_NEEDED on it (issue 17).
+        .target(name: "CSystemd", path: "Sources/CSystemd"),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto"),
 

@@ -21,6 +21,17 @@ for binary in "$@"; do
             failed=1
         fi
     fi
+    # The release build links libstdc++ and libgcc's unwinder in (packaging/static-libstdc++.sh); agentd loads libsystemd
+    # for D-Bus only when it connects to a bus (dlopen; debian/control names it), issue 17.
+    needed=$(readelf -d -W "$binary" | sed -n 's/.*(NEEDED).*\[\([^]]*\)\].*/\1/p')
+    if printf '%s\n' "$needed" | grep -q '^libstdc++\|^libgcc_s'; then
+        echo "check-libraries: $binary needs $(printf '%s\n' "$needed" | grep '^libstdc++\|^libgcc_s' | tr '\n' ' '); link them statically (make static-libstdc++; MEMORY_FLAGS' -L and -static-libgcc)" >&2
+        failed=1
+    fi
+    if [ "$(basename "$binary")" = agentd ] && printf '%s\n' "$needed" | grep -q '^libsystemd'; then
+        echo "check-libraries: $binary needs libsystemd; only Sources/CSystemd may use it, through csystemd_load" >&2
+        failed=1
+    fi
     ldd_out=$(ldd "$binary") || { echo "check-libraries: ldd $binary failed" >&2; exit 1; }
     if printf '%s\n' "$ldd_out" | grep -q 'not found'; then
         echo "check-libraries: $binary needs libraries that are not installed:" >&2

@@ -28,10 +28,14 @@ import Testing
             """)
     }
 
-    /// The same reading of agentd does find both, so the check above looks at the right thing.
-    @Test func agentdNeedsBoth() throws {
+    /// The same reading of agentd finds libinotifytools, so the check above looks at the right
+    /// thing; libsystemd it loads for D-Bus only when there is a bus (issue 17, LazySystemdTests).
+    @Test func agentdNeedsLibinotifytoolsButNotLibsystemd() throws {
         let needed = try Self.neededLibraries(of: Binaries.agentd)
         #expect(needed.contains { $0.hasPrefix("libinotifytools") })
-        #expect(needed.contains { $0.hasPrefix("libsystemd") })
+        #expect(!needed.contains { $0.hasPrefix("libsystemd") }, """
+            agentd needs \(needed.filter { $0.hasPrefix("libsystemd") }): something links libsystemd again; \
+            call sd-bus through Sources/CSystemd (csystemd_load, csd_*), never link it
+            """)
     }
 }

@@ -15,24 +15,24 @@ enum BusArgument {
     func append(to message: OpaquePointer) throws(BusError) {
         switch self {
         case .string(let text):
-            try Self.check(text.withCString { sd_bus_message_append_basic(message, Self.code("s"), $0) })
+            try Self.check(text.withCString { csd_bus_message_append_basic(message, Self.code("s"), $0) })
         case .uint32(var value):
-            try Self.check(sd_bus_message_append_basic(message, Self.code("u"), &value))
+            try Self.check(csd_bus_message_append_basic(message, Self.code("u"), &value))
         case .int32(var value):
-            try Self.check(sd_bus_message_append_basic(message, Self.code("i"), &value))
+            try Self.check(csd_bus_message_append_basic(message, Self.code("i"), &value))
         case .stringArray(let items):
-            try Self.check(sd_bus_message_open_container(message, Self.code("a"), "s"))
+            try Self.check(csd_bus_message_open_container(message, Self.code("a"), "s"))
             for item in items { try BusArgument.string(item).append(to: message) }
-            try Self.check(sd_bus_message_close_container(message))
+            try Self.check(csd_bus_message_close_container(message))
         case .variants(let entries):
-            try Self.check(sd_bus_message_open_container(message, Self.code("a"), "{sv}"))
+            try Self.check(csd_bus_message_open_container(message, Self.code("a"), "{sv}"))
             for (key, value) in entries {
-                try Self.check(sd_bus_message_open_container(message, Self.code("e"), "sv"))
+                try Self.check(csd_bus_message_open_container(message, Self.code("e"), "sv"))
                 try BusArgument.string(key).append(to: message)
                 try value.append(to: message)
-                try Self.check(sd_bus_message_close_container(message))
+                try Self.check(csd_bus_message_close_container(message))
             }
-            try Self.check(sd_bus_message_close_container(message))
+            try Self.check(csd_bus_message_close_container(message))
         }
     }
 
@@ -58,17 +58,17 @@ enum BusVariant {
         case .byte: signature = "y"
         case .boolean: signature = "b"
         }
-        try BusArgument.check(sd_bus_message_open_container(message, BusArgument.code("v"), signature))
+        try BusArgument.check(csd_bus_message_open_container(message, BusArgument.code("v"), signature))
         switch self {
         case .string(let text): try BusArgument.string(text).append(to: message)
         case .int32(let value): try BusArgument.int32(value).append(to: message)
-        case .byte(var value): try BusArgument.check(sd_bus_message_append_basic(message, BusArgument.code("y"), &value))
+        case .byte(var value): try BusArgument.check(csd_bus_message_append_basic(message, BusArgument.code("y"), &value))
         case .boolean(let value):
             // D-Bus booleans are 32-bit on the wire; sd-bus reads an int.
             var flag: Int32 = value ? 1 : 0
-            try BusArgument.check(sd_bus_message_append_basic(message, BusArgument.code("b"), &flag))
+            try BusArgument.check(csd_bus_message_append_basic(message, BusArgument.code("b"), &flag))
         }
-        try BusArgument.check(sd_bus_message_close_container(message))
+        try BusArgument.check(csd_bus_message_close_container(message))
     }
 }
 
@@ -76,7 +76,7 @@ extension BusMessage {
     /// Reads a `u` at the cursor.
     func readUInt32() throws(BusError) -> UInt32 {
         var value: UInt32 = 0
-        let result = sd_bus_message_read_basic(raw, BusArgument.code("u"), &value)
+        let result = csd_bus_message_read_basic(raw, BusArgument.code("u"), &value)
         guard result > 0 else { throw BusError(name: nil, message: "expected a uint32 (\(result))") }
         return value
     }

@@ -66,26 +66,30 @@ final class BusConnection {
     var isOpen: Bool { bus != nil }
 
     /// Connects to `address` and attaches the connection to `loop`. Throws when the socket cannot
-    /// be connected (no bus there: ENOENT, ECONNREFUSED) or the address is malformed.
+    /// be connected (no bus there: ENOENT, ECONNREFUSED), the address is malformed or libsystemd
+    /// cannot be loaded (`SystemdLibrary`).
     init(address: BusAddress, loop: EventLoop) throws(BusError) {
         self.address = address
         self.loop = loop
+        // No socket, no bus: say so as connecting would, without loading libsystemd for it.
+        try address.checkSocketExists()
+        try SystemdLibrary.load()
         var raw: OpaquePointer?
         switch address {
         case .system:
             // Connects (non-blocking) and queues Hello; reads DBUS_SYSTEM_BUS_ADDRESS.
-            let result = sd_bus_open_system(&raw)
+            let result = csd_bus_open_system(&raw)
             guard result >= 0, raw != nil else {
                 throw BusError(call: "connect to \(address)", result: result)
             }
         case .address(let text):
-            var result = sd_bus_new(&raw)
+            var result = csd_bus_new(&raw)
             guard result >= 0, let created = raw else { throw BusError(call: "sd_bus_new", result: result) }
-            result = sd_bus_set_address(created, text)
-            if result >= 0 { result = sd_bus_set_bus_client(created, 1) }
-            if result >= 0 { result = sd_bus_start(created) }
+            result = csd_bus_set_address(created, text)
+            if result >= 0 { result = csd_bus_set_bus_client(created, 1) }
+            if result >= 0 { result = csd_bus_start(created) }
             guard result >= 0 else {
-                sd_bus_unref(created)
+                csd_bus_unref(created)
                 throw BusError(call: "connect to \(text)", result: result)
             }
         }
@@ -120,15 +124,15 @@ final class BusConnection {
               timeout: Duration, reply: @escaping (BusMessage) -> Void) throws(BusError) -> Token {
         guard let bus else { throw BusError(name: nil, message: "bus connection closed") }
         var message: OpaquePointer?
-        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        var result = csd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else { throw BusError(call: "sd_bus_message_new_method_call", result: result) }
-        defer { sd_bus_message_unref(message) }
+        defer { csd_bus_message_unref(message) }
         for argument in typedArguments { try argument.append(to: message) }
-        _ = sd_bus_message_set_auto_start(message, 0)
+        _ = csd_bus_message_set_auto_start(message, 0)
         let registration = register(isReply: true, onMessage: reply, onInstalled: nil)
         let micros = UInt64(max(1, MonotonicInstant.clampedNanoseconds(of: timeout) / 1000))
         var slot: OpaquePointer?
-        result = sd_bus_call_async(bus, &slot, message, { message, userdata, _ in
+        result = csd_bus_call_async(bus, &slot, message, { message, userdata, _ in
             BusConnection.dispatch(message, userdata, installReply: false)
         }, Unmanaged.passUnretained(registration).toOpaque(), micros)
         guard result >= 0, let slot else {
@@ -148,7 +152,7 @@ final class BusConnection {
         guard let bus else { throw BusError(name: nil, message: "bus connection closed") }
         let registration = register(isReply: false, onMessage: onMessage, onInstalled: onInstalled)
         var slot: OpaquePointer?
-        let result = sd_bus_add_match_async(bus, &slot, rule, { message, userdata, _ in
+        let result = csd_bus_add_match_async(bus, &slot, rule, { message, userdata, _ in
             BusConnection.dispatch(message, userdata, installReply: false)
         }, { message, userdata, _ in
             BusConnection.dispatch(message, userdata, installReply: true)
@@ -180,7 +184,7 @@ final class BusConnection {
     private func release(_ registration: Registration) {
         if let slot = registration.slot {
             registration.slot = nil
-            sd_bus_slot_unref(slot)
+            csd_bus_slot_unref(slot)
         }
     }
 
@@ -216,7 +220,7 @@ final class BusConnection {
         processing = true
         var failure: Int32 = 0
         while !closeRequested {
-            let result = sd_bus_process(bus, nil)
+            let result = csd_bus_process(bus, nil)
             if result < 0 {
                 failure = result
                 break
@@ -228,7 +232,7 @@ final class BusConnection {
             close()
             return
         }
-        if failure != 0 || sd_bus_is_open(bus) <= 0 {
+        if failure != 0 || csd_bus_is_open(bus) <= 0 {
             let reason = failure != 0 ? SystemError.text(-failure) : "connection closed"
             disconnected(reason)
             return
@@ -243,9 +247,9 @@ final class BusConnection {
     /// Points the fd watch and the loop timer at what sd-bus waits for now.
     private func updateInterest() throws(BusError) {
         guard let bus else { return }
-        let fd = sd_bus_get_fd(bus)
+        let fd = csd_bus_get_fd(bus)
         guard fd >= 0 else { throw BusError(call: "sd_bus_get_fd", result: fd) }
-        let mask = sd_bus_get_events(bus)
+        let mask = csd_bus_get_events(bus)
         guard mask >= 0 else { throw BusError(call: "sd_bus_get_events", result: mask) }
         var events: IOEvents = []
         if mask & Int32(POLLIN) != 0 { events.insert(.readable) }
@@ -261,7 +265,7 @@ final class BusConnection {
         }
 
         var deadline: UInt64 = .max
-        let result = sd_bus_get_timeout(bus, &deadline)
+        let result = csd_bus_get_timeout(bus, &deadline)
         guard result >= 0 else { throw BusError(call: "sd_bus_get_timeout", result: result) }
         if let token = timerToken, loop.isScheduled(token), deadline == timerDeadlineUSec { return }
         if let token = timerToken { loop.cancel(token) }
@@ -302,7 +306,7 @@ final class BusConnection {
         registrations = [:]
         for registration in all { release(registration) }
         if let bus {
-            sd_bus_close_unref(bus)
+            csd_bus_close_unref(bus)
         }
         bus = nil
     }

@@ -9,15 +9,15 @@ struct BusMessage {
     let raw: OpaquePointer
 
     /// The unique name of the sending connection (`:1.42`), or `org.freedesktop.DBus` for the bus.
-    var sender: String? { sd_bus_message_get_sender(raw).map { String(cString: $0) } }
-    var path: String? { sd_bus_message_get_path(raw).map { String(cString: $0) } }
-    var interface: String? { sd_bus_message_get_interface(raw).map { String(cString: $0) } }
-    var member: String? { sd_bus_message_get_member(raw).map { String(cString: $0) } }
+    var sender: String? { csd_bus_message_get_sender(raw).map { String(cString: $0) } }
+    var path: String? { csd_bus_message_get_path(raw).map { String(cString: $0) } }
+    var interface: String? { csd_bus_message_get_interface(raw).map { String(cString: $0) } }
+    var member: String? { csd_bus_message_get_member(raw).map { String(cString: $0) } }
 
     /// The error carried by an error reply (including the ones sd-bus synthesizes for a timeout
     /// or a lost connection); nil for a normal reply or a signal.
     var error: BusError? {
-        guard let error = sd_bus_message_get_error(raw) else { return nil }
+        guard let error = csd_bus_message_get_error(raw) else { return nil }
         let name = error.pointee.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
         let message = error.pointee.message.map { String(cString: $0) } ?? ""
         return BusError(name: name, message: message)
@@ -29,7 +29,7 @@ struct BusMessage {
     func readString() throws(BusError) -> String {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
-        let peeked = sd_bus_message_peek_type(raw, &type, &contents)
+        let peeked = csd_bus_message_peek_type(raw, &type, &contents)
         guard peeked > 0 else {
             throw BusError(name: nil, message: "expected a string, found the end of the message")
         }
@@ -37,7 +37,7 @@ struct BusMessage {
             throw BusError(name: nil, message: "expected a string, found type '\(Character(Unicode.Scalar(UInt8(bitPattern: type))))'")
         }
         var value: UnsafePointer<CChar>?
-        let result = sd_bus_message_read_basic(raw, type, &value)
+        let result = csd_bus_message_read_basic(raw, type, &value)
         guard result > 0, let value else { throw BusError(call: "sd_bus_message_read_basic", result: result) }
         return String(cString: value)
     }
@@ -47,12 +47,12 @@ struct BusMessage {
     func readVariantString() throws(BusError) -> String? {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
-        let peeked = sd_bus_message_peek_type(raw, &type, &contents)
+        let peeked = csd_bus_message_peek_type(raw, &type, &contents)
         guard peeked > 0, type == Self.code("v") else {
             throw BusError(name: nil, message: "expected a variant")
         }
         guard let contents, String(cString: contents) == "s" else {
-            let skipped = sd_bus_message_skip(raw, "v")
+            let skipped = csd_bus_message_skip(raw, "v")
             guard skipped >= 0 else { throw BusError(call: "sd_bus_message_skip", result: skipped) }
             return nil
         }
@@ -83,7 +83,7 @@ struct BusMessage {
     func readVariant() throws(BusError) -> Variant {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
-        let peeked = sd_bus_message_peek_type(raw, &type, &contents)
+        let peeked = csd_bus_message_peek_type(raw, &type, &contents)
         guard peeked > 0, type == Self.code("v") else {
             throw BusError(name: nil, message: "expected a variant")
         }
@@ -96,12 +96,12 @@ struct BusMessage {
         case "u":
             try enter(Self.code("v"), "u")
             var value: UInt32 = 0
-            let result = sd_bus_message_read_basic(raw, Self.code("u"), &value)
+            let result = csd_bus_message_read_basic(raw, Self.code("u"), &value)
             guard result > 0 else { throw BusError(call: "sd_bus_message_read_basic(u)", result: result) }
             try exit()
             return .uint32(value)
         default:
-            let skipped = sd_bus_message_skip(raw, "v")
+            let skipped = csd_bus_message_skip(raw, "v")
             guard skipped >= 0 else { throw BusError(call: "sd_bus_message_skip", result: skipped) }
             return .other
         }
@@ -130,7 +130,7 @@ struct BusMessage {
         try enter(Self.code("a"), "s")
         while true {
             var value: UnsafePointer<CChar>?
-            let result = sd_bus_message_read_basic(raw, Self.code("s"), &value)
+            let result = csd_bus_message_read_basic(raw, Self.code("s"), &value)
             guard result >= 0 else { throw BusError(call: "sd_bus_message_read_basic", result: result) }
             guard result > 0, let value else { break }
             invalidated.append(String(cString: value))
@@ -147,13 +147,13 @@ struct BusMessage {
 
     /// Enters a container; false at the end of the enclosing array.
     private func enterIfPresent(_ type: CChar, _ contents: String) throws(BusError) -> Bool {
-        let result = sd_bus_message_enter_container(raw, type, contents)
+        let result = csd_bus_message_enter_container(raw, type, contents)
         guard result >= 0 else { throw BusError(call: "sd_bus_message_enter_container(\(contents))", result: result) }
         return result > 0
     }
 
     private func exit() throws(BusError) {
-        let result = sd_bus_message_exit_container(raw)
+        let result = csd_bus_message_exit_container(raw)
         guard result >= 0 else { throw BusError(call: "sd_bus_message_exit_container", result: result) }
     }
 }

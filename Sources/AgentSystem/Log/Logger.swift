@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import CShim
-import CSystemd
 
 /// Writes one line per event to a file descriptor (stderr by default) with a syslog priority prefix,
 /// so that journald files each line at its level (`<3>` err … `<7>` debug; sd-daemon(3)).
@@ -12,9 +11,10 @@ import CSystemd
 /// one line — also for text that came from a plugin. Cheap to copy and `Sendable`.
 ///
 /// With `journal` set (the agent sets it when its stderr is the journal: `Logger.stderrIsJournal`)
-/// each line goes to journald through `sd_journal_sendv` instead, as `MESSAGE=` (the same text,
-/// without the `<N>` prefix) with `PRIORITY=`, `SYSLOG_IDENTIFIER=agentd` and the line's
-/// ``LogFields``; if journald refuses it, the line goes to `fd` as usual.
+/// each line goes to journald in its native protocol instead (`JournalProtocol`: what
+/// `sd_journal_sendv` sends, without libsystemd), as `MESSAGE=` (the same text, without the `<N>`
+/// prefix) with `PRIORITY=`, `SYSLOG_IDENTIFIER=agentd` and the line's ``LogFields``; if journald
+/// refuses it, the line goes to `fd` as usual.
 public struct Logger: Sendable {
     /// A syslog priority.
     public enum Level: Int32, Sendable, Comparable, CaseIterable {
@@ -73,7 +73,7 @@ public struct Logger: Sendable {
     public func log(_ level: Level, _ message: @autoclosure () -> String, fields: LogFields = .none) {
         guard isEnabled(level) else { return }
         let line = format(level, message(), monotonicNanoseconds: timestamps ? cshim_monotonic_ns() : nil)
-        if journal, send(journalEntry(level, line: line, fields: fields)) { return }
+        if journal, JournalProtocol.send(journalEntry(level, line: line, fields: fields)) { return }
         write(line)
     }
 
@@ -93,26 +93,12 @@ public struct Logger: Sendable {
         return entry
     }
 
-    /// Whether the journal took the entry. One buffer holds every field; the iovecs point into it.
-    private func send(_ entry: [[UInt8]]) -> Bool {
-        var buffer = entry.flatMap { $0 }
-        return buffer.withUnsafeMutableBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return false }
-            var offset = 0
-            let vectors = entry.map { field -> iovec in
-                defer { offset += field.count }
-                return iovec(iov_base: base + offset, iov_len: field.count)
-            }
-            return vectors.withUnsafeBufferPointer { sd_journal_sendv($0.baseAddress, Int32($0.count)) >= 0 }
-        }
-    }
-
     /// Whether this process's stderr is the journal: systemd sets `JOURNAL_STREAM=DEV:INODE` for
     /// a service whose stderr goes to journald (systemd.exec(5)), and the descriptor must still be
     /// that stream — a child whose stderr was redirected (a pipe, a file: the tests) inherits the
     /// variable but not the stream. The journal socket must exist too.
     public static func stderrIsJournal(journalStream: String?, fd: Int32 = 2,
-                                       socket: String = "/run/systemd/journal/socket") -> Bool {
+                                       socket: String = JournalProtocol.socketPath) -> Bool {
         guard let value = journalStream else { return false }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
