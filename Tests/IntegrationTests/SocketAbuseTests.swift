@@ -21,7 +21,8 @@ import Testing
     func aThousandIdleConnectionsAndTwoHundredNonReadersDoNotLockOutRoot() throws {
         raiseOpenFileLimit()
         let sandbox = try Sandbox()
-        try sandbox.write("jobs.d/big.job", sandbox.jobFile("big", interval: "1d"))
+        // No Interval=: the agent adds no run of its own to the history the test pages through.
+        try sandbox.write("jobs.d/big.job", "[Job]\nIdentifier=local.big\nKind=processing\nExec=\(sandbox.pluginPath)\n")
         try Self.fillHistory(stateDirectory: sandbox.stateDirectory)
         let agent = try AgentProcess(sandbox: sandbox)
         defer { agent.stop() }
@@ -104,7 +105,9 @@ import Testing
         defer { database.close() }  // before the agent opens it, which takes it for itself
         try Migrations.apply(to: database)
         let store = RunStore(database: database)
-        let start: Int64 = 1_796_000_000_000
+        // All in the past, a minute apart, the last one a minute ago (a fixed start put the
+        // later runs in the future, and history is ordered by start time).
+        let start = Int64(Date().timeIntervalSince1970 * 1000) - Int64(runCount + 1) * 60_000
         try database.transaction {
             for number in 1...runCount {
                 let started = start + Int64(number) * 60_000
