@@ -19,6 +19,7 @@ import Testing
         try sandbox.write("jobs.d/\(name).job", "[Job]\nIdentifier=local.\(name)\nKind=processing\nExec=\(plugin)\n\(jobKeys)")
         let agent = try AgentProcess(sandbox: sandbox)
         let baseline = ProcessInspection.openDescriptors(of: agent.process.processIdentifier)
+        let before = ProcessInspection.descriptorTargets(of: agent.process.processIdentifier)
         let launched = try agent.ctl("simulate", "launch", "local.\(name)")
         #expect(launched.status == 0, "\(launched.stderr)", sourceLocation: sourceLocation)
         try during?(agent)
@@ -29,7 +30,8 @@ import Testing
         #expect(ProcessInspection.remaining(of: "local.\(name)").isEmpty, "leftover processes", sourceLocation: sourceLocation)
         #expect(ProcessInspection.zombies(of: agent.process.processIdentifier).isEmpty, "zombies", sourceLocation: sourceLocation)
         #expect(ProcessInspection.openDescriptors(of: agent.process.processIdentifier) == baseline,
-                "descriptor leak", sourceLocation: sourceLocation)
+                "descriptor leak: before \(before), after \(ProcessInspection.descriptorTargets(of: agent.process.processIdentifier))",
+                sourceLocation: sourceLocation)
         return record
     }
 

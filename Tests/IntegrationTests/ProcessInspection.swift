@@ -66,6 +66,15 @@ enum ProcessInspection {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
     }
 
+    /// What each descriptor of `pid` is open on (`3 -> pipe:[1234]`), for a failure message.
+    static func descriptorTargets(of pid: Int32) -> [String] {
+        let directory = "/proc/\(pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.map { name in
+            "\(name) -> " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name)) ?? "?")
+        }
+    }
+
     static func state(of pid: Int32) -> String? { statFields(pid)?.state }
 
     /// Waits until `pid` is frozen — its cgroup v2 says `frozen 1` in cgroup.events (woken by

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CShim
 import Glibc
-import Synchronization
 
 /// Makes run cgroups ahead of the runs that will use them and removes ended runs' cgroups, on a
 /// thread of its own, so that the event loop never waits in `mkdir`/`rmdir` of cgroupfs: both
@@ -33,7 +32,7 @@ public final class RunCgroupWorker: Sendable {
     }
 
     private let layout: Layout
-    private let shared: Mutex<Shared>
+    private let shared: ThreadLock<Shared>
     private let wakeFD: Int32
 
     /// `ahead`: how many runs past the last launched are made; `idleAfter`: how long without a
@@ -42,7 +41,7 @@ public final class RunCgroupWorker: Sendable {
         self.layout = layout
         let (seconds, attoseconds) = idleAfter.components
         let nanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
-        shared = Mutex(Shared(plan: CgroupWorkPlan(ahead: ahead, idleAfterNanoseconds: nanoseconds)))
+        shared = ThreadLock(Shared(plan: CgroupWorkPlan(ahead: ahead, idleAfterNanoseconds: nanoseconds)))
         wakeFD = cshim_eventfd()
     }
 
