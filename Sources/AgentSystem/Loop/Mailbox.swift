@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 import CShim
-import Synchronization
 
-/// The thread-safe half of a mailbox: a Mutex-protected FIFO plus the eventfd that wakes the loop.
+/// The thread-safe half of a mailbox: a lock-protected FIFO (``ThreadLock``, which TSan sees) plus
+/// the eventfd that wakes the loop.
 final class MailboxQueue<Message: Sendable>: Sendable {
     private struct State {
         var messages: [Message] = []
@@ -15,7 +15,7 @@ final class MailboxQueue<Message: Sendable>: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = ThreadLock(State())
     /// Owned here and closed in `deinit`, so it stays valid for as long as any poster can reach it.
     let eventFD: Int32
 
