@@ -71,7 +71,8 @@ bench: deps static-libstdc++
 	swift build $(RELEASE_FLAGS)
 	AGENTD_BIN_DIR=$(CURDIR)/.build-static/release python3 bench/run.py
 
-## order-file: (valgrind) profile which functions the shipped agentd runs from start-up to idle,
+## order-file: (valgrind) profile which functions the shipped agentd runs from start-up to idle
+## (and the .bss it writes, the .rodata it reads),
 ## then through launches and a reload, and write them to packaging/agentd.order, which the
 ## release link lays out first. Re-run it when start-up code changes (bench/order_file.py).
 order-file: deps static-libstdc++
