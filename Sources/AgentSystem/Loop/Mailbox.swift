@@ -114,15 +114,16 @@ public struct MailboxSender<Message: Sendable>: Sendable {
     }
 }
 
-/// Carries messages from any thread to the event loop: a Mutex-protected FIFO plus an eventfd
+/// Carries messages from any thread to the event loop: a lock-protected FIFO plus an eventfd
 /// watched by the loop.
 ///
 /// `post` may be called from any thread. The handler runs on the loop thread with the messages
 /// queued since its last run, in posting order (per posting thread), at most `maxBatch` a call (the
 /// rest in the next iterations, so a burst of thousands — 10,000 job files dropped at once — is
 /// handled in slices that a control request or a deadline can come between); a burst of posts
-/// before the loop wakes costs one eventfd write and one wakeup. This is the only cross-thread piece of the
-/// loop: the libinotifytools watcher thread, for instance, posts its event batches here.
+/// before the loop wakes costs one eventfd write and one wakeup. This is the only way into the loop
+/// from another thread: the libinotifytools watcher thread, for instance, posts its event batches
+/// here. (The cgroup worker is the other way round: the loop takes from it, see RunCgroupWorker.)
 ///
 /// Create and `close()` it on the loop thread. The registration lives until `close()` or until the
 /// loop is destroyed; dropping every reference to the mailbox does not end it.
