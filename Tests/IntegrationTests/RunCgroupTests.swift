@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import AgentCore
 import AgentSystem
 import Foundation
@@ -28,11 +29,8 @@ import Testing
         }
         for i in 1...runs { try agent.waitForLog("of local.q\(i) ended: success") }
         // Ended runs' cgroups go off the loop, soon after each end.
-        let deadline = Date().addingTimeInterval(20)
-        while Self.runNumbers(in: unified).contains(where: { $0 <= runs }), Date() < deadline {
-            unifiedChanges.wait(seconds: deadline.timeIntervalSinceNow)
-        }
-        #expect(!Self.runNumbers(in: unified).contains { $0 <= runs }, "\(Self.runNumbers(in: unified))")
+        #expect(unifiedChanges.waitUntil(seconds: 20) { !Self.runNumbers(in: unified).contains { $0 <= runs } },
+                "\(Self.runNumbers(in: unified))")
         if let pids {
             #expect(!Self.runNumbers(in: pids).contains { $0 <= runs }, "\(Self.runNumbers(in: pids))")
         }

@@ -41,8 +41,8 @@ struct CgroupWorkPlan {
         /// (under the worker's lock: the next launch uses the first of these names again, and
         /// its own `mkdir` must not find a directory about to be removed).
         case trim([CgroupRemoval])
-        /// Sleep until woken, or at most this many nanoseconds.
-        case sleep(nanoseconds: UInt64?)
+        /// Nothing to do: the worker waits until woken, or at most this many nanoseconds.
+        case idle(nanoseconds: UInt64?)
         case stop
     }
 
@@ -123,9 +123,9 @@ struct CgroupWorkPlan {
         if stopping { return .stop }
         if !stock.isEmpty {
             let idle = now &- lastTakeAt
-            return .sleep(nanoseconds: idle >= idleAfterNanoseconds ? 0 : idleAfterNanoseconds - idle)
+            return .idle(nanoseconds: idle >= idleAfterNanoseconds ? 0 : idleAfterNanoseconds - idle)
         }
-        return .sleep(nanoseconds: nil)
+        return .idle(nanoseconds: nil)
     }
 
     private func nextNumberToMake(now: UInt64) -> UInt64? {

@@ -134,7 +134,7 @@ public final class RunCgroupWorker: Sendable {
             let step = shared.withLock { shared -> CgroupWorkPlan.Step in
                 let step = shared.plan.next(now: cshim_monotonic_ns())
                 switch step {
-                case .sleep: shared.asleep = true
+                case .idle: shared.asleep = true
                 // Rare (a second after a burst of launches) and quick (no contention by then).
                 case .trim(let removals): _ = Self.removeNow(removals)
                 default: break
@@ -149,7 +149,7 @@ public final class RunCgroupWorker: Sendable {
                 busy += Self.removeNow(removals).map { ($0, 1) }
             case .trim:
                 continue
-            case .sleep(let nanoseconds):
+            case .idle(let nanoseconds):
                 busy = Self.retry(busy)
                 // While a removal waits for a leftover to exit, look again every 100 ms.
                 let retry: UInt64? = busy.isEmpty ? nil : 100_000_000

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentSystem
+import AgentTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -10,34 +11,19 @@ import Testing
 @Suite(.serialized) struct JournalProtocolTests {
     /// A bound datagram socket standing in for journald's.
     final class JournalSocket {
-        let path: String
-        let fd: Int32
+        private let socket: DatagramSocket
+        var path: String { socket.path }
+        var fd: Int32 { socket.descriptor }
 
         init() throws {
-            path = NSTemporaryDirectory() + "agentd-journal-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-            fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            var address = sockaddr_un()
-            address.sun_family = sa_family_t(AF_UNIX)
-            withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-                for (index, byte) in path.utf8.enumerated() where index < buffer.count - 1 { buffer[index] = byte }
-            }
-            let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-            var size: Int32 = 8 << 20
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-
-        deinit {
-            close(fd)
-            unlink(path)
+            let path = NSTemporaryDirectory() + "agentd-journal-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+            guard let socket = DatagramSocket(path: path, receiveBuffer: 8 << 20) else { throw POSIXError(.EADDRINUSE) }
+            self.socket = socket
         }
 
         /// The next datagram's bytes and the descriptor passed with it, if any (waits up to 10 s).
         func receive() -> (bytes: [UInt8], passed: Int32?)? {
-            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&pfd, 1, 10_000) > 0 else { return nil }
+            guard socket.waitReadable(seconds: 10) else { return nil }
             var data = [UInt8](repeating: 0, count: 1 << 20)
             var control = [UInt8](repeating: 0, count: 64)
             let count = data.withUnsafeMutableBytes { dataBuffer in

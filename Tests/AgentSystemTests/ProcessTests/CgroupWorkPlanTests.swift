@@ -11,7 +11,7 @@ import Testing
         MadeRunCgroups(unified: "/cg/run-\(number)", pidsGroup: "/pids/run-\(number)")
     }
 
-    /// Runs the plan's `make` steps, as the worker would, until it sleeps.
+    /// Runs the plan's `make` steps, as the worker would, until it has nothing to do.
     private func makeAll(_ plan: inout CgroupWorkPlan, now: UInt64) -> [UInt64] {
         var numbers: [UInt64] = []
         while case .make(let number) = plan.next(now: now) {
@@ -23,15 +23,15 @@ import Testing
 
     @Test func nothingIsMadeBeforeTheFirstLaunch() {
         var plan = CgroupWorkPlan(ahead: 4, idleAfterNanoseconds: second)
-        #expect(plan.next(now: 0) == .sleep(nanoseconds: nil))
+        #expect(plan.next(now: 0) == .idle(nanoseconds: nil))
     }
 
     @Test func aLaunchHasTheNextRunsCgroupsMadeAndTheNextRunTakesItsOwn() {
         var plan = CgroupWorkPlan(ahead: 4, idleAfterNanoseconds: second)
         #expect(plan.take(5, now: 0) == nil)
         #expect(makeAll(&plan, now: 1) == [6, 7, 8, 9])
-        // Made as far ahead as asked, it sleeps until launches have stopped for a second.
-        #expect(plan.next(now: 1) == .sleep(nanoseconds: second - 1))
+        // Made as far ahead as asked, it idles until launches have stopped for a second.
+        #expect(plan.next(now: 1) == .idle(nanoseconds: second - 1))
         #expect(plan.take(6, now: 2) == made(6))
         #expect(makeAll(&plan, now: 3) == [10])
     }
@@ -63,8 +63,8 @@ import Testing
         #expect(makeAll(&plan, now: 0) == [2, 3])
         #expect(plan.next(now: second) == .trim(["/cg/run-2", "/pids/run-2", "/cg/run-3", "/pids/run-3"]
             .map { CgroupRemoval(path: $0, killingLeftovers: false) }))
-        // An idle agent holds no cgroup of a run that has not happened, and sleeps without a timer.
-        #expect(plan.next(now: second) == .sleep(nanoseconds: nil))
+        // An idle agent holds no cgroup of a run that has not happened, and waits without a timer.
+        #expect(plan.next(now: second) == .idle(nanoseconds: nil))
         // The next launch makes its own cgroup and has the ones after it made again.
         #expect(plan.take(2, now: 5 * second) == nil)
         #expect(makeAll(&plan, now: 5 * second) == [3, 4])

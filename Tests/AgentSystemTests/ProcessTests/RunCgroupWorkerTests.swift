@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import AgentSystem
+import AgentTestSupport
 
 /// Real kernel: the worker makes the next runs' cgroups in the unified tree (and the v1 pids
 /// groups of a hybrid host) while runs launch, a run's cgroup made ahead is the run's, and
@@ -26,12 +27,12 @@ import Testing
     @Test func aLaunchHasTheNextRunsCgroupsMadeOffTheLoop() throws {
         guard let parent = Self.makeParent("ahead") else { return }
         defer { rmdir(parent) }
-        let watch = try #require(DirectoryWatch(parent))
+        let watch = try #require(InotifyWaiter.entriesComingAndGoing(parent))
         let worker = worker(parent)
         defer { worker.finish() }
         #expect(worker.take(1) == nil, "nothing is made before the first launch")
         let expected = Set((2...5).map { Self.name(UInt64($0)) })
-        #expect(watch.waitUntil(seconds: 10) { Set(DirectoryWatch.entries(parent)) == expected })
+        #expect(watch.waitUntil(seconds: 10) { Set(runDirectories(parent)) == expected })
         // Run 2's cgroup was made ahead: the run takes it and its first process joins it.
         #expect(worker.take(2) == MadeRunCgroups(unified: parent + "/" + Self.name(2)))
         let cgroup = try RunCgroup.create(parent: parent, name: Self.name(2), remover: worker)
@@ -49,74 +50,42 @@ import Testing
         // Empty (a process leaves its cgroup before its parent can reap it), it is removed off the loop.
         #expect(!cgroup.isPopulated)
         cgroup.remove()
-        #expect(watch.waitUntil(seconds: 10) { !DirectoryWatch.entries(parent).contains(Self.name(2)) })
-        #expect(watch.waitUntil(seconds: 10) { DirectoryWatch.entries(parent).contains(Self.name(6)) },
-                "\(DirectoryWatch.entries(parent))")
+        #expect(watch.waitUntil(seconds: 10) { !runDirectories(parent).contains(Self.name(2)) })
+        #expect(watch.waitUntil(seconds: 10) { runDirectories(parent).contains(Self.name(6)) },
+                "\(runDirectories(parent))")
     }
 
     @Test func whatWasMadeAheadGoesOnceLaunchesStopAndAtTheStop() throws {
         guard let parent = Self.makeParent("idle") else { return }
         defer { rmdir(parent) }
-        let watch = try #require(DirectoryWatch(parent))
+        let watch = try #require(InotifyWaiter.entriesComingAndGoing(parent))
         let worker = worker(parent, ahead: 3, idleAfter: .milliseconds(300))
         _ = worker.take(7)
-        #expect(watch.waitUntil(seconds: 10) { DirectoryWatch.entries(parent).count == 3 })
-        #expect(watch.waitUntil(seconds: 10) { DirectoryWatch.entries(parent).isEmpty })
+        #expect(watch.waitUntil(seconds: 10) { runDirectories(parent).count == 3 })
+        #expect(watch.waitUntil(seconds: 10) { runDirectories(parent).isEmpty })
         _ = worker.take(20)
-        #expect(watch.waitUntil(seconds: 10) { !DirectoryWatch.entries(parent).isEmpty })
+        #expect(watch.waitUntil(seconds: 10) { !runDirectories(parent).isEmpty })
         worker.finish()
-        #expect(DirectoryWatch.entries(parent).isEmpty, "the stop removes what was made ahead before it returns")
+        #expect(runDirectories(parent).isEmpty, "the stop removes what was made ahead before it returns")
         #expect(rmdir(parent) == 0)
     }
 
     @Test func aCgroupTheLoopMadeItselfIsNotTheWorkersToRemove() throws {
         guard let parent = Self.makeParent("taken") else { return }
         defer { rmdir(parent) }
-        let watch = try #require(DirectoryWatch(parent))
+        let watch = try #require(InotifyWaiter.entriesComingAndGoing(parent))
         // The loop launches run 3 while the worker has not made it (the first launch): its own.
         let worker = worker(parent, ahead: 2)
         let own = try RunCgroup.create(parent: parent, name: Self.name(3), remover: worker)
         _ = worker.take(3)
-        #expect(watch.waitUntil(seconds: 10) { DirectoryWatch.entries(parent).count == 3 })
+        #expect(watch.waitUntil(seconds: 10) { runDirectories(parent).count == 3 })
         worker.finish()
-        #expect(DirectoryWatch.entries(parent) == [Self.name(3)], "the live run's cgroup stays")
+        #expect(runDirectories(parent) == [Self.name(3)], "the live run's cgroup stays")
         #expect(rmdir(own.path) == 0)
     }
 }
 
-/// Waits for a directory's entries to change, through inotify (cgroupfs reports mkdir/rmdir).
-final class DirectoryWatch {
-    private let descriptor: Int32
-
-    init?(_ path: String) {
-        descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
-        guard descriptor >= 0 else { return nil }
-        guard inotify_add_watch(descriptor, path, UInt32(IN_CREATE | IN_DELETE)) >= 0 else {
-            close(descriptor)
-            return nil
-        }
-    }
-
-    deinit { close(descriptor) }
-
-    /// Whether `condition` held within `seconds`, looked at after every change.
-    func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicInstant.now() + .milliseconds(Int64(seconds * 1000))
-        while !condition() {
-            let now = MonotonicInstant.now()
-            guard now < deadline else { return false }
-            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let left = deadline.nanoseconds - now.nanoseconds
-            _ = poll(&entry, 1, Int32(left / 1_000_000) + 1)
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while read(descriptor, &buffer, buffer.count) > 0 {}
-        }
-        return true
-    }
-
-    /// The subdirectories of `path`, sorted.
-    static func entries(_ path: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-            .filter { $0.hasPrefix("run-") }.sorted()
-    }
+/// The `run-…` subdirectories of `path`, sorted.
+private func runDirectories(_ path: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasPrefix("run-") }.sorted()
 }
