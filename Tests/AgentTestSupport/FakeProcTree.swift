@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Glibc
 /// A fake `/proc` with `pressure/{cpu,memory,io}` under a temporary directory
 /// (`agentd --proc-root tree.procRoot`). Removed with everything in it when the value goes away.
 ///
@@ -23,6 +24,24 @@ public final class FakeProcTree {
 
     deinit {
         FakeTreeFiles.removeTree(base)
+    }
+
+    /// A `/proc` for an agent whose test is not about memory or CPU pressure: no PSI files (the
+    /// agent then has no pressure input, and no sampling timer), and this boot's real boot id,
+    /// so restart recovery sees the boot it runs in. The host's own pressure (other work on a
+    /// loaded machine) then cannot hold or shed the test's runs.
+    public static func withoutPressure() throws -> FakeProcTree {
+        let tree = try FakeProcTree()
+        for resource in ["memory", "io", "cpu"] { try tree.removePressure(resource) }
+        let source = "/proc/sys/kernel/random/boot_id"
+        let fd = open(source, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FakeTreeError("open", source) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = read(fd, &bytes, bytes.count)
+        guard count > 0 else { throw FakeTreeError("read", source) }
+        try FakeTreeFiles.write(tree.procRoot + "/sys/kernel/random/boot_id", String(decoding: bytes[0..<count], as: UTF8.self))
+        return tree
     }
 
     /// `proc/pressure/RESOURCE`.

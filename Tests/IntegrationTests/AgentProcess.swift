@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -79,11 +80,23 @@ final class AgentProcess {
     private let log = LogLines()
     private let logPipe = Pipe()
 
+    /// A `/proc` without PSI files, unless the test passes its own `--proc-root`: the host's
+    /// memory pressure (other work on a loaded machine) would hold or shed the test's runs.
+    private let procTree: FakeProcTree?
+
     /// - Parameter wrapper: a command that execs agentd in place (e.g. `unshare -n --`, for a
     ///   network namespace of its own): the process id stays agentd's.
     init(sandbox: Sandbox, extraArguments: [String] = [], environment: [String: String] = [:],
          wrapper: [String] = []) throws {
         self.sandbox = sandbox
+        var extraArguments = extraArguments
+        if extraArguments.contains("--proc-root") {
+            procTree = nil
+        } else {
+            let tree = try FakeProcTree.withoutPressure()
+            procTree = tree
+            extraArguments += ["--proc-root", tree.procRoot]
+        }
         process.executableURL = URL(fileURLWithPath: wrapper.first ?? Binaries.agentd)
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
