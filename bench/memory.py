@@ -18,11 +18,12 @@ def rollup(pid):
     return {"rss": field("Rss"), "anonymous": field("Anonymous")}
 
 
-def loaded(jobs):
+def loaded(jobs, installed=True):
     """KiB resident once an agent with `jobs` jobs (no Interval=) is ready and has answered
-    `status`: read right then, at no chosen moment."""
+    `status`: read right then, at no chosen moment. `installed`: with the `agentd` group the
+    package creates (run.as_installed); without it, as on a host that never had the package."""
     sandbox = run.Sandbox(jobs, interval="none")
-    agent = run.Agent(sandbox)
+    agent = run.Agent(sandbox, wrapper=run.as_installed(sandbox) if installed else ())
     try:
         agent.wait_for(r"ready:", timeout=120)
         if not run.status_answers(sandbox.socket):
@@ -36,16 +37,19 @@ def loaded(jobs):
 
 
 def measure():
-    few, many = [], []
+    few, many, bare = [], [], []
     for _ in range(ROUNDS):
         few.append(loaded(FEW))
         many.append(loaded(MANY))
+        bare.append(loaded(FEW, installed=False))
     med = lambda rows, key: statistics.median(r[key] for r in rows)
     result = {
         "few_rss": med(few, "rss"), "many_rss": med(many, "rss"),
         "few_anon": med(few, "anonymous"), "many_anon": med(many, "anonymous"),
         "threads": few[0]["threads"],
         "rounds_few": [r["rss"] for r in few], "rounds_many": [r["rss"] for r in many],
+        "bare_rss": med(bare, "rss"), "bare_anon": med(bare, "anonymous"),
+        "rounds_bare": [r["rss"] for r in bare],
     }
     result["per_job"] = (result["many_rss"] - result["few_rss"]) * 1024 / (MANY - FEW)
     return result
@@ -60,7 +64,11 @@ def section(r):
         "`Rss` and `Anonymous` of `/proc/PID/smaps_rollup` right after agentd, loaded with the jobs (no",
         "`Interval=`, so nothing is due), is ready and has answered `status`; median of %d rounds, each" % ROUNDS,
         "a fresh agent. Baseline: the same agent with 100 jobs in the same run; a job costs the",
-        "difference ÷ 9,900. `bench/run.py --only memory` runs this section alone.",
+        "difference ÷ 9,900. `bench/run.py --only memory` runs this section alone. The agents see an",
+        "`agentd` group in /etc/group, as on an install (the package's sysusers.d creates it; the bench",
+        "bind-mounts a copy of /etc/group with it in the agent's own mount namespace, `run.as_installed`);",
+        "the last row is the same 100-job agent on a host without the group, where the socket's group",
+        "lookup falls through to libnss_systemd (nsswitch.conf `group: files systemd`).",
         "",
         "| jobs | RSS | of it anonymous (heap, stacks) | rounds (RSS) |",
         "| ---: | ---: | ---: | --- |",
@@ -68,6 +76,8 @@ def section(r):
                                               ", ".join(mb(x) for x in r["rounds_few"])),
         "| 10,000 | %s | %s | %s |" % (mb(r["many_rss"]), mb(r["many_anon"]),
                                       ", ".join(mb(x) for x in r["rounds_many"])),
+        "| 100, host without the `agentd` group | %s | %s | %s |" % (
+            mb(r["bare_rss"]), mb(r["bare_anon"]), ", ".join(mb(x) for x in r["rounds_bare"])),
         "",
         "A job costs %.0f bytes (10,000 − 100 jobs ÷ 9,900); %d threads. Targets in this run: 100 jobs"
         % (r["per_job"], r["threads"]),
@@ -137,8 +147,10 @@ NOTES = [
 
 def main():
     r = measure()
-    print("memory: %d jobs RSS %d KiB (anon %d), %d jobs RSS %d KiB (anon %d), %.0f bytes a job"
-          % (FEW, r["few_rss"], r["few_anon"], MANY, r["many_rss"], r["many_anon"], r["per_job"]), flush=True)
+    print("memory: %d jobs RSS %d KiB (anon %d), %d jobs RSS %d KiB (anon %d), %.0f bytes a job; "
+          "%d jobs without the agentd group RSS %d KiB"
+          % (FEW, r["few_rss"], r["few_anon"], MANY, r["many_rss"], r["many_anon"], r["per_job"],
+             FEW, r["bare_rss"]), flush=True)
     return section(r)
 
 

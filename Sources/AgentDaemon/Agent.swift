@@ -207,13 +207,13 @@ public final class Agent {
     private func openControlSocket() throws -> ControlServer {
         let directory = FileSystem.parentDirectory(of: options.socketPath)
         try FileSystem.makeDirectories(directory, mode: 0o755)
-        let group = GroupMembership.lookup("agentd")?.gid
+        // The per-user agent's socket is its user's alone (DESIGN §2): no group to look up.
+        let group = options.userMode ? nil : GroupMembership.lookup("agentd")?.gid
         let handler = ControlHandler(catalogue: config, scheduling: scheduling, runs: runs, conditions: conditions,
                                      state: state, stateWriter: stateWriter, events: events, metrics: metrics,
                                      loop: loop, about: facts)
-        // The per-user agent's socket is its user's alone (DESIGN §2).
         return try ControlServer(loop: loop, path: options.socketPath, mode: options.userMode ? 0o600 : 0o660,
-                                 group: options.userMode ? nil : group) { request in
+                                 group: group) { request in
             handler.handle(request)
         }
     }

@@ -9,17 +9,19 @@ public struct GroupMembership: Sendable, Hashable {
 
     /// Looks up `name` (getgrnam_r); nil when there is no such group.
     public static func lookup(_ name: String) -> GroupMembership? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 64 * 1024)
-        guard getgrnam_r(name, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        var members: Set<String> = []
-        var member = entry.gr_mem
-        while let pointer = member?.pointee {
-            members.insert(String(cString: pointer))
-            member = member?.advanced(by: 1)
+        UserDatabaseBuffer.lookup { buffer, size in
+            var entry = group()
+            var result: UnsafeMutablePointer<group>?
+            let code = getgrnam_r(name, &entry, buffer, size, &result)
+            guard code == 0, result != nil else { return (code, nil) }
+            var members: Set<String> = []
+            var member = entry.gr_mem
+            while let pointer = member?.pointee {
+                members.insert(String(cString: pointer))
+                member = member?.advanced(by: 1)
+            }
+            return (0, GroupMembership(gid: entry.gr_gid, members: members))
         }
-        return GroupMembership(gid: entry.gr_gid, members: members)
     }
 
     /// Whether a process with `uid` and primary `gid` belongs to the group: as its primary
@@ -31,11 +33,12 @@ public struct GroupMembership: Sendable, Hashable {
     }
 
     private static func userName(_ uid: uid_t) -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil,
-              let name = entry.pw_name else { return nil }
-        return String(cString: name)
+        UserDatabaseBuffer.lookup { buffer, size in
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            let code = getpwuid_r(uid, &entry, buffer, size, &result)
+            guard code == 0, result != nil, let name = entry.pw_name else { return (code, nil) }
+            return (0, String(cString: name))
+        }
     }
 }

@@ -20,21 +20,22 @@ public struct UserAccount: Sendable, Hashable {
 
     /// Looks up `name` (getpwnam_r, getgrouplist); nil when there is no such user.
     public static func lookup(_ name: String) -> UserAccount? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let rc = getpwnam_r(name, &entry, &buffer, buffer.count, &result)
-        guard rc == 0, result != nil else { return nil }
-        let uid = entry.pw_uid
-        let gid = entry.pw_gid
-        let home = entry.pw_dir.map { String(cString: $0) } ?? "/"
+        let found: (uid: uid_t, gid: gid_t, home: String)? = UserDatabaseBuffer.lookup { buffer, size in
+            var entry = passwd()
+            var result: UnsafeMutablePointer<passwd>?
+            let code = getpwnam_r(name, &entry, buffer, size, &result)
+            guard code == 0, result != nil else { return (code, nil) }
+            return (0, (entry.pw_uid, entry.pw_gid, entry.pw_dir.map { String(cString: $0) } ?? "/"))
+        }
+        guard let found else { return nil }
         var count: Int32 = 64
         var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(name, gid, &groups, &count) < 0 {
+        if getgrouplist(name, found.gid, &groups, &count) < 0 {
             groups = [gid_t](repeating: 0, count: Int(count))
-            _ = getgrouplist(name, gid, &groups, &count)
+            _ = getgrouplist(name, found.gid, &groups, &count)
         }
-        return UserAccount(name: name, uid: uid, gid: gid, groups: Array(groups.prefix(Int(max(0, count)))), home: home)
+        return UserAccount(name: name, uid: found.uid, gid: found.gid, groups: Array(groups.prefix(Int(max(0, count)))),
+                           home: found.home)
     }
 
     /// The user the agent itself runs as.
