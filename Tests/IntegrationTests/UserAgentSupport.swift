@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -169,16 +170,20 @@ final class LineCollectingProcess {
 }
 
 /// `agentd --user` run as the session's user through setpriv (no --config-dir, --state-dir or
-/// --socket: the XDG variables decide), its log collected.
+/// --socket: the XDG variables decide), its log collected. Like AgentProcess, it gets a /proc
+/// without PSI files, so the host's memory pressure cannot hold or shed the test's runs.
 final class UserAgent {
     let session: UserSession
     let child: LineCollectingProcess
+    private let procTree: FakeProcTree
 
     init(_ session: UserSession) throws {
         self.session = session
+        procTree = try FakeProcTree.withoutPressure()
         child = try LineCollectingProcess(
             name: "agentd --user", executable: "/usr/bin/setpriv",
-            arguments: session.user.setpriv + [Binaries.agentd, "--user"], environment: session.environment,
+            arguments: session.user.setpriv + [Binaries.agentd, "--user", "--proc-root", procTree.procRoot],
+            environment: session.environment,
             collectStderr: true, stopSignal: SIGTERM)
         try child.waitForLine(containing: "ready:")
     }
