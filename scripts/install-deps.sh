@@ -25,7 +25,8 @@ fi
 # libcurl4-openssl-dev, libssl-dev: the transfer plugin (libcurl; OpenSSL's SHA-256 for --sha256);
 # nginx: the HTTP server its tests and benchmark start on 127.0.0.1 (never as a system service).
 # libstdc++-12-dev: libstdc++.a, which the release build links in (packaging/static-libstdc++.sh).
-packages="libstdc++-12-dev libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon dbus-bin iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd libcurl4-openssl-dev libssl-dev nginx"
+# strace: a test attaches to a real agent and checks that no request's sync runs on its loop thread.
+packages="libstdc++-12-dev libinotifytools0-dev libsqlite3-dev libsystemd-dev pkg-config util-linux procps tmux dbus-daemon dbus-bin iproute2 python3 e2fsprogs logrotate prometheus systemd sqlite3 perl binutils dunst xvfb passwd libcurl4-openssl-dev libssl-dev nginx strace"
 # `install-deps.sh bench` adds what the benchmarks need.
 [ "${1:-}" = "bench" ] && packages="$packages python3 gcc libc6-dev curl"
 # `install-deps.sh order` adds what `make order-file` needs: valgrind (callgrind lists the

@@ -28,16 +28,29 @@ struct ControlHandler {
             send(.failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")))"), to: request)
             return
         }
+        let commitsBefore = stateWriter.requestCommits
         if decoded.command == .submit, AccessPolicy.refusal(for: .submit, peer: request.peer) == nil {
             // Answered when the scheduler has decided (at once, in practice).
-            submit(decoded) { send($0, to: request) }
+            submit(decoded) { acknowledge($0, to: request, commitsBefore: commitsBefore) }
             return
         }
         if decoded.command == .subscribe {
             subscribe(decoded, request)
             return
         }
-        send(answer(decoded, peer: request.peer), to: request)
+        acknowledge(answer(decoded, peer: request.peer), to: request, commitsBefore: commitsBefore)
+    }
+
+    /// Sends the answer to a request that committed a change only once that change is synced
+    /// (off the loop: AcknowledgementSync); any other answer at once.
+    private func acknowledge(_ response: ControlResponse, to request: ControlServer.Request, commitsBefore: UInt64) {
+        guard stateWriter.requestCommits > commitsBefore else {
+            send(response, to: request)
+            return
+        }
+        stateWriter.afterSync { refusal in
+            send(refusal.map { .failure(.unavailable, $0) } ?? response, to: request)
+        }
     }
 
     /// Every peer the socket admits may read every event: reads are not filtered by peer today

@@ -258,14 +258,15 @@ final class SchedulerDriver {
 
     // MARK: persistence
 
-    /// Collects the scheduler's changes; a request is written at once and durably (synced),
-    /// before its reply (nothing acknowledged is lost even to a power cut), history within a
-    /// second, batched. What cannot be written stays here until a later flush succeeds.
+    /// Collects the scheduler's changes; a request is written at once and synced before its
+    /// reply (nothing acknowledged is lost even to a power cut: the sync runs off the loop and
+    /// the reply waits for it, see AcknowledgementSync), history within a second, batched. What
+    /// cannot be written stays here until a later flush succeeds.
     private func persist(_ changes: ScheduleChanges) {
         unsavedGlobals = changes.globals
         unsavedRows.merge(changes.records) { _, new in new }
         if changes.isRequest {
-            flush(durable: true)
+            if unsavedGlobals != nil, flush() { stateWriter.syncRequestCommit() }
         } else if persistTimer == nil {
             persistTimer = loop.schedule(after: .seconds(1)) { [unowned self] in
                 self.persistTimer = nil

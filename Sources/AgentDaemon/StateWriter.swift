@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentStore
 import AgentSystem
+import Glibc
 
 /// Every write to the state database goes through here (DESIGN §10). A write that cannot be
 /// made (disk full, read-only, locked) never stalls the loop and is never silently lost: run
@@ -34,6 +35,10 @@ final class StateWriter {
     var flushers: [() -> Bool] = []
     /// Called when the database is not open at a retry: opens it, returns whether it is.
     var reopen: (() -> Bool)?
+    /// Requests' acknowledgements waiting for the log's sync, which runs off the loop.
+    private let acknowledgements: AcknowledgementSync
+    /// The last sync failed: a retry syncs again before the state counts as writable.
+    private var syncFailed = false
 
     static let firstRetry: Duration = .seconds(5)
     static let longestRetry: Duration = .seconds(30)
@@ -48,6 +53,10 @@ final class StateWriter {
         self.log = log
         self.idleCheckpoint = idleCheckpoint
         self.limits = limits
+        acknowledgements = AcknowledgementSync(loop: loop)
+        acknowledgements.onOutcome = { [unowned self] failure in
+            if let failure { self.recordSyncFailure(failure) }
+        }
     }
 
     /// When a WAL that has grown is checkpointed (see the type's comment).
@@ -71,6 +80,38 @@ final class StateWriter {
                                                       detail: "the state database is not open")).refusal
         }
         return state.spaceProblem()?.refusal
+    }
+
+    // MARK: acknowledgements
+
+    /// Request commits so far: a request whose handling raised it waits for `afterSync`.
+    var requestCommits: UInt64 { acknowledgements.committed }
+
+    /// A request's change was just committed (without a sync): the sync is asked for, off the loop.
+    func syncRequestCommit() {
+        guard let database = state.database else { return }
+        acknowledgements.commit(database: database.path)
+    }
+
+    /// Runs `then` once every request commit so far is on disk: with nil, or with the refusal to
+    /// send instead when the sync failed.
+    func afterSync(_ then: @escaping (String?) -> Void) {
+        acknowledgements.afterSync { [unowned self] failure in
+            then(failure.map { _ in (self.problem?.refusal ?? "state directory not writable") + Self.unsyncedNote })
+        }
+    }
+
+    /// When the sync after a request's write failed.
+    static let unsyncedNote = "; this request was written but its sync to disk failed: it is kept, but may not survive a power cut until the state can be written again"
+
+    private func recordSyncFailure(_ failure: SystemError) {
+        syncFailed = true
+        let kind: StoreErrorKind = failure.errno == ENOSPC || failure.errno == EDQUOT ? .full : .notWritable
+        let new = StateProblem(kind: kind, directory: state.path, detail: failure.description)
+        if new != problem { log.error("state database: \(new.refusal)") }
+        problem = new
+        state.recordProblem(new.refusal + waitingNote)
+        scheduleRetry()
     }
 
     // MARK: writing
@@ -166,6 +207,14 @@ final class StateWriter {
         }
         guard let database = state.database else { return }
         let hadProblem = problem != nil
+        if syncFailed {
+            // What the failed sync covered is synced again (on the loop: only after a failure).
+            if let failure = FileSyncWorker.syncNow(database.path) {
+                recordSyncFailure(failure)
+                return
+            }
+            syncFailed = false
+        }
         let result = queue.drain(into: database) { entry, error in
             log.error("state database: \(entry.label) cannot be written and is given up: \(error)")
         }
@@ -253,6 +302,7 @@ final class StateWriter {
         if let token = checkpointTimer { loop.cancel(token); checkpointTimer = nil }
         guard state.database != nil else {
             if !queue.isEmpty { log.error("state database: not open; \(queue.count) records were never written") }
+            acknowledgements.finish(database: nil)
             return
         }
         retry()
@@ -262,6 +312,7 @@ final class StateWriter {
         }
         if let database = state.database {
             do { try database.checkpoint() } catch { log.warning("state database: checkpoint at stop failed: \(error)") }
+            acknowledgements.finish(database: database.path)
             database.close()
         }
     }
