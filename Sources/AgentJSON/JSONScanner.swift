@@ -9,7 +9,7 @@ struct JSONSyntaxError: Error, CustomStringConvertible {
 }
 
 /// Reads the structure of a JSON text (RFC 8259) as swift-foundation's JSONScanner does: any
-/// value at the top, whitespace around it, nothing after it, containers nested at most 512 deep
+/// value at the top, whitespace around it, nothing after it, a trailing comma in a container taken, containers nested at most 512 deep
 /// (so hostile input costs a bounded stack). Each byte is looked at a bounded number of times.
 struct JSONScanner {
     static let maximumDepth = 512
@@ -95,7 +95,13 @@ struct JSONScanner {
         while true {
             items.append(try scanValue())
             switch try peekNonWhitespace() {
-            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: ","):
+                index += 1
+                // JSONScanner takes a trailing comma.
+                if try peekNonWhitespace() == UInt8(ascii: "]") {
+                    index += 1
+                    return .array(items)
+                }
             case UInt8(ascii: "]"):
                 index += 1
                 return .array(items)
@@ -120,7 +126,12 @@ struct JSONScanner {
             index += 1
             members.append(try scanValue())
             switch try peekNonWhitespace() {
-            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: ","):
+                index += 1
+                if try peekNonWhitespace() == UInt8(ascii: "}") {
+                    index += 1
+                    return .object(members)
+                }
             case UInt8(ascii: "}"):
                 index += 1
                 return .object(members)
