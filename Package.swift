@@ -62,6 +62,9 @@ let package = Package(
         // `make bench`: the scheduling core through 24 h of virtual time (bench/run.py reads it).
         .executableTarget(name: "scheduler-bench", dependencies: ["AgentCore"], path: "bench/SchedulerBench",
                           swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        // AgentJSON against JSONEncoder/JSONDecoder on a large `status` answer (`swift run -c release json-bench`).
+        .executableTarget(name: "json-bench", dependencies: ["AgentJSON", "AgentProtocol"], path: "bench/JSONBench",
+                          swiftSettings: strict),
 
         // Fake /sys and /proc trees, shared by the reader tests and the integration tests.
         .target(name: "AgentTestSupport", path: "Tests/AgentTestSupport", swiftSettings: strict),
