@@ -174,19 +174,16 @@ struct JSONScanner {
     /// Takes the bytes a number can hold; whether they form one is checked when it is read.
     private mutating func scanNumber() -> ScannedValue {
         let start = index
-        var hasExponent = false
         index += 1
         scanning: while index < bytes.count {
             switch bytes[index] {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"):
-                index += 1
-            case UInt8(ascii: "e"), UInt8(ascii: "E"):
-                hasExponent = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "-"),
+                 UInt8(ascii: "e"), UInt8(ascii: "E"):
                 index += 1
             default:
                 break scanning
             }
         }
-        return .number(start..<index, hasExponent: hasExponent)
+        return .number(start..<index)
     }
 }

@@ -6,8 +6,8 @@
 enum ScannedValue {
     case null
     case bool(Bool)
-    /// The number's bytes; `hasExponent` when an `e` or `E` is among them.
-    case number(Range<Int>, hasExponent: Bool)
+    /// The number's bytes.
+    case number(Range<Int>)
     /// The bytes between the quotes; `isSimple` when no backslash or control character is among them.
     case string(Range<Int>, isSimple: Bool)
     case array([ScannedValue])

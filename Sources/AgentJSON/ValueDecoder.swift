@@ -79,7 +79,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
 
     func readInteger<T: FixedWidthInteger>(_ found: ScannedValue, _ type: T.Type, at path: [any CodingKey]) throws -> T {
         try checkNotNull(found, type, at: path)
-        guard case .number(let range, _) = found else { throw mismatch(type, found, at: path) }
+        guard case .number(let range) = found else { throw mismatch(type, found, at: path) }
         do {
             return try NumberReading.integer(input, range, as: type)
         } catch let error as NumberReading.NotRepresentable {
@@ -94,7 +94,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
     func readFloating<T: BinaryFloatingPoint & LosslessStringConvertible>(_ found: ScannedValue, _ type: T.Type,
                                                                          at path: [any CodingKey]) throws -> T {
         try checkNotNull(found, type, at: path)
-        guard case .number(let range, _) = found else { throw mismatch(type, found, at: path) }
+        guard case .number(let range) = found else { throw mismatch(type, found, at: path) }
         do {
             return try NumberReading.floating(input, range, as: type)
         } catch let error as NumberReading.NotRepresentable {
