@@ -29,8 +29,11 @@ let package = Package(
 
         // Pure core: model, config syntax and validation, no I/O.
         .target(name: "AgentCore", swiftSettings: strict),
+        // The agent's JSON coder: JSONEncoder's bytes and JSONDecoder's rules with the standard
+        // library only, so answering a request does not page in Foundation's JSON code (issue 17).
+        .target(name: "AgentJSON", swiftSettings: strict),
         // Control-socket messages and framing, shared by agentd and agentctl.
-        .target(name: "AgentProtocol", dependencies: ["AgentCore"], swiftSettings: strict),
+        .target(name: "AgentProtocol", dependencies: ["AgentCore", "AgentJSON"], swiftSettings: strict),
         // The Linux adapters that need nothing but libc and CShim: files, reading a config directory
         // once, the control-socket client, the monotonic clock. agentctl links this, not
         // AgentSystem, so it has no DT_NEEDED on libinotifytools or libsystemd (AgentctlLinkTests,
@@ -43,7 +46,7 @@ let package = Package(
         .target(name: "AgentStore", dependencies: ["AgentProtocol", "CSQLite", "CShim"], swiftSettings: strict),
         // Wiring: kernel events -> core, core -> system calls.
         .target(name: "AgentDaemon",
-                dependencies: ["AgentCore", "AgentProtocol", "AgentSystem", "AgentStore"],
+                dependencies: ["AgentCore", "AgentJSON", "AgentProtocol", "AgentSystem", "AgentStore"],
                 swiftSettings: strict),
         .executableTarget(name: "agentd", dependencies: ["AgentDaemon"], swiftSettings: strict),
         // agentctl's command tree, parser, rendering; the executable is a thin shell around it.
@@ -59,12 +62,17 @@ let package = Package(
         // `make bench`: the scheduling core through 24 h of virtual time (bench/run.py reads it).
         .executableTarget(name: "scheduler-bench", dependencies: ["AgentCore"], path: "bench/SchedulerBench",
                           swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        // AgentJSON against JSONEncoder/JSONDecoder on a large `status` answer (`swift run -c release json-bench`).
+        .executableTarget(name: "json-bench", dependencies: ["AgentJSON", "AgentProtocol"], path: "bench/JSONBench",
+                          swiftSettings: strict),
 
         // Fake /sys and /proc trees, shared by the reader tests and the integration tests.
         .target(name: "AgentTestSupport", path: "Tests/AgentTestSupport", swiftSettings: strict),
 
         // Golden/testdata: the golden scheduler scripts, read by #filePath (docs/testing.md).
         .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], exclude: ["Golden/testdata"],
+                    swiftSettings: strict),
+        .testTarget(name: "AgentJSONTests", dependencies: ["AgentJSON", "AgentProtocol", "AgentCore"],
                     swiftSettings: strict),
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),

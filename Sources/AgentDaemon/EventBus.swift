@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import AgentJSON
 import AgentProtocol
 import AgentSystem
-import FoundationEssentials
 
 /// The agent's event stream (DESIGN §9): the daemon's components publish what happened, and
 /// every subscribed connection whose filter matches gets it as one JSON line.
@@ -41,11 +41,8 @@ final class EventBus {
     /// job removed or forbidden before they started) is announced too.
     private var queued: [Int64: String] = [:]
     private let loop: EventLoop
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    /// The socket's form: one line, keys sorted, `/` unescaped (docs/json.md).
+    private let encoder = JSONLineEncoder()
 
     var subscriberCount: Int { subscribers.count }
 
@@ -97,8 +94,7 @@ final class EventBus {
                                identifier: identifier, runID: runID?.description)
         fill(&event)
         for observer in observers { observer(event, publishingOrder) }
-        guard !interested.isEmpty, let line = try? encoder.encode(event) else { return }
-        let bytes = Array(line)
+        guard !interested.isEmpty, let bytes = try? encoder.encode(event) else { return }
         let sequence = lastSequence
         for (id, subscriber) in interested.sorted(by: { $0.key < $1.key }) {
             if !subscriber.connection.stream(bytes, lastLine: { overflowLine(missed: sequence) }) {
@@ -111,7 +107,7 @@ final class EventBus {
     private func overflowLine(missed sequence: UInt64) -> [UInt8] {
         var event = AgentEvent(sequence: sequence, time: Self.now(), type: .overflow)
         event.message = "this subscriber fell too far behind (more than 128 KiB of events unread) and is disconnected; subscribe again, and read faster or filter (agentctl events ID)"
-        return (try? encoder.encode(event)).map(Array.init) ?? Array(#"{"type":"overflow"}"#.utf8)
+        return (try? encoder.encode(event)) ?? Array(#"{"type":"overflow"}"#.utf8)
     }
 
     /// Now, in milliseconds: a fresh clock read, since latency is measured on it.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import AgentJSON
 import AgentProtocol
 import AgentStore
 import AgentSystem
-import FoundationEssentials
 import Glibc
 
 /// Drives the pure `Scheduler` from the event loop: feeds it config changes, run starts and ends,
@@ -283,7 +283,7 @@ final class SchedulerDriver {
         let json: String
         let rows: [(identifier: String, state: String?)]
         do {
-            let encoder = JSONEncoder()
+            let encoder = JSONLineEncoder()
             json = String(decoding: try encoder.encode(globals.globalsOnly), as: UTF8.self)
             rows = try unsavedRows.map { id, record -> (identifier: String, state: String?) in
                 (id.rawValue, record.isEmpty ? nil : String(decoding: try encoder.encode(record), as: UTF8.self))
@@ -321,12 +321,12 @@ final class SchedulerDriver {
         do {
             let store = SchedulerStateStore(database: database)
             guard let json = try store.load() else { return nil }
-            var snapshot = try JSONDecoder().decode(PersistedSchedule.self, from: Data(json.utf8))
+            let decoder = JSONLineDecoder()
+            var snapshot = try decoder.decode(PersistedSchedule.self, from: Array(json.utf8))
             let legacy = snapshot.recordedIdentifiers
-            let decoder = JSONDecoder()
             for row in try store.loadRows() {
                 guard let id = Identifier(rawValue: row.identifier),
-                      let record = try? decoder.decode(IdentifierSchedule.self, from: Data(row.state.utf8))
+                      let record = try? decoder.decode(IdentifierSchedule.self, from: Array(row.state.utf8))
                 else {
                     log.warning("state database: schedule row \(row.identifier) cannot be read; ignored")
                     continue

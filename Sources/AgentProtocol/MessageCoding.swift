@@ -1,25 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-import FoundationEssentials
+import AgentJSON
 
 /// Encodes and decodes control messages as single JSON lines (no newline inside: JSON escapes
-/// any in strings), so a stream splits into messages at `\n`.
+/// any in strings), so a stream splits into messages at `\n`. AgentJSON writes the bytes
+/// JSONEncoder would (keys sorted, `/` unescaped) without paging in Foundation (issue 17).
 public enum MessageCoding {
     public static func encodeLine<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(value))
+        try JSONLineEncoder().encode(value)
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from line: [UInt8]) throws -> T {
-        try JSONDecoder().decode(type, from: Data(line))
+        try JSONLineDecoder().decode(type, from: line)
     }
 
     /// Pretty JSON for `agentctl --json` output meant for people and scripts alike
     /// (docs/json.md): sorted keys, `/` unescaped, empty lists and objects as `[]` and `{}`.
     public static func encodePretty<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return collapsingEmptyContainers(String(decoding: try encoder.encode(value), as: UTF8.self))
+        let bytes = try JSONLineEncoder(prettyPrinted: true).encode(value)
+        return collapsingEmptyContainers(String(decoding: bytes, as: UTF8.self))
     }
 
     /// `[` or `{`, a blank line and the closing bracket (how the encoder pretty-prints an empty
