@@ -156,8 +156,10 @@ import Testing
         try sandbox.write("jobs.d/garbage.job", "[Job]\nIdentifier=local.garbage\nExec=\(plugin)\n")
         let agent = try AgentProcess(sandbox: sandbox)
         for _ in 0..<2 {
+            // From this launch's line on: the first run's end must not pass for the second's.
+            let mark = agent.logLines.count
             #expect(try agent.ctl("simulate", "launch", "local.garbage").status == 0)
-            try agent.waitForLog("of local.garbage ended:")
+            try agent.waitForLog("of local.garbage ended:", after: mark)
         }
         let history = try json(try agent.ctl("history", "local.garbage", "--json").stdout) as? [[String: Any]]
         #expect(history?.count == 2)
