@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
 
-/// The daemon's few threads besides the loop (the config watcher, the cgroup worker): each is
-/// created with every signal blocked, so that not even its first instruction can take a signal
-/// meant for the loop's signalfd, and the creator's mask is restored after.
+/// The daemon's few threads besides the loop (the config watcher, the cgroup worker, the state
+/// log's sync worker): each is created with every signal blocked, so that not even its first
+/// instruction can take a signal meant for the loop's signalfd, and the creator's mask is
+/// restored after.
 enum HelperThread {
     private final class Body {
         let run: () -> Void
