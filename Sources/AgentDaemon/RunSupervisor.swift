@@ -226,7 +226,11 @@ final class RunSupervisor {
             user = account
         }
         let stateDirectory = jobsDirectory + job.identifier.rawValue
-        if let problem = prepareStateDirectory(stateDirectory, for: user) { return .failure(LaunchProblem(problem)) }
+        let makesStateDirectory: mode_t?
+        switch prepareStateDirectory(stateDirectory, for: user) {
+        case .success(let mode): makesStateDirectory = mode
+        case .failure(let problem): return .failure(LaunchProblem(problem.message))
+        }
 
         // Made ahead by the worker where it could (the loop then waits for no cgroup lock).
         let made = cgroupWorker?.take(run.state.id.number)
@@ -255,6 +259,7 @@ final class RunSupervisor {
             environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
             workingDirectory: stateDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
+        request.makesWorkingDirectory = makesStateDirectory
         // `Nice=`, else 0 (DESIGN §3) when the agent itself runs above it (agentd.service's
         // Nice=-10): a plugin never inherits the agent's own priority.
         request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
@@ -297,13 +302,30 @@ final class RunSupervisor {
 
     /// Creates the job's `STATE_DIRECTORY`, owned by the user it runs as (one stat when it is
     /// already so).
-    private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> String? {
-        do {
-            try FileSystem.makeOwnedDirectory(path, mode: 0o750, owner: user.map { ($0.uid, $0.gid) })
-            return nil
-        } catch {
-            return "state directory: \(error)"
+    /// The job's state directory: nil when it is there, owned as it should be (every run but a
+    /// job's first); else the mode the plugin's child makes it with before it drops privileges
+    /// (a new directory is an inode allocation, which ext4 can make slow: the loop does not wait
+    /// for it). Its parent, shared by every job, is made here when missing.
+    private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> Result<mode_t?, SystemErrorText> {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
+           user.map({ info.st_uid == $0.uid && info.st_gid == $0.gid }) ?? true {
+            return .success(nil)
         }
+        let parent = FileSystem.parentDirectory(of: path)
+        if stat(parent, &info) != 0 {
+            do {
+                try FileSystem.makeDirectories(parent, mode: 0o750)
+            } catch {
+                return .failure(SystemErrorText(message: "state directory: \(error)"))
+            }
+        }
+        return .success(0o750)
+    }
+
+    /// A launch problem's text, as a Result's failure.
+    struct SystemErrorText: Error {
+        var message: String
     }
 
     // MARK: output

@@ -33,8 +33,9 @@
 // synchronise the parent's threads, and glibc's syscall() would write errno — the parent's.
 
 static const char *const steps[] = {"signals", "setsid", "cgroup", "setgroups", "setgid", "setuid",
-                                    "dup2", "chdir", "execve", "verify", "setpriority", "ioprio_set"};
-enum { step_execve = 8, step_verify = 9, step_nice = 10, step_ioprio = 11 };
+                                    "dup2", "chdir", "execve", "verify", "setpriority", "ioprio_set",
+                                    "mkdir", "chown"};
+enum { step_execve = 8, step_verify = 9, step_nice = 10, step_ioprio = 11, step_mkdir = 12, step_chown = 13 };
 #ifndef IOPRIO_WHO_PROCESS
 #define IOPRIO_WHO_PROCESS 1
 #endif
@@ -137,6 +138,18 @@ static int child_main(void *raw) {
     }
     for (int i = 0; i < r->more_cgroup_procs_count; i++) {
         CHECK(SYS3(SYS_write, r->more_cgroup_procs_fds[i], "0", 1), 2);
+    }
+    // The working directory (the job's state directory) while still root and under the agent's
+    // umask, so that it is made as the agent would have made it.
+    if (r->make_working_directory && r->working_directory) {
+        rc = SYS3(SYS_mkdirat, AT_FDCWD, r->working_directory, r->working_directory_mode);
+        if (rc < 0 && rc != -EEXIST) {
+            step = step_mkdir;
+            goto fail;
+        }
+        if (r->drop_privileges) {
+            CHECK(SYS5(SYS_fchownat, AT_FDCWD, r->working_directory, r->uid, r->gid, 0), step_chown);
+        }
     }
     // Priorities while still privileged: a negative Nice= needs CAP_SYS_NICE.
     if (r->set_nice) CHECK(SYS3(SYS_setpriority, 0 /* PRIO_PROCESS */, 0, r->nice), step_nice);

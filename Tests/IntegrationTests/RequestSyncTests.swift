@@ -2,8 +2,9 @@
 import Foundation
 import Testing
 
-/// DESIGN §10: a request is acknowledged only once it is durable — and the sync that makes it so
-/// never runs on the event loop, where every deadline and every other client would wait behind it.
+/// What the event loop must not wait for, traced on a real agent with strace: DESIGN §10's sync
+/// of an acknowledged request, and the inode allocation of a job's state directory at its first
+/// run — both can take milliseconds, with every deadline and every other client behind them.
 @Suite(.serialized) struct RequestSyncTests {
     private static let canTrace = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/strace")
 
@@ -43,4 +44,41 @@ import Testing
         // One request at a time, each answered only after a sync of its own.
         #expect(elsewhere.count >= requests.count, "worker syncs: \(elsewhere.count) for \(requests.count) requests\n\(syncs.joined(separator: "\n"))")
     }
+
+    @Test(.enabled(if: canTrace, "strace (scripts/install-deps.sh installs it) and root, to attach to the agent"))
+    func aJobsFirstRunHasItsStateDirectoryMadeByThePluginsChildNotTheLoop() throws {
+        let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)
+        try sandbox.write("jobs.d/first.job", "[Job]\nIdentifier=local.first\nExec=\(sandbox.pluginPath)\nUser=nobody\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let pid = agent.process.processIdentifier
+        let trace = sandbox.root + "/mkdirs.trace"
+        let strace = try LineCollectingProcess(
+            name: "strace", executable: "/usr/bin/strace",
+            arguments: ["-f", "-e", "trace=mkdir,mkdirat", "-o", trace, "-p", "\(pid)"], collectStderr: true)
+        try strace.waitForLine(containing: "attached")
+        for _ in 0..<2 {
+            let mark = agent.logLines.count
+            #expect(try agent.ctl("simulate", "launch", "local.first").status == 0)
+            try agent.waitForLog("of local.first ended: success", after: mark)
+        }
+        agent.stop()
+        strace.process.waitUntilExit()
+
+        let directory = sandbox.stateDirectory + "/jobs/local.first"
+        let made = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            .filter { $0.contains("\"\(directory)\"") }
+        #expect(made.count == 1, "one mkdir, at the first run only:\n\(made.joined(separator: "\n"))")
+        #expect(made.allSatisfy { !$0.hasPrefix("\(pid) ") }, "made on the loop thread:\n\(made.joined(separator: "\n"))")
+        var info = stat()
+        #expect(stat(directory, &info) == 0)
+        #expect(info.st_mode & S_IFMT == S_IFDIR)
+        #expect(info.st_mode & 0o777 == 0o750)
+        #expect(info.st_uid == UserAccountLookup.uid("nobody"), "given to the plugin's user")
+    }
+}
+
+/// The uid of a user in the real user database.
+private enum UserAccountLookup {
+    static func uid(_ name: String) -> uid_t? { getpwnam(name).map { $0.pointee.pw_uid } }
 }

@@ -11,6 +11,9 @@ public struct SpawnRequest {
     /// `KEY=VALUE` strings: the whole environment (the agent clears its own).
     public var environment: [String]
     public var workingDirectory: String?
+    /// The child makes `workingDirectory` with this mode (one that exists is fine) and gives it
+    /// to `user`, before it drops privileges: nil when it exists already as it should.
+    public var makesWorkingDirectory: mode_t?
     /// Drop to this user (and its groups) in the child; nil keeps the agent's.
     public var user: UserAccount?
     /// Clone the child straight into this cgroup.
@@ -113,6 +116,10 @@ public enum PluginSpawner {
                         spec.argv = argv
                         spec.envp = envp
                         spec.working_directory = cwd
+                        if let mode = request.makesWorkingDirectory {
+                            spec.make_working_directory = 1
+                            spec.working_directory_mode = mode
+                        }
                         spec.stdin_fd = devNull
                         spec.stdout_fd = out[1]
                         spec.stderr_fd = err[1]
