@@ -256,7 +256,7 @@ public struct Scheduler: Sendable {
     public func waiting(now: SchedulerTime) -> [PendingWork] {
         var work = jobs.values.compactMap { pendingWork($0, now: now) }
         work.sort(by: Self.byEarliestBegin(now))
-        return work + queuedSubmissions().map(pendingWork)
+        return work + queuedSubmissions().map { pendingWork($0) }
     }
 
     /// `agentctl status`: the first `limit` entries of ``waiting(now:)`` and how many there
@@ -286,7 +286,7 @@ public struct Scheduler: Sendable {
         work.sort(by: Self.byEarliestBegin(now))
         var listed = Array(work.prefix(limit))
         if listed.count < limit {
-            listed += queuedSubmissions().prefix(limit - listed.count).map(pendingWork)
+            listed += queuedSubmissions().prefix(limit - listed.count).map { pendingWork($0) }
         }
         let total = due.count + ready.count + conditionHeld.count + budgetHeld.count + outsideWaiting
             + queuedTotal
@@ -306,7 +306,9 @@ public struct Scheduler: Sendable {
         while true {
             let top = queue.smallest(k)
             let begins = top.compactMap { entry in
-                jobs[entry.key].flatMap(candidate).map { TimedKey(time: $0.eligibleAt, identifier: entry.key) }
+                // A closure, not `flatMap(candidate)`: a method reference would copy the whole
+                // Scheduler (every stored property retained) once per entry.
+                jobs[entry.key].flatMap { candidate($0) }.map { TimedKey(time: $0.eligibleAt, identifier: entry.key) }
             }.sorted()
             guard top.count == k, begins.count >= limit, let last = top.last,
                   last.priority < begins[limit - 1]
