@@ -266,7 +266,7 @@ final class SchedulerDriver {
         unsavedGlobals = changes.globals
         unsavedRows.merge(changes.records) { _, new in new }
         if changes.isRequest {
-            if unsavedGlobals != nil, flush() { stateWriter.syncRequestCommit() }
+            if flush() { stateWriter.syncRequestCommit() }
         } else if persistTimer == nil {
             persistTimer = loop.schedule(after: .seconds(1)) { [unowned self] in
                 self.persistTimer = nil

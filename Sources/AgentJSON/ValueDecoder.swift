@@ -83,9 +83,7 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
         do {
             return try NumberReading.integer(input, range, as: type)
         } catch let error as NumberReading.NotRepresentable {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: path, debugDescription: "Number \(error.text) is not representable in Swift as \(type).",
-                underlyingError: error))
+            throw notRepresentable(error, type, at: path)
         } catch {
             throw corrupted(error, at: path)
         }
@@ -98,12 +96,18 @@ final class ValueDecoder: Decoder, SingleValueDecodingContainer {
         do {
             return try NumberReading.floating(input, range, as: type)
         } catch let error as NumberReading.NotRepresentable {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: path, debugDescription: "Number \(error.text) is not representable in Swift as \(type).",
-                underlyingError: error))
+            throw notRepresentable(error, type, at: path)
         } catch {
             throw corrupted(error, at: path)
         }
+    }
+
+    /// JSONDecoder's error for a number the type cannot hold.
+    private func notRepresentable(_ error: NumberReading.NotRepresentable, _ type: Any.Type,
+                                  at path: [any CodingKey]) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: path, debugDescription: "Number \(error.text) is not representable in Swift as \(type).",
+            underlyingError: error))
     }
 
     func read<T: Decodable>(_ found: ScannedValue, _ type: T.Type, at path: [any CodingKey]) throws -> T {

@@ -14,14 +14,7 @@ import Testing
         try sandbox.write("jobs.d/work.job", "[Job]\nIdentifier=local.work\nKind=processing\nExec=\(sandbox.pluginPath)\n")
         let agent = try AgentProcess(sandbox: sandbox)
         let pid = agent.process.processIdentifier
-        let trace = sandbox.root + "/syncs.trace"
-        // -f: every thread of the agent, the loop's (whose id is the process id) and the others;
-        // -ttt: wall-clock times, to leave out the syncs of the agent's own stop.
-        let strace = try LineCollectingProcess(
-            name: "strace", executable: "/usr/bin/strace",
-            arguments: ["-f", "-ttt", "-e", "trace=fsync,fdatasync,sync_file_range", "-o", trace, "-p", "\(pid)"],
-            collectStderr: true)
-        try strace.waitForLine(containing: "attached")
+        let trace = try SyscallTrace(agent, "fsync,fdatasync,sync_file_range", to: sandbox.root + "/syncs.trace")
 
         let requests = [["trigger", "local.work"], ["disable", "local.work"], ["enable", "local.work"],
                         ["pause"], ["resume"], ["trigger", "local.work"]]
@@ -29,13 +22,8 @@ import Testing
             let result = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + request)
             #expect(result.status == 0, "agentctl \(request.joined(separator: " ")): \(result.stderr)")
         }
-        // strace ends when the agent does, having written out all it saw (a signal to strace
-        // could be blocked: the test process's children may inherit a blocked mask).
         let answered = Date().timeIntervalSince1970
-        agent.stop()
-        strace.process.waitUntilExit()
-
-        let syncs = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let syncs = try trace.lines(stopping: agent)
             .filter { $0.contains("sync(") || $0.contains("sync_file_range(") }
             .filter { line in line.split(separator: " ").dropFirst().first.flatMap { Double($0) }.map { $0 < answered } ?? true }
         let onLoop = syncs.filter { $0.hasPrefix("\(pid) ") }
@@ -52,21 +40,14 @@ import Testing
         try sandbox.write("jobs.d/first.job", "[Job]\nIdentifier=local.first\nExec=\(sandbox.pluginPath)\nUser=nobody\n")
         let agent = try AgentProcess(sandbox: sandbox)
         let pid = agent.process.processIdentifier
-        let trace = sandbox.root + "/mkdirs.trace"
-        let strace = try LineCollectingProcess(
-            name: "strace", executable: "/usr/bin/strace",
-            arguments: ["-f", "-e", "trace=mkdir,mkdirat", "-o", trace, "-p", "\(pid)"], collectStderr: true)
-        try strace.waitForLine(containing: "attached")
+        let trace = try SyscallTrace(agent, "mkdir,mkdirat", to: sandbox.root + "/mkdirs.trace")
         for _ in 0..<2 {
             let mark = agent.logLines.count
             #expect(try agent.ctl("simulate", "launch", "local.first").status == 0)
             try agent.waitForLog("of local.first ended: success", after: mark)
         }
-        agent.stop()
-        strace.process.waitUntilExit()
-
         let directory = sandbox.stateDirectory + "/jobs/local.first"
-        let made = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let made = try trace.lines(stopping: agent)
             .filter { $0.contains("\"\(directory)\"") }
         #expect(made.count == 1, "one mkdir, at the first run only:\n\(made.joined(separator: "\n"))")
         #expect(made.allSatisfy { !$0.hasPrefix("\(pid) ") }, "made on the loop thread:\n\(made.joined(separator: "\n"))")
@@ -75,6 +56,31 @@ import Testing
         #expect(info.st_mode & S_IFMT == S_IFDIR)
         #expect(info.st_mode & 0o777 == 0o750)
         #expect(info.st_uid == UserAccountLookup.uid("nobody"), "given to the plugin's user")
+    }
+}
+
+/// strace attached to every thread of a running agent (-f: the loop's, whose id is the process
+/// id, and the others; -ttt: wall-clock times), writing the given system calls to a file.
+private struct SyscallTrace {
+    let path: String
+    let strace: LineCollectingProcess
+
+    init(_ agent: AgentProcess, _ calls: String, to path: String) throws {
+        self.path = path
+        strace = try LineCollectingProcess(
+            name: "strace", executable: "/usr/bin/strace",
+            arguments: ["-f", "-ttt", "-e", "trace=" + calls, "-o", path, "-p", "\(agent.process.processIdentifier)"],
+            collectStderr: true)
+        try strace.waitForLine(containing: "attached")
+    }
+
+    /// Stops the agent and returns the trace's lines: strace ends when the agent does, having
+    /// written out all it saw (a signal to strace could be blocked: the test process's children
+    /// may inherit a blocked mask).
+    func lines(stopping agent: AgentProcess) throws -> [Substring] {
+        agent.stop()
+        strace.process.waitUntilExit()
+        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
     }
 }
 

@@ -20,14 +20,15 @@ enum CatchUp {
 
 /// SplitMix64: a tiny deterministic pseudo-random generator. The core owns no randomness; the
 /// shell passes the seed, so a test (or a replay) sees the same catch-up plan every time.
-struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
+/// Public for the tests of other modules that want reproducible inputs.
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
