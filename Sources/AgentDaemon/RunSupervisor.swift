@@ -229,7 +229,7 @@ final class RunSupervisor {
         let makesStateDirectory: mode_t?
         switch prepareStateDirectory(stateDirectory, for: user) {
         case .success(let mode): makesStateDirectory = mode
-        case .failure(let problem): return .failure(LaunchProblem(problem.message))
+        case .failure(let problem): return .failure(problem)
         }
 
         // Made ahead by the worker where it could (the loop then waits for no cgroup lock).
@@ -294,6 +294,11 @@ final class RunSupervisor {
 
     /// What a child that failed before its execve says in `spawn-failed(…)`.
     private func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem {
+        if failure.isWorkingDirectory {
+            // The child makes the job's state directory at its first run (prepareStateDirectory).
+            let directory = jobsDirectory + job.identifier.rawValue
+            return LaunchProblem("state directory: \(failure.step) \(directory): \(SystemError.text(failure.errno)); check that \(jobsDirectory) is writable by the agent and its file system is neither full nor read-only (ls -ld \(jobsDirectory); lsattr -d \(jobsDirectory); df -h \(jobsDirectory))")
+        }
         guard failure.isVerification, let program = job.exec.first else { return LaunchProblem(failure.description) }
         // The child's last look found the plugin changed since the check: say how now.
         if case .failure(let refusal) = safety.check(program, runAsOwner: dropInOwner(job)) { return LaunchProblem(refusal.message) }
@@ -306,26 +311,15 @@ final class RunSupervisor {
     /// job's first); else the mode the plugin's child makes it with before it drops privileges
     /// (a new directory is an inode allocation, which ext4 can make slow: the loop does not wait
     /// for it). Its parent, shared by every job, is made here when missing.
-    private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> Result<mode_t?, SystemErrorText> {
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
-           user.map({ info.st_uid == $0.uid && info.st_gid == $0.gid }) ?? true {
-            return .success(nil)
-        }
+    private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> Result<mode_t?, LaunchProblem> {
+        if FileSystem.isOwnedDirectory(path, owner: user.map { ($0.uid, $0.gid) }) { return .success(nil) }
         let parent = FileSystem.parentDirectory(of: path)
-        if stat(parent, &info) != 0 {
-            do {
-                try FileSystem.makeDirectories(parent, mode: 0o750)
-            } catch {
-                return .failure(SystemErrorText(message: "state directory: \(error)"))
-            }
+        do {
+            if !FileSystem.isOwnedDirectory(parent, owner: nil) { try FileSystem.makeDirectories(parent, mode: 0o750) }
+        } catch {
+            return .failure(LaunchProblem("state directory: \(error)"))
         }
         return .success(0o750)
-    }
-
-    /// A launch problem's text, as a Result's failure.
-    struct SystemErrorText: Error {
-        var message: String
     }
 
     // MARK: output

@@ -139,10 +139,11 @@ static int child_main(void *raw) {
     for (int i = 0; i < r->more_cgroup_procs_count; i++) {
         CHECK(SYS3(SYS_write, r->more_cgroup_procs_fds[i], "0", 1), 2);
     }
-    // The working directory (the job's state directory) while still root and under the agent's
-    // umask, so that it is made as the agent would have made it.
+    // The working directory (the job's state directory) while still root, with its mode whatever
+    // the agent's umask, as the agent's own `mkdir -p` made it (FileSystem.makeDirectories).
     if (r->make_working_directory && r->working_directory) {
         rc = SYS3(SYS_mkdirat, AT_FDCWD, r->working_directory, r->working_directory_mode);
+        if (rc == 0) rc = SYS4(SYS_fchmodat, AT_FDCWD, r->working_directory, r->working_directory_mode, 0);
         if (rc < 0 && rc != -EEXIST) {
             step = step_mkdir;
             goto fail;

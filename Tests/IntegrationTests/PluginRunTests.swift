@@ -226,6 +226,27 @@ import Testing
         #expect(user.trimmingCharacters(in: .whitespacesAndNewlines) == "nobody")
     }
 
+    /// The child makes a job's state directory at its first run; when it cannot, the run ends
+    /// spawn-failed naming the directory and what to look at.
+    @Test func aStateDirectoryThatCannotBeMadeEndsTheRunSayingWhereAndWhatToCheck() throws {
+        guard getuid() == 0 else { return }
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/stuck.job", "[Job]\nIdentifier=local.stuck\nExec=\(sandbox.pluginPath)\n")
+        let jobs = sandbox.stateDirectory + "/jobs"
+        try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
+        // Immutable: not even root may make a directory in it.
+        let chattr = try runCommand("/usr/bin/chattr", ["+i", jobs])
+        guard chattr.status == 0 else { try Test.cancel("chattr +i is not supported here: \(chattr.stderr)") }
+        defer { _ = try? runCommand("/usr/bin/chattr", ["-i", jobs]) }
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.stuck").status == 0)
+        try agent.waitForLog("of local.stuck ended:")
+        let history = try json(try agent.ctl("history", "local.stuck", "--json").stdout) as? [[String: Any]]
+        let reason = history?.first?["stopReason"] as? String ?? ""
+        #expect(reason.hasPrefix("spawn-failed(state directory: mkdir \(jobs)/local.stuck: Operation not permitted"), "\(reason)")
+        #expect(reason.contains("ls -ld \(jobs)/"), "\(reason)")
+    }
+
     @Test func progressAndTitleShowInStatusWhileTheRunIsLive() throws {
         let sandbox = try Sandbox()
         let plugin = sandbox.root + "/slow.sh"

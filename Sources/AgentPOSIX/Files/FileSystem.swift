@@ -28,18 +28,12 @@ public enum FileSystem {
         }
     }
 
-    /// A directory that exists and belongs to `owner` (uid, gid) — one stat when it already
-    /// does — else created (`mkdir -p`) and handed to the owner.
-    public static func makeOwnedDirectory(_ path: String, mode: mode_t, owner: (uid: uid_t, gid: gid_t)?) throws(SystemError) {
+    /// Whether `path` is a directory (following links) owned by `owner`, or of any owner when
+    /// `owner` is nil.
+    public static func isOwnedDirectory(_ path: String, owner: (uid: uid_t, gid: gid_t)?) -> Bool {
         var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR,
-           owner.map({ info.st_uid == $0.uid && info.st_gid == $0.gid }) ?? true {
-            return
-        }
-        try makeDirectories(path, mode: mode)
-        if let owner, chown(path, owner.uid, owner.gid) != 0 {
-            throw SystemError.last("chown", path: path)
-        }
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+            && (owner.map { info.st_uid == $0.uid && info.st_gid == $0.gid } ?? true)
     }
 
     /// Removes a file; false when there was none or it could not be removed.

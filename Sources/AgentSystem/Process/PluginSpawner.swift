@@ -73,6 +73,10 @@ public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
     /// The child's last look before exec found the checked plugin changed (``PluginSafety``
     /// step 3): made group- or world-writable, or its name now leading to another file.
     public var isVerification: Bool { step == "verify" }
+
+    /// The child could not make the working directory it was asked to make, or give it to the
+    /// plugin's user (``SpawnRequest/makesWorkingDirectory``).
+    public var isWorkingDirectory: Bool { step == "mkdir" || step == "chown" }
 }
 
 /// Starts plugins (clone with CLONE_VM + execveat/execve in C, not waiting for the execve; see

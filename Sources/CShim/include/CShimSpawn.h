@@ -12,8 +12,8 @@ struct cshim_spawn_request {
     char *const *argv;         // NULL-terminated
     char *const *envp;         // NULL-terminated
     const char *working_directory; // chdir() target, or NULL
-    // Non-zero: the child makes working_directory first (mkdirat with working_directory_mode; one
-    // that exists is fine) and, when it drops privileges, gives it to uid/gid (fchownat) while
+    // Non-zero: the child makes working_directory first (mkdirat, then fchmodat to
+    // working_directory_mode whatever the umask; one that exists is fine) and, when it drops privileges, gives it to uid/gid (fchownat) while
     // still root. A new directory is an inode allocation, which on a busy ext4 file system with
     // many recent deletions took the agent's loop 25% of its time during a burst of first runs.
     int make_working_directory;
