@@ -13,6 +13,29 @@ public enum RFC3339 {
         let ofDay = milliseconds - days * millisecondsPerDay
         let (year, month, day) = CivilDateTime.civil(fromDays: days)
         let seconds = ofDay / 1000
+        if (0...9999).contains(year) {
+            // The usual case in one allocation: a `status` formats a hundred instants, and the
+            // interpolation below made fifteen strings for each.
+            return String(unsafeUninitializedCapacity: 24) { text in
+                var at = 0
+                func put(_ value: Int64, _ width: Int) {
+                    var rest = value
+                    for index in stride(from: at + width - 1, through: at, by: -1) {
+                        text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                        rest /= 10
+                    }
+                    at += width
+                }
+                func put(_ character: Unicode.Scalar) {
+                    text[at] = UInt8(ascii: character)
+                    at += 1
+                }
+                put(year, 4); put("-"); put(Int64(month), 2); put("-"); put(Int64(day), 2); put("T")
+                put(seconds / 3600, 2); put(":"); put(seconds / 60 % 60, 2); put(":"); put(seconds % 60, 2)
+                put("."); put(ofDay % 1000, 3); put("Z")
+                return at
+            }
+        }
         return "\(pad(year, 4))-\(pad(Int64(month), 2))-\(pad(Int64(day), 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):"
             + "\(pad(seconds % 60, 2)).\(pad(ofDay % 1000, 3))Z"
     }

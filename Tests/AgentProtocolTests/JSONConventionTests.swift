@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 import FoundationEssentials
 import Testing
@@ -12,6 +13,19 @@ import Testing
         #expect(RFC3339.text(milliseconds: 0) == "1970-01-01T00:00:00.000Z")
         #expect(RFC3339.text(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
         #expect(RFC3339.text(milliseconds: 951_782_400_000) == "2000-02-29T00:00:00.000Z")
+    }
+
+    @Test func everyInstantOfYears0To9999IsWrittenIn24CharactersAndReadsBack() {
+        var random = SplitMix64(seed: 3339)
+        let first: Int64 = -62_167_219_200_000, last: Int64 = 253_402_300_799_999  // 0000-01-01, 9999-12-31
+        for _ in 0..<20_000 {
+            let milliseconds = first + Int64(random.next() % UInt64(last - first + 1))
+            let text = RFC3339.text(milliseconds: milliseconds)
+            #expect(text.utf8.count == 24, "\(text)")
+            #expect(RFC3339.milliseconds(text) == milliseconds, "\(milliseconds) → \(text)")
+        }
+        #expect(RFC3339.text(milliseconds: first) == "0000-01-01T00:00:00.000Z")
+        #expect(RFC3339.text(milliseconds: last) == "9999-12-31T23:59:59.999Z")
     }
 
     @Test func rfc3339TextReadsBackToTheSameMillisecond() {
