@@ -259,6 +259,20 @@ public struct Scheduler: Sendable {
         return work + queuedSubmissions().map { pendingWork($0) }
     }
 
+    /// The entries of ``waiting(now:)`` that are `id`'s — its own as a discretionary job, then
+    /// the submissions queued under that identifier, FIFO — without walking every job: for
+    /// `pending ID`, `explain ID`, a trigger's or a cancel's answer. O(queued submissions).
+    public func waiting(for id: Identifier, now: SchedulerTime) -> [PendingWork] {
+        var work: [PendingWork] = []
+        if let job = jobs[id], let item = pendingWork(job, now: now) { work.append(item) }
+        // Any queue, not only `resolveJob(id)`'s: a submission stays in the queue of the job it
+        // resolved to when it was made, and a more specific job may have been registered since.
+        var queued: [QueuedSubmission] = []
+        for queue in queues.values { queued.append(contentsOf: queue.all.filter { $0.submission.identifier == id }) }
+        queued.sort { $0.sequence < $1.sequence }
+        return work + queued.map { pendingWork($0) }
+    }
+
     /// `agentctl status`: the first `limit` entries of ``waiting(now:)`` and how many there
     /// are, without walking every job: the smallest entries of the heaps that hold waiting
     /// work, the few jobs held by a per-job blocker, and the queued submissions. O(k log n).

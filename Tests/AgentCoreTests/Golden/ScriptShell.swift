@@ -407,6 +407,15 @@ struct ScriptShell {
         if summary.total != full.count || summary.work != Array(full.prefix(3)) {
             violations.append("\(context()): the status summary (\(summary.total): \(summary.work.map(\.identifier))) disagrees with pending (\(full.count): \(full.prefix(3).map(\.identifier)))")
         }
+        // `pending ID`: one identifier's entries are pending's entries for it, in its order.
+        let ids = Set(full.map(\.identifier) + full.compactMap(\.submission?.identifier) + scheduler.jobs.keys)
+        for id in ids {
+            let one = scheduler.waiting(for: id, now: now)
+            let filtered = full.filter { $0.identifier == id || $0.submission?.identifier == id }
+            if one != filtered {
+                violations.append("\(context()): pending for \(id) (\(one.count)) disagrees with pending filtered (\(filtered.count))")
+            }
+        }
     }
 
     /// What the persists wrote is what the scheduler would persist: nothing asked for is
