@@ -48,6 +48,9 @@ uint64_t cshim_eventfd_drain(int fd);
 // pidfd
 int cshim_pidfd_open(pid_t pid);
 int cshim_pidfd_send_signal(int pidfd, int sig);
+/// Makes `pid` SCHED_BATCH (a batch task never preempts the running one when it wakes), for a
+/// process about to get SIGKILL: its exit is cleanup, not work. 0, or -1 with errno.
+int cshim_set_batch_policy(pid_t pid);
 /// Reaps the child behind a pidfd without blocking. Returns 1 when reaped (status filled:
 /// code is CLD_EXITED/CLD_KILLED/CLD_DUMPED, status the exit code or signal), 0 when still
 /// running, -1 on error.
