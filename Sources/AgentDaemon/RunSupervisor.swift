@@ -238,7 +238,8 @@ final class RunSupervisor {
         if let parent = cgroupParent {
             do {
                 cgroup = try RunCgroup.create(parent: parent, name: "run-\(run.state.id)",
-                                              made: made?.unified != nil, remover: cgroupWorker)
+                                              made: made?.unified != nil, remover: cgroupWorker,
+                                              controllers: limitControllers?.unified ?? [])
             } catch {
                 log.warning("run \(run.state.id): no cgroup (\(error)); tracking its process group only")
                 if let unused = made?.unified { cgroupWorker?.discard(unused) }

@@ -104,8 +104,8 @@ public final class PluginProcess {
         if termination == nil { cshim_pidfd_send_signal(pidfd, signal) }
         kill(-processGroup, signal)
         if let cgroup {
-            rememberCgroupMembers()
-            cgroup.signalAll(signal)
+            // One listing for both (each is a walk of the cgroup file system).
+            for member in cgroup.signalAll(signal) where member != pid { knownCgroupMembers.insert(member) }
         }
     }
 

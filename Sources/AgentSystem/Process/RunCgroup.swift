@@ -15,12 +15,16 @@ public final class RunCgroup {
     private var countersAtRemoval: LimitCounters?
     /// Removes the directory off the loop, where there is a worker.
     private let remover: RunCgroupWorker?
+    /// The controllers enabled for it (`pids`, `memory`): only their `.events` files exist.
+    private let controllers: Set<String>
 
-    private init(path: String, procsFD: Int32, eventsFD: Int32, remover: RunCgroupWorker?) {
+    private init(path: String, procsFD: Int32, eventsFD: Int32, remover: RunCgroupWorker?,
+                 controllers: Set<String>) {
         self.path = path
         self.procsFD = procsFD
         self.eventsFD = eventsFD
         self.remover = remover
+        self.controllers = controllers
     }
 
     deinit {
@@ -32,8 +36,11 @@ public final class RunCgroup {
     /// no `mkdir` then, which would wait for the parent directory's lock, held by the worker's
     /// `mkdir`s while they wait for the kernel's cgroup lock). Fails when the hierarchy is not
     /// writable here.
+    /// `controllers`: those enabled for the runs' cgroups (``LimitControllers/unified``), whose
+    /// counters are read at the run's end.
     public static func create(parent: String, name: String, made: Bool = false,
-                              remover: RunCgroupWorker? = nil) throws(SystemError) -> RunCgroup {
+                              remover: RunCgroupWorker? = nil,
+                              controllers: Set<String> = ["pids", "memory"]) throws(SystemError) -> RunCgroup {
         let path = parent + "/" + name
         if !made && mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw SystemError.last("mkdir", path: path)
@@ -46,7 +53,7 @@ public final class RunCgroup {
             close(procs)
             throw SystemError(call: "open", errno: saved, path: path + "/cgroup.events")
         }
-        return RunCgroup(path: path, procsFD: procs, eventsFD: events, remover: remover)
+        return RunCgroup(path: path, procsFD: procs, eventsFD: events, remover: remover, controllers: controllers)
     }
 
     /// Whether any process is still in the cgroup (`populated 1` in cgroup.events).
@@ -55,9 +62,13 @@ public final class RunCgroup {
     /// The pids in the cgroup now.
     public var processes: [pid_t] { CgroupFiles.processes(path) }
 
-    /// Sends `signal` to every process in the cgroup (SIGTERM reaches setsid'd grandchildren too).
-    public func signalAll(_ signal: Int32) {
-        for pid in processes { kill(pid, signal) }
+    /// Sends `signal` to every process in the cgroup (SIGTERM reaches setsid'd grandchildren too);
+    /// returns the processes signalled.
+    @discardableResult
+    public func signalAll(_ signal: Int32) -> [pid_t] {
+        let members = processes
+        for pid in members { kill(pid, signal) }
+        return members
     }
 
     /// SIGKILL to every process in the cgroup and its descendants, atomically (cgroup.kill, 5.14+);
@@ -98,8 +109,11 @@ public final class RunCgroup {
     /// while the cgroup exists and as they were at its removal afterwards.
     public var limitCounters: LimitCounters {
         if let countersAtRemoval { return countersAtRemoval }
-        let pids = SmallFile.read(path + "/pids.events") ?? ""
-        let memory = SmallFile.read(path + "/memory.events") ?? ""
+        // Only the files there are: each open walks the cgroup file system, whose lock the
+        // worker's rmdir of ended runs' cgroups holds for writing — on a hybrid host, where the
+        // unified cgroup has no controllers, two failed lookups per run end.
+        let pids = controllers.contains("pids") ? SmallFile.read(path + "/pids.events") ?? "" : ""
+        let memory = controllers.contains("memory") ? SmallFile.read(path + "/memory.events") ?? "" : ""
         return LimitCounters(refusedForks: LimitCounters.value(of: "max", in: pids),
                              memoryMaxReached: LimitCounters.value(of: "max", in: memory),
                              oomKills: LimitCounters.value(of: "oom_kill", in: memory))
