@@ -17,6 +17,14 @@ public enum SmallFile {
         return readAll(fd, limit: limit)
     }
 
+    /// The whole contents of the open file `fd` read again from its start (a kernel attribute
+    /// file regenerates what it says at each read from offset 0); nil as for ``read(_:limit:)``.
+    /// For a file read often: no path to walk each time.
+    public static func reread(_ fd: Int32, limit: Int = maxBytes) -> String? {
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return nil }
+        return readAll(fd, limit: limit)
+    }
+
     /// Reads `fd` from its current position to end of file; nil on a read error or when over
     /// `limit` bytes.
     static func readAll(_ fd: Int32, limit: Int = maxBytes) -> String? {

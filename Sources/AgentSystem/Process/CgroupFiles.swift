@@ -17,7 +17,12 @@ enum CgroupFiles {
     /// The pids in the cgroup `path` now.
     static func processes(_ path: String) -> [pid_t] {
         guard let text = SmallFile.read(path + "/cgroup.procs", limit: 1 << 20) else { return [] }
-        return text.split(separator: "\n").compactMap { pid_t($0) }
+        return pids(in: text)
+    }
+
+    /// The pids of a `cgroup.procs` text, one a line.
+    static func pids(in text: String) -> [pid_t] {
+        text.split(separator: "\n").compactMap { pid_t($0) }
     }
 
     /// SIGKILL to every process in `path` and below, at once (`cgroup.kill`, Linux 5.14). Where

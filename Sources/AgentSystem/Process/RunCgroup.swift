@@ -17,6 +17,10 @@ public final class RunCgroup {
     private let remover: RunCgroupWorker?
     /// The controllers enabled for it (`pids`, `memory`): only their `.events` files exist.
     private let controllers: Set<String>
+    /// `cgroup.procs` for reading, opened at the first listing (an expiring run is listed at
+    /// SIGTERM, SIGCONT and SIGKILL): later listings walk no path, so they never wait for the
+    /// kernfs lock that the worker's mkdir/rmdir of other runs' cgroups holds. -1 until then.
+    private var membersFD: Int32 = -1
 
     private init(path: String, procsFD: Int32, eventsFD: Int32, remover: RunCgroupWorker?,
                  controllers: Set<String>) {
@@ -30,6 +34,7 @@ public final class RunCgroup {
     deinit {
         close(procsFD)
         close(eventsFD)
+        if membersFD >= 0 { close(membersFD) }
     }
 
     /// Creates `parent/name`, or opens it where the ``RunCgroupWorker`` made it ahead (`made`:
@@ -60,7 +65,11 @@ public final class RunCgroup {
     public var isPopulated: Bool { CgroupFiles.isPopulated(eventsFD: eventsFD) }
 
     /// The pids in the cgroup now.
-    public var processes: [pid_t] { CgroupFiles.processes(path) }
+    public var processes: [pid_t] {
+        if membersFD < 0 { membersFD = open(path + "/cgroup.procs", O_RDONLY | O_CLOEXEC) }
+        guard membersFD >= 0, let text = SmallFile.reread(membersFD, limit: 1 << 20) else { return [] }
+        return CgroupFiles.pids(in: text)
+    }
 
     /// Sends `signal` to every process in the cgroup (SIGTERM reaches setsid'd grandchildren too);
     /// returns the processes signalled.
