@@ -23,7 +23,7 @@ public enum CalendarEventParser {
 
     public static func parse(_ text: String) -> Result<CalendarEvent, CalendarEventError> {
         do throws(Detail) {
-            return .success(try event(text))
+            return .success(try event(text).sharingFieldStorage())
         } catch {
             return .failure(CalendarEventError(message: "\(TextBytes.quoted(text)) is not a calendar event: "
                 + "\(error.text); valid forms: \(validForms)"))
