@@ -5,13 +5,17 @@ import Glibc
 import Testing
 @testable import AgentSystem
 
-/// Real kernel: a run's cgroup as the loop reads it.
-@Suite(.serialized) struct RunCgroupTests {
-    private static func makeParent(_ label: String) -> String? {
+/// A runs' parent below the test's own cgroup, or nil where the unified tree is not writable.
+enum TestRunsParent {
+    static func make(_ label: String) -> String? {
         guard getuid() == 0, let hierarchy = CgroupHierarchy.detect() else { return nil }
         let parent = hierarchy.ownDirectory + "/agentd-runs.test-\(label)-\(getpid())"
         return mkdir(parent, 0o755) == 0 || errno == EEXIST ? parent : nil
     }
+}
+
+/// Real kernel: a run's cgroup as the loop reads it.
+@Suite(.serialized) struct RunCgroupTests {
 
     private static func sleeper(into cgroup: RunCgroup) throws -> Process {
         let process = Process()
@@ -25,7 +29,7 @@ import Testing
     /// The listing reuses one descriptor (SIGTERM, SIGCONT and SIGKILL each list an expiring
     /// run): each listing still says who is in the cgroup now.
     @Test func everyListingOfARunsCgroupSaysWhoIsInItNow() throws {
-        guard let parent = Self.makeParent("members") else { return }
+        guard let parent = TestRunsParent.make("members") else { return }
         defer { rmdir(parent) }
         let cgroup = try RunCgroup.create(parent: parent, name: "run-r000001", controllers: [])
         #expect(cgroup.processes.isEmpty)

@@ -10,12 +10,7 @@ import AgentTestSupport
 /// groups of a hybrid host) while runs launch, a run's cgroup made ahead is the run's, and
 /// what was made ahead goes again once launches stop.
 @Suite(.serialized) struct RunCgroupWorkerTests {
-    /// A runs' parent below the test's own cgroup, or nil where the unified tree is not writable.
-    private static func makeParent(_ label: String) -> String? {
-        guard getuid() == 0, let hierarchy = CgroupHierarchy.detect() else { return nil }
-        let parent = hierarchy.ownDirectory + "/agentd-runs.test-\(label)-\(getpid())"
-        return mkdir(parent, 0o755) == 0 || errno == EEXIST ? parent : nil
-    }
+    private static func makeParent(_ label: String) -> String? { TestRunsParent.make(label) }
 
     private static func name(_ number: UInt64) -> String { "run-\(RunID(number))" }
 
