@@ -360,8 +360,8 @@ _compiled = {}
 def status_latency(path, n=100):
     """`n` sequential `status` round trips, each on a new connection (as agentctl makes one), in
     milliseconds, timed by bench/status_client.c in a process of its own. Timed from this process,
-    a round trip would also hold the wait for Python's GIL, which the thread reading the agent's
-    log takes during a launch burst (a thread waiting for it may wait the 5 ms switch interval)."""
+    a round trip would also hold the answer's JSON parse and any wait for Python's GIL, which the
+    thread reading the agent's log takes (in A/B runs the two differed within this host's noise)."""
     if "status_client" not in _compiled:
         _compiled["status_client"] = compile_c("status_client")
     out = subprocess.run([_compiled["status_client"], path, str(n)], capture_output=True, text=True)

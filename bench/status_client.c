@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `status` round trips from a process of its own: N sequential requests, each on a new connection
-// (what agentctl does), printing each round trip in microseconds. The Python bench process reads the
-// agent's log on a thread, and its GIL (a 5 ms switch interval) would otherwise be in the figure.
+// (what agentctl does), printing each round trip in microseconds. Timed in the Python bench process,
+// a round trip would also hold the JSON parse of the answer and any wait for the GIL, which the
+// thread reading the agent's log holds (in A/B runs on this host the two differed within the noise).
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
