@@ -11,9 +11,14 @@ final class FileLoggedAgent {
     let sandbox: Sandbox
     let process = Process()
     let logPath: String
+    /// A `/proc` without PSI files, as `AgentProcess` gives its agents: the host's memory pressure
+    /// (another test driving a run into its MemoryMax= counts in the global PSI) would shed this
+    /// agent's runs — a live processing run expired(pressure) in the middle of a test.
+    private let procTree: FakeProcTree
 
     init(sandbox: Sandbox) throws {
         self.sandbox = sandbox
+        procTree = try FakeProcTree.withoutPressure()
         logPath = sandbox.root + "/agentd-\(UUID().uuidString.prefix(8)).log"
         guard FileManager.default.createFile(atPath: logPath, contents: nil),
               let log = FileHandle(forWritingAtPath: logPath) else {
@@ -22,7 +27,7 @@ final class FileLoggedAgent {
         }
         process.executableURL = URL(fileURLWithPath: Binaries.agentd)
         process.arguments = ["--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
-                             "--socket", sandbox.socketPath]
+                             "--socket", sandbox.socketPath, "--proc-root", procTree.procRoot]
         process.standardError = log
         process.standardOutput = FileHandle.nullDevice
         try process.run()
