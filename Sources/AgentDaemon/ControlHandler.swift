@@ -103,19 +103,13 @@ struct ControlHandler {
     func pendingSummaries(filter: String? = nil, limit: Int = Int.max, from work: [PendingWork]? = nil) -> [PendingSummary] {
         let driver = scheduling
         let now = driver.now
-        let entries: [PendingWork]
-        if let work {
-            entries = work
-        } else if let filter {
-            // One identifier's entries, not every job's sorted and filtered (O(n log n) with
-            // 10,000 jobs, for each trigger, cancel, `pending ID` and `explain ID`).
-            entries = Identifier(rawValue: filter).map { driver.scheduler.waiting(for: $0, now: now) } ?? []
-        } else {
-            entries = driver.scheduler.waiting(now: now)
-        }
+        // With a filter, one identifier's entries, not every job's sorted and then filtered
+        // (O(n log n) with 10,000 jobs, for each trigger, cancel, `pending ID` and `explain ID`).
+        let entries = work ?? filter.map { text in
+            Identifier(rawValue: text).map { driver.scheduler.waiting(for: $0, now: now) } ?? []
+        } ?? driver.scheduler.waiting(now: now)
         return entries
             .lazy
-            .filter { filter == nil || $0.identifier.rawValue == filter || $0.submission?.identifier.rawValue == filter }
             .prefix(limit)
             .map { work in
                 PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,

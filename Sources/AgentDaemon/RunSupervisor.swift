@@ -225,7 +225,7 @@ final class RunSupervisor {
             guard let account = users.lookup(name, now: loop.now) else { return .failure(LaunchProblem("no such user \(name)")) }
             user = account
         }
-        let stateDirectory = jobsDirectory + job.identifier.rawValue
+        let stateDirectory = self.stateDirectory(of: job)
         let makesStateDirectory: mode_t?
         switch prepareStateDirectory(stateDirectory, for: user) {
         case .success(let mode): makesStateDirectory = mode
@@ -297,8 +297,7 @@ final class RunSupervisor {
     private func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem {
         if failure.isWorkingDirectory {
             // The child makes the job's state directory at its first run (prepareStateDirectory).
-            let directory = jobsDirectory + job.identifier.rawValue
-            return LaunchProblem("state directory: \(failure.step) \(directory): \(SystemError.text(failure.errno)); check that \(jobsDirectory) is writable by the agent and its file system is neither full nor read-only (ls -ld \(jobsDirectory); lsattr -d \(jobsDirectory); df -h \(jobsDirectory))")
+            return LaunchProblem("state directory: \(failure.step) \(stateDirectory(of: job)): \(SystemError.text(failure.errno)); check that \(jobsDirectory) is writable by the agent and its file system is neither full nor read-only (ls -ld \(jobsDirectory); lsattr -d \(jobsDirectory); df -h \(jobsDirectory))")
         }
         guard failure.isVerification, let program = job.exec.first else { return LaunchProblem(failure.description) }
         // The child's last look found the plugin changed since the check: say how now.
@@ -306,8 +305,9 @@ final class RunSupervisor {
         return LaunchProblem("unsafe: \(program) changed while it was being started; find out who is changing it")
     }
 
-    /// Creates the job's `STATE_DIRECTORY`, owned by the user it runs as (one stat when it is
-    /// already so).
+    /// A job's `STATE_DIRECTORY`.
+    private func stateDirectory(of job: JobDefinition) -> String { jobsDirectory + job.identifier.rawValue }
+
     /// The job's state directory: nil when it is there, owned as it should be (every run but a
     /// job's first); else the mode the plugin's child makes it with before it drops privileges
     /// (a new directory is an inode allocation, which ext4 can make slow: the loop does not wait

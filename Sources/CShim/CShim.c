@@ -103,13 +103,13 @@ uint64_t cshim_eventfd_drain(int fd) {
 }
 
 int cshim_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+int cshim_pidfd_send_signal(int pidfd, int sig) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+}
+
 int cshim_set_batch_policy(pid_t pid) {
     struct sched_param none = {0};
     return sched_setscheduler(pid, SCHED_BATCH, &none);
-}
-
-int cshim_pidfd_send_signal(int pidfd, int sig) {
-    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
 }
 int cshim_pidfd_reap(int pidfd, int *code, int *status) {
     siginfo_t info;

@@ -263,14 +263,10 @@ public struct Scheduler: Sendable {
     /// the submissions queued under that identifier, FIFO — without walking every job: for
     /// `pending ID`, `explain ID`, a trigger's or a cancel's answer. O(queued submissions).
     public func waiting(for id: Identifier, now: SchedulerTime) -> [PendingWork] {
-        var work: [PendingWork] = []
-        if let job = jobs[id], let item = pendingWork(job, now: now) { work.append(item) }
-        // Any queue, not only `resolveJob(id)`'s: a submission stays in the queue of the job it
+        let own = jobs[id].flatMap { pendingWork($0, now: now) }.map { [$0] } ?? []
+        // Every queue, not only `resolveJob(id)`'s: a submission stays in the queue of the job it
         // resolved to when it was made, and a more specific job may have been registered since.
-        var queued: [QueuedSubmission] = []
-        for queue in queues.values { queued.append(contentsOf: queue.all.filter { $0.submission.identifier == id }) }
-        queued.sort { $0.sequence < $1.sequence }
-        return work + queued.map { pendingWork($0) }
+        return own + queuedSubmissions().filter { $0.submission.identifier == id }.map { pendingWork($0) }
     }
 
     /// `agentctl status`: the first `limit` entries of ``waiting(now:)`` and how many there

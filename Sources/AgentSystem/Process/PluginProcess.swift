@@ -104,8 +104,8 @@ public final class PluginProcess {
         if termination == nil { cshim_pidfd_send_signal(pidfd, signal) }
         kill(-processGroup, signal)
         if let cgroup {
-            // One listing for both (each is a walk of the cgroup file system).
-            for member in cgroup.signalAll(signal) where member != pid { knownCgroupMembers.insert(member) }
+            // One listing for both signalling and remembering.
+            remember(cgroup.signalAll(signal))
         }
     }
 
@@ -219,7 +219,12 @@ public final class PluginProcess {
 
     private func rememberCgroupMembers() {
         guard let cgroup else { return }
-        for member in cgroup.processes where member != pid { knownCgroupMembers.insert(member) }
+        remember(cgroup.processes)
+    }
+
+    /// Members of the run's cgroup other than its main process, reaped by pid later.
+    private func remember(_ members: [pid_t]) {
+        for member in members where member != pid { knownCgroupMembers.insert(member) }
     }
 
     private func finish() {
