@@ -265,6 +265,7 @@ final class RunSupervisor {
         // Nice=-10): a plugin never inherits the agent's own priority.
         request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
         request.ioPriority = job.priority.ioPriorityValue
+        request.separatesMemory = job.limits.limitsMemory
         if let weight = job.priority.cpuWeight { _ = cgroup?.setCPUWeight(weight) }
         let spawned = PluginSpawner.spawn(request)
         run.limitGroups?.closeJoinDescriptors()

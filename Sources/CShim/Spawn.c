@@ -259,6 +259,15 @@ static struct spawn_block *make_block(const struct cshim_spawn_request *r) {
     return block;
 }
 
+// A copy of the parent, through the raw system call (ThreadSanitizer intercepts glibc's clone()
+// and cannot follow a child that shares its memory: its ForkAfter CHECK fails); the child runs on
+// (its copy of) the parent's stack. Used for runs with a memory limit, and under TSan.
+static pid_t spawn_copy(struct spawn_block *block, int *child_pidfd) {
+    long child = syscall(SYS_clone, (unsigned long)(CLONE_PIDFD | SIGCHLD), NULL, child_pidfd, NULL, 0);
+    if (child == 0) child_main(block); // does not return
+    return (pid_t)child;
+}
+
 #ifdef CSHIM_CHILD_SHARES_MEMORY
 // The top of the child's stack: the end of the block, 16-byte aligned.
 static char *stack_top(struct spawn_block *block) {
@@ -266,17 +275,11 @@ static char *stack_top(struct spawn_block *block) {
 }
 
 static pid_t spawn_child(struct spawn_block *block, int *child_pidfd) {
+    if (block->request.separate_memory) return spawn_copy(block, child_pidfd);
     return clone(child_main, stack_top(block), CLONE_VM | CLONE_PIDFD | SIGCHLD, block, child_pidfd);
 }
 #else
-// A copy of the parent: ThreadSanitizer intercepts glibc's clone() and cannot follow a child
-// that shares its memory (its ForkAfter CHECK fails), so the raw system call, which TSan never
-// sees; the child runs on (its copy of) the parent's stack.
-static pid_t spawn_child(struct spawn_block *block, int *child_pidfd) {
-    long child = syscall(SYS_clone, (unsigned long)(CLONE_PIDFD | SIGCHLD), NULL, child_pidfd, NULL, 0);
-    if (child == 0) child_main(block); // does not return
-    return (pid_t)child;
-}
+static pid_t spawn_child(struct spawn_block *block, int *child_pidfd) { return spawn_copy(block, child_pidfd); }
 #endif
 
 int cshim_spawn_plugin(const struct cshim_spawn_request *r, struct cshim_spawn_started *started,

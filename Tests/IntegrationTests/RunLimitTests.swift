@@ -88,6 +88,41 @@ import Testing
         #expect(tail.last == "agentd: limit reached: MemoryMax=64M (the OOM killer killed 1 process)")
     }
 
+    /// `MemoryMax=512` (meant: 512M) and `MemoryMax=1` once had the kernel OOM-kill agentd itself:
+    /// the child joined the run's memory group while it still shared the agent's memory, and the
+    /// OOM killer kills every process sharing its victim's. The run ends at its limit; the agent
+    /// answers on, the same process.
+    @Test(.enabled(if: canLimitMemory, "needs root and a memory controller (cgroup v1, or delegated v2)"),
+          arguments: ["512", "1"])
+    func aMemoryMaxTooSmallToStartEndsTheRunAndNeverTheAgent(limit: String) throws {
+        let sandbox = try Sandbox()
+        let script = "#!/bin/sh\necho started\nexit 0\n"
+        var agentPID: Int32 = 0
+        let record = try run("tiny", script: script, keys: "MemoryMax=\(limit)\n", sandbox: sandbox) { agent in
+            agentPID = agent.process.processIdentifier
+            #expect(agent.process.isRunning, "the agent outlives its run's limit")
+            let status = try agent.ctl("status")
+            #expect(status.status == 0, "\(status.stderr)")
+            let explain = try agent.ctl("explain", "local.tiny")
+            #expect(explain.stdout.contains("stopped at its limit: MemoryMax=\(limit)"), "\(explain.stdout)")
+        }
+        #expect(agentPID != 0)
+        #expect(record["stopReason"] as? String == "expired(limit)", "\(record)")
+        let tail = record["logTail"] as? [String] ?? []
+        #expect(!tail.contains("started"), "nothing runs in \(limit) bytes: \(tail)")
+        #expect(tail.last?.hasPrefix("agentd: limit reached: MemoryMax=\(limit) (the OOM killer killed") == true, "\(tail)")
+    }
+
+    @Test func checkWarnsOfAMemoryLimitBelowWhatAnyProgramNeeds() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/small.job", "[Job]\nIdentifier=local.small\nExec=\(sandbox.pluginPath)\nMemoryMax=512\n")
+        let result = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        let output = result.stdout + result.stderr
+        #expect(result.status == 0, "a warning, not an error: \(output)")
+        #expect(output.contains("small.job:4: warning: MemoryMax: \"512\" is 512 bytes, less than any program needs to start (4M)"), "\(output)")
+        #expect(output.contains("did you mean 512M?"), "\(output)")
+    }
+
     @Test(.enabled(if: canLimitTasks, "needs root and a pids controller (cgroup v1, or delegated v2)"))
     func aRunWithoutTasksMaxGetsTheDefaultOf512AndEndsAsItExits() throws {
         let sandbox = try Sandbox()

@@ -26,6 +26,14 @@ public struct RunLimits: Hashable, Sendable {
     public var memoryMaxSetting: String { "MemoryMax=" + (memoryMax?.description ?? "infinity") }
 
     static let keys = ["TasksMax", "MemoryMax", "MemoryHigh"]
+
+    /// Whether the run joins a memory-limited group (then its child must not share the agent's
+    /// memory on its way to execve).
+    public var limitsMemory: Bool { memoryMax != nil || memoryHigh != nil }
+
+    /// Below this no program starts: the dynamic loader and libc alone map more (`/bin/true` has
+    /// an RSS of about 1 MiB). `check` warns under it.
+    public static let smallestUsefulMemory = ByteSize(bytes: 4 << 20)
 }
 
 extension RunLimits {
@@ -90,6 +98,12 @@ extension RunLimits {
         guard size.bytes > 0 else {
             reader.error(assignment.line, "\(key): must be more than 0 (\(sizeValid))")
             return nil
+        }
+        if size < smallestUsefulMemory {
+            let bare = text.utf8.allSatisfy(TextBytes.isDigit)
+            reader.warning(assignment.line, "\(key): \(TextBytes.quoted(text)) is \(size.bytes) bytes, less than "
+                + "any program needs to start (\(smallestUsefulMemory)); its runs will end expired(limit) or "
+                + "spawn-failed" + (bare ? "; a bare number is bytes: did you mean \(text)M?" : ""))
         }
         return size
     }

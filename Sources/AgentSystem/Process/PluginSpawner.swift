@@ -25,6 +25,9 @@ public struct SpawnRequest {
     public var nice: Int32?
     /// `IOSchedulingClass=`/`IOSchedulingPriority=` as the kernel's ioprio value.
     public var ioPriority: Int32?
+    /// The child is a copy of the agent rather than sharing its memory until execve: needed when
+    /// it joins a memory-limited cgroup, whose OOM killer would otherwise kill the agent too.
+    public var separatesMemory = false
 
     public init(executable: CheckedExecutable, arguments: [String], environment: [String],
                 workingDirectory: String? = nil, user: UserAccount? = nil, cgroup: RunCgroup? = nil,
@@ -134,6 +137,7 @@ public enum PluginSpawner {
                         spec.exec_through_fd = request.executable.runsThroughDescriptor ? 1 : 0
                         if let nice = request.nice { spec.set_nice = 1; spec.nice = nice }
                         if let ioprio = request.ioPriority { spec.set_ioprio = 1; spec.ioprio = ioprio }
+                        spec.separate_memory = request.separatesMemory ? 1 : 0
                         // Only root can change user; an unprivileged agent runs plugins as itself.
                         if let user = request.user, geteuid() == 0, user.uid != 0 {
                             spec.drop_privileges = 1

@@ -42,6 +42,11 @@ struct cshim_spawn_request {
     // is the kernel's (class << 13) | level.
     int set_ioprio;
     int ioprio;
+    // Non-zero: the child is a copy of the agent (clone without CLONE_VM) instead of sharing its
+    // memory. For runs with a memory limit: the OOM killer kills every process that shares the
+    // victim's memory, so a child that joined a memory-limited group while sharing the agent's
+    // would take the agent with it (MemoryMax=512 killed agentd).
+    int separate_memory;
 };
 
 /// A child that was started: it runs on without the caller waiting for its execve.
