@@ -77,8 +77,15 @@ struct UnitFileParserTests {
         #expect(errors(Array("[Job]\nA=1\0\n".utf8))
             == ["x.conf:2: contains a NUL byte at column 4; config files must be UTF-8 text"])
         #expect(errors(Array("[Job]\nA=".utf8) + [0xC3, 0x28])
-            == ["x.conf:2: is not valid UTF-8 (byte 0xC3 at column 3); config files must be UTF-8 text"])
+            == ["x.conf:2: is not valid UTF-8 (byte 0xC3 at column 3); section, key and value lines must be UTF-8 text"])
         #expect(errors(Array("[]\n".utf8)) == ["x.conf:1: empty section header []; write [Job]"])
+    }
+
+    /// DESIGN §3: comment lines may hold any bytes, as in systemd (a Latin-1 name, a stray 0xFF).
+    @Test func commentLinesMayHoldBytesThatAreNotUTF8() {
+        let latin1: [UInt8] = Array("[Job]\n# by Jos".utf8) + [0xE9] + Array("\n; caf".utf8) + [0xE9, 0xFF]
+            + Array("\nA=1\n".utf8)
+        #expect(errors(latin1) == [])
     }
 
     @Test func collectsSeveralErrorsButStopsAtEncodingErrors() {

@@ -18,9 +18,10 @@ public struct CalendarEvent: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// Days looked at before giving up: 28 years, the Gregorian weekday/leap cycle a
-    /// `Mon *-02-29` needs, and far beyond any schedule that can match at all.
-    static let searchDays: Int64 = 28 * 366
+    /// Years looked at before giving up when the event names no year: the Gregorian calendar
+    /// repeats every 400 years, so an event that matches no date in 400 never matches. With
+    /// years named, the search ends after the last of them (the parser allows up to 2199).
+    static let searchYears: Int64 = 400
 
     /// The first instant strictly after `after` at which the event matches, in the local time
     /// `rule` defines; nil when it never matches again (a past year, a date no weekday fits).
@@ -42,7 +43,25 @@ public struct CalendarEvent: Sendable, Hashable, CustomStringConvertible {
             day -= 1
             fromSecond += Int(CivilDateTime.secondsPerDay)
         }
-        for _ in 0..<Self.searchDays {
+        let startYear = CivilDateTime.civil(fromDays: day).year
+        let lastYear = years?.last ?? startYear + Self.searchYears
+        while true {
+            // Whole years and months the event excludes are skipped, not walked day by day:
+            // `2060-01-01` or `Mon *-02-29` across 2100 are found in a few thousand steps.
+            let date = CivilDateTime.civil(fromDays: day)
+            if date.year > lastYear { return nil }
+            if let years, !years.contains(date.year) {
+                guard let next = years.first(where: { $0 > date.year }) else { return nil }
+                day = CivilDateTime.days(year: next, month: 1, day: 1)
+                fromSecond = 0
+                continue
+            }
+            if !months.contains(date.month) {
+                day = date.month == 12 ? CivilDateTime.days(year: date.year + 1, month: 1, day: 1)
+                    : CivilDateTime.days(year: date.year, month: date.month + 1, day: 1)
+                fromSecond = 0
+                continue
+            }
             if matches(day: day) {
                 var second = fromSecond
                 while let time = firstTime(atOrAfter: second) {
@@ -55,7 +74,6 @@ public struct CalendarEvent: Sendable, Hashable, CustomStringConvertible {
             day += 1
             fromSecond = 0
         }
-        return nil
     }
 
     /// Whether the local date `day` (days since 1970-01-01) is one of the event's.

@@ -28,8 +28,10 @@ extension PowerSupply {
         type == .battery && powersSystem && present != false
     }
 
-    /// This battery's own level in percent from `energy_*`, else `charge_*`, else `capacity`.
+    /// This battery's own level in percent: its `capacity` (what the kernel, upower and desktops
+    /// show), else computed from `energy_*`, else `charge_*`.
     public var levelPercent: Int? {
+        if let capacity { return min(100, max(0, capacity)) }
         if let now = energyNow, let full = energyFull, full > 0 {
             return PowerState.roundedPercent(now, of: full)
         }
@@ -46,7 +48,8 @@ extension PowerState {
     ///
     /// - External power: a supply for which `feedsSystem` holds (Mains/USB/UPS/Wireless, online
     ///   ≥ 1, not `scope=Device`), or no system battery at all (a desktop, a kiosk, a VM).
-    /// - Batteries: type Battery, not `scope=Device`, not `present=0`. Several combine into one
+    /// - Batteries: type Battery, not `scope=Device`, not `present=0`. One reports its own level
+    ///   (`capacity`, else from energy or charge). Several combine into one
     ///   level weighted by their size: the sums of `energy_now`/`energy_full` when every battery
     ///   reports energy; else the sums of `charge_now`/`charge_full` when every battery reports
     ///   charge; else the average of each battery's own level (energy, charge or `capacity`),
@@ -72,6 +75,9 @@ extension PowerState {
 
     /// The combined level of `batteries` (all system batteries), or nil when none reports one.
     static func combinedPercent(_ batteries: [PowerSupply]) -> Int? {
+        // One battery reports its own level (DESIGN §6): `capacity` may differ by a point from
+        // energy_now/energy_full (the firmware's rounding), and the user sees `capacity`.
+        if batteries.count == 1 { return batteries[0].levelPercent }
         let energy = batteries.compactMap { battery -> (Int, Int)? in
             guard let now = battery.energyNow, let full = battery.energyFull, full > 0 else { return nil }
             return (max(0, now), full)

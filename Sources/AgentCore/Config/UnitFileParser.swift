@@ -145,17 +145,18 @@ public enum UnitFileParser {
                         + "(\(UnitFileParser.maximumLineLength) bytes) is allowed")
                     return
                 }
-                if let bad = TextBytes.firstInvalidUTF8(bytes, start..<end) {
-                    let hex = String(bytes[bad], radix: 16, uppercase: true)
-                    fail(lineNumber, "is not valid UTF-8 (byte 0x\(hex) at column "
-                        + "\(bad - start + 1)); config files must be UTF-8 text")
-                    return
-                }
-                // Comment lines are skipped before continuation handling, as in systemd.
+                // Comment lines are skipped before continuation handling, as in systemd, and
+                // may hold any bytes (a Latin-1 name in a comment is no error: DESIGN §3).
                 var first = start
                 while first < end, TextBytes.isWhitespace(bytes[first]) { first += 1 }
                 if first < end, bytes[first] == TextBytes.hash || bytes[first] == TextBytes.semicolon {
                     continue
+                }
+                if let bad = TextBytes.firstInvalidUTF8(bytes, start..<end) {
+                    let hex = String(bytes[bad], radix: 16, uppercase: true)
+                    fail(lineNumber, "is not valid UTF-8 (byte 0x\(hex) at column "
+                        + "\(bad - start + 1)); section, key and value lines must be UTF-8 text")
+                    return
                 }
                 var trailingBackslashes = 0
                 while trailingBackslashes < end - start,

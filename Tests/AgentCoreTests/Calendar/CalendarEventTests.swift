@@ -118,4 +118,15 @@ struct CalendarEventTests {
         let event = try CalendarEventParser.parse("Mon..Fri 09:00").get()
         #expect(event.nextMatch(after: start, rule: tokyo) == SchedulerTime(seconds: Double(utcSeconds(2026, 12, 1, 0, 0))))
     }
+
+    /// A date decades ahead is found, up to the parser's last year (2199), and never-matching
+    /// events end the search: `Schedule=2060-01-01` once loaded and never ran.
+    @Test func farFutureDatesAreFoundUpToTheParsersLastYear() throws {
+        #expect(try nextMatches("2060-01-01", after: start, count: 1) == ["Thu 2060-01-01 00:00:00 +00:00"])
+        #expect(try nextMatches("2199-12-31 23:59:59", after: start, count: 1) == ["Tue 2199-12-31 23:59:59 +00:00"])
+        // Feb 29 on a Monday: 2072, then not 2100 (no leap year), so 2112.
+        #expect(try nextMatches("Mon *-02-29", after: localTime(2073, 1, 1, 0, 0), count: 1) == ["Mon 2112-02-29 00:00:00 +00:00"])
+        let past = try CalendarEventParser.parse("Mon 2024-02-29").get()
+        #expect(past.nextMatch(after: start, rule: FixedUTCOffset.utc) == nil)
+    }
 }

@@ -57,6 +57,15 @@ struct PowerStateDerivationTests {
         #expect(state.battery?.percent == 19)  // 1.5 of 8 Ah
     }
 
+    /// DESIGN §6: one system battery reports its own `capacity`, as the kernel, upower and
+    /// desktops show it — not energy_now/energy_full rounded otherwise (74 against its own 73).
+    @Test func oneBatteryReportsItsOwnCapacityNotItsEnergyRatio() {
+        let state = PowerState(supplies: [mains(0), battery(capacity: 73, energy: (44_500_000, 60_000_000))])
+        #expect(state.battery?.percent == 73)
+        let energyOnly = PowerState(supplies: [mains(0), battery(energy: (44_500_000, 60_000_000))])
+        #expect(energyOnly.battery?.percent == 74)
+    }
+
     @Test func batteriesWithMixedAttributesAverageTheirOwnLevels() {
         let state = PowerState(supplies: [
             battery("BAT0", energy: (30_000_000, 60_000_000)),
