@@ -102,6 +102,10 @@ public final class ClientConnection {
     /// Request bytes held (partial line, unread lines, the held frame), as last told the server.
     private var inputHeld = 0
     private var lastActivity: MonotonicInstant
+    /// When the client last took output (or, with nothing taken yet, when output began to
+    /// wait): the stall clock. Requests do not move it, so a client that pipelines requests
+    /// and never reads is dropped at the idle timeout like any other, root's too.
+    private var lastOutputProgress: MonotonicInstant
     private var idleTimer: TimerToken?
     private var lingerTimer: TimerToken?
 
@@ -116,6 +120,7 @@ public final class ClientConnection {
         self.server = server
         self.framer = LineFramer(maxLineBytes: limits.maxRequestBytes)
         self.lastActivity = loop.now
+        self.lastOutputProgress = loop.now
         token = try loop.watch(fd: fd, events: .readable, urgent: true) { [weak self] events in
             self?.handle(events)
         }
@@ -227,7 +232,9 @@ public final class ClientConnection {
             syncInputHeld()
         }
         var delivered = 0
-        while state == .open, outstanding == nil {
+        // While an answer waits for the client to read it, the next request waits too: what a
+        // client that pipelines and never reads can make the agent hold is one answer.
+        while state == .open, outstanding == nil, pendingOutputBytes == 0 {
             if delivered == Self.requestsPerTurn {
                 continueNextTurn()
                 return
@@ -254,7 +261,8 @@ public final class ClientConnection {
             }
         }
         guard state == .open else { return }
-        if inputClosed && outstanding == nil {
+        if inputClosed && outstanding == nil && pendingOutputBytes == 0 && heldFrame == nil
+            && framer.bufferedCount == 0 {
             beginClosing(.peerClosed)
             return
         }
@@ -285,7 +293,7 @@ public final class ClientConnection {
 
     /// Reads what has already arrived, without waiting for the loop to report it.
     func readNow() {
-        guard state == .open, !awaitingTurn, outstanding == nil else { return }
+        guard state == .open, !awaitingTurn, outstanding == nil, pendingOutputBytes == 0 else { return }
         readAvailable()
     }
 
@@ -384,7 +392,7 @@ public final class ClientConnection {
         let wasEmpty = pendingOutputBytes == 0
         output.append(contentsOf: bytes)
         server?.pendingOutputChanged(by: bytes.count)
-        if wasEmpty { lastActivity = loop.now }  // the stall clock starts now
+        if wasEmpty { lastOutputProgress = loop.now }  // the stall clock starts now
         updateInterest()
         armIdleTimer()
     }
@@ -412,6 +420,7 @@ public final class ClientConnection {
                 outputStart += written
                 server?.pendingOutputChanged(by: -written)
                 lastActivity = loop.now  // progress: the client reads
+                lastOutputProgress = loop.now
                 continue
             }
             let code = errno
@@ -427,6 +436,10 @@ public final class ClientConnection {
                 return
             }
             lastActivity = loop.now
+            // Requests read while the answer waited are served now.
+            if state == .open, outstanding == nil, heldFrame != nil || framer.bufferedCount > 0 || inputClosed {
+                scheduleProcessing()
+            }
             armIdleTimer()
         } else if outputStart >= 1 << 16 && outputStart * 2 >= output.count {
             output.removeSubrange(0..<outputStart)
@@ -440,7 +453,8 @@ public final class ClientConnection {
     private func updateInterest() {
         guard state != .closed, let token else { return }
         var wanted: IOEvents = []
-        if state == .open && !inputClosed && outstanding == nil && !processScheduled && !awaitingTurn {
+        if state == .open && !inputClosed && outstanding == nil && !processScheduled && !awaitingTurn
+            && pendingOutputBytes == 0 {
             wanted.insert(.readable)
         }
         if pendingOutputBytes > 0 { wanted.insert(.writable) }
@@ -465,15 +479,21 @@ public final class ClientConnection {
     /// per request.
     private func armIdleTimer() {
         guard idleTimer == nil, isIdleCandidate else { return }
-        idleTimer = loop.schedule(at: lastActivity + limits.idleTimeout) { [weak self] in
+        idleTimer = loop.schedule(at: idleDeadline) { [weak self] in
             self?.idleTimerFired()
         }
+    }
+
+    /// Waiting for output to be taken runs on the output clock; waiting for a request on the
+    /// activity clock.
+    private var idleDeadline: MonotonicInstant {
+        (pendingOutputBytes > 0 ? lastOutputProgress : lastActivity) + limits.idleTimeout
     }
 
     private func idleTimerFired() {
         idleTimer = nil
         guard isIdleCandidate else { return }  // re-armed when it becomes a candidate again
-        let deadline = lastActivity + limits.idleTimeout
+        let deadline = idleDeadline
         if loop.now >= deadline {
             abort(pendingOutputBytes > 0 ? .outputStalled : .idleTimeout)
         } else {

@@ -108,6 +108,47 @@ struct SocketLimitTests {
         server.close()
     }
 
+    /// Issue 28 item 9: root clients that pipelined requests and never read were never dropped
+    /// (each request moved the idle clock) and made the agent hold hundreds of MB. A client's
+    /// next request now waits while its answer waits, and the stall clock runs on output taken.
+    @Test(.enabled(if: getuid() == 0, "needs root: the client must be privileged"))
+    func aRootClientThatPipelinesAndNeverReadsHoldsOneAnswerAndIsDropped() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("pipeline")
+        let timeout = Duration.milliseconds(300)
+        let size = 1 << 20  // more than the kernel's socket buffer: each answer waits in the agent
+        var answered = 0
+        let server = try ControlServer(loop: loop, path: path, limits: .init(idleTimeout: timeout)) { request in
+            answered += 1
+            request.respond([UInt8](repeating: 0x78, count: size))
+        }
+        var mostPending = 0
+        var reason: ClientConnection.CloseReason?
+        var privileged = false
+        server.onConnect = { connection in privileged = connection.isPrivileged }
+        func sample() {
+            mostPending = max(mostPending, server.pendingOutputTotal)
+            if reason == nil { loop.schedule(after: .milliseconds(10)) { sample() } }
+        }
+        sample()
+        server.onDisconnect = { _, why in
+            reason = why
+            loop.stop()
+        }
+        let fd = cshim_unix_connect(path)  // never read
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let requests = Array(String(repeating: "history\n", count: 150).utf8)
+        _ = requests.withUnsafeBytes { cshim_send_nonblocking(fd, $0.baseAddress, $0.count) }
+        #expect(runLoop(loop, limit: .seconds(20)))
+        #expect(privileged, "the test runs as root: the client is privileged")
+        #expect(reason == .outputStalled)
+        #expect(answered <= 2, "requests wait while an answer waits: \(answered) answered")
+        #expect(mostPending <= size, "at most one answer held: \(mostPending) bytes")
+        #expect(server.pendingOutputTotal == 0)
+        server.close()
+    }
+
     @Test func pastTheTotalOutputBudgetOthersAreToldBusyWhileRootIsStillAnswered() throws {
         let loop = try EventLoop()
         let path = uniqueSocketPath("busy")
