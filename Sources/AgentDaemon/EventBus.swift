@@ -14,7 +14,7 @@ import AgentSystem
 final class EventBus {
     private struct Subscriber {
         let connection: ClientConnection
-        let filter: EventFilter
+        let filter: EventFilter.Matcher
     }
 
     /// What run events need to say about a live run that the supervisor's callbacks do not.
@@ -71,7 +71,7 @@ final class EventBus {
     /// for events, they are not idle) but still count against the per-uid connection limits.
     func subscribe(_ connection: ClientConnection, filter: EventFilter) -> UInt64 {
         let id = connection.id
-        subscribers[id] = Subscriber(connection: connection, filter: filter)
+        subscribers[id] = Subscriber(connection: connection, filter: filter.matcher())
         connection.isStreaming = true
         let previous = connection.onClose
         connection.onClose = { [weak self] reason in

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
 /// Which events a subscriber wants: both parts must match; an absent part matches everything.
 public struct EventFilter: Codable, Sendable, Hashable {
     /// Identifier patterns: `com.example.export` exactly, or `com.example.*` for that identifier
@@ -18,13 +20,28 @@ public struct EventFilter: Codable, Sendable, Hashable {
         for kind in kinds ?? [] where EventKind(rawValue: kind) == nil {
             return "\"\(kind)\" is not an event kind (\(EventKind.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
-        for pattern in identifiers ?? [] {
+        for pattern in identifiers ?? [] where pattern != "*" {
             let stem = pattern.hasSuffix(".*") ? String(pattern.dropLast(2)) : pattern
-            if pattern != "*" && (stem.isEmpty || stem.contains("*")) {
-                return "\"\(pattern)\" is not an identifier pattern (an identifier, optionally ending in .*, or *)"
+            if let why = Identifier.problem(with: stem) {
+                return "\(Self.shown(pattern)) is not an identifier pattern (an identifier, optionally "
+                    + "ending in .*, or *): \(why)"
             }
         }
         return nil
+    }
+
+    /// A pattern quoted for an error: control bytes as `\xNN`, at most 80 bytes of it.
+    static func shown(_ pattern: String) -> String {
+        var text = ""
+        for byte in pattern.utf8.prefix(80) {
+            if byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C {
+                let hex = String(byte, radix: 16, uppercase: true)
+                text += "\\x" + (hex.count == 1 ? "0" + hex : hex)
+            } else {
+                text.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return "\"" + text + (pattern.utf8.count > 80 ? "…" : "") + "\""
     }
 
     public func matches(kind: EventKind, identifier: String?) -> Bool {
@@ -32,6 +49,40 @@ public struct EventFilter: Codable, Sendable, Hashable {
         guard let identifiers, !kind.isAgentWide else { return true }
         guard let identifier else { return false }
         return identifiers.contains { Self.pattern($0, matches: identifier) }
+    }
+
+    /// The filter made ready to match: what it costs per event depends on the identifier's
+    /// length, never on how many patterns the subscriber sent (10,000 patterns once made every
+    /// event cost milliseconds of the loop).
+    public func matcher() -> Matcher { Matcher(self) }
+
+    public struct Matcher: Sendable {
+        private let kinds: Set<EventKind>?
+        private let everyIdentifier: Bool
+        private let exact: Set<String>
+        /// Stems of `stem.*` patterns: the identifier itself or any of its dot-prefixes.
+        private let stems: Set<String>
+
+        init(_ filter: EventFilter) {
+            kinds = filter.kinds.map { Set($0.compactMap(EventKind.init(rawValue:))) }
+            let patterns = filter.identifiers
+            everyIdentifier = patterns == nil || patterns?.contains("*") == true
+            exact = Set((patterns ?? []).filter { !$0.hasSuffix(".*") })
+            stems = Set((patterns ?? []).filter { $0.hasSuffix(".*") }.map { String($0.dropLast(2)) })
+        }
+
+        public func matches(kind: EventKind, identifier: String?) -> Bool {
+            if let kinds, !kinds.contains(kind) { return false }
+            if everyIdentifier || kind.isAgentWide { return true }
+            guard let identifier else { return false }
+            if exact.contains(identifier) || stems.contains(identifier) { return true }
+            guard !stems.isEmpty else { return false }
+            var found = false
+            Identifier(rawValue: identifier)?.forEachDotPrefix { prefix in
+                if !found, stems.contains(String(prefix.dropLast())) { found = true }
+            }
+            return found
+        }
     }
 
     static func pattern(_ pattern: String, matches identifier: String) -> Bool {

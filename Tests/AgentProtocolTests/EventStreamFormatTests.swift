@@ -33,4 +33,33 @@ import Testing
         #expect(EventFilter(identifiers: [".*"]).problem != nil)
         #expect(EventFilter(identifiers: ["a.b.*", "*"]).problem == nil)
     }
+
+    /// Issue 28 item 7: malformed patterns were accepted although the docs say they are refused.
+    @Test func malformedPatternsAreRefusedNamingThePattern() {
+        let spaced = EventFilter(identifiers: ["a b"]).problem
+        #expect(spaced?.hasPrefix("\"a b\" is not an identifier pattern") == true, "\(spaced ?? "accepted")")
+        let escape = EventFilter(identifiers: ["a\u{1B}[31m"]).problem
+        #expect(escape?.hasPrefix("\"a\\x1B[31m\" is not an identifier pattern") == true, "\(escape ?? "accepted")")
+        #expect(EventFilter(identifiers: ["a/../b"]).problem != nil)
+        #expect(EventFilter(identifiers: ["a/../b.*"]).problem != nil)
+    }
+
+    /// The matcher a subscription keeps answers as the filter does, and its cost per event does
+    /// not grow with the number of patterns (10,000 once cost seconds of the loop).
+    @Test func theCompiledMatcherAgreesWithTheFilter() {
+        let patterns = ["com.example.export.*", "local.tidy", "org.x.*"] + (0..<10_000).map { "pad.\($0)" }
+        let filter = EventFilter(identifiers: patterns, kinds: ["run-started", "run-ended"])
+        let matcher = filter.matcher()
+        let identifiers = ["com.example.export", "com.example.export.1234", "com.example.exporter", "local.tidy",
+                           "local.tidy.more", "org.x", "org.x.y.z", "org", "pad.9999", "pad.10000", "nope"]
+        for identifier in identifiers {
+            for kind in [EventKind.runStarted, .runProgress, .runEnded] {
+                #expect(matcher.matches(kind: kind, identifier: identifier)
+                        == filter.matches(kind: kind, identifier: identifier), "\(kind) \(identifier)")
+            }
+        }
+        #expect(matcher.matches(kind: .agentStopping, identifier: nil) == filter.matches(kind: .agentStopping, identifier: nil))
+        #expect(EventFilter().matcher().matches(kind: .runProgress, identifier: "any"))
+        #expect(EventFilter(identifiers: ["*"]).matcher().matches(kind: .runProgress, identifier: "any.thing"))
+    }
 }
