@@ -314,7 +314,17 @@ final class RunSupervisor {
     /// (a new directory is an inode allocation, which ext4 can make slow: the loop does not wait
     /// for it). Its parent, shared by every job, is made here when missing.
     private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> Result<mode_t?, LaunchProblem> {
-        if FileSystem.isOwnedDirectory(path, owner: user.map { ($0.uid, $0.gid) }) { return .success(nil) }
+        switch FileSystem.entry(at: path) {
+        case .directory(let uid, let gid):
+            if user.map({ $0.uid == uid && $0.gid == gid }) ?? true { return .success(nil) }
+        case .symbolicLink, .other:
+            // Never followed: a link planted there would have the run's user given its target.
+            return .failure(LaunchProblem("state directory: \(path) is not a directory (a symbolic link or "
+                + "a file); the agent never follows a link there: remove it (rm \(path)) and the next run "
+                + "makes the directory"))
+        case .missing:
+            break
+        }
         let parent = FileSystem.parentDirectory(of: path)
         do {
             if !FileSystem.isOwnedDirectory(parent, owner: nil) { try FileSystem.makeDirectories(parent, mode: 0o750) }

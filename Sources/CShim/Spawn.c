@@ -141,16 +141,25 @@ static int child_main(void *raw) {
     }
     // The working directory (the job's state directory) while still root, with its mode whatever
     // the agent's umask, as the agent's own `mkdir -p` made it (FileSystem.makeDirectories).
+    // Opened without following a link (O_NOFOLLOW on the last component: the parent is the
+    // agent's own), and changed through that descriptor: a link planted in its place fails
+    // (ELOOP) instead of having its target chmod'ed and given to the run's user.
     if (r->make_working_directory && r->working_directory) {
         rc = SYS3(SYS_mkdirat, AT_FDCWD, r->working_directory, r->working_directory_mode);
-        if (rc == 0) rc = SYS4(SYS_fchmodat, AT_FDCWD, r->working_directory, r->working_directory_mode, 0);
+        int made = rc == 0;
         if (rc < 0 && rc != -EEXIST) {
             step = step_mkdir;
             goto fail;
         }
-        if (r->drop_privileges) {
-            CHECK(SYS5(SYS_fchownat, AT_FDCWD, r->working_directory, r->uid, r->gid, 0), step_chown);
+        long dir = SYS4(SYS_openat, AT_FDCWD, r->working_directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        if (dir < 0) {
+            rc = dir;
+            step = step_mkdir;
+            goto fail;
         }
+        if (made) CHECK(SYS2(SYS_fchmod, dir, r->working_directory_mode), step_mkdir);
+        if (r->drop_privileges) CHECK(SYS3(SYS_fchown, dir, r->uid, r->gid), step_chown);
+        SYS1(SYS_close, dir);
     }
     // Priorities while still privileged: a negative Nice= needs CAP_SYS_NICE.
     if (r->set_nice) CHECK(SYS3(SYS_setpriority, 0 /* PRIO_PROCESS */, 0, r->nice), step_nice);

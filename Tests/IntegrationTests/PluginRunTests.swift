@@ -208,8 +208,8 @@ import Testing
         #expect(seen == "none\nbatch-1\nbatch-2\n")
     }
 
-    @Test func aPluginRunsAsItsUserAndOwnsItsStateDirectory() throws {
-        guard getuid() == 0 else { return }
+    @Test(.enabled(if: getuid() == 0, "needs root: the plugin runs as nobody"))
+    func aPluginRunsAsItsUserAndOwnsItsStateDirectory() throws {
         let sandbox = try Sandbox()
         chmod(sandbox.root, 0o755)
         let plugin = sandbox.root + "/whoami.sh"
@@ -228,8 +228,8 @@ import Testing
 
     /// The child makes a job's state directory at its first run; when it cannot, the run ends
     /// spawn-failed naming the directory and what to look at.
-    @Test func aStateDirectoryThatCannotBeMadeEndsTheRunSayingWhereAndWhatToCheck() throws {
-        guard getuid() == 0 else { return }
+    @Test(.enabled(if: getuid() == 0, "needs root: chattr +i"))
+    func aStateDirectoryThatCannotBeMadeEndsTheRunSayingWhereAndWhatToCheck() throws {
         let sandbox = try Sandbox()
         try sandbox.write("jobs.d/stuck.job", "[Job]\nIdentifier=local.stuck\nExec=\(sandbox.pluginPath)\n")
         let jobs = sandbox.stateDirectory + "/jobs"
@@ -245,6 +245,33 @@ import Testing
         let reason = history?.first?["stopReason"] as? String ?? ""
         #expect(reason.hasPrefix("spawn-failed(state directory: mkdir \(jobs)/local.stuck: Operation not permitted"), "\(reason)")
         #expect(reason.contains("ls -ld \(jobs)/"), "\(reason)")
+    }
+
+    /// Issue 28 item 10: `jobs/ID` replaced by a symbolic link to a root-only directory had that
+    /// directory chowned to the job's user and written. The link is never followed.
+    @Test(.enabled(if: getuid() == 0, "needs root: the plugin runs as nobody"))
+    func aSymbolicLinkInPlaceOfAStateDirectoryIsRefusedNotFollowed() throws {
+        let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)
+        let plugin = try sandbox.script("touchy", "touch \"$STATE_DIRECTORY/planted\"\n")
+        try sandbox.write("jobs.d/touchy.job", "[Job]\nIdentifier=local.touchy\nExec=\(plugin)\nUser=nobody\n")
+        let secret = sandbox.root + "/root-only"
+        try FileManager.default.createDirectory(atPath: secret, withIntermediateDirectories: false)
+        chmod(secret, 0o700)
+        let jobs = sandbox.stateDirectory + "/jobs"
+        try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
+        #expect(symlink(secret, jobs + "/local.touchy") == 0)
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.touchy").status == 0)
+        try agent.waitForLog("of local.touchy ended:")
+        let history = try json(try agent.ctl("history", "local.touchy", "--json").stdout) as? [[String: Any]]
+        let reason = history?.first?["stopReason"] as? String ?? ""
+        #expect(reason.hasPrefix("spawn-failed(state directory: \(jobs)/local.touchy is not a directory (a symbolic link"), "\(reason)")
+        #expect(reason.contains("rm \(jobs)/local.touchy"), "\(reason)")
+        var info = stat()
+        #expect(stat(secret, &info) == 0)
+        #expect(info.st_uid == 0 && info.st_mode & 0o777 == 0o700, "the link's target is untouched")
+        #expect(!FileManager.default.fileExists(atPath: secret + "/planted"))
     }
 
     @Test func progressAndTitleShowInStatusWhileTheRunIsLive() throws {

@@ -36,6 +36,25 @@ public enum FileSystem {
             && (owner.map { info.st_uid == $0.uid && info.st_gid == $0.gid } ?? true)
     }
 
+    /// What is at `path` itself, a symbolic link not followed.
+    public enum Entry: Equatable {
+        case missing
+        case directory(uid: uid_t, gid: gid_t)
+        case symbolicLink
+        /// A file, device, socket…: anything else.
+        case other
+    }
+
+    public static func entry(at path: String) -> Entry {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .directory(uid: info.st_uid, gid: info.st_gid)
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
     /// Removes a file; false when there was none or it could not be removed.
     @discardableResult
     public static func remove(_ path: String) -> Bool {
