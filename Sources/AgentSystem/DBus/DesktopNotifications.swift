@@ -175,8 +175,43 @@ public struct DesktopNotification: Sendable, Equatable {
         if let percent { hints.append(("value", .int32(Int32(max(0, min(100, percent)))))) }
         // Progress updates should not pile up in the server's history, the result may.
         hints.append(("transient", .boolean(percent != nil)))
-        return [.string(appName), .uint32(replacing), .string(""), .string(summary), .string(body),
+        return [.string(appName), .uint32(replacing), .string(""), .string(Self.plain(summary)),
+                .string(Self.markupEscaped(body)),
                 .stringArray(actions.flatMap { [$0.key, $0.label] }), .variants(hints), .int32(expireTimeout)]
+    }
+}
+
+extension DesktopNotification {
+    /// The body as the specification's markup: every common server (GNOME Shell, Plasma, dunst,
+    /// mako, xfce4-notifyd) reads the body as markup, so a plugin's `<a href=…>` or `&` would be
+    /// interpreted, not shown. Control characters other than a newline are dropped (an ESC
+    /// sequence from a plugin's STATUS= never reaches the screen).
+    static func markupEscaped(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for scalar in plain(text).unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// Without control characters but the newline (the summary is plain text in the spec).
+    static func plain(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) }) else { return text }
+        var kept = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars where !isControl(scalar) { kept.append(scalar) }
+        return String(kept)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar != "\n" && (scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
     }
 }
 
