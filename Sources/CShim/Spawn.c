@@ -7,7 +7,11 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <linux/mount.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -34,8 +38,12 @@
 
 static const char *const steps[] = {"signals", "setsid", "cgroup", "setgroups", "setgid", "setuid",
                                     "dup2", "chdir", "execve", "verify", "setpriority", "ioprio_set",
-                                    "mkdir", "chown"};
-enum { step_execve = 8, step_verify = 9, step_nice = 10, step_ioprio = 11, step_mkdir = 12, step_chown = 13 };
+                                    "mkdir", "chown", "mount-namespace", "ReadWritePaths", "ReadOnlyPaths",
+                                    "InaccessiblePaths", "PrivateTmp", "ProtectHome", "PrivateNetwork",
+                                    "NoNewPrivileges", "ProtectSystem"};
+enum { step_execve = 8, step_verify = 9, step_nice = 10, step_ioprio = 11, step_mkdir = 12, step_chown = 13,
+       step_namespace = 14, step_read_write = 15, step_read_only = 16, step_inaccessible = 17,
+       step_private_tmp = 18, step_empty = 19, step_network = 20, step_nnp = 21, step_root_ro = 22 };
 #ifndef IOPRIO_WHO_PROCESS
 #define IOPRIO_WHO_PROCESS 1
 #endif
@@ -98,7 +106,79 @@ struct spawn_block {
 struct spawn_report {
     int step;
     int error;
+    int item; // the index in the step's path list, or -1
 };
+
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+
+// Read-only (or writable again) the mount at `path`, with everything below it when recursive.
+// Kernels before 5.12 have no mount_setattr: the mount at path alone is remounted there.
+static long set_read_only(const char *path, int read_only, int recursive) {
+    struct mount_attr attr = {0};
+    if (read_only) attr.attr_set = MOUNT_ATTR_RDONLY;
+    else attr.attr_clr = MOUNT_ATTR_RDONLY;
+    long rc = child_syscall(SYS_mount_setattr, AT_FDCWD, (long)path, recursive ? AT_RECURSIVE : 0,
+                            (long)&attr, sizeof attr);
+    if (rc != -ENOSYS) return rc;
+    return SYS5(SYS_mount, 0, path, 0, MS_BIND | MS_REMOUNT | (read_only ? MS_RDONLY : 0), 0);
+}
+
+// The job's sandbox (DESIGN §3); 0, or -errno with *step and *item set.
+static long apply_sandbox(const struct cshim_spawn_request *r, int *step, int *item) {
+    long rc;
+#define EACH(list, index) for (int index = 0; (list) && (list)[index]; index++)
+#define TRY(call, s, i) do { *step = (s); *item = (i); if ((rc = (call)) < 0) return rc; } while (0)
+    if (r->mount_namespace) {
+        TRY(SYS1(SYS_unshare, CLONE_NEWNS), step_namespace, -1);
+        // A slave of the agent's namespace: the machine's mounts still arrive, ours never leave.
+        TRY(SYS5(SYS_mount, 0, "/", 0, MS_REC | MS_SLAVE, 0), step_namespace, -1);
+        EACH(r->read_write_paths, i) TRY(SYS5(SYS_mount, r->read_write_paths[i], r->read_write_paths[i], 0, MS_BIND | MS_REC, 0), step_read_write, i);
+        EACH(r->read_only_paths, i) {
+            TRY(SYS5(SYS_mount, r->read_only_paths[i], r->read_only_paths[i], 0, MS_BIND | MS_REC, 0), step_read_only, i);
+            TRY(set_read_only(r->read_only_paths[i], 1, 1), step_read_only, i);
+        }
+        if (r->root_read_only) TRY(set_read_only("/", 1, 0), step_root_ro, -1);
+        EACH(r->read_write_paths, i) TRY(set_read_only(r->read_write_paths[i], 0, 1), step_read_write, i);
+        EACH(r->inaccessible_paths, i) {
+            const char *path = r->inaccessible_paths[i];
+            struct stat info;
+            TRY(SYS4(SYS_newfstatat, AT_FDCWD, path, &info, 0), step_inaccessible, i);
+            if ((info.st_mode & S_IFMT) == S_IFDIR) {
+                TRY(SYS5(SYS_mount, "tmpfs", path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=000"),
+                    step_inaccessible, i);
+            } else {
+                if (!r->inaccessible_file) return *step = step_inaccessible, *item = i, -EINVAL;
+                TRY(SYS5(SYS_mount, r->inaccessible_file, path, 0, MS_BIND, 0), step_inaccessible, i);
+                TRY(set_read_only(path, 1, 0), step_inaccessible, i);
+            }
+        }
+        EACH(r->empty_paths, i) TRY(SYS5(SYS_mount, "tmpfs", r->empty_paths[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=0755"), step_empty, i);
+        EACH(r->private_tmp_paths, i) TRY(SYS5(SYS_mount, "tmpfs", r->private_tmp_paths[i], "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"), step_private_tmp, i);
+    }
+    if (r->private_network) {
+        TRY(SYS1(SYS_unshare, CLONE_NEWNET), step_network, -1);
+        // Loopback up, as systemd's PrivateNetwork= leaves it.
+        long sock = SYS3(SYS_socket, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        TRY(sock, step_network, -1);
+        struct ifreq request;
+        memset(&request, 0, sizeof request);
+        memcpy(request.ifr_name, "lo", 3);
+        TRY(SYS3(SYS_ioctl, sock, SIOCGIFFLAGS, &request), step_network, -1);
+        request.ifr_flags |= IFF_UP;
+        TRY(SYS3(SYS_ioctl, sock, SIOCSIFFLAGS, &request), step_network, -1);
+        SYS1(SYS_close, sock);
+    }
+    *step = 0;
+    *item = -1;
+    return 0;
+#undef TRY
+#undef EACH
+}
 
 // The kernel's struct sigaction for rt_sigaction(2).
 struct kernel_sigaction {
@@ -119,6 +199,7 @@ static int child_main(void *raw) {
     struct spawn_block *block = raw;
     const struct cshim_spawn_request *r = &block->request;
     int step = 0;
+    int item = -1;
     long rc = 0;
 #define CHECK(call, index) do { step = (index); if ((rc = (call)) < 0) goto fail; } while (0)
     // Default dispositions (SIGPIPE is ignored by the agent, and SIG_IGN survives execve) and an
@@ -161,6 +242,7 @@ static int child_main(void *raw) {
         if (r->drop_privileges) CHECK(SYS3(SYS_fchown, dir, r->uid, r->gid), step_chown);
         SYS1(SYS_close, dir);
     }
+    if ((rc = apply_sandbox(r, &step, &item)) < 0) goto fail;
     // Priorities while still privileged: a negative Nice= needs CAP_SYS_NICE.
     if (r->set_nice) CHECK(SYS3(SYS_setpriority, 0 /* PRIO_PROCESS */, 0, r->nice), step_nice);
     if (r->set_ioprio) CHECK(SYS3(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, r->ioprio), step_ioprio);
@@ -169,6 +251,7 @@ static int child_main(void *raw) {
         CHECK(SYS3(SYS_setresgid, r->gid, r->gid, r->gid), 4);
         CHECK(SYS3(SYS_setresuid, r->uid, r->uid, r->uid), 5);
     }
+    if (r->no_new_privileges) CHECK(SYS5(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), step_nnp);
     // The agent may run with UMask=0027 (agentd.service); plugins get cron's 022 back.
     SYS1(SYS_umask, 022);
     CHECK(SYS2(SYS_dup2, r->stdin_fd, 0), 6);
@@ -202,7 +285,7 @@ static int child_main(void *raw) {
     step = step_execve;
     rc = SYS3(SYS_execve, r->path, r->argv, r->envp);
 fail:;
-    struct spawn_report report = {.step = step, .error = rc < 0 ? (int)-rc : EINVAL};
+    struct spawn_report report = {.step = step, .error = rc < 0 ? (int)-rc : EINVAL, .item = item};
     SYS3(SYS_write, block->status_fd, &report, sizeof report);
     SYS1(SYS_exit, 127);
     return 127;
@@ -215,6 +298,8 @@ static size_t strings_size(char *const *strings) {
     for (; *strings; strings++) size += sizeof(char *) + strlen(*strings) + 1;
     return size;
 }
+
+static size_t optional_strings_size(char *const *strings) { return strings ? strings_size(strings) : 0; }
 
 // Bump allocation inside the block's data (which has room for everything: sized first).
 static void *take(char **cursor, size_t size, size_t align) {
@@ -243,7 +328,11 @@ static struct spawn_block *make_block(const struct cshim_spawn_request *r) {
     size_t data = strlen(r->path) + 1 + strings_size(r->argv) + strings_size(r->envp)
         + (r->working_directory ? strlen(r->working_directory) + 1 : 0)
         + (size_t)r->group_count * sizeof(gid_t) + (size_t)r->more_cgroup_procs_count * sizeof(int)
-        + 64; // alignment padding
+        + optional_strings_size(r->read_write_paths) + optional_strings_size(r->read_only_paths)
+        + optional_strings_size(r->inaccessible_paths) + optional_strings_size(r->private_tmp_paths)
+        + optional_strings_size(r->empty_paths)
+        + (r->inaccessible_file ? strlen(r->inaccessible_file) + 1 : 0)
+        + 128; // alignment padding
     size_t size = sizeof(struct spawn_block) + data + child_stack_size + 64;
     struct spawn_block *block = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (block == MAP_FAILED) return NULL;
@@ -255,6 +344,12 @@ static struct spawn_block *make_block(const struct cshim_spawn_request *r) {
     copy->argv = copy_strings(&cursor, r->argv);
     copy->envp = copy_strings(&cursor, r->envp);
     copy->working_directory = copy_string(&cursor, r->working_directory);
+    copy->inaccessible_file = copy_string(&cursor, r->inaccessible_file);
+    if (r->read_write_paths) copy->read_write_paths = copy_strings(&cursor, r->read_write_paths);
+    if (r->read_only_paths) copy->read_only_paths = copy_strings(&cursor, r->read_only_paths);
+    if (r->inaccessible_paths) copy->inaccessible_paths = copy_strings(&cursor, r->inaccessible_paths);
+    if (r->private_tmp_paths) copy->private_tmp_paths = copy_strings(&cursor, r->private_tmp_paths);
+    if (r->empty_paths) copy->empty_paths = copy_strings(&cursor, r->empty_paths);
     if (r->group_count > 0 && r->groups) {
         gid_t *groups = take(&cursor, (size_t)r->group_count * sizeof(gid_t), sizeof(gid_t));
         memcpy(groups, r->groups, (size_t)r->group_count * sizeof(gid_t));
@@ -328,6 +423,11 @@ int cshim_spawn_plugin(const struct cshim_spawn_request *r, struct cshim_spawn_s
 }
 
 int cshim_spawn_status(int status_fd, int *failed_errno, const char **failed_step) {
+    int item = -1;
+    return cshim_spawn_status_item(status_fd, failed_errno, failed_step, &item);
+}
+
+int cshim_spawn_status_item(int status_fd, int *failed_errno, const char **failed_step, int *failed_item) {
     struct spawn_report report;
     for (;;) {
         ssize_t n = read(status_fd, &report, sizeof report);
@@ -335,6 +435,7 @@ int cshim_spawn_status(int status_fd, int *failed_errno, const char **failed_ste
             int step = report.step;
             *failed_errno = report.error;
             *failed_step = (step >= 0 && step < (int)(sizeof steps / sizeof *steps)) ? steps[step] : "exec";
+            *failed_item = report.item;
             continue; // EOF follows once the child has exited
         }
         if (n == 0) return 1;

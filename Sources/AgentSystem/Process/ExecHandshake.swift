@@ -33,9 +33,11 @@ public final class ExecHandshake {
         guard !isSettled else { return true }
         var code: Int32 = 0
         var step: UnsafePointer<CChar>?
-        let settled = cshim_spawn_status(fd, &code, &step) == 1
+        var item: Int32 = -1
+        let settled = cshim_spawn_status_item(fd, &code, &step, &item) == 1
         if code != 0 {
-            failure = SpawnFailure(step: step.map { String(cString: $0) } ?? "exec", errno: code)
+            failure = SpawnFailure(step: step.map { String(cString: $0) } ?? "exec", errno: code,
+                                   item: item >= 0 ? Int(item) : nil)
         }
         if settled {
             isSettled = true

@@ -28,6 +28,8 @@ public struct SpawnRequest {
     /// The child is a copy of the agent rather than sharing its memory until execve: needed when
     /// it joins a memory-limited cgroup, whose OOM killer would otherwise kill the agent too.
     public var separatesMemory = false
+    /// The job's own sandbox, applied in the child before it drops privileges; nil for none.
+    public var sandbox: ProcessSandbox?
 
     public init(executable: CheckedExecutable, arguments: [String], environment: [String],
                 workingDirectory: String? = nil, user: UserAccount? = nil, cgroup: RunCgroup? = nil,
@@ -67,10 +69,24 @@ public struct SpawnedChild {
 public struct SpawnFailure: Error, Sendable, CustomStringConvertible {
     public var step: String
     public var errno: Int32
+    /// Which path of the step's sandbox list (``ProcessSandbox``) failed, when it was one.
+    public var item: Int?
+
+    public init(step: String, errno: Int32, item: Int? = nil) {
+        self.step = step
+        self.errno = errno
+        self.item = item
+    }
 
     public var description: String {
         let text = SystemError.text(errno)
         return step == "execve" ? text : "\(step): \(text)"
+    }
+
+    /// With the sandbox path that failed named: `ReadWritePaths=/var/tmp/x: No such file or directory`.
+    public func described(with sandbox: ProcessSandbox?) -> String {
+        guard let item, let path = sandbox?.path(failedAt: step, item: item) else { return description }
+        return "\(step)=\(path): \(SystemError.text(errno))"
     }
 
     /// The child's last look before exec found the checked plugin changed (``PluginSafety``
@@ -114,7 +130,8 @@ public enum PluginSpawner {
         defer { moreCgroups.deallocate() }
         var started = cshim_spawn_started()
         var failedStep: UnsafePointer<CChar>?
-        let rc = withCStrings(request.arguments) { argv in
+        let sandbox = request.sandbox ?? ProcessSandbox()
+        let rc = withSandboxLists(sandbox) { lists in withCStrings(request.arguments) { argv in
             withCStrings(request.environment) { envp in
                 withOptionalCString(request.workingDirectory) { cwd in
                     let groups = request.user?.groups ?? []
@@ -138,6 +155,7 @@ public enum PluginSpawner {
                         if let nice = request.nice { spec.set_nice = 1; spec.nice = nice }
                         if let ioprio = request.ioPriority { spec.set_ioprio = 1; spec.ioprio = ioprio }
                         spec.separate_memory = request.separatesMemory ? 1 : 0
+                        lists.apply(to: &spec, sandbox)
                         // Only root can change user; an unprivileged agent runs plugins as itself.
                         if let user = request.user, geteuid() == 0, user.uid != 0 {
                             spec.drop_privileges = 1
@@ -153,7 +171,7 @@ public enum PluginSpawner {
                     }
                 }
             }
-        }
+        } }
         close(out[1])
         close(err[1])
         if rc != 0 {

@@ -47,6 +47,21 @@ struct cshim_spawn_request {
     // victim's memory, so a child that joined a memory-limited group while sharing the agent's
     // would take the agent with it (MemoryMax=512 killed agentd).
     int separate_memory;
+    // The job's own sandbox (DESIGN §3), applied in the child as root, before privileges are
+    // dropped, as systemd applies a unit's (NULL lists are empty). Any list set, or
+    // mount_namespace non-zero: the child gets a mount namespace of its own (a slave of the
+    // agent's, so nothing it mounts reaches the machine), in which:
+    int mount_namespace;
+    char *const *read_write_paths;   // made mount points first, so that they stay writable
+    char *const *read_only_paths;    // bind-mounted read-only with everything below them
+    int root_read_only;              // "/" itself read-only (ProtectSystem=strict)
+    char *const *inaccessible_paths; // an empty read-only 0000 tmpfs over a directory,
+                                     // inaccessible_file bound over anything else
+    const char *inaccessible_file;   // a mode-0000 regular file the agent made
+    char *const *private_tmp_paths;  // a fresh tmpfs (mode 1777): PrivateTmp=
+    char *const *empty_paths;        // an empty read-only tmpfs (mode 0755): ProtectHome=tmpfs
+    int private_network;             // a network namespace with only loopback, up
+    int no_new_privileges;           // prctl(PR_SET_NO_NEW_PRIVS) after setuid, before execve
 };
 
 /// A child that was started: it runs on without the caller waiting for its execve.
@@ -73,6 +88,8 @@ int cshim_spawn_plugin(const struct cshim_spawn_request *request, struct cshim_s
 /// failure before execve, sets *failed_errno (non-zero) and *failed_step; leaves them untouched
 /// otherwise.
 int cshim_spawn_status(int status_fd, int *failed_errno, const char **failed_step);
+/// As cshim_spawn_status, also saying which path of a sandbox list failed (-1: none).
+int cshim_spawn_status_item(int status_fd, int *failed_errno, const char **failed_step, int *failed_item);
 
 /// Frees a started child's block (NULL is ignored).
 void cshim_spawn_release(void *block);
