@@ -380,7 +380,15 @@ public final class EventLoop: EventLooping {
 
     private func fireDueTimers(scheduledBefore bound: UInt64? = nil) {
         let firstLater = bound ?? nextID  // timers scheduled from here on wait for the next iteration
-        timers.fireDue(at: now.nanoseconds, scheduledBefore: firstLater)
+        // One at a time, outside any access to the queue: an action may schedule or cancel.
+        var fired = false
+        while let action = timers.popDue(at: now.nanoseconds, scheduledBefore: firstLater) {
+            fired = true
+            action()
+        }
+        while fired, let action = timers.popDueSlack(at: now.nanoseconds, scheduledBefore: firstLater) {
+            action()
+        }
     }
 
     private func runDeferred() {

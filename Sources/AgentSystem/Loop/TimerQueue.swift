@@ -43,32 +43,25 @@ struct TimerQueue {
         return first.key < bound && first.priority.deadline <= now
     }
 
-    /// Fires every timer due at `now` that was scheduled before `bound`, wakeup order; then, if
-    /// any fired (the loop woke for a timer), the timers with leeway whose deadline has passed,
-    /// in id order. Returns how many fired.
-    @discardableResult
-    mutating func fireDue(at now: UInt64, scheduledBefore bound: UInt64) -> Int {
-        var fired = 0
-        while let first = queue.min, first.priority.deadline <= now, first.key < bound {
-            _ = queue.popMin()
-            slack[first.key] = nil
-            fired += 1
-            actions.removeValue(forKey: first.key)?()
-        }
-        guard fired > 0, !slack.isEmpty else { return fired }
-        let early = slack.filter { $0.key < bound && $0.value <= now }.keys.sorted()
-        for id in early where slack[id] != nil {  // an action may have cancelled it
-            remove(id, firing: true)
-            fired += 1
-        }
-        return fired
+    /// The next timer due at `now` that was scheduled before `bound`, in wakeup order, taken
+    /// out of the queue. The caller runs it outside any access to the queue (an action may
+    /// schedule or cancel timers).
+    mutating func popDue(at now: UInt64, scheduledBefore bound: UInt64) -> (() -> Void)? {
+        guard let first = queue.min, first.priority.deadline <= now, first.key < bound else { return nil }
+        return take(first.key)
     }
 
-    private mutating func remove(_ id: UInt64, firing: Bool) {
+    /// Once the loop woke for a timer: the next timer with leeway whose deadline has passed, in
+    /// id order — it fires now rather than wake the loop again later.
+    mutating func popDueSlack(at now: UInt64, scheduledBefore bound: UInt64) -> (() -> Void)? {
+        guard let id = slack.filter({ $0.key < bound && $0.value <= now }).keys.min() else { return nil }
+        return take(id)
+    }
+
+    private mutating func take(_ id: UInt64) -> (() -> Void)? {
         _ = queue.remove(id)
         slack[id] = nil
-        let action = actions.removeValue(forKey: id)
-        if firing { action?() }
+        return actions.removeValue(forKey: id)
     }
 }
 

@@ -82,7 +82,16 @@ public final class VirtualEventLoop: EventLooping {
         while let wake = timers.nextWakeup, wake <= target.nanoseconds {
             move(to: MonotonicInstant(nanoseconds: max(wake, now.nanoseconds)))
             iterations += 1
-            timers.fireDue(at: now.nanoseconds, scheduledBefore: nextID)
+            let bound = nextID
+            // One at a time, outside any access to the queue: an action may schedule or cancel.
+            var fired = false
+            while let action = timers.popDue(at: now.nanoseconds, scheduledBefore: bound) {
+                fired = true
+                action()
+            }
+            while fired, let action = timers.popDueSlack(at: now.nanoseconds, scheduledBefore: bound) {
+                action()
+            }
             runDeferred()
         }
         move(to: target)
