@@ -77,7 +77,8 @@ let package = Package(
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
-        .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], swiftSettings: strict),
+        .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], exclude: ["testdata"],
+                    swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore", "AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"], swiftSettings: strict),
         // A power-profiles-daemon stand-in (C, sd-bus) that AgentSystemTests' D-Bus tests run on a

@@ -4,14 +4,13 @@ import Glibc
 
 /// Acknowledgements that wait for the state log's sync (DESIGN §10: a request is acknowledged
 /// only once it is durable). A request's change is committed on the loop without a sync; the
-/// sync runs on ``FileSyncWorker``'s thread, and the answers wait here until it reports. The loop
+/// sync runs off the loop (``StateSyncing``: ``FileSyncWorker``'s thread), and the answers wait
+/// here until it reports. The loop
 /// meanwhile serves deadlines and other clients; requests that commit while a sync runs share the
 /// next one. Each connection is answered in order anyway: the server hands a connection its next
 /// request only after the answer to the one before.
 final class AcknowledgementSync {
-    private let loop: EventLoop
-    private var worker: FileSyncWorker?
-    private var mailbox: Mailbox<FileSyncWorker.Outcome>?
+    private let syncs: any StateSyncing
     /// Commits whose acknowledgements need a sync, numbered; and how many a sync has covered.
     private(set) var committed: UInt64 = 0
     private var synced: UInt64 = 0
@@ -19,19 +18,15 @@ final class AcknowledgementSync {
     /// Each finished sync, before the answers it releases (the state writer records a failure).
     var onOutcome: ((SystemError?) -> Void)?
 
-    init(loop: EventLoop) {
-        self.loop = loop
+    init(syncs: any StateSyncing) {
+        self.syncs = syncs
+        syncs.onOutcome = { [unowned self] outcomes in self.deliver(outcomes) }
     }
 
     /// A request's change to `database` was committed: a sync is asked for.
     func commit(database: String) {
         committed += 1
-        guard let worker = worker(for: database) else {
-            // No mailbox (eventfd exhausted): sync here, as before the worker existed.
-            deliver([FileSyncWorker.Outcome(upTo: committed, failure: FileSyncWorker.syncNow(database))])
-            return
-        }
-        worker.request(committed)
+        syncs.request(committed, database: database)
     }
 
     /// Runs `then` once everything committed so far is synced: at once when it is, with the
@@ -47,31 +42,14 @@ final class AcknowledgementSync {
     /// At the agent's stop (the loop no longer runs): the thread ends, and what still waits is
     /// answered after one more sync here.
     func finish(database: String?) {
-        worker?.finish()
-        mailbox?.close()
-        worker = nil
-        mailbox = nil
+        syncs.finish()
         synced = committed
         guard !waiting.isEmpty else { return }
-        let failure = database.map { FileSyncWorker.syncNow($0) }
+        let failure = database.map { syncs.syncNow($0) }
             ?? SystemError(call: "sync", errno: EBADF, path: "state.db (closed before its sync)")
         let released = waiting
         waiting = []
         for entry in released { entry.then(failure) }
-    }
-
-    private func worker(for database: String) -> FileSyncWorker? {
-        if let worker, worker.database == database { return worker }
-        worker?.finish()
-        if mailbox == nil {
-            mailbox = try? Mailbox<FileSyncWorker.Outcome>(loop: loop) { [unowned self] outcomes in
-                self.deliver(outcomes)
-            }
-        }
-        guard let mailbox else { return nil }
-        let made = FileSyncWorker(database: database, report: mailbox.sender)
-        worker = made
-        return made
     }
 
     private func deliver(_ outcomes: [FileSyncWorker.Outcome]) {

@@ -8,7 +8,7 @@ import AgentSystem
 final class ActiveRun {
     var state: LiveRun
     let job: JobDefinition
-    var process: PluginProcess?
+    var process: (any RunProcess)?
     /// Its cgroup v1 pids/memory groups on a hybrid host (per-run limits).
     var limitGroups: RunLimitGroups?
     let startedAtMilliseconds: Int64

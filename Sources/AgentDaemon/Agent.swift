@@ -45,12 +45,21 @@ public final class Agent {
         config = ConfigFollower(directory: options.configDirectory, dataDirectories: options.dataDirectories,
                                 loop: loop, log: log)
         state = StateDirectory(path: options.stateDirectory)
-        stateWriter = StateWriter(state: state, loop: loop, log: log)
-        events = EventBus(loop: loop)
-        runs = RunSupervisor(loop: loop, log: log, catalogue: config, state: state, stateWriter: stateWriter,
-                             procRoot: options.procRoot, logsLateness: options.logTimestamps)
+        stateWriter = StateWriter(state: state, loop: loop, log: log, commits: SQLiteCommits(),
+                                  syncs: FileSyncPort(loop: loop))
+        events = EventBus(loop: loop, wallClock: { WallClock.now() / 1_000_000 })
+        let launcher = RunLauncher(loop: loop, log: log, catalogue: config, stateDirectory: options.stateDirectory,
+                                   procRoot: options.procRoot, lang: getenv("LANG").map { String(cString: $0) })
+        // Orphaned grandchildren of plugins are re-parented to the agent, which reaps them.
+        Subreaper.become()
+        runs = RunSupervisor(loop: loop, log: log, state: state, stateWriter: stateWriter, launcher: launcher,
+                             readClock: { ClockReading.read() }, logsLateness: options.logTimestamps)
         scheduling = SchedulerDriver(loop: loop, log: log, catalogue: config, state: state, stateWriter: stateWriter,
-                                     events: events, runs: runs, logsDecisionTimes: options.logTimestamps)
+                                     events: events, runs: runs,
+                                     time: LocalTimeFollower(loop: loop, kernelLoop: loop, log: log),
+                                     seed: UInt64(truncatingIfNeeded: loop.clock.realtime) ^ UInt64(getpid()),
+                                     offsetRule: SystemTimeZone(), machineID: MachineID.read(),
+                                     logsDecisionTimes: options.logTimestamps)
         conditions = ConditionMonitor(loop: loop, log: log,
                                       roots: KernelRoots(sysfs: options.sysfsRoot, proc: options.procRoot),
                                       stateDirectory: options.stateDirectory, settings: config.settings,

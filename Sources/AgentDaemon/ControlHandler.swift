@@ -16,7 +16,7 @@ struct ControlHandler {
     let stateWriter: StateWriter
     let events: EventBus
     let metrics: MetricsCollector
-    let loop: EventLoop
+    let loop: any EventLooping
     /// What `status` says about the agent itself.
     let about: AgentFacts
 
@@ -44,13 +44,7 @@ struct ControlHandler {
     /// Sends the answer to a request that committed a change only once that change is synced
     /// (off the loop: AcknowledgementSync); any other answer at once.
     private func acknowledge(_ response: ControlResponse, to request: ControlServer.Request, commitsBefore: UInt64) {
-        guard stateWriter.requestCommits > commitsBefore else {
-            send(response, to: request)
-            return
-        }
-        stateWriter.afterSync { refusal in
-            send(refusal.map { .failure(.unavailable, $0) } ?? response, to: request)
-        }
+        stateWriter.acknowledge(response, commitsBefore: commitsBefore) { send($0, to: request) }
     }
 
     /// Every peer the socket admits may read every event: reads are not filtered by peer today

@@ -13,7 +13,7 @@ import AgentSystem
 /// Use it on the loop thread only.
 final class EventBus {
     private struct Subscriber {
-        let connection: ClientConnection
+        let connection: any EventStreamClient
         let filter: EventFilter.Matcher
     }
 
@@ -40,7 +40,9 @@ final class EventBus {
     /// Queued submissions announced to subscribers, by request number: their drop (cancelled,
     /// job removed or forbidden before they started) is announced too.
     private var queued: [Int64: String] = [:]
-    private let loop: EventLoop
+    private let loop: any EventLooping
+    /// The wall clock in milliseconds, read fresh: event latency is measured on it.
+    private let wallClock: () -> Int64
     /// The socket's form: one line, keys sorted, `/` unescaped (docs/json.md).
     private let encoder = JSONLineEncoder()
 
@@ -60,8 +62,9 @@ final class EventBus {
         observers.append(observer)
     }
 
-    init(loop: EventLoop) {
+    init(loop: any EventLooping, wallClock: @escaping () -> Int64) {
         self.loop = loop
+        self.wallClock = wallClock
     }
 
     // MARK: subscribing
@@ -69,7 +72,7 @@ final class EventBus {
     /// Adds `connection` as a subscriber until it closes; returns the sequence number the
     /// stream starts after. Streaming connections are exempt from the idle timeout (they wait
     /// for events, they are not idle) but still count against the per-uid connection limits.
-    func subscribe(_ connection: ClientConnection, filter: EventFilter) -> UInt64 {
+    func subscribe(_ connection: any EventStreamClient, filter: EventFilter) -> UInt64 {
         let id = connection.id
         subscribers[id] = Subscriber(connection: connection, filter: filter.matcher())
         connection.isStreaming = true
@@ -90,7 +93,7 @@ final class EventBus {
         guard isFollowed else { return }
         let interested = subscribers.filter { $0.value.filter.matches(kind: kind, identifier: identifier) }
         guard !interested.isEmpty || !observers.isEmpty else { return }
-        var event = AgentEvent(sequence: lastSequence, time: Self.now(), type: kind,
+        var event = AgentEvent(sequence: lastSequence, time: wallClock(), type: kind,
                                identifier: identifier, runID: runID?.description)
         fill(&event)
         for observer in observers { observer(event, publishingOrder) }
@@ -105,14 +108,9 @@ final class EventBus {
 
     /// The last line of a subscriber that fell behind; its sequence is the first one it missed.
     private func overflowLine(missed sequence: UInt64) -> [UInt8] {
-        var event = AgentEvent(sequence: sequence, time: Self.now(), type: .overflow)
+        var event = AgentEvent(sequence: sequence, time: wallClock(), type: .overflow)
         event.message = "this subscriber fell too far behind (more than 128 KiB of events unread) and is disconnected; subscribe again, and read faster or filter (agentctl events ID)"
         return (try? encoder.encode(event)) ?? Array(#"{"type":"overflow"}"#.utf8)
-    }
-
-    /// Now, in milliseconds: a fresh clock read, since latency is measured on it.
-    private static func now() -> Int64 {
-        WallClock.now() / 1_000_000
     }
 
     // MARK: runs

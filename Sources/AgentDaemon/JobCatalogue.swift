@@ -8,6 +8,10 @@ protocol JobCatalogue: AnyObject {
     var registry: ConfigRegistry { get }
     /// The config watcher's health, for `status`; nil before the watcher started.
     var watchStatus: ConfigWatchStatus? { get }
+    /// Read from `registry` unless a catalogue keeps its jobs another way (daemon scripts).
+    var settings: AgentSettings { get }
+    var registeredDefinitions: [JobDefinition] { get }
+    func registeredDefinition(_ id: Identifier) -> JobDefinition?
 }
 
 extension JobCatalogue {

@@ -12,7 +12,10 @@ final class LocalTimeFollower {
     /// A suspend shorter than this is not downtime worth a catch-up.
     static let shortestSuspend: Duration = .seconds(5)
 
-    private let loop: EventLoop
+    private let loop: any EventLooping
+    /// The real loop, whose kernel watches (timerfd cancel-on-set, inotify) `start` sets up;
+    /// nil in virtual time, where a script steps the clock itself.
+    private let kernelLoop: EventLoop?
     private let log: Logger
     private let localTimePath: String
     /// The local calendar last handed to the scheduler.
@@ -27,8 +30,9 @@ final class LocalTimeFollower {
     /// The wall clock moved under the deadline timer: re-arm it.
     var clockMoved: () -> Void = {}
 
-    init(loop: EventLoop, log: Logger, localTimePath: String = "/etc/localtime") {
+    init(loop: any EventLooping, kernelLoop: EventLoop?, log: Logger, localTimePath: String = "/etc/localtime") {
         self.loop = loop
+        self.kernelLoop = kernelLoop
         self.log = log
         self.localTimePath = localTimePath
         calendar = LocalZone.calendar(at: Self.seconds(loop.clock))
@@ -40,6 +44,7 @@ final class LocalTimeFollower {
     /// Starts watching for clock steps and for the zone file being replaced. Either failing
     /// leaves the agent running, with a warning that says what is lost and what still works.
     func start() {
+        guard let loop = kernelLoop else { return }
         do {
             clockSteps = try ClockStepWatch(loop: loop) { [unowned self] step in self.clockStepped(step) }
         } catch {

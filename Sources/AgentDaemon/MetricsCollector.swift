@@ -9,7 +9,7 @@ import AgentSystem
 /// fresh-days figure (once, when the state database is first readable).
 final class MetricsCollector {
     private let catalogue: JobCatalogue
-    private let loop: EventLoop
+    private let loop: any EventLooping
     private let state: StateDirectory
     private let stateWriter: StateWriter
     private let scheduling: SchedulerDriver
@@ -21,7 +21,7 @@ final class MetricsCollector {
     /// Last successes and recent success starts, for the per-job figures.
     private var successHistory = SuccessHistory()
 
-    init(catalogue: JobCatalogue, loop: EventLoop, state: StateDirectory, stateWriter: StateWriter,
+    init(catalogue: JobCatalogue, loop: any EventLooping, state: StateDirectory, stateWriter: StateWriter,
          scheduling: SchedulerDriver, runs: RunSupervisor, conditions: ConditionMonitor, startedAtWall: Int64) {
         self.catalogue = catalogue
         self.loop = loop

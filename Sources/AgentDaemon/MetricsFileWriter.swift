@@ -8,7 +8,7 @@ import Glibc
 /// replaced (atomically) only when the rendered text differs from what was last written. With
 /// nothing dirty there is no timer, so an idle agent stays idle and the file keeps its mtime.
 final class MetricsFileWriter {
-    private let loop: EventLoop
+    private let loop: any EventLooping
     private let log: Logger
     private let catalogue: JobCatalogue
     private let snapshot: () -> MetricsSnapshot
@@ -17,7 +17,7 @@ final class MetricsFileWriter {
     private var written: (path: String, text: String)?
     private var lastProblem: String?
 
-    init(loop: EventLoop, log: Logger, catalogue: JobCatalogue, snapshot: @escaping () -> MetricsSnapshot) {
+    init(loop: any EventLooping, log: Logger, catalogue: JobCatalogue, snapshot: @escaping () -> MetricsSnapshot) {
         self.loop = loop
         self.log = log
         self.catalogue = catalogue
@@ -32,7 +32,8 @@ final class MetricsFileWriter {
         }
         let interval = catalogue.settings.metricsInterval
         let due = lastRender.map { max($0 + interval, loop.now) } ?? loop.now
-        timer = loop.schedule(at: due) { [unowned self] in
+        // Slack: the file is rewritten with the next timer that wakes the loop anyway.
+        timer = loop.schedule(at: due, leeway: .quarterSecond) { [unowned self] in
             self.timer = nil
             self.writeIfChanged()
         }

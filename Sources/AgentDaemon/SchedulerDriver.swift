@@ -10,7 +10,7 @@ import Glibc
 /// requests and the passing of time (one timer at its `nextDeadline`, none when nothing is due),
 /// and carries out what it decides — launches, replies, persistence.
 final class SchedulerDriver {
-    private let loop: EventLoop
+    private let loop: any EventLooping
     private let log: Logger
     private let catalogue: JobCatalogue
     private let state: StateDirectory
@@ -34,8 +34,11 @@ final class SchedulerDriver {
     /// Clock steps, time-zone and daylight-saving changes, suspends.
     private let time: LocalTimeFollower
 
-    init(loop: EventLoop, log: Logger, catalogue: JobCatalogue, state: StateDirectory, stateWriter: StateWriter,
-         events: EventBus, runs: RunSupervisor, logsDecisionTimes: Bool) {
+    /// `seed` spreads catch-up runs; `offsetRule` and `machineID` are the machine's (the core
+    /// reads neither itself).
+    init(loop: any EventLooping, log: Logger, catalogue: JobCatalogue, state: StateDirectory, stateWriter: StateWriter,
+         events: EventBus, runs: RunSupervisor, time: LocalTimeFollower, seed: UInt64,
+         offsetRule: (any UTCOffsetRule)?, machineID: String, logsDecisionTimes: Bool) {
         self.loop = loop
         self.log = log
         self.catalogue = catalogue
@@ -44,10 +47,9 @@ final class SchedulerDriver {
         self.events = events
         self.runs = runs
         self.logsDecisionTimes = logsDecisionTimes
-        time = LocalTimeFollower(loop: loop, log: log)
-        scheduler = Scheduler(settings: catalogue.settings, calendar: time.calendar,
-                              seed: UInt64(truncatingIfNeeded: loop.clock.realtime) ^ UInt64(getpid()),
-                              offsetRule: SystemTimeZone(), machineID: MachineID.read())
+        self.time = time
+        scheduler = Scheduler(settings: catalogue.settings, calendar: time.calendar, seed: seed,
+                              offsetRule: offsetRule, machineID: machineID)
         time.send = { [unowned self] event in self.handle(event) }
         time.clockMoved = { [unowned self] in self.rearm() }
         stateWriter.flushers.append { [unowned self] in self.flush(durable: true) }
@@ -268,7 +270,7 @@ final class SchedulerDriver {
         if changes.isRequest {
             if flush() { stateWriter.syncRequestCommit() }
         } else if persistTimer == nil {
-            persistTimer = loop.schedule(after: .seconds(1)) { [unowned self] in
+            persistTimer = loop.schedule(after: .seconds(1), leeway: .quarterSecond) { [unowned self] in
                 self.persistTimer = nil
                 self.flush()
             }

@@ -19,8 +19,11 @@ import Glibc
 /// the one at stop) truncates.
 final class StateWriter {
     private let state: StateDirectory
-    private let loop: EventLoop
+    private let loop: any EventLooping
     private let log: Logger
+    /// Transactions, the queue's drain and the space check (SQLite and statvfs, or virtual).
+    private let commits: any StateCommitting
+    private let syncs: any StateSyncing
     private var queue = UnwrittenQueue(capacity: 1_000)
     /// Why the last write failed; nil while writes succeed.
     private(set) var problem: StateProblem?
@@ -46,14 +49,17 @@ final class StateWriter {
     private let idleCheckpoint: Duration
     private let limits: CheckpointLimits
 
-    init(state: StateDirectory, loop: EventLoop, log: Logger, idleCheckpoint: Duration = .seconds(60),
+    init(state: StateDirectory, loop: any EventLooping, log: Logger, commits: any StateCommitting,
+         syncs: any StateSyncing, idleCheckpoint: Duration = .seconds(60),
          limits: CheckpointLimits = CheckpointLimits()) {
         self.state = state
         self.loop = loop
         self.log = log
+        self.commits = commits
+        self.syncs = syncs
         self.idleCheckpoint = idleCheckpoint
         self.limits = limits
-        acknowledgements = AcknowledgementSync(loop: loop)
+        acknowledgements = AcknowledgementSync(syncs: syncs)
         acknowledgements.onOutcome = { [unowned self] failure in
             if let failure { self.recordSyncFailure(failure) }
         }
@@ -79,7 +85,7 @@ final class StateWriter {
             return (state.openFailure ?? StateProblem(kind: .notWritable, directory: state.path,
                                                       detail: "the state database is not open")).refusal
         }
-        return state.spaceProblem()?.refusal
+        return commits.spaceProblem(of: state)?.refusal
     }
 
     // MARK: acknowledgements
@@ -120,14 +126,14 @@ final class StateWriter {
     /// tried: the retry timer will). Nothing is queued: a caller that keeps its own unsaved
     /// state (the scheduler) uses this, and tries again when its flusher is called.
     @discardableResult
-    func attempt(durable: Bool = false, _ body: (Database) throws -> Void) -> Bool {
+    func attempt(_ label: String = "the schedule", durable: Bool = false, _ body: (Database) throws -> Void) -> Bool {
         guard problem == nil, let database = state.database else { return false }
-        return run(database, durable: durable, body)
+        return run(database, label: label, durable: durable, body)
     }
 
     /// Writes now, or queues the write when it cannot be made; `label` names it in the log.
     func write(_ label: String, key: String? = nil, _ body: @escaping (Database) throws -> Void) {
-        if problem == nil, queue.isEmpty, let database = state.database, run(database, durable: false, body) {
+        if problem == nil, queue.isEmpty, let database = state.database, run(database, label: label, durable: false, body) {
             return
         }
         guard problem != nil || state.database == nil else { return } // failed for good: logged
@@ -137,9 +143,9 @@ final class StateWriter {
         scheduleRetry()
     }
 
-    private func run(_ database: Database, durable: Bool, _ body: (Database) throws -> Void) -> Bool {
+    private func run(_ database: Database, label: String, durable: Bool, _ body: (Database) throws -> Void) -> Bool {
         do {
-            try database.transaction(durable: durable) { try body(database) }
+            try commits.commit(database, durable: durable, label: label, body)
             wrote()
             return true
         } catch {
@@ -192,7 +198,7 @@ final class StateWriter {
         guard retryTimer == nil else { return }
         let delay = retryDelay
         retryDelay = min(retryDelay * 2, Self.longestRetry)
-        retryTimer = loop.schedule(after: delay) { [unowned self] in
+        retryTimer = loop.schedule(after: delay, leeway: .second) { [unowned self] in
             self.retryTimer = nil
             self.retry()
         }
@@ -209,13 +215,13 @@ final class StateWriter {
         let hadProblem = problem != nil
         if syncFailed {
             // What the failed sync covered is synced again (on the loop: only after a failure).
-            if let failure = FileSyncWorker.syncNow(database.path) {
+            if let failure = syncs.syncNow(database.path) {
                 recordSyncFailure(failure)
                 return
             }
             syncFailed = false
         }
-        let result = queue.drain(into: database) { entry, error in
+        let result = commits.drain(&queue, into: database) { entry, error in
             log.error("state database: \(entry.label) cannot be written and is given up: \(error)")
         }
         if let error = result.error {
@@ -262,7 +268,9 @@ final class StateWriter {
 
     private func armCheckpoint(at deadline: MonotonicInstant, delay: Duration) {
         checkpointDelayArmed = delay
-        checkpointTimer = loop.schedule(at: deadline) { [unowned self] in
+        // The idle checkpoint has slack; the quiet one after a burst does not.
+        let leeway: TimerLeeway = delay >= .seconds(10) ? .second : .none
+        checkpointTimer = loop.schedule(at: deadline, leeway: leeway) { [unowned self] in
             self.checkpointTimer = nil
             guard let last = self.lastWriteAt else { return }
             let frames = self.state.database?.walFrames ?? 0

@@ -26,7 +26,7 @@ private func run(_ loop: EventLoop, until done: @escaping () -> Bool, seconds: I
     let state = StateDirectory(path: directory)
     #expect(state.open())
     let loop = try EventLoop()
-    let writer = StateWriter(state: state, loop: loop, log: Logger(), idleCheckpoint: .milliseconds(300))
+    let writer = StateWriter(state: state, loop: loop, log: Logger(), commits: SQLiteCommits(), syncs: FileSyncPort(loop: loop), idleCheckpoint: .milliseconds(300))
     for day in 1...20 {
         writer.write("ledger \(day)") { db in try db.execute("INSERT INTO budget_ledger VALUES ('d\(day)', 1)") }
     }
@@ -66,7 +66,7 @@ private func writePages(_ writer: StateWriter, _ count: Int) {
     #expect(state.open())
     let loop = try EventLoop()
     let limits = StateWriter.CheckpointLimits(quietCheckpoint: .milliseconds(300))
-    let writer = StateWriter(state: state, loop: loop, log: Logger(), idleCheckpoint: .seconds(2), limits: limits)
+    let writer = StateWriter(state: state, loop: loop, log: Logger(), commits: SQLiteCommits(), syncs: FileSyncPort(loop: loop), idleCheckpoint: .seconds(2), limits: limits)
     // Timed from before the burst: the quiet period counts from the loop's clock at the last
     // write, and outside an iteration that is the clock read when the loop was made.
     var started = timespec()
@@ -101,7 +101,7 @@ private func writePages(_ writer: StateWriter, _ count: Int) {
     #expect(state.open())
     let loop = try EventLoop()
     let limits = StateWriter.CheckpointLimits(busyFrames: 20, quietCheckpoint: .seconds(600), mostFrames: 60)
-    let writer = StateWriter(state: state, loop: loop, log: Logger(), idleCheckpoint: .seconds(600), limits: limits)
+    let writer = StateWriter(state: state, loop: loop, log: Logger(), commits: SQLiteCommits(), syncs: FileSyncPort(loop: loop), idleCheckpoint: .seconds(600), limits: limits)
     var most = 0
     writer.write("filler table") { db in try db.execute("CREATE TABLE IF NOT EXISTS filler (b BLOB)") }
     for index in 0..<200 {

@@ -30,7 +30,7 @@ public struct TimerToken: Hashable, Sendable {
 /// Handlers run on the loop thread, one at a time, and may call any method of the loop (watch,
 /// unwatch, schedule, cancel, stop) except `run`/`runOnce`. Handlers are retained until their
 /// registration ends: capture owners `weak`ly (or unwatch/cancel) to avoid reference cycles.
-public final class EventLoop {
+public final class EventLoop: EventLooping {
     private final class Watch {
         let fd: Int32
         var events: IOEvents
@@ -83,10 +83,8 @@ public final class EventLoop {
     private var watches: [UInt64: Watch] = [:]
     /// The live registration of each watched fd number.
     private var watchByFD: [Int32: UInt64] = [:]
-    /// Timers by (deadline, id): ids grow monotonically, so equal deadlines fire in the order
-    /// they were scheduled.
-    private var timers = DeadlineQueue<UInt64, TimerKey>()
-    private var timerActions: [UInt64: () -> Void] = [:]
+    /// Every timer, with its leeway (``TimerQueue``).
+    private var timers = TimerQueue()
     /// Ready non-urgent events of the current iteration (kept to reuse its storage).
     private var later: [Int] = []
     /// Absolute CLOCK_MONOTONIC nanoseconds the timerfd is armed for; 0 when disarmed.
@@ -225,29 +223,23 @@ public final class EventLoop {
 
     // MARK: - Timers
 
-    /// Runs `action` on the loop thread once `now >= deadline`. Timers fire in deadline order (ties
-    /// in scheduling order). A timer scheduled from a timer callback for a deadline already past
-    /// fires in the next iteration, so timers cannot starve file descriptors.
+    /// Runs `action` on the loop thread once `now >= deadline`, and — with a `leeway` — at the
+    /// latest `leeway` after it, together with other timers (``TimerLeeway``). Timers fire in
+    /// wakeup order (ties in scheduling order). A timer scheduled from a timer callback for a
+    /// deadline already past fires in the next iteration, so timers cannot starve file
+    /// descriptors.
     @discardableResult
-    public func schedule(at deadline: MonotonicInstant, _ action: @escaping () -> Void) -> TimerToken {
+    public func schedule(at deadline: MonotonicInstant, leeway: TimerLeeway,
+                         _ action: @escaping () -> Void) -> TimerToken {
         let id = nextID
         nextID += 1
-        // The shim treats 0 as "disarm".
-        timers.set(id, TimerKey(deadline: max(deadline.nanoseconds, 1), id: id))
-        timerActions[id] = action
+        timers.add(id, deadline: deadline.nanoseconds, leeway: leeway, action)
         return TimerToken(id: id)
-    }
-
-    /// Runs `action` once `delay` has passed since `now` (this iteration's clock reading).
-    @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping () -> Void) -> TimerToken {
-        schedule(at: now + delay, action)
     }
 
     /// Cancels a timer; a timer that already fired or was cancelled is ignored.
     public func cancel(_ token: TimerToken) {
         timers.remove(token.id)
-        timerActions[token.id] = nil
     }
 
     /// Whether a timer is still waiting to fire.
@@ -381,18 +373,21 @@ public final class EventLoop {
     /// Between slices of a long batch of handlers: when a timer has come due since the iteration
     /// began, the clock is read again (what follows sees the later time) and due timers fire.
     private func fireTimersDueMeanwhile(scheduledBefore bound: UInt64, at instant: MonotonicInstant) {
-        guard let first = timers.min, first.key < bound,
-              first.priority.deadline <= instant.nanoseconds else { return }
+        guard timers.hasDue(at: instant.nanoseconds, scheduledBefore: bound) else { return }
         clock = ClockReading.read()
         fireDueTimers(scheduledBefore: bound)
     }
 
     private func fireDueTimers(scheduledBefore bound: UInt64? = nil) {
         let firstLater = bound ?? nextID  // timers scheduled from here on wait for the next iteration
-        let nowNS = now.nanoseconds
-        while let first = timers.min, first.priority.deadline <= nowNS, first.key < firstLater {
-            _ = timers.popMin()
-            timerActions.removeValue(forKey: first.key)?()
+        // One at a time, outside any access to the queue: an action may schedule or cancel.
+        var fired = false
+        while let action = timers.popDue(at: now.nanoseconds, scheduledBefore: firstLater) {
+            fired = true
+            action()
+        }
+        while fired, let action = timers.popDueSlack(at: now.nanoseconds, scheduledBefore: firstLater) {
+            action()
         }
     }
 
@@ -405,21 +400,11 @@ public final class EventLoop {
 
     /// Points the timerfd at the earliest deadline, touching it only when that deadline changed.
     private func rearmTimer() {
-        let wanted = timers.min?.priority.deadline ?? 0
+        let wanted = timers.nextWakeup ?? 0
         guard wanted != armedDeadline else { return }
         guard cshim_timerfd_set_absolute(timerFD, wanted) == 0 else {
             fatalError("timerfd_settime: \(SystemError.text(errno))")
         }
         armedDeadline = wanted
-    }
-}
-
-/// A timer's place in the event loop's queue: its deadline (CLOCK_MONOTONIC ns), then its id.
-struct TimerKey: Comparable, Sendable {
-    let deadline: UInt64
-    let id: UInt64
-
-    static func < (a: TimerKey, b: TimerKey) -> Bool {
-        a.deadline != b.deadline ? a.deadline < b.deadline : a.id < b.id
     }
 }

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentSystem
+
+/// How a run's processes are started and what they leave is cleaned up: the port under
+/// ``RunSupervisor``. ``RunLauncher`` is the real one (plugin checks, cgroups, limits, clone);
+/// daemon scripts use a virtual one that records each call and starts nothing.
+protocol RunLaunching: AnyObject {
+    /// This boot's id, recorded with each run; nil when it cannot be read.
+    var bootID: String? { get }
+    /// For `agentctl status`: which per-run limits hold here.
+    var limitEnforcement: [LimitEnforcement] { get }
+    /// Starts `run`'s plugin with `arguments` after `Exec=`; `events` hears its output, the exit
+    /// of its main process and the end of its last process.
+    func start(_ run: ActiveRun, arguments: [String], events: PluginProcess.Callbacks) -> Result<any RunProcess, LaunchProblem>
+    /// What a child that failed before its execve says in `spawn-failed(…)`.
+    func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem
+    /// The per-run limits `run` reached, read once at its end; its extra limit groups are released.
+    func limitHits(_ run: ActiveRun) -> [RunLimitHit]
+    /// Releases `run`'s extra limit groups (cgroup v1), if any.
+    func releaseLimits(_ run: ActiveRun)
+    /// Kills what a run of an earlier agent left; returns what was done, for the log.
+    func recover(_ place: RecordedRunPlace) -> String
+    /// At exit, once every run has ended: the runs' parent cgroups go.
+    func removeCgroups()
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentSystem
+import Glibc
+
+/// Starts runs' plugins on this machine (the real ``RunLaunching``): the plugin's safety check
+/// at every spawn, the run's user, its state directory, its cgroup and per-run limits, the clone
+/// and the `PluginProcess` that follows it; and the clean-up of what an earlier agent's runs left.
+final class RunLauncher: RunLaunching {
+    let loop: EventLoop
+    let log: Logger
+    private let catalogue: JobCatalogue
+    /// Where per-job `STATE_DIRECTORY`s go (`<state>/jobs/ID`).
+    let jobsDirectory: String
+    /// The agent's `LANG`, handed to plugins.
+    private let lang: String?
+    private let buffer = ReadBuffer()
+    private var users = UserCache()
+    /// Checks each plugin again right before it is spawned (DESIGN §3).
+    private let safety: PluginSafety
+    let bootID: String?
+    /// Parent cgroup of every run's cgroup; nil where cgroup v2 is not writable (process groups only).
+    var cgroupParent: String?
+    /// What enforces TasksMax=/MemoryMax=/MemoryHigh= here (nil before setUpCgroups).
+    var limitControllers: LimitControllers?
+    /// Makes the next runs' cgroups ahead and removes ended runs' cgroups, off the loop.
+    var cgroupWorker: RunCgroupWorker?
+    /// Kills and cleans up what runs of a dead agent left (kept while cgroups wait to empty).
+    private var recovery: RunRecovery?
+
+    init(loop: EventLoop, log: Logger, catalogue: JobCatalogue, stateDirectory: String, procRoot: String, lang: String?) {
+        self.loop = loop
+        self.log = log
+        self.catalogue = catalogue
+        self.lang = lang
+        jobsDirectory = stateDirectory + "/jobs/"
+        let user = SystemFactsProbe.currentUser()
+        safety = PluginSafety(agentUID: user.uid, agentUserName: user.name)
+        switch BootID.read(procRoot: procRoot) {
+        case .success(let id): bootID = id
+        case .failure(let error):
+            bootID = nil
+            log.warning("no boot id (\(error)): after a restart, leftovers of runs are killed only through their cgroups")
+        }
+        setUpCgroups()
+    }
+
+    /// The agent's own nice value, read once: plugins are reset from it to their `Nice=`.
+    private lazy var agentNice: Int32 = {
+        errno = 0
+        return getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+    }()
+
+    /// The uid a root agent runs a drop-in script as, which may own the script (DESIGN §3: it
+    /// runs as its owner; the registry has resolved `User=` to that owner).
+    private func dropInOwner(_ job: JobDefinition) -> UInt32? {
+        guard job.isDropInScript, geteuid() == 0, let name = job.user else { return nil }
+        return users.lookup(name, now: loop.now)?.uid
+    }
+
+    func start(_ run: ActiveRun, arguments extraArguments: [String],
+               events: PluginProcess.Callbacks) -> Result<any RunProcess, LaunchProblem> {
+        let job = run.job
+        guard let program = job.exec.first else { return .failure(LaunchProblem("Exec= names no program")) }
+        // Checked at every spawn, not only when the job loaded: a plugin made world-writable
+        // since never runs (DESIGN §3). First, before anything is made for the run.
+        let executable: CheckedExecutable
+        switch safety.check(program, runAsOwner: dropInOwner(job)) {
+        case .success(let checked): executable = checked
+        case .failure(let refusal): return .failure(LaunchProblem(refusal.message))
+        }
+        var user: UserAccount?
+        if geteuid() == 0 {
+            let name = job.user ?? catalogue.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
+            guard let account = users.lookup(name, now: loop.now) else { return .failure(LaunchProblem("no such user \(name)")) }
+            user = account
+        }
+        let stateDirectory = self.stateDirectory(of: job)
+        let makesStateDirectory: mode_t?
+        switch prepareStateDirectory(stateDirectory, for: user) {
+        case .success(let mode): makesStateDirectory = mode
+        case .failure(let problem): return .failure(problem)
+        }
+        let cgroup: RunCgroup?
+        switch prepareCgroups(run) {
+        case .success(let made): cgroup = made
+        case .failure(let problem): return .failure(problem)
+        }
+        var request = SpawnRequest(
+            executable: executable, arguments: job.exec + extraArguments,
+            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
+            workingDirectory: stateDirectory, user: user, cgroup: cgroup,
+            moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
+        request.makesWorkingDirectory = makesStateDirectory
+        // `Nice=`, else 0 (DESIGN §3) when the agent itself runs above it (agentd.service's
+        // Nice=-10): a plugin never inherits the agent's own priority.
+        request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
+        request.ioPriority = job.priority.ioPriorityValue
+        request.separatesMemory = job.limits.limitsMemory
+        if let weight = job.priority.cpuWeight { _ = cgroup?.setCPUWeight(weight) }
+        let spawned = PluginSpawner.spawn(request)
+        run.limitGroups?.closeJoinDescriptors()
+        switch spawned {
+        case .failure(let failure):
+            cgroup?.remove()
+            releaseLimits(run)
+            return .failure(LaunchProblem(failure.description))
+        case .success(let child):
+            do {
+                let process = try PluginProcess(loop: loop, child: child, cgroup: cgroup,
+                                                buffer: buffer, callbacks: events)
+                process.priority = job.priority
+                return .success(process)
+            } catch {
+                child.killGroup()
+                cgroup?.killAll()
+                releaseLimits(run)
+                return .failure(LaunchProblem("cannot watch the child: \(error)"))
+            }
+        }
+    }
+
+    func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem {
+        if failure.isWorkingDirectory {
+            // The child makes the job's state directory at its first run (prepareStateDirectory).
+            return LaunchProblem("state directory: \(failure.step) \(stateDirectory(of: job)): \(SystemError.text(failure.errno)); check that \(jobsDirectory) is writable by the agent and its file system is neither full nor read-only (ls -ld \(jobsDirectory); lsattr -d \(jobsDirectory); df -h \(jobsDirectory))")
+        }
+        guard failure.isVerification, let program = job.exec.first else { return LaunchProblem(failure.description) }
+        // The child's last look found the plugin changed since the check: say how now.
+        if case .failure(let refusal) = safety.check(program, runAsOwner: dropInOwner(job)) { return LaunchProblem(refusal.message) }
+        return LaunchProblem("unsafe: \(program) changed while it was being started; find out who is changing it")
+    }
+
+    /// A job's `STATE_DIRECTORY`.
+    private func stateDirectory(of job: JobDefinition) -> String { jobsDirectory + job.identifier.rawValue }
+
+    /// The job's state directory: nil when it is there, owned as it should be (every run but a
+    /// job's first); else the mode the plugin's child makes it with before it drops privileges
+    /// (a new directory is an inode allocation, which ext4 can make slow: the loop does not wait
+    /// for it). Its parent, shared by every job, is made here when missing.
+    private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> Result<mode_t?, LaunchProblem> {
+        switch FileSystem.entry(at: path) {
+        case .directory(let uid, let gid):
+            if user.map({ $0.uid == uid && $0.gid == gid }) ?? true { return .success(nil) }
+        case .symbolicLink, .other:
+            // Never followed: a link planted there would have the run's user given its target.
+            return .failure(LaunchProblem("state directory: \(path) is not a directory (a symbolic link or "
+                + "a file); the agent never follows a link there: remove it (rm \(path)) and the next run "
+                + "makes the directory"))
+        case .missing:
+            break
+        }
+        let parent = FileSystem.parentDirectory(of: path)
+        do {
+            if !FileSystem.isOwnedDirectory(parent, owner: nil) { try FileSystem.makeDirectories(parent, mode: 0o750) }
+        } catch {
+            return .failure(LaunchProblem("state directory: \(error)"))
+        }
+        return .success(0o750)
+    }
+
+    func recover(_ place: RecordedRunPlace) -> String {
+        let recovery = self.recovery ?? RunRecovery(
+            loop: loop, log: log, currentBoot: bootID,
+            cgroupMount: CgroupHierarchy.detect()?.mountPoint, ownParent: cgroupParent)
+        self.recovery = recovery
+        return recovery.recover(place)
+    }
+
+    deinit {
+        removeCgroups()
+    }
+}
+
+/// Why a plugin could not be started: becomes `spawn-failed(message)`.
+struct LaunchProblem: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
