@@ -22,6 +22,9 @@ static inline CURLcode agentd_curl_set_headers(CURL *handle, struct curl_slist *
 static inline CURLcode agentd_curl_set_write_function(CURL *handle, curl_write_callback function) {
     return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, function);
 }
+static inline CURLcode agentd_curl_set_header_function(CURL *handle, curl_write_callback function) {
+    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, function);
+}
 static inline CURLcode agentd_curl_set_xferinfo_function(CURL *handle, curl_xferinfo_callback function) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
 }

@@ -50,6 +50,13 @@ final class CurlEasy {
         return length >= 0 ? Int64(length) : nil
     }
 
+    /// Whether a connection was made (a timeout after it is the minimum speed's, not connect's).
+    var wasConnected: Bool {
+        var microseconds: curl_off_t = 0
+        _ = agentd_curl_get_offset(handle, CURLINFO_CONNECT_TIME_T, &microseconds)
+        return microseconds > 0
+    }
+
     /// A header of the last response (after redirects), nil when absent.
     func header(_ name: String) -> String? {
         var found: UnsafeMutablePointer<curl_header>?

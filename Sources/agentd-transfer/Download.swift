@@ -22,6 +22,8 @@ final class Download {
     private let part: PartFile
     private let digest: SHA256Digest?
     private let clock: MonotonicClock
+    private let minimumSpeed: MinimumSpeed
+    private var headerLimit = ResponseHeaderLimit()
     private(set) var placement: BodyPlacement?
     private(set) var validator: Validator?
     private var base: Int64 = 0
@@ -35,8 +37,10 @@ final class Download {
     private var progress: ProgressReport
     private var checkpoints: CheckpointSchedule
 
-    init(url: String, plan: ResumePlan, part: PartFile, verify: Bool, clock: MonotonicClock) {
+    init(url: String, plan: ResumePlan, part: PartFile, verify: Bool, minimumSpeed: MinimumSpeed,
+         clock: MonotonicClock) {
         self.url = url
+        self.minimumSpeed = minimumSpeed
         self.plan = plan
         self.part = part
         self.digest = verify ? SHA256Digest() : nil
@@ -76,9 +80,10 @@ final class Download {
         easy.set(CURLOPT_FAILONERROR, 1)
         easy.set(CURLOPT_NOSIGNAL, 1)
         easy.set(CURLOPT_CONNECTTIMEOUT, 30)
-        // A connection that delivers nothing for a minute is given up (exit 13), not waited on forever.
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, 60)
+        // A connection slower than the minimum (1 kB/s over 60 s unless --min-speed says otherwise),
+        // a silent one included, is given up (exit 13), not waited on for ever.
+        easy.set(CURLOPT_LOW_SPEED_LIMIT, minimumSpeed.bytesPerSecond)
+        easy.set(CURLOPT_LOW_SPEED_TIME, minimumSpeed.seconds)
         easy.set(CURLOPT_BUFFERSIZE, 256 << 10)
         easy.set(CURLOPT_USERAGENT, "agentd-transfer")
         easy.set(CURLOPT_NOPROGRESS, 0)
@@ -89,6 +94,13 @@ final class Download {
             let download = Unmanaged<Download>.fromOpaque(context).takeUnretainedValue()
             let length = size * count
             return download.body(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+        }
+        _ = agentd_curl_set_pointer(easy.handle, CURLOPT_HEADERDATA, me)
+        _ = agentd_curl_set_header_function(easy.handle) { data, size, count, context in
+            guard let context else { return 0 }
+            let download = Unmanaged<Download>.fromOpaque(context).takeUnretainedValue()
+            let length = size * count
+            return download.header(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
         }
         _ = agentd_curl_set_pointer(easy.handle, CURLOPT_XFERINFODATA, me)
         _ = agentd_curl_set_xferinfo_function(easy.handle) { context, _, _, _, _ in
@@ -118,6 +130,16 @@ final class Download {
             writebackMark = lastMark
             lastMark = bytes
             Output.directive("CHECKPOINT=" + checkpoint.encoded)
+        }
+        return true
+    }
+
+    /// The header callback: false (abort) once an answer's headers are over ``ResponseHeaderLimit``.
+    private func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard headerLimit.accept(line) else {
+            failure = .other("the server sent more than \(ResponseHeaderLimit.maximumBytes >> 10) KiB of headers, "
+                + "which no file server needs; it is broken or hostile: not retried")
+            return false
         }
         return true
     }
@@ -177,6 +199,15 @@ final class Download {
         switch code {
         case CURLE_HTTP_RETURNED_ERROR:
             return .http(easy.responseCode)
+        case CURLE_OPERATION_TIMEDOUT where easy.wasConnected:
+            // Connected, then slower than the minimum speed: say which minimum, and how to lower it.
+            return .network(text + " (the minimum is \(minimumSpeed.bytesPerSecond) bytes/s over "
+                + "\(minimumSpeed.seconds) s: a slow server needs a lower --min-speed or a longer --min-speed-time)")
+        case CURLE_OUT_OF_MEMORY where placement == nil:
+            // libcurl gives up a single header line over 100 kB as "Out of memory", before the
+            // header callback sees it: the answer, not this machine, is at fault.
+            return .other("the server's answer has a header line too long to hold (libcurl: \(text)); "
+                + "it is broken or hostile: not retried")
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT,
              CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING,
              CURLE_PARTIAL_FILE:

@@ -1,29 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0
 import Glibc
+import TransferCore
 
 /// `DEST.part`: where the download is written, until it is complete, synced and renamed to DEST.
+/// Both names are used only relative to DEST's directory, reached by ``SafeDirectory``, and never
+/// through a link: see ``PathSafetyRule``.
 final class PartFile {
     let path: String
     let destination: String
+    private let directory: SafeDirectory
+    private let name: String
+    private let destinationName: String
     private let descriptor: Int32
 
     struct Failure: Error {
         let message: String
     }
 
-    /// Opens (or creates) DEST.part without truncating it: its size is where a resume starts.
+    /// Opens DEST.part without truncating it (its size is where a resume starts), or creates it.
     init(destination: String) throws(Failure) {
         self.destination = destination
         path = destination + ".part"
-        descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw Failure(message: "cannot open \(path): \(PartFile.errorText()); "
-                + "create its directory \(PartFile.directory(of: destination)) or choose another destination")
-        }
+        destinationName = PartFile.name(of: destination)
+        name = destinationName + ".part"
+        directory = try SafeDirectory(PartFile.directory(of: destination), runUID: geteuid())
+        descriptor = try PartFile.open(name, in: directory.descriptor, shownAs: path)
     }
 
     deinit {
         close(descriptor)
+    }
+
+    /// The run's own regular file, or a new one (`O_EXCL`): never a link (`O_NOFOLLOW`), never
+    /// somebody else's file. `O_NONBLOCK` so that a planted fifo cannot hang the open.
+    private static func open(_ name: String, in directory: Int32, shownAs path: String) throws(Failure) -> Int32 {
+        // Twice at most: a DEST.part that appears between the two opens is looked at again.
+        for _ in 0..<2 {
+            let existing = openat(directory, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            if existing >= 0 {
+                let facts = SafeDirectory.facts(existing)
+                let problem = facts.flatMap { PathSafetyRule.partFileProblem($0, path: path, runUID: geteuid()) }
+                guard facts != nil, problem == nil else {
+                    close(existing)
+                    throw Failure(message: problem ?? "cannot examine \(path): \(errorText())")
+                }
+                _ = fcntl(existing, F_SETFL, fcntl(existing, F_GETFL) & ~O_NONBLOCK)
+                return existing
+            }
+            guard errno == ENOENT else {
+                let text = errorText()
+                // ELOOP (a link), EISDIR, ENXIO (a fifo): the rule says what it is and why not.
+                if let facts = SafeDirectory.facts(directory, name),
+                   let problem = PathSafetyRule.partFileProblem(facts, path: path, runUID: geteuid()) {
+                    throw Failure(message: problem)
+                }
+                throw Failure(message: "cannot open \(path): \(text)")
+            }
+            let created = openat(directory, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if created >= 0 { return created }
+            guard errno == EEXIST else {
+                throw Failure(message: "cannot create \(path): \(errorText()); check that its directory is writable by the run's user (uid \(geteuid()))")
+            }
+        }
+        throw Failure(message: "cannot open \(path): it keeps being replaced; find out what else writes it")
     }
 
     var size: Int64 {
@@ -61,44 +100,50 @@ final class PartFile {
         guard fsync(descriptor) == 0 else { throw Failure(message: "cannot fsync \(path): \(PartFile.errorText())") }
     }
 
-    /// Feeds the first `length` bytes already on disk to `digest` (a resumed --sha256 download).
+    /// Feeds the first `length` bytes already on disk to `digest` (a resumed --sha256 download),
+    /// read through the same descriptor (pread), not by name.
     func hashPrefix(_ length: Int64, into digest: SHA256Digest) throws(Failure) {
-        let reader = open(path, O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else { throw Failure(message: "cannot read \(path): \(PartFile.errorText())") }
-        defer { close(reader) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var left = length
-        while left > 0 {
-            let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, min($0.count, Int(left))) }
+        var done: Int64 = 0
+        while done < length {
+            let count = buffer.withUnsafeMutableBytes {
+                pread(descriptor, $0.baseAddress, min($0.count, Int(length - done)), off_t(done))
+            }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw Failure(message: "cannot read \(path): \(PartFile.errorText())") }
             buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            left -= Int64(count)
+            done += Int64(count)
         }
     }
 
     /// fsync, rename to DEST, fsync the directory: after this, DEST is the whole file even across a
-    /// power cut, and no reader ever sees a half-written DEST.
+    /// power cut, and no reader ever sees a half-written DEST. renameat replaces whatever DEST is,
+    /// a link included, without following it.
     func commit() throws(Failure) {
         try sync()
-        guard rename(path, destination) == 0 else {
+        guard renameat(directory.descriptor, name, directory.descriptor, destinationName) == 0 else {
             throw Failure(message: "cannot rename \(path) to \(destination): \(PartFile.errorText())")
         }
-        let directory = PartFile.directory(of: destination)
-        let handle = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard handle >= 0 else { throw Failure(message: "cannot open \(directory) to fsync it: \(PartFile.errorText())") }
-        defer { close(handle) }
-        guard fsync(handle) == 0 else { throw Failure(message: "cannot fsync \(directory): \(PartFile.errorText())") }
+        try directory.sync()
     }
 
+    /// Removes DEST.part when it is empty and its name still leads to this file.
     func removeIfEmpty() {
-        if size == 0 { unlink(path) }
+        var mine = stat(), named = stat()
+        guard fstat(descriptor, &mine) == 0, mine.st_size == 0,
+              fstatat(directory.descriptor, name, &named, AT_SYMLINK_NOFOLLOW) == 0,
+              named.st_dev == mine.st_dev, named.st_ino == mine.st_ino else { return }
+        unlinkat(directory.descriptor, name, 0)
     }
 
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let directory = String(path[..<slash])
         return directory.isEmpty ? "/" : directory
+    }
+
+    static func name(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
     }
 
     static func errorText() -> String {

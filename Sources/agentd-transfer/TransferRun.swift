@@ -29,7 +29,7 @@ struct TransferRun {
             + (plan == .fresh ? "" : " (resuming at byte \(plan.offset))"))
         while true {
             let download = Download(url: arguments.url, plan: plan, part: part,
-                                    verify: arguments.sha256 != nil, clock: clock)
+                                    verify: arguments.sha256 != nil, minimumSpeed: arguments.minimumSpeed, clock: clock)
             let outcome = download.perform()
             // 416: what is on disk is not a prefix of the file (it is as long or longer): start over.
             if case .http(416) = outcome, plan != .fresh {
