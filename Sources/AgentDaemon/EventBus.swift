@@ -25,6 +25,21 @@ final class EventBus {
         /// Progress read this loop iteration and not yet published, and the last published.
         var pendingProgress: Double?
         var publishedProgress: Double?
+        /// Title, subtitle and status read this loop iteration and not yet published: like
+        /// progress, merged per read, so that a plugin printing one on every line costs a
+        /// follower at most one event of each per read, never its stream.
+        var pendingTitle: String?
+        var pendingSubtitle: String?
+        var pendingStatus: String?
+        /// The pending kinds in the order of their first line in this read: the events keep the
+        /// order the plugin wrote them in.
+        var pendingOrder: [EventKind] = []
+
+        var hasPending: Bool { !pendingOrder.isEmpty }
+
+        mutating func note(_ kind: EventKind) {
+            if !pendingOrder.contains(kind) { pendingOrder.append(kind) }
+        }
     }
 
     /// The sequence number of the last event published (0 before the first).
@@ -154,18 +169,16 @@ final class EventBus {
     func runDirective(_ run: RunID, _ directive: PluginDirective) {
         guard isFollowed, let label = runs[run] else { return }
         switch directive {
-        case .progress(let value):
-            if label.pendingProgress == nil { progressed.append(run) }
-            runs[run]?.pendingProgress = value.fraction
-            if !progressFlushScheduled {
-                progressFlushScheduled = true
-                loop.execute { [weak self] in self?.publishProgress() }
-            }
-        case .title, .subtitle, .status:
-            publishProgress(of: run)  // in the order the plugin wrote them
-            publishText(run, label, directive)
-        default:
-            break
+        case .progress(let value): runs[run]?.pendingProgress = value.fraction; runs[run]?.note(.runProgress)
+        case .title(let text): runs[run]?.pendingTitle = text; runs[run]?.note(.runTitle)
+        case .subtitle(let text): runs[run]?.pendingSubtitle = text; runs[run]?.note(.runSubtitle)
+        case .status(let text): runs[run]?.pendingStatus = text; runs[run]?.note(.runStatus)
+        default: return
+        }
+        if !label.hasPending { progressed.append(run) }
+        if !progressFlushScheduled {
+            progressFlushScheduled = true
+            loop.execute { [weak self] in self?.publishProgress() }
         }
     }
 
@@ -176,20 +189,28 @@ final class EventBus {
         for run in runs { publishProgress(of: run) }
     }
 
+    /// What the run changed since the last flush, the last value of each, in the order of their
+    /// first lines.
     private func publishProgress(of run: RunID) {
-        guard let label = runs[run], let fraction = label.pendingProgress else { return }
+        guard let label = runs[run], label.hasPending else { return }
         runs[run]?.pendingProgress = nil
-        guard fraction != label.publishedProgress else { return }
-        runs[run]?.publishedProgress = fraction
-        publish(.runProgress, identifier: label.identifier, runID: run) { $0.progress = fraction }
-    }
-
-    private func publishText(_ run: RunID, _ label: RunLabel, _ directive: PluginDirective) {
-        switch directive {
-        case .title(let text): publish(.runTitle, identifier: label.identifier, runID: run) { $0.title = text }
-        case .subtitle(let text): publish(.runSubtitle, identifier: label.identifier, runID: run) { $0.subtitle = text }
-        case .status(let text): publish(.runStatus, identifier: label.identifier, runID: run) { $0.status = text }
-        default: break
+        runs[run]?.pendingTitle = nil
+        runs[run]?.pendingSubtitle = nil
+        runs[run]?.pendingStatus = nil
+        runs[run]?.pendingOrder = []
+        for kind in label.pendingOrder {
+            switch kind {
+            case .runProgress:
+                guard let fraction = label.pendingProgress, fraction != label.publishedProgress else { continue }
+                runs[run]?.publishedProgress = fraction
+                publish(.runProgress, identifier: label.identifier, runID: run) { $0.progress = fraction }
+            case .runTitle:
+                publish(.runTitle, identifier: label.identifier, runID: run) { $0.title = label.pendingTitle }
+            case .runSubtitle:
+                publish(.runSubtitle, identifier: label.identifier, runID: run) { $0.subtitle = label.pendingSubtitle }
+            default:
+                publish(.runStatus, identifier: label.identifier, runID: run) { $0.status = label.pendingStatus }
+            }
         }
     }
 

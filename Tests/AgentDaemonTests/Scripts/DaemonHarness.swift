@@ -116,6 +116,7 @@ final class DaemonHarness {
         case "subscribe": subscribe(plain.first ?? client)
         case "stop-reading": clients[plain.first ?? client]?.subscriber?.reading = false
         case "stdout", "stderr": try line(verb, plain, command: command)
+        case "stdout-burst": try burst(command)
         case "exit": try process(plain).events.onMainExit(.exited(Int32(plain.last ?? "0") ?? 0))
         case "killed": try process(plain).events.onMainExit(.signaled(Int32(plain.last ?? "9") ?? 9))
         case "gone": try process(plain).events.onGone()
@@ -272,6 +273,17 @@ final class DaemonHarness {
         let text = command.split(separator: " ", maxSplits: 2).dropFirst(2).first.map(String.init) ?? ""
         Array(text.utf8).withUnsafeBufferPointer { bytes in
             process.events.onLine(stream == "stdout" ? .stdout : .stderr, bytes, false)
+        }
+    }
+
+    /// `stdout-burst N rK LINE`: N copies of LINE in one read of the plugin's output, as a
+    /// plugin flooding directives gets them read.
+    private func burst(_ command: String) throws {
+        let words = command.split(separator: " ", maxSplits: 3).map(String.init)
+        guard words.count == 4, let count = Int(words[1]) else { throw ScriptError("stdout-burst N rK LINE") }
+        let process = try process([words[2]])
+        Array(words[3].utf8).withUnsafeBufferPointer { bytes in
+            for _ in 0..<count { process.events.onLine(.stdout, bytes, false) }
         }
     }
 
