@@ -93,6 +93,10 @@ extension RunLauncher {
     var limitEnforcement: [LimitEnforcement] { limitControllers?.enforcement ?? [] }
 
     /// At exit, once every run has ended: the runs' parent cgroups go (idempotent).
+    func reapStrays(keeping: Set<Int32>) {
+        StrayChildren.reap(keeping: keeping)
+    }
+
     func removeCgroups() {
         cgroupWorker?.finish()
         cgroupWorker = nil

@@ -146,6 +146,8 @@ final class RunSupervisor {
 
     func gone(_ id: RunID) {
         guard let run = live[id] else { return }
+        // Orphans that escaped the run's group and cgroup are found among the agent's children.
+        launcher.reapStrays(keeping: Set(live.values.compactMap { $0.process?.pid }))
         if let failure = run.process?.spawnFailure {
             launcher.releaseLimits(run)
             send(.spawnFailed(launcher.problem(of: failure, job: run.job).message), to: run)

@@ -23,4 +23,7 @@ protocol RunLaunching: AnyObject {
     func recover(_ place: RecordedRunPlace) -> String
     /// At exit, once every run has ended: the runs' parent cgroups go.
     func removeCgroups()
+    /// Reaps exited children the agent did not start (orphans re-parented to it, a child
+    /// subreaper), leaving the main processes in `keeping` to their pidfds.
+    func reapStrays(keeping: Set<Int32>)
 }

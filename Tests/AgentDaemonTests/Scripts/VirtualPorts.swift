@@ -88,6 +88,7 @@ final class VirtualLauncher: RunLaunching {
     }
 
     func removeCgroups() {}
+    func reapStrays(keeping: Set<Int32>) {}
 }
 
 /// The real SQLite transactions, written down, and a disk that fills on cue.
