@@ -31,7 +31,17 @@ public enum ExecExpansion {
 
     /// Whether an argument refers to a variable at all (for `check`'s notes and `convert`).
     public static func mentionsVariable(_ word: String) -> Bool {
-        wholeWordVariable(word) != nil || word.utf8.contains(0x24) && word.contains("${")
+        if wholeWordVariable(word) != nil { return true }
+        let bytes = Array(word.utf8)
+        var index = 0
+        while index + 1 < bytes.count {
+            if bytes[index] == 0x24, bytes[index + 1] == 0x24 { index += 2; continue }
+            if bytes[index] == 0x24, bytes[index + 1] == 0x7B, index + 2 < bytes.count, isNameStart(bytes[index + 2]) {
+                return true
+            }
+            index += 1
+        }
+        return false
     }
 
     /// `NAME` of a word that is `$NAME` and nothing else.

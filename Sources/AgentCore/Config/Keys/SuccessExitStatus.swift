@@ -20,13 +20,23 @@ public struct SuccessExitStatus: Hashable, Sendable {
         "SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGABRT": 6, "SIGKILL": 9, "SIGUSR1": 10,
         "SIGSEGV": 11, "SIGUSR2": 12, "SIGPIPE": 13, "SIGALRM": 14, "SIGTERM": 15,
     ]
-    static let valid = "exit statuses 0 to 255 or signal names such as SIGHUP, separated by spaces"
+    /// sysexits.h's names, which systemd also takes (`SuccessExitStatus=DATAERR`).
+    static let exitNames: [String: Int32] = [
+        "USAGE": 64, "DATAERR": 65, "NOINPUT": 66, "NOUSER": 67, "NOHOST": 68, "UNAVAILABLE": 69,
+        "SOFTWARE": 70, "OSERR": 71, "OSFILE": 72, "CANTCREAT": 73, "IOERR": 74, "TEMPFAIL": 75,
+        "PROTOCOL": 76, "NOPERM": 77, "CONFIG": 78,
+    ]
+    static let valid = "exit statuses 0 to 255, sysexits names such as DATAERR, or signal names such as SIGHUP, separated by spaces"
 
     /// Adds one word; nil when it is valid, else what is wrong.
     mutating func add(_ word: String) -> String? {
         if let number = KeyReader.parseInteger(Substring(word)) {
             guard number <= 255 else { return "\(TextBytes.quoted(word)) is not an exit status (\(Self.valid))" }
             if !statuses.contains(Int32(number)) { statuses.append(Int32(number)) }
+            return nil
+        }
+        if let status = Self.exitNames[word] {
+            if !statuses.contains(status) { statuses.append(status) }
             return nil
         }
         let name = word.hasPrefix("SIG") ? word : "SIG" + word
