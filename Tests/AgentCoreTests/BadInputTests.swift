@@ -104,8 +104,8 @@ func makeBadInputs() -> [BadInput] {
     list.append(BadInput("missing Exec", "[Job]\nIdentifier=com.example.bad\n", expect: "Exec= is missing; add Exec=/absolute/path/to/plugin to [Job]"))
     list.append(BadInput("unbalanced quote in Exec", "[Job]\nIdentifier=com.example.bad\nExec=/usr/lib/agentd/plugins/bad \"oops\n",
              expect: "Exec: unbalanced \" quote"))
-    list.append(BadInput("systemd prefix in Exec", "[Job]\nIdentifier=com.example.bad\nExec=-/usr/lib/agentd/plugins/bad\n",
-             expect: "Exec: starts with \"-\": systemd's command prefixes (- @ + ! : |) are not supported"))
+    list.append(BadInput("systemd prefix in Exec", "[Job]\nIdentifier=com.example.bad\nExec=@/usr/lib/agentd/plugins/bad\n",
+             expect: "Exec: starts with \"@\": of systemd's command prefixes only - (the command may fail) is supported"))
     list.append(BadInput("second command in Exec", "[Job]\nIdentifier=com.example.bad\nExec=/usr/lib/agentd/plugins/bad ; /bin/rm x\n",
              expect: "Exec: a lone ; would start a second command"))
     list.append(BadInput("unknown escape in Exec", "[Job]\nIdentifier=com.example.bad\nExec=/usr/lib/agentd/plugins/bad \\q\n",

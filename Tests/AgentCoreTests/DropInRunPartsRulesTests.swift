@@ -67,8 +67,9 @@ struct DropInRunPartsRulesTests {
         #expect(job(result)?.user == nil)
     }
 
-    @Test func aDropInDefaultsToAnHourAJobFileToTenMinutes() {
-        #expect(job(check("jobs.d/daily"))?.maxRuntime == .seconds(3600))
+    @Test func aDropInHasNoRuntimeLimitAsRunPartsAJobFileTenMinutes() {
+        #expect(job(check("jobs.d/daily")) != nil)
+        #expect(job(check("jobs.d/daily"))?.maxRuntime == nil)
         #expect(job(check("jobs.d/quick", "#!/bin/sh\n# agentd: Kind=refresh\n"))?.maxRuntime == .seconds(30))
         #expect(parseJob(jobText()).value?.maxRuntime == .seconds(600))
     }

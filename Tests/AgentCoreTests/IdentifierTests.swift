@@ -50,9 +50,9 @@ struct IdentifierPatternTests {
         #expect(!pattern.matches(id("org.example.a")))
     }
 
-    @Test func theBareDotPrefixIsNotASuffix() {
-        // "com.example." is a valid identifier, but the wildcard needs something after the dot.
-        #expect(IdentifierPattern.prefix("com.example.").matches(id("com.example.")) == false)
+    @Test func anIdentifierCannotEndInTheWildcardsDot() {
+        // The wildcard needs something after the dot, and an identifier cannot end in one.
+        #expect(Identifier(rawValue: "com.example.") == nil)
     }
 
     @Test(arguments: [

@@ -40,7 +40,7 @@ struct ManifestTests {
             let result = parse("[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=refresh\nDailyBudget=\(value)\n")
             #expect(result.value == nil)
             #expect(printed(result.diagnostics) == [
-                "manifests.d/com.example.photos.manifest:4: DailyBudget: \"\(value)\" is not a whole number from 0 to 100000",
+                "manifests.d/com.example.photos.manifest:4: DailyBudget: \"\(value)\" is not a whole number from 0 to 100000, or infinity",
             ])
         }
     }
@@ -162,8 +162,8 @@ struct DropInScriptTests {
         #expect(job.kind == .processing)
         #expect(job.interval == .seconds(86_400))
         #expect(job.exec == ["/etc/agentd/jobs.d/backup"])
-        // Cron scripts sleep on their own (apt-compat up to 30 min): an hour, not 10 min.
-        #expect(job.maxRuntime == .seconds(3600))
+        // run-parts imposes no limit, and cron scripts sleep on their own (apt-compat up to 30 min).
+        #expect(job.maxRuntime == nil)
         #expect(job.isDropInScript)
     }
 

@@ -60,6 +60,6 @@ import Testing
         try "[Timer]\nOnCalendar=daily\n".write(toFile: path, atomically: false, encoding: .utf8)
         let result = try runCommand(Binaries.agentctl, ["convert", path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("is a template: convert an instance's timer"))
+        #expect(result.stderr.contains("is a template: convert an instance"))
     }
 }

@@ -76,14 +76,13 @@ import Testing
         #expect(try listedJobs(agent)["local.climb"]?["state"] as? String == "error (jobs.d/climb:2)")
     }
 
-    @Test func aDropInMayRunForAnHourByDefault() throws {
+    @Test func aDropInHasNoDeadlineByDefaultAsRunPartsImposesNone() throws {
         let sandbox = try openSandbox()
-        _ = try dropIn(sandbox, "slow", "# agentd: Interval=none\necho left=$(( AGENTD_DEADLINE - $(date +%s) ))\n")
+        _ = try dropIn(sandbox, "slow", "# agentd: Interval=none\necho deadline=${AGENTD_DEADLINE-none}\n")
         let agent = try AgentProcess(sandbox: sandbox)
         let run = try runOnce(agent, "local.slow")
-        let line = (run["logTail"] as? [String])?.first { $0.hasPrefix("left=") } ?? ""
-        let left = Int(line.dropFirst("left=".count)) ?? 0
-        #expect((3500...3600).contains(left), "\(run)")
+        let line = (run["logTail"] as? [String])?.first { $0.hasPrefix("deadline=") } ?? ""
+        #expect(line == "deadline=none", "\(run)")
     }
 
     @Test func aJobFileWithErrorsIsListedWithWhereItsFirstErrorIs() throws {

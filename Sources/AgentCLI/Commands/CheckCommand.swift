@@ -42,7 +42,7 @@ enum CheckCommand {
             _ = loader.loadAll()
             let registry = loader.registry
             let report = CheckReport(directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,
-                                     diagnostics: registry.diagnostics)
+                                     diagnostics: registry.diagnostics + BudgetCheck.warnings(registry))
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(report))
             } else {

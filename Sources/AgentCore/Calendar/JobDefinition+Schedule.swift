@@ -2,37 +2,43 @@
 /// `Schedule=`, `Window=`, `RandomizedDelay=`, `CatchUp=` (DESIGN §3), for `.job` files and
 /// drop-in headers alike.
 extension JobDefinition {
-    static func readCalendarSettings(_ reader: inout KeyReader, into definition: inout JobDefinition) {
-        let continued = definition.kind == .continued
-        if let assignment = reader.scalar("Schedule") {
+    static let calendarRows: [JobKey] = [
+        JobKey("Schedule", default: "none", doc: "calendar earliest begin, systemd.time(7) calendar events") { input in
+            guard let assignment = input.reader.scalar("Schedule") else { return }
             switch CalendarEventParser.parse(assignment.value) {
             case .failure(let error):
-                reader.error(assignment.line, "Schedule: \(error.message)")
-            case .success where continued:
-                reader.warning(assignment.line, "Schedule: ignored for Kind=continued, which starts "
+                input.reader.error(assignment.line, "Schedule: \(error.message)")
+            case .success where input.definition.kind == .continued:
+                input.reader.warning(assignment.line, "Schedule: ignored for Kind=continued, which starts "
                     + "only through agentctl submit")
             case .success(let event):
-                definition.schedule = event
+                input.definition.schedule = event
                 // A drop-in's default Interval=1d would hold a daily slot back past the next
                 // one once a run is late: with Schedule= it has no interval unless it names one.
-                if definition.isDropInScript, reader.assignment("Interval") == nil {
-                    definition.interval = nil
+                if input.definition.isDropInScript, input.reader.assignment("Interval") == nil {
+                    input.definition.interval = nil
                 }
             }
-        }
-        var windows: [TimeWindow] = []
-        for (word, line) in reader.words("Window") {
-            switch TimeWindow.parse(word) {
-            case .failure(let error): reader.error(line, "Window: \(error.message)")
-            case .success(let window): if !windows.contains(window) { windows.append(window) }
+        },
+        JobKey("Window", .list, default: "any time", doc: "local times of day a run may start in, e.g. 01:00-06:00") { input in
+            var windows: [TimeWindow] = []
+            for (word, line) in input.reader.words("Window") {
+                switch TimeWindow.parse(word) {
+                case .failure(let error): input.reader.error(line, "Window: \(error.message)")
+                case .success(let window): if !windows.contains(window) { windows.append(window) }
+                }
             }
-        }
-        if continued, let first = reader.list("Window").first {
-            reader.warning(first.line, "Window: ignored for Kind=continued: a person's submission starts at once")
-            windows = []
-        }
-        definition.windows = windows
-        definition.randomizedDelay = reader.span("RandomizedDelay", default: .zero, allowZero: true)
-        definition.catchUp = reader.bool("CatchUp", default: true)
-    }
+            if input.definition.kind == .continued, let first = input.reader.list("Window").first {
+                input.reader.warning(first.line, "Window: ignored for Kind=continued: a person's submission starts at once")
+                windows = []
+            }
+            input.definition.windows = windows
+        },
+        JobKey("RandomizedDelay", default: "0", doc: "a stable per-job offset added to each earliest begin") { input in
+            input.definition.randomizedDelay = input.reader.span("RandomizedDelay", default: .zero, allowZero: true)
+        },
+        JobKey("CatchUp", default: "yes", doc: "a slot missed while down or asleep runs once") { input in
+            input.definition.catchUp = input.reader.bool("CatchUp", default: true)
+        },
+    ]
 }

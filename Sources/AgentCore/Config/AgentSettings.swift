@@ -23,7 +23,8 @@ public struct AgentSettings: Hashable, Sendable {
     public var defaultUser: String?
     /// Runs at once, all kinds.
     public var maxConcurrent: Int
-    /// Discretionary launches per day, refilled at local midnight.
+    /// Discretionary launches per day, refilled at local midnight; `unlimitedDailyBudget` for
+    /// `DailyBudget=infinity`.
     public var dailyBudget: Int
     /// At most one triggered launch per identifier per this span.
     public var triggerSpacing: Duration
@@ -76,6 +77,9 @@ public struct AgentSettings: Hashable, Sendable {
 
     static let maxConcurrentRange = 1...1024
     static let dailyBudgetRange = 0...100_000
+    /// `DailyBudget=infinity`: a count no day reaches, so the scheduler's arithmetic
+    /// (`limit - spent`) needs no case of its own.
+    public static let unlimitedDailyBudget = Int.max
     static let marginRange = 0...100
 
     /// Parses and validates `agentd.conf`. `DefaultUser=` is checked through `facts` when the
@@ -122,7 +126,7 @@ public struct AgentSettings: Hashable, Sendable {
             }
         }
         settings.maxConcurrent = agent.integer("MaxConcurrent", default: 4, range: maxConcurrentRange)
-        settings.dailyBudget = agent.integer("DailyBudget", default: 48, range: dailyBudgetRange)
+        settings.dailyBudget = agent.dailyBudget("DailyBudget") ?? 48
         settings.triggerSpacing = agent.span(
             "TriggerSpacing", default: defaults.triggerSpacing, allowZero: true)
         settings.catchUpSpread = agent.span(

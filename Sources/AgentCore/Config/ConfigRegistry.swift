@@ -132,6 +132,8 @@ public struct ConfigRegistry: Sendable {
     // MARK: Queries
 
     public var manifestCount: Int { manifests.count }
+    /// The manifests in force, by path (`manifests.d/NAME.manifest`).
+    public var manifestsByPath: [String: Manifest] { manifests }
     /// Registered (schedulable) jobs.
     public var jobCount: Int { registeredCount }
 

@@ -11,8 +11,10 @@
 ///   lines, split with `Exec=`'s quoting rules (`# agentd: Environment="GREETING=hello world"`).
 ///   Each token is one value: a list key such as `Environment=` or `Resources=` takes one item
 ///   per token. `Identifier=` and `Exec=` are not allowed there.
-/// - Defaults: `Kind=processing`, `Interval=1d`, `MaxRuntime=1h`; everything else as in a
-///   `.job` file.
+/// - Defaults: `Kind=processing`, `Interval=1d`, no `MaxRuntime=` (run-parts has none);
+///   everything else as in a `.job` file.
+/// - A script whose owner is not root gains no priority from its header: `Nice=` below 0,
+///   `CPUWeight=` above the default and `IOSchedulingPriority=0` (best-effort's top) are refused.
 /// - A file without any execute bit is not a drop-in script: it is skipped with a warning, so
 ///   `chmod -x` disables a script as it does for run-parts.
 public enum DropInScript {
@@ -59,8 +61,9 @@ public enum DropInScript {
         let absolutePath = context.absolutePath(of: path)
         var reader = KeyReader(
             path: path, assignments: assignments,
-            scalarKeys: JobDefinition.scalarKeys.filter { $0 != "Identifier" && $0 != "Exec" },
-            listKeys: JobDefinition.listKeys, place: "the # agentd: header")
+            scalarKeys: JobKeyTable.rows.filter { $0.inDropInHeader && $0.shape == .scalar }.map(\.name),
+            listKeys: JobKeyTable.rows.filter { $0.inDropInHeader && $0.shape == .list }.map(\.name),
+            place: "the # agentd: header")
         var definition = JobDefinition(
             identifier: identifier ?? Identifier(unchecked: "local.invalid"),
             exec: [absolutePath], isDropInScript: true)
@@ -82,6 +85,10 @@ public enum DropInScript {
             diagnostics.append(ConfigDiagnostic(
                 path: path, line: problem.hasPrefix("User:") ? reader.assignment("User")?.line : nil,
                 message: problem))
+        }
+        if let owner, owner != 0 {
+            diagnostics += privilegeProblems(definition.priority, reader: reader, path: path,
+                                             owner: facts.userName(uid: owner) ?? "uid \(owner)")
         }
         diagnostics = JobDefinition.sortedByLine(diagnostics)
         let lines = JobLines(identifier: nil, onSuccess: reader.assignment("OnSuccess")?.line,

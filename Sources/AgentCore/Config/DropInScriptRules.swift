@@ -54,4 +54,32 @@ extension DropInScript {
             + "\(owner) and runs only as its owner (whoever may write it could otherwise run code "
             + "as \(named)); remove User=, or run chown root on the script"
     }
+
+    /// The header settings that would give a script owned by another user than root more
+    /// than that user has: whoever may write the script could raise its priority above other
+    /// users' work (#28 item 4). Errors at the header's line.
+    static func privilegeProblems(_ priority: RunPriority, reader: KeyReader, path: String,
+                                  owner: String) -> [ConfigDiagnostic]
+    {
+        var problems: [ConfigDiagnostic] = []
+        let advice = "only a script owned by root may raise its priority; remove the setting or run chown root on the script"
+        if let nice = priority.nice, nice < 0 {
+            problems.append(ConfigDiagnostic(
+                path: path, line: reader.assignment("Nice")?.line,
+                message: "Nice: \(nice) is below 0 and this drop-in script is owned by \(owner); \(advice) (0 to 19 are allowed)"))
+        }
+        if let weight = priority.cpuWeight, weight > RunPriority.defaultCPUWeight {
+            problems.append(ConfigDiagnostic(
+                path: path, line: reader.assignment("CPUWeight")?.line,
+                message: "CPUWeight: \(weight) is above the default \(RunPriority.defaultCPUWeight) and this drop-in "
+                    + "script is owned by \(owner); \(advice) (1 to \(RunPriority.defaultCPUWeight) are allowed)"))
+        }
+        if priority.ioClass != .idle, priority.ioLevel == 0 {
+            problems.append(ConfigDiagnostic(
+                path: path, line: reader.assignment("IOSchedulingPriority")?.line,
+                message: "IOSchedulingPriority: 0 is best-effort's highest level and this drop-in script is owned by "
+                    + "\(owner); \(advice) (1 to 7, or IOSchedulingClass=idle, are allowed)"))
+        }
+        return problems
+    }
 }

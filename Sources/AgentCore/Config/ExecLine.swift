@@ -28,8 +28,8 @@ public enum ExecLineError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "\\' \\s \\; \\<space> \\xHH \\NNN \\uHHHH \\UHHHHHHHH, none of them NUL); "
                 + "write \\\\ for a literal backslash"
         case .unsupportedPrefix(let prefix):
-            return "starts with \"\(prefix)\": systemd's command prefixes (- @ + ! : |) are not "
-                + "supported; start with the plugin's absolute path"
+            return "starts with \"\(prefix)\": of systemd's command prefixes only - (the command may "
+                + "fail) is supported, not @ + ! : |; start with the plugin's absolute path"
         case .multipleCommands:
             return "a lone ; would start a second command, which is not supported; "
                 + "write \\; for a literal semicolon"

@@ -7,7 +7,8 @@ public struct Identifier: RawRepresentable, Hashable, Comparable, Sendable, Coda
 {
     public static let maximumLength = 255
     /// The character rule, as error messages state it.
-    public static let rule = "use A-Z a-z 0-9 . _ -, at most 255 bytes, e.g. com.example.task"
+    public static let rule = "use A-Z a-z 0-9 . _ -, at most 255 bytes, dot-separated components "
+        + "that are never empty, e.g. com.example.task"
 
     public let rawValue: String
 
@@ -72,6 +73,15 @@ public struct Identifier: RawRepresentable, Hashable, Comparable, Sendable, Coda
         }
         if length > maximumLength {
             return "it is \(length) bytes long, at most \(maximumLength) are allowed"
+        }
+        // An empty component (`a..b`, `.a`, `a.`, `.`, `..`) names nothing reverse-DNS could,
+        // and `.`/`..` would be path components where an identifier names a state directory.
+        let utf8 = raw.utf8
+        if utf8.first == TextBytes.dot || utf8.last == TextBytes.dot
+            || zip(utf8, utf8.dropFirst()).contains(where: { $0 == TextBytes.dot && $1 == TextBytes.dot })
+        {
+            return "it has an empty dot-separated component (\(TextBytes.quoted(raw))); write components "
+                + "with at least one byte between dots, e.g. com.example.task"
         }
         return nil
     }

@@ -43,7 +43,8 @@ public enum IdentifierPattern: Hashable, Sendable, CustomStringConvertible, Coda
         if bytes.count == 2 {
             return "there is nothing before .*; put a prefix before it, e.g. com.example.*"
         }
-        if let problem = Identifier.problem(with: prefix) {
+        // The prefix keeps its final dot; the components before it follow the identifier rule.
+        if let problem = Identifier.problem(with: String(decoding: bytes.dropLast(2), as: UTF8.self)) {
             return problem
         }
         if prefix.utf8.count > Identifier.maximumLength - 1 {

@@ -46,7 +46,7 @@ struct JobLines: Hashable, Sendable {
 ///
 /// `Kind=` is optional and defaults to `processing`, as for drop-in scripts; `Identifier=` and
 /// `Exec=` are required in `.job` files. Other defaults: `Interval=` none (drop-ins 1d),
-/// `MaxRuntime=` by kind (refresh 30s, processing 10min, continued none; drop-ins 1h), `GracePeriod=5s`,
+/// `MaxRuntime=` by kind (refresh 30s, processing 10min, continued and drop-ins none), `GracePeriod=5s`,
 /// `ProgressTimeout=30s`, `MaxPause=1h`, `OnConditionLost=expire`, booleans `no`.
 public struct JobDefinition: Hashable, Sendable {
     /// The settings, stored once: every copy of a definition (the registry's, the scheduler's,
@@ -179,18 +179,17 @@ public struct JobDefinition: Hashable, Sendable {
     }
 
     public static let defaultGracePeriod: Duration = .seconds(5)
+    /// `GracePeriod=infinity` (systemd's `TimeoutStopSec=infinity`): a year stands for never.
+    public static let unlimitedGracePeriod: Duration = .seconds(365 * 86_400)
     public static let defaultProgressTimeout: Duration = .seconds(30)
     public static let defaultMaxPause: Duration = .seconds(3600)
     /// `Interval=` of a drop-in script that sets none: like `/etc/cron.daily`.
     public static let dropInDefaultInterval: Duration = .seconds(86_400)
-    /// `MaxRuntime=` of a drop-in script that sets none: cron scripts sleep on their own
-    /// (apt-compat waits up to 30 min before it starts), so the kind's 10 min would cut them off.
-    public static let dropInDefaultMaxRuntime: Duration = .seconds(3600)
 
-    /// The `MaxRuntime=` default: by kind, and 1h for a drop-in script of its default kind,
-    /// processing (one that chose refresh keeps refresh's 30 s, continued stays progress-bound).
+    /// The `MaxRuntime=` default: by kind; none for a drop-in script of its default kind,
+    /// processing, since run-parts imposes no limit (one that chose refresh keeps refresh's 30 s).
     public static func defaultMaxRuntime(kind: JobKind, isDropInScript: Bool) -> Duration? {
-        isDropInScript && kind == .processing ? dropInDefaultMaxRuntime : kind.defaultMaxRuntime
+        isDropInScript && kind == .processing ? nil : kind.defaultMaxRuntime
     }
     /// Names `Resources=` accepts. Whether the machine has them is decided at run time.
     public static let knownResources: [String] = ["gpu"]
@@ -204,16 +203,8 @@ public struct JobDefinition: Hashable, Sendable {
         rareBox = RareBox.defaults
     }
 
-    static let scalarKeys = [
-        "Identifier", "Kind", "Exec", "User", "Interval", "MaxRuntime", "GracePeriod",
-        "RequiresExternalPower", "RequiresNetwork", "RequiresIdle", "ProgressTimeout", "Retry",
-        "OnSuccess", "OnConditionLost", "MaxPause",
-        "Schedule", "RandomizedDelay", "CatchUp", "Notify",
-    ] + RunLimits.keys + RunPriority.keys
-    static let listKeys = [
-        "Resources", "Environment",
-        "Window",
-    ]
+    static var scalarKeys: [String] { JobKeyTable.scalarKeys }
+    static var listKeys: [String] { JobKeyTable.listKeys }
 
     /// Parses and validates a `jobs.d/NAME.job` file. The file's own ownership is checked by
     /// `ConfigCheck`; this checks the plugin named by `Exec=` and `User=` through `facts`.
@@ -262,42 +253,10 @@ public struct JobDefinition: Hashable, Sendable {
             reader.error(jobLine, "Identifier= is missing; add Identifier=com.example.NAME to [Job]")
         }
 
-        var exec: [String] = []
-        if let assignment = reader.scalar("Exec") {
-            switch ExecLine.split(assignment.value) {
-            case .failure(let error):
-                reader.error(assignment.line, "Exec: \(error)")
-            case .success(let argv):
-                if let program = argv.first {
-                    if program.utf8.first == TextBytes.slash {
-                        exec = argv
-                        let status = facts.plugin(at: program)
-                        if let problem = OwnershipRule.pluginProblem(
-                            status, path: program, agentUID: context.agentUID,
-                            agentUserName: context.agentUserName)
-                        {
-                            reader.error(assignment.line, "Exec: \(TextBytes.shellQuoted(program)) \(problem)")
-                        }
-                    } else {
-                        reader.error(assignment.line, "Exec: \(TextBytes.quoted(program)) is not an "
-                            + "absolute path (name the plugin by its full path, e.g. "
-                            + "/usr/lib/agentd/plugins/NAME)")
-                    }
-                } else {
-                    reader.error(assignment.line, "Exec: has no command; name the plugin by its "
-                        + "absolute path, e.g. Exec=/usr/lib/agentd/plugins/NAME")
-                }
-            }
-        } else if let empty = reader.assignment("Exec") {
-            reader.error(empty.line, "Exec: is empty; name the plugin by its absolute path, "
-                + "e.g. Exec=/usr/lib/agentd/plugins/NAME")
-        } else {
-            reader.error(jobLine, "Exec= is missing; add Exec=/absolute/path/to/plugin to [Job]")
-        }
-
         var definition = JobDefinition(
-            identifier: identifier ?? Identifier(unchecked: "invalid"), exec: exec)
-        readSettings(&reader, into: &definition, context: context, facts: facts)
+            identifier: identifier ?? Identifier(unchecked: "invalid"), exec: [])
+        readSettings(&reader, into: &definition, context: context, facts: facts, sectionLine: jobLine)
+        let exec = definition.exec
         let diagnostics = sortedByLine(unknownSections + reader.diagnostics)
         let lines = JobLines(identifier: identifierLine, onSuccess: reader.assignment("OnSuccess")?.line,
                              identifierValue: identifier, plugin: exec.first)
@@ -307,129 +266,24 @@ public struct JobDefinition: Hashable, Sendable {
         return (ConfigParseResult(value: definition, diagnostics: diagnostics), lines)
     }
 
-    /// Reads every key shared by `.job` files and drop-in headers (all but `Identifier=` and
-    /// `Exec=`) into `definition`, whose kind-dependent defaults are recomputed here.
+    /// Reads every key of `JobKeyTable` that `definition`'s file may set (a drop-in header
+    /// neither `Identifier=` nor `Exec=`), in table order, into `definition`; a key the agent
+    /// does not act on yet gets its "not enforced yet" warning here.
     static func readSettings(_ reader: inout KeyReader, into definition: inout JobDefinition,
-                             context: ConfigContext, facts: some SystemFacts)
+                             context: ConfigContext, facts: some SystemFacts, sectionLine: Int? = nil)
     {
-        let kind: JobKind = reader.keyword("Kind", default: .processing, noun: "a kind")
-        definition.kind = kind
-
-        if let assignment = reader.scalar("User") {
-            let name = assignment.value
-            if name.utf8.contains(where: { TextBytes.isWhitespace($0) || $0 == 0x3A || $0 == TextBytes.slash }) {
-                reader.error(assignment.line, "User: \(TextBytes.quoted(name)) is not a user name")
-            } else if !context.privileged {
-                if name != context.agentUserName && name != String(context.agentUID) {
-                    reader.error(assignment.line, "User: \(TextBytes.quoted(name)) cannot be used: the "
-                        + "agent runs unprivileged as \(context.agentUserName) and can run jobs only "
-                        + "as that user; remove User= or run agentd as root")
-                } else {
-                    definition.user = name
-                }
-            } else if !facts.userExists(name) {
-                reader.error(assignment.line, "User: \(TextBytes.quoted(name)) does not exist; create "
-                    + "the user or remove User= to run the job as DefaultUser")
-            } else {
-                definition.user = name
+        var input = JobKeyInput(reader: reader, definition: definition, context: context, facts: facts,
+                                sectionLine: sectionLine)
+        let dropIn = definition.isDropInScript
+        for key in JobKeyTable.rows where key.inDropInHeader || !dropIn {
+            key.read(&input)
+            if !key.enforced, key.isSet(in: input.reader) {
+                input.reader.warning(key.line(in: input.reader), "\(key.name): is not enforced yet: "
+                    + "this agent reads it but runs the job as if it were not set")
             }
         }
-
-        let defaultInterval = definition.isDropInScript ? dropInDefaultInterval : nil
-        let interval = reader.optionalSpan("Interval", default: defaultInterval)
-        if kind == .continued, let assignment = reader.scalar("Interval"),
-            TextBytes.asciiLowercased(assignment.value) != "none"
-        {
-            reader.warning(assignment.line, "Interval: ignored for Kind=continued, which starts "
-                + "only through agentctl submit")
-            definition.interval = nil
-        } else {
-            definition.interval = kind == .continued ? nil : interval
-        }
-        definition.maxRuntime = reader.optionalSpan(
-            "MaxRuntime", default: defaultMaxRuntime(kind: kind, isDropInScript: definition.isDropInScript))
-        definition.gracePeriod = reader.span("GracePeriod", default: defaultGracePeriod, allowZero: true)
-        definition.requiresExternalPower = reader.bool("RequiresExternalPower", default: false)
-        let network = reader.networkRequirement("RequiresNetwork")
-        definition.requiresNetwork = network != .no
-        definition.requiresUnmeteredNetwork = network == .unmetered
-        definition.requiresIdle = reader.bool("RequiresIdle", default: false)
-        definition.notify = reader.bool("Notify", default: true)
-        definition.progressTimeout = reader.span(
-            "ProgressTimeout", default: defaultProgressTimeout, allowZero: false)
-        definition.maxPause = reader.span("MaxPause", default: defaultMaxPause, allowZero: true)
-        definition.onConditionLost = reader.keyword(
-            "OnConditionLost", default: ConditionLostAction.expire, noun: "an action")
-
-        var resources: [String] = []
-        for (word, line) in reader.words("Resources") {
-            if !knownResources.contains(word) {
-                reader.error(line, "Resources: \(TextBytes.quoted(word)) is not a resource "
-                    + "(\(knownResources.joined(separator: ", ")))")
-            } else if !resources.contains(word) {
-                resources.append(word)
-            }
-        }
-        definition.resources = resources
-
-        if let assignment = reader.scalar("Retry") {
-            switch RetryPolicy.parse(assignment.value) {
-            case .success(let policy): definition.retry = policy
-            case .failure(let error): reader.error(assignment.line, "Retry: \(error.message)")
-            }
-        }
-
-        if let assignment = reader.scalar("OnSuccess") {
-            if let next = Identifier(rawValue: assignment.value) {
-                if next == definition.identifier {
-                    reader.error(assignment.line, "OnSuccess: a job cannot chain to itself "
-                        + "(\(next)); name another job's identifier")
-                } else {
-                    definition.onSuccess = next
-                }
-            } else {
-                reader.error(assignment.line, "OnSuccess: \(TextBytes.quoted(assignment.value)) is not "
-                    + "an identifier: \(Identifier.problem(with: assignment.value) ?? "")")
-            }
-        }
-
-        var environment: [EnvironmentVariable] = []
-        for assignment in reader.list("Environment") {
-            let words: [String]
-            if assignment.isSingleItem {
-                words = [assignment.value]
-            } else {
-                switch ExecLine.tokenize(assignment.value) {
-                case .success(let split): words = split
-                case .failure(let error):
-                    reader.error(assignment.line, "Environment: \(error)")
-                    continue
-                }
-            }
-            for word in words {
-                guard let equals = word.utf8.firstIndex(of: TextBytes.equals) else {
-                    reader.error(assignment.line, "Environment: \(TextBytes.quoted(word)) is not a "
-                        + "NAME=VALUE assignment")
-                    continue
-                }
-                let name = String(word[..<equals])
-                let value = String(word[word.utf8.index(after: equals)...])
-                if let problem = EnvironmentVariable.problem(withName: name) {
-                    reader.error(assignment.line, "Environment: \(problem)")
-                    continue
-                }
-                // As in systemd, a later assignment of the same name replaces the earlier one.
-                if let existing = environment.firstIndex(where: { $0.name == name }) {
-                    environment[existing].value = value
-                } else {
-                    environment.append(EnvironmentVariable(name: name, value: value))
-                }
-            }
-        }
-        definition.environment = environment
-        definition.limits = RunLimits.read(&reader)
-        definition.priority = RunPriority.read(&reader)
-        readCalendarSettings(&reader, into: &definition)
+        reader = input.reader
+        definition = input.definition
     }
 
     /// Diagnostics in line order (whole-file ones first), keeping discovery order within a line.

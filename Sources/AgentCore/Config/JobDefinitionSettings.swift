@@ -47,6 +47,8 @@ public struct JobDefinitionRareSettings: Hashable, Sendable {
     public var randomizedDelay: Duration = .zero
     public var catchUp: Bool = true
     public var notify: Bool = true
+    /// The rarer keys still (`JobExtraSettings`), behind one more shared reference.
+    @usableFromInline var extra: JobDefinition.ExtraBox = .defaults
 }
 
 extension JobDefinition {

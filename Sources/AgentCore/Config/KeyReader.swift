@@ -30,6 +30,8 @@ struct KeyReader {
     private(set) var hasErrors = false
     private var scalars: [String: Assignment] = [:]
     private var lists: [String: [Assignment]] = [:]
+    /// The line of the last empty assignment of each list key (`Exec=`), for "is empty" errors.
+    private var resets: [String: Int] = [:]
 
     init(path: String, assignments: [Assignment], scalarKeys: [String], listKeys: [String],
          place: String)
@@ -43,6 +45,7 @@ struct KeyReader {
             } else if listSet.contains(assignment.key) {
                 if assignment.value.isEmpty {
                     lists[assignment.key] = []
+                    if let line = assignment.line { resets[assignment.key] = line }
                 } else {
                     lists[assignment.key, default: []].append(assignment)
                 }
@@ -78,6 +81,9 @@ struct KeyReader {
 
     /// The last assignment of a scalar key, even an empty one.
     func assignment(_ key: String) -> Assignment? { scalars[key] }
+
+    /// The line of the last empty assignment of a list key, if any.
+    func resetLine(_ key: String) -> Int? { resets[key] }
 
     /// The assignments in force for a list key, after the last reset.
     func list(_ key: String) -> [Assignment] { lists[key] ?? [] }
@@ -174,5 +180,17 @@ struct KeyReader {
         let bytes = text.utf8
         guard !bytes.isEmpty, bytes.count <= 12, bytes.allSatisfy(TextBytes.isDigit) else { return nil }
         return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    /// `DailyBudget=N|infinity` (agentd.conf and manifests: one syntax, one range); nil when
+    /// absent, empty or wrong (the caller's default).
+    mutating func dailyBudget(_ key: String) -> Int? {
+        guard let assignment = scalar(key) else { return nil }
+        if TextBytes.asciiLowercased(assignment.value) == "infinity" { return AgentSettings.unlimitedDailyBudget }
+        let range = AgentSettings.dailyBudgetRange
+        if let parsed = Self.parseInteger(Substring(assignment.value)), range.contains(parsed) { return parsed }
+        error(assignment.line, "\(key): \(TextBytes.quoted(assignment.value)) is not a whole number "
+            + "from \(range.lowerBound) to \(range.upperBound), or infinity")
+        return nil
     }
 }

@@ -14,8 +14,13 @@
 public struct Manifest: Hashable, Sendable {
     public var permitted: [IdentifierPattern]
     public var backgroundModes: Set<JobKind>
-    /// The manifest's own `DailyBudget=`; nil: agentd.conf's `DailyBudget=` (the default).
+    /// The manifest's own `DailyBudget=`; nil: agentd.conf's `DailyBudget=` (the default);
+    /// `AgentSettings.unlimitedDailyBudget` for `infinity`.
     public var dailyBudget: Int?
+    /// `Users=`, `Groups=`: who may act for this manifest's identifiers (request, submit,
+    /// trigger, run, cancel, cancel-request). Parsed; the control socket does not consult them yet.
+    public var users: [String] = []
+    public var groups: [String] = []
 
     public init(permitted: [IdentifierPattern], backgroundModes: Set<JobKind>, dailyBudget: Int? = nil) {
         self.permitted = permitted
@@ -53,11 +58,11 @@ public struct Manifest: Hashable, Sendable {
         }
         var reader = KeyReader(
             path: path, assignments: file.entries(in: "Manifest").map(Assignment.init),
-            scalarKeys: ["DailyBudget"], listKeys: ["PermittedIdentifiers", "BackgroundModes"],
+            scalarKeys: ["DailyBudget"],
+            listKeys: ["PermittedIdentifiers", "BackgroundModes", "Users", "Groups"],
             place: "[Manifest]")
         // Same syntax and range as agentd.conf's key, so one value means the same in both files.
-        let dailyBudget = reader.scalar("DailyBudget") == nil ? nil
-            : reader.integer("DailyBudget", default: 0, range: AgentSettings.dailyBudgetRange)
+        let dailyBudget = reader.dailyBudget("DailyBudget")
         var patterns: [IdentifierPattern] = []
         var seen = Set<IdentifierPattern>()
         for (word, line) in reader.words("PermittedIdentifiers") {
@@ -77,6 +82,8 @@ public struct Manifest: Hashable, Sendable {
                     + "(\(JobKind.validNames))")
             }
         }
+        let users = Self.names("Users", &reader)
+        let groups = Self.names("Groups", &reader)
         if !reader.hasErrors {
             if patterns.isEmpty {
                 reader.warning(sectionLine, "PermittedIdentifiers= is empty, so this manifest "
@@ -89,8 +96,26 @@ public struct Manifest: Hashable, Sendable {
         }
         diagnostics = JobDefinition.sortedByLine(diagnostics + reader.diagnostics)
         if reader.hasErrors { return .failure(diagnostics) }
-        return ConfigParseResult(
-            value: Manifest(permitted: patterns, backgroundModes: modes, dailyBudget: dailyBudget),
-            diagnostics: diagnostics)
+        var manifest = Manifest(permitted: patterns, backgroundModes: modes, dailyBudget: dailyBudget)
+        manifest.users = users
+        manifest.groups = groups
+        return ConfigParseResult(value: manifest, diagnostics: diagnostics)
+    }
+
+    /// User or group names (`Users=`, `Groups=`); each is said "not enforced yet" once.
+    private static func names(_ key: String, _ reader: inout KeyReader) -> [String] {
+        var names: [String] = []
+        for (word, line) in reader.words(key) {
+            if word.utf8.contains(where: { $0 == 0x3A || $0 == TextBytes.slash }) {
+                reader.error(line, "\(key): \(TextBytes.quoted(word)) is not a \(key == "Users" ? "user" : "group") name")
+            } else if !names.contains(word) {
+                names.append(word)
+            }
+        }
+        if !names.isEmpty, let line = reader.list(key).first?.line {
+            reader.warning(line, "\(key): is not enforced yet: this agent reads it but lets only root and "
+                + "the agent's user act for these identifiers")
+        }
+        return names
     }
 }

@@ -25,8 +25,6 @@ public struct RunLimits: Hashable, Sendable {
     public var tasksMaxSetting: String { "TasksMax=" + (tasksMax.map(String.init) ?? "infinity") }
     public var memoryMaxSetting: String { "MemoryMax=" + (memoryMax?.description ?? "infinity") }
 
-    static let keys = ["TasksMax", "MemoryMax", "MemoryHigh"]
-
     /// Whether the run joins a memory-limited group (then its child must not share the agent's
     /// memory on its way to execve).
     public var limitsMemory: Bool { memoryMax != nil || memoryHigh != nil }
@@ -40,21 +38,25 @@ extension RunLimits {
     private static let tasksValid = "a whole number from 1 to \(tasksCeiling), such as 512, or infinity"
     private static let sizeValid = "\(ByteSize.examples); or infinity"
 
-    /// Reads `TasksMax=`, `MemoryMax=` and `MemoryHigh=`; each error names what would be valid.
-    static func read(_ reader: inout KeyReader) -> RunLimits {
-        var limits = RunLimits()
-        if let assignment = reader.scalar("TasksMax") {
-            limits.tasksMax = tasks(assignment, &reader) ?? defaultTasksMax
-        }
-        limits.memoryMax = size("MemoryMax", &reader)
-        limits.memoryHigh = size("MemoryHigh", &reader)
-        if let high = limits.memoryHigh, let max = limits.memoryMax, high >= max,
-           let line = reader.scalar("MemoryHigh")?.line {
-            reader.warning(line, "MemoryHigh: \(high) is not below MemoryMax=\(max), so it never "
-                + "throttles before the OOM killer acts; lower it or remove it")
-        }
-        return limits
-    }
+    /// `TasksMax=`, `MemoryMax=`, `MemoryHigh=`; each error names what would be valid.
+    static let rows: [JobKey] = [
+        JobKey("TasksMax", default: "512", doc: "processes and threads a run may have at once (pids.max)") { input in
+            guard let assignment = input.reader.scalar("TasksMax") else { return }
+            input.definition.limits.tasksMax = tasks(assignment, &input.reader) ?? defaultTasksMax
+        },
+        JobKey("MemoryMax", default: "none", doc: "the run cgroup's memory.max") { input in
+            input.definition.limits.memoryMax = size("MemoryMax", &input.reader)
+        },
+        JobKey("MemoryHigh", default: "none", doc: "the run cgroup's memory.high") { input in
+            let high = size("MemoryHigh", &input.reader)
+            input.definition.limits.memoryHigh = high
+            if let high, let max = input.definition.limits.memoryMax, high >= max,
+               let line = input.reader.scalar("MemoryHigh")?.line {
+                input.reader.warning(line, "MemoryHigh: \(high) is not below MemoryMax=\(max), so it never "
+                    + "throttles before the OOM killer acts; lower it or remove it")
+            }
+        },
+    ]
 
     /// nil after an error (the caller keeps the default), else the count; `infinity` is `.some(nil)`.
     private static func tasks(_ assignment: Assignment, _ reader: inout KeyReader) -> Int?? {

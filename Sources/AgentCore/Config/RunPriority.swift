@@ -34,39 +34,42 @@ public struct RunPriority: Hashable, Sendable {
     /// favoured than the job's own.
     public var loweredNice: Int { max(nice ?? 0, 10) }
 
-    static let keys = ["Nice", "IOSchedulingClass", "IOSchedulingPriority", "CPUWeight"]
-
-    static func read(_ reader: inout KeyReader) -> RunPriority {
-        var priority = RunPriority()
-        if let assignment = reader.scalar("Nice") {
+    static let rows: [JobKey] = [
+        JobKey("Nice", default: "0", doc: "the plugin's nice value, -20 to 19") { input in
+            guard let assignment = input.reader.scalar("Nice") else { return }
             if let value = Int(assignment.value), (-20...19).contains(value) {
-                priority.nice = value
+                input.definition.priority.nice = value
             } else {
-                reader.error(assignment.line, "Nice: \(TextBytes.quoted(assignment.value)) is not a nice value "
+                input.reader.error(assignment.line, "Nice: \(TextBytes.quoted(assignment.value)) is not a nice value "
                     + "(a whole number from -20, most favoured, to 19, least; e.g. Nice=10)")
             }
-        }
-        if let assignment = reader.scalar("IOSchedulingClass") {
+        },
+        JobKey("IOSchedulingClass", default: "inherited", doc: "best-effort or idle") { input in
+            guard let assignment = input.reader.scalar("IOSchedulingClass") else { return }
             if let value = IOSchedulingClass(rawValue: TextBytes.asciiLowercased(assignment.value)) {
-                priority.ioClass = value
+                input.definition.priority.ioClass = value
             } else {
-                reader.error(assignment.line, "IOSchedulingClass: \(TextBytes.quoted(assignment.value)) is not an "
+                input.reader.error(assignment.line, "IOSchedulingClass: \(TextBytes.quoted(assignment.value)) is not an "
                     + "I/O scheduling class (best-effort or idle; realtime is not offered to plugins)")
             }
-        }
-        if let assignment = reader.scalar("IOSchedulingPriority") {
+        },
+        JobKey("IOSchedulingPriority", default: "4", doc: "0 (highest) to 7 within best-effort") { input in
+            guard let assignment = input.reader.scalar("IOSchedulingPriority") else { return }
             if let value = Int(assignment.value), (0...7).contains(value) {
-                priority.ioLevel = value
+                input.definition.priority.ioLevel = value
             } else {
-                reader.error(assignment.line, "IOSchedulingPriority: \(TextBytes.quoted(assignment.value)) is not "
+                input.reader.error(assignment.line, "IOSchedulingPriority: \(TextBytes.quoted(assignment.value)) is not "
                     + "a level from 0 (highest) to 7 (lowest)")
             }
-        }
-        priority.cpuWeight = reader.scalar("CPUWeight").map { _ in
-            reader.integer("CPUWeight", default: 100, range: 1...10_000)
-        }
-        return priority
-    }
+        },
+        JobKey("CPUWeight", default: "100", doc: "the run cgroup's cpu.weight, 1 to 10000") { input in
+            guard input.reader.scalar("CPUWeight") != nil else { return }
+            input.definition.priority.cpuWeight = input.reader.integer("CPUWeight", default: 100, range: 1...10_000)
+        },
+    ]
+
+    /// The kernel's default `cpu.weight`: a drop-in owned by another user than root may not go above it.
+    public static let defaultCPUWeight = 100
 }
 
 /// `IOSchedulingClass=`: the kernel's I/O classes a plugin may have.

@@ -1,34 +1,59 @@
 // SPDX-License-Identifier: Apache-2.0
-/// crontab(5) lines → job files: each schedule line becomes a processing job run through
-/// `/bin/sh -c` (cron runs its commands with a shell; agentd's `Exec=` has none).
+/// crontab(5) lines → job files that run as cron ran them (issue 26): each schedule line is a
+/// processing job run through `/bin/sh -c` as the line's user (cron.d's user field, or the
+/// crontab's owner), in that user's home, with no time limit; `MAILTO` becomes `OnFailure=`.
 public enum CronConverter {
+    /// What converting one file gave.
+    public struct Result: Sendable {
+        public var jobs: [ConvertedJob] = []
+        public var errors: [String] = []
+        /// Lines left out on purpose, each saying why.
+        public var notes: [String] = []
+    }
+
     /// - Parameters:
     ///   - name: the file's base name (`e2scrub_all`): jobs are `PREFIX.NAME-N`.
     ///   - withUser: a system crontab (`/etc/crontab`, `/etc/cron.d/*`) with a user field.
+    ///   - owner: a user crontab's owner, whom its lines run as.
     public static func convert(_ text: String, name: String, source: String, withUser: Bool,
-                               prefix: String = "local") -> (jobs: [ConvertedJob], errors: [String]) {
+                               owner: String? = nil, prefix: String = "local") -> Result {
         var environment: [String] = []
-        var jobs: [ConvertedJob] = []
-        var errors: [String] = []
+        var mailTo: String?
+        var result = Result()
+        var reports: Set<String> = []
+        var number = 0
         let base = JobName.sanitized(name)
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(rawLine)
+            let place = "\(source):\(index + 1)"
             if let variable = CronLine.environment(line.trimmingSpaces), !line.trimmingSpaces.hasPrefix("#") {
-                // MAILTO has no meaning here; the rest is the commands' environment.
-                if variable.name != "MAILTO" { environment.append("\(variable.name)=\(variable.value)") }
+                if variable.name == "MAILTO" { mailTo = variable.value } else {
+                    environment.append("\(variable.name)=\(variable.value)")
+                }
                 continue
             }
             switch CronLine.parse(line, withUser: withUser) {
             case nil: continue
-            case .failure(let error)?: errors.append("\(source):\(index + 1): \(error)")
+            case .failure(let error)?: result.errors.append("\(place): \(error)")
             case .success(let cron)?:
-                let number = jobs.count + 1
-                var job = ConvertedJob(fileName: "\(base)-\(number).job", sources: ["\(source):\(index + 1)"])
+                if cron.command.contains("/run/systemd/system") {
+                    // Debian guards a cron line that has a timer twin this way: under systemd the
+                    // line does nothing and the timer does the work; convert the timer.
+                    result.notes.append("\(place): left out: it runs only on a machine without systemd "
+                        + "(it tests /run/systemd/system); convert its systemd timer instead")
+                    continue
+                }
+                number += 1
+                var job = ConvertedJob(fileName: "\(base)-\(number).job", sources: [place])
                 job.set("Identifier", "\(prefix).\(base)-\(number)")
                 job.set("Kind", "processing")
-                job.set("Exec", ExecQuoting.join(["/bin/sh", "-c", cron.command]))
-                if let problem = cron.problem {
-                    job.notConverted.append(problem + "; the job runs only when triggered (agentctl trigger)")
+                let user = cron.user ?? owner
+                if let user { job.set("User", user) }
+                // cron starts a command in its user's home.
+                job.set("WorkingDirectory", "~")
+                job.set("Exec", ExecQuoting.join(["/bin/sh", "-c", cron.command]).replacingDollars())
+                if cron.atBoot {
+                    job.set("AfterBoot", "0")
                 } else {
                     job.set("Schedule", cron.schedule)
                     job.set("CatchUp", "no")
@@ -37,24 +62,48 @@ public enum CronConverter {
                 if cron.eitherDay {
                     job.notes.append("cron runs this line when the day of month OR the weekday matches; Schedule= needs both")
                 }
-                if let user = cron.user { job.set("User", user) }
                 for variable in environment { job.set("Environment", ExecQuoting.quote(variable)) }
-                job.set("MaxRuntime", "1h")
+                // cron imposes no time limit.
+                job.set("MaxRuntime", "infinity")
+                if let address = mailTo ?? user, !address.isEmpty {
+                    let report = MailReport.job(for: address, prefix: prefix)
+                    job.set("OnFailure", report.identifier)
+                    job.notes.append("cron mailed this line's output to \(address) after every run; agentd mails "
+                        + "it only after a failure (OnFailure=\(report.identifier))")
+                    if reports.insert(report.job.fileName).inserted { result.jobs.append(report.job) }
+                }
                 if cron.command.contains("%") {
                     job.notConverted.append("% in the command: cron turns it into a newline and feeds what follows on stdin; agentd passes it as is")
                 }
-                jobs.append(job)
+                result.jobs.append(job)
             }
         }
-        return (jobs, errors)
+        return result
     }
 }
 
-/// A file or unit name as the last part of an identifier: `[A-Za-z0-9._-]`, other bytes `_`.
+/// The job an `OnFailure=` names to mail a failed run's output (the shipped `mail-report`
+/// plugin, through /usr/sbin/sendmail), one per address.
+enum MailReport {
+    static func job(for address: String, prefix: String) -> (identifier: String, job: ConvertedJob) {
+        let name = "mail-report-" + JobName.sanitized(address)
+        var job = ConvertedJob(fileName: name + ".job", sources: ["cron's MAILTO=\(address)"])
+        let identifier = "\(prefix).\(name)"
+        job.set("Identifier", identifier)
+        job.set("Kind", "processing")
+        job.set("User", "root")
+        job.set("Exec", ExecQuoting.join(["/usr/lib/agentd/plugins/mail-report", address]))
+        job.notes.append("launched by OnFailure= with the failed run's output in AGENTD_PREVIOUS_OUTPUT")
+        return (identifier, job)
+    }
+}
+
+/// A file or unit name as the last part of an identifier and a file name: `[A-Za-z0-9_-]`,
+/// other bytes (dots too) `_`, so it is one identifier component and never a hidden file.
 enum JobName {
     static func sanitized(_ name: String) -> String {
         let bytes = name.utf8.map { byte -> UInt8 in
-            let ok = TextBytes.isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x2E || byte == 0x5F || byte == 0x2D
+            let ok = TextBytes.isDigit(byte) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F || byte == 0x2D
             return ok ? byte : 0x5F
         }
         let text = String(decoding: bytes, as: UTF8.self)

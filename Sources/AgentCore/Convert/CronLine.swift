@@ -7,8 +7,8 @@ public struct CronLine: Sendable, Hashable {
     public var command: String
     /// Day of month and weekday both restricted: cron runs when *either* matches.
     public var eitherDay: Bool
-    /// What could not be expressed (`@reboot`).
-    public var problem: String?
+    /// `@reboot`: once after boot (`AfterBoot=`), no schedule.
+    public var atBoot: Bool = false
 
     /// Reads a line; nil for blanks, comments and `NAME=value` environment lines. `withUser`:
     /// system crontabs (`/etc/crontab`, `/etc/cron.d/*`) name the user after the time fields.
@@ -26,11 +26,11 @@ public struct CronLine: Sendable, Hashable {
             guard fields.count == count else { return .failure(.fieldCount(line)) }
             let command = fields[count - 1]
             let user = withUser ? fields[1] : nil
-            guard let schedule = nickname(first) else {
-                return .success(CronLine(schedule: "", user: user, command: command, eitherDay: false,
-                                         problem: "\(first): agentd has no boot-time trigger"))
+            if first == "@reboot" {
+                return .success(CronLine(schedule: "", user: user, command: command, eitherDay: false, atBoot: true))
             }
-            return .success(CronLine(schedule: schedule, user: user, command: command, eitherDay: false, problem: nil))
+            guard let schedule = nickname(first) else { return .failure(.badField(first, "is not a cron nickname (@reboot, @hourly, @daily, @weekly, @monthly, @yearly)")) }
+            return .success(CronLine(schedule: schedule, user: user, command: command, eitherDay: false))
         }
         let count = withUser ? 7 : 6
         guard fields.count == count else { return .failure(.fieldCount(line)) }
@@ -43,7 +43,7 @@ public struct CronLine: Sendable, Hashable {
             let schedule = CronField.calendarEvent(minute: minute, hour: hour, day: day, month: month, weekday: weekday)
             return .success(CronLine(schedule: schedule, user: withUser ? fields[5] : nil,
                                      command: fields[count - 1],
-                                     eitherDay: !day.isEvery && !weekday.isEvery, problem: nil))
+                                     eitherDay: !day.isEvery && !weekday.isEvery))
         } catch {
             return .failure(error)
         }
@@ -62,13 +62,15 @@ public struct CronLine: Sendable, Hashable {
         return (name, value)
     }
 
+    /// cron's nicknames as calendar events: written out, since systemd's `weekly` is Monday
+    /// and cron's `@weekly` Sunday.
     static func nickname(_ word: String) -> String? {
         switch word {
-        case "@yearly", "@annually": "yearly"
-        case "@monthly": "monthly"
-        case "@weekly": "weekly"
-        case "@daily", "@midnight": "daily"
-        case "@hourly": "hourly"
+        case "@yearly", "@annually": "*-01-01 00:00:00"
+        case "@monthly": "*-*-01 00:00:00"
+        case "@weekly": "Sun *-*-* 00:00:00"
+        case "@daily", "@midnight": "*-*-* 00:00:00"
+        case "@hourly": "*-*-* *:00:00"
         default: nil
         }
     }

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentPOSIX
+import Glibc
+
+/// Reading what `agentctl convert` converts: timers with their services, crontabs, run-parts
+/// directories, and the machine's whole set for `--system`. Every file is read up to
+/// `readLimit` and no further (`/dev/zero` ends there, with a message).
+enum ConvertSources {
+    static let readLimit = 1 << 20
+
+    static func convert(_ path: String, prefix: String, userCrontab: Bool, into outcome: inout ConvertOutcome) {
+        let name = FileSystem.baseName(of: path)
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            convertDirectory(path, prefix: prefix, into: &outcome)
+            return
+        }
+        if name.hasSuffix(".timer") {
+            convertTimer(path, name: String(name.dropLast(6)), prefix: prefix, into: &outcome)
+            return
+        }
+        if name.hasSuffix(".service") {
+            outcome.failures.append("\(path): give the .timer that starts it (agentctl convert \(String(path.dropLast(8))).timer)")
+            return
+        }
+        guard let text = read(path, into: &outcome) else { return }
+        let withUser = !userCrontab && (name == "crontab" || path.contains("/cron.d/"))
+        let owner = withUser ? nil : ownerName(path)
+        let result = CronConverter.convert(text, name: name, source: path, withUser: withUser, owner: owner, prefix: prefix)
+        outcome.jobs += result.jobs
+        outcome.failures += result.errors
+        outcome.notes += result.notes
+        let lines = result.jobs.flatMap(\.sources).compactMap { $0.hasPrefix(path + ":") ? String($0.dropFirst(path.count + 1)) : nil }
+        if !lines.isEmpty {
+            outcome.disable.append("comment out line\(lines.count == 1 ? "" : "s") \(lines.joined(separator: ", ")) of \(path)"
+                + (withUser ? "" : " (crontab -e -u \(owner ?? "USER"))"))
+        }
+    }
+
+    static func convertTimer(_ path: String, name: String, prefix: String, into outcome: inout ConvertOutcome) {
+        let directory = FileSystem.parentDirectory(of: path)
+        // An instance (foo@bar.timer) is its template (foo@.timer) with %i = bar.
+        var instance: String?
+        var timerPath = path
+        if let at = name.firstIndex(of: "@") {
+            let suffix = String(name[name.index(after: at)...])
+            if suffix.isEmpty {
+                outcome.failures.append("\(path) is a template: convert an instance (agentctl convert \(directory)/\(name)INSTANCE.timer)")
+                return
+            }
+            instance = suffix
+            if access(path, F_OK) != 0 { timerPath = directory + "/" + String(name[...at]) + ".timer" }
+        }
+        guard let timerText = read(timerPath, into: &outcome), let timer = unit(timerText, path: timerPath, instance: instance) else {
+            if !outcome.failures.contains(where: { $0.contains(timerPath) }) {
+                outcome.failures.append("cannot read \(timerPath) as a unit file")
+            }
+            return
+        }
+        if let problem = TimerConverter.unitProblem(timer, path: path) {
+            outcome.failures.append(problem)
+            return
+        }
+        var serviceName = timer.entries(in: "Timer").last { $0.key == "Unit" }?.value ?? name + ".service"
+        var servicePath = directory + "/" + serviceName
+        if instance != nil, access(servicePath, F_OK) != 0, let at = serviceName.firstIndex(of: "@") {
+            serviceName = String(serviceName[...at]) + ".service"
+            servicePath = directory + "/" + serviceName
+        }
+        guard let serviceText = read(servicePath, into: &outcome),
+              let service = unit(serviceText, path: servicePath, instance: instance) else {
+            outcome.failures.append("\(path): its service \(servicePath) cannot be read; convert needs both files side by side")
+            return
+        }
+        outcome.jobs.append(TimerConverter.convert(timer: timer, service: service, name: name, sources: [path, serviceName],
+                                                   prefix: prefix, resolve: findInPath))
+        outcome.disable.append("systemctl disable --now \(name).timer")
+    }
+
+    static func convertDirectory(_ path: String, prefix: String, into outcome: inout ConvertOutcome) {
+        var scripts: [RunPartsConverter.Script] = []
+        for name in SmallFile.entries(path) {
+            let file = path + "/" + name
+            var info = stat()
+            guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let executable = info.st_mode & 0o111 != 0
+            let text = executable ? (SmallFile.read(file, limit: readLimit) ?? "") : ""
+            scripts.append(RunPartsConverter.Script(name: name, isExecutable: executable,
+                                                    owner: userName(info.st_uid), text: text))
+        }
+        let result = RunPartsConverter.convert(directory: path, scripts: scripts, prefix: prefix)
+        outcome.jobs += result.jobs
+        outcome.failures += result.errors
+        outcome.notes += result.notes
+        for job in result.jobs {
+            outcome.disable.append("chmod -x \(job.sources.first ?? "")  (run-parts then skips it)")
+        }
+    }
+
+    /// The machine's enabled timers, `/etc/crontab`, `/etc/cron.d/*` and users' crontabs.
+    static func system() -> [String] {
+        var paths: [String] = []
+        for name in SmallFile.entries("/etc/systemd/system/timers.target.wants") where name.hasSuffix(".timer") {
+            for directory in ["/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"]
+                where access(directory + "/" + name, F_OK) == 0 || name.contains("@") {
+                paths.append(directory + "/" + name)
+                break
+            }
+        }
+        if access("/etc/crontab", R_OK) == 0 { paths.append("/etc/crontab") }
+        for name in SmallFile.entries("/etc/cron.d") where DropInScript.hasRunPartsName(name) {
+            paths.append("/etc/cron.d/" + name)
+        }
+        for name in SmallFile.entries("/var/spool/cron/crontabs") where !name.hasPrefix(".") {
+            paths.append("/var/spool/cron/crontabs/" + name)
+        }
+        return paths
+    }
+
+    /// The text of `path`, at most `readLimit` bytes; nil with a failure that says why.
+    static func read(_ path: String, into outcome: inout ConvertOutcome) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            outcome.failures.append("cannot read \(path): \(SystemError.text(errno))")
+            return nil
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while bytes.count <= readLimit {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                outcome.failures.append("cannot read \(path): \(SystemError.text(errno))")
+                return nil
+            }
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+        }
+        if bytes.count > readLimit {
+            outcome.failures.append("\(path): more than 1 MiB; convert reads at most \(readLimit) bytes of a file, "
+                + "and no timer or crontab is that long: is it the right file?")
+            return nil
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func unit(_ text: String, path: String, instance: String?) -> UnitFile? {
+        var text = text
+        if let instance {
+            text = text.replacingSpecifier("%i", with: instance).replacingSpecifier("%I", with: instance)
+        }
+        return UnitFileParser.parse(Array(text.utf8), path: path, expectedSection: "[Timer]").value
+    }
+
+    static func ownerName(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return userName(info.st_uid)
+    }
+
+    static func userName(_ uid: uid_t) -> String? {
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return nil }
+        return String(cString: name)
+    }
+
+    /// Where systemd would find a bare command name.
+    static func findInPath(_ name: String) -> String? {
+        for directory in ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"] {
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}
+
+extension String {
+    func replacingSpecifier(_ specifier: String, with value: String) -> String {
+        split(separator: specifier, omittingEmptySubsequences: false).joined(separator: value)
+    }
+}

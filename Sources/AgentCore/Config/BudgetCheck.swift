@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+/// `check`'s warning for a job that needs more launches a day than its manifest's budget
+/// allows (DESIGN §3, issue 26 item 3): such a job does not fail, it waits
+/// (`budget of local (48/48, refills 00:00)`) — worth saying before it happens.
+public enum BudgetCheck {
+    /// The most launches `definition` can need in one day: one per `Interval=`, or every slot
+    /// of a day of its `Schedule=` (with both, the fewer); nil when it starts only on demand.
+    public static func launchesPerDay(_ definition: JobDefinition) -> Int? {
+        guard definition.kind != .continued else { return nil }
+        var result: Int?
+        if let interval = definition.interval {
+            let seconds = max(1, interval.components.seconds)
+            result = Int((86_400 + seconds - 1) / seconds)
+        }
+        if let schedule = definition.schedule {
+            let slots = schedule.hours.count * schedule.minutes.count * schedule.seconds.count
+            result = min(result ?? slots, slots)
+        }
+        return result
+    }
+
+    /// One warning per job of `registry` whose launches a day exceed its manifest's budget.
+    public static func warnings(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
+        var byName: [String: Manifest] = [:]
+        for (path, manifest) in registry.manifestsByPath {
+            if let name = BudgetAccounts.manifestName(ofPath: path) { byName[name] = manifest }
+        }
+        let accounts = BudgetAccounts(byName)
+        var warnings: [ConfigDiagnostic] = []
+        for job in registry.allJobs {
+            guard case .registered = job.state, let needed = launchesPerDay(job.definition) else { continue }
+            let account = accounts.account(for: job.definition.identifier, kind: job.definition.kind)
+            let budget = (byName[account]?.dailyBudget) ?? registry.settings.dailyBudget
+            guard needed > budget else { continue }
+            let setting = job.definition.schedule.map { "Schedule=\($0.text)" }
+                ?? "Interval=\(job.definition.interval.map(TimeSpan.format) ?? "")"
+            let owner = byName[account]?.dailyBudget == nil ? "agentd.conf's DailyBudget= (for manifest \(account))"
+                : "manifest \(account)"
+            warnings.append(ConfigDiagnostic(
+                path: job.sourcePath, severity: .warning,
+                message: "\(setting) needs \(needed) launches a day; \(owner) allows \(budget): the rest wait "
+                    + "for the next day's budget; raise DailyBudget= (or set it to infinity) or run it less often"))
+        }
+        return warnings
+    }
+}

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+/// Rows of boot-relative starts, failure reports, idleness and the names a notification shows.
+extension JobKeyTable {
+    static let extraRows: [JobKey] = [
+        JobKey("AfterBoot", default: "none", doc: "due this long after boot, once per boot (systemd's OnBootSec=)",
+               enforced: false) { input in
+            guard input.reader.scalar("AfterBoot") != nil else { return }
+            input.definition.extra.afterBoot = input.reader.span("AfterBoot", default: .zero, allowZero: true)
+        },
+        JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry",
+               enforced: false) { input in
+            input.definition.extra.onFailure = JobDefinition.readChain("OnFailure", &input)
+        },
+        JobKey("WakeSystem", default: "no", doc: "Schedule= jobs: wake a sleeping machine for the slot",
+               enforced: false) { input in
+            input.definition.extra.wakeSystem = input.reader.bool("WakeSystem", default: false)
+        },
+        JobKey("InhibitIdle", default: "yes for continued, else no",
+               doc: "hold a logind idle inhibitor while running", enforced: false) { input in
+            guard input.reader.scalar("InhibitIdle") != nil else { return }
+            input.definition.extra.inhibitIdle = input.reader.bool("InhibitIdle", default: false)
+        },
+        JobKey("IdleFor", default: "15min", doc: "how long the seat must be idle for RequiresIdle=",
+               enforced: false) { input in
+            input.definition.extra.idleFor = input.reader.span(
+                "IdleFor", default: JobDefinition.defaultIdleFor, allowZero: false)
+        },
+        JobKey("Description", default: "none", doc: "what the job does, in a few words",
+               enforced: false) { input in
+            input.definition.extra.description = input.reader.scalar("Description")?.value
+        },
+        JobKey("Icon", default: "none", doc: "an icon name or absolute path for its notifications",
+               enforced: false) { input in
+            input.definition.extra.icon = input.reader.scalar("Icon")?.value
+        },
+        JobKey("DesktopEntry", default: "none", doc: "the app's desktop entry name (without .desktop) for its notifications",
+               enforced: false) { input in
+            guard let assignment = input.reader.scalar("DesktopEntry") else { return }
+            if assignment.value.hasSuffix(".desktop") || assignment.value.contains("/") {
+                input.reader.error(assignment.line, "DesktopEntry: \(TextBytes.quoted(assignment.value)) is not a "
+                    + "desktop entry name; write the file's name without .desktop (e.g. org.example.Photos)")
+                return
+            }
+            input.definition.extra.desktopEntry = assignment.value
+        },
+    ]
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+/// A run-parts directory (`/etc/cron.daily`) → one job per script run-parts would run, pointing
+/// at the script in place, with the directory's interval (issue 26 item 10).
+public enum RunPartsConverter {
+    /// A script of the directory: its name, whether it is an executable regular file, its owner
+    /// and its first bytes (to see a systemd guard).
+    public struct Script: Sendable {
+        public var name: String
+        public var isExecutable: Bool
+        public var owner: String?
+        public var text: String
+
+        public init(name: String, isExecutable: Bool, owner: String?, text: String) {
+            self.name = name
+            self.isExecutable = isExecutable
+            self.owner = owner
+            self.text = text
+        }
+    }
+
+    /// The interval of `/etc/cron.hourly|daily|weekly|monthly`, or nil for another directory.
+    public static func interval(ofDirectory path: String) -> String? {
+        var trimmed = path
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        switch trimmed.split(separator: "/").last.map(String.init) ?? "" {
+        case "cron.hourly": return "1h"
+        case "cron.daily": return "1d"
+        case "cron.weekly": return "7d"
+        case "cron.monthly": return "30d"
+        default: return nil
+        }
+    }
+
+    public static func convert(directory: String, scripts: [Script], prefix: String = "local") -> CronConverter.Result {
+        var result = CronConverter.Result()
+        guard let interval = interval(ofDirectory: directory) else {
+            result.errors.append("\(directory): not a run-parts directory of cron (cron.hourly, cron.daily, cron.weekly, cron.monthly)")
+            return result
+        }
+        for script in scripts.sorted(by: { $0.name < $1.name }) {
+            // run-parts' rule: other names (x.dpkg-old, .placeholder, x.sh) and non-executables never run.
+            guard DropInScript.hasRunPartsName(script.name), script.isExecutable else { continue }
+            let path = directory + (directory.hasSuffix("/") ? "" : "/") + script.name
+            if script.text.contains("/run/systemd/system") {
+                result.notes.append("\(path): left out: it does nothing under systemd (it tests /run/systemd/system); "
+                    + "convert its systemd timer instead")
+                continue
+            }
+            let base = JobName.sanitized(script.name)
+            var job = ConvertedJob(fileName: base + ".job", sources: [path])
+            job.set("Identifier", "\(prefix).\(base)")
+            job.set("Kind", "processing")
+            job.set("User", script.owner ?? "root")
+            job.set("WorkingDirectory", "/")
+            job.set("Exec", ExecQuoting.join([path]))
+            job.set("Interval", interval)
+            // run-parts imposes no limit.
+            job.set("MaxRuntime", "infinity")
+            result.jobs.append(job)
+        }
+        return result
+    }
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+/// A service's `[Service]` section → job keys: its commands, user, environment, working
+/// directory, limits and sandbox.
+enum ServiceConversion {
+    static let copied: Set<String> = [
+        "Nice", "IOSchedulingClass", "IOSchedulingPriority", "CPUWeight", "TasksMax", "MemoryMax", "MemoryHigh",
+        "Environment", "SuccessExitStatus", "ProtectSystem", "ProtectHome", "PrivateTmp", "ReadWritePaths",
+        "ReadOnlyPaths", "InaccessiblePaths", "NoNewPrivileges", "PrivateNetwork", "EnvironmentFile",
+    ]
+    /// systemd's older names for the same settings.
+    static let renamed = ["ReadWriteDirectories": "ReadWritePaths", "ReadOnlyDirectories": "ReadOnlyPaths",
+                          "InaccessibleDirectories": "InaccessiblePaths"]
+
+    static func convert(_ service: UnitFile, into job: inout ConvertedJob, context: inout TimerConverter.Context,
+                        resolve: (String) -> String?) {
+        let entries = service.entries(in: "Service")
+        let user = entries.last { $0.key == "User" }?.value
+        // systemd runs a system service without User= as root (issue 26: converted, it ran as nobody).
+        job.set("User", user.flatMap { $0.isEmpty ? nil : $0 } ?? "root")
+        let directory = entries.last { $0.key == "WorkingDirectory" }?.value
+        job.set("WorkingDirectory", directory.flatMap { $0.isEmpty ? nil : $0 } ?? "/")
+        for key in ["ExecStartPre", "ExecStart", "ExecStartPost"] {
+            for entry in entries where entry.key == key {
+                if key == "ExecStartPre", entry.value.contains("wait-online") {
+                    context.needsNetwork = true
+                    job.notConverted.append("ExecStartPre=\(entry.value) (RequiresNetwork=yes waits for a default route instead)")
+                    continue
+                }
+                if entry.value.isEmpty { continue }
+                job.set("Exec", command(entry.value, key: key, job: &job, resolve: resolve))
+            }
+        }
+        var runtime: String?
+        for entry in entries {
+            switch entry.key {
+            case "ExecStartPre", "ExecStart", "ExecStartPost", "Type", "User", "WorkingDirectory", "RemainAfterExit":
+                break
+            case _ where copied.contains(entry.key):
+                if entry.value.contains("%") {
+                    job.notConverted.append("\(entry.key)=\(entry.value) (systemd specifiers such as %h have no agentd form)")
+                } else {
+                    job.set(entry.key, entry.value)
+                }
+            case _ where renamed[entry.key] != nil:
+                job.set(renamed[entry.key] ?? entry.key, entry.value)
+            case "Group":
+                job.notConverted.append("Group=\(entry.value) (the job runs with its user's groups)")
+            case "TimeoutStopSec":
+                job.set("GracePeriod", TimerConverter.span(entry.value))
+            case "TimeoutStartSec", "RuntimeMaxSec":
+                runtime = TimerConverter.span(entry.value)
+            case "TimeoutSec":
+                runtime = TimerConverter.span(entry.value)
+                job.set("GracePeriod", TimerConverter.span(entry.value))
+            default:
+                job.notConverted.append("\(entry.key)=\(entry.value) (\(why(entry.key)))")
+            }
+        }
+        // A oneshot service has no start timeout unless it names one: nothing is invented.
+        job.set("MaxRuntime", runtime ?? "infinity")
+    }
+
+    /// One `Exec…=` value as an `Exec=` line: `-` kept, the other prefixes named.
+    static func command(_ value: String, key: String, job: inout ConvertedJob, resolve: (String) -> String?) -> String {
+        var command = value.trimmingSpaces
+        var prefixes = ""
+        while let first = command.first, "-+!@:|".contains(first) {
+            prefixes.append(first)
+            command.removeFirst()
+        }
+        if prefixes.contains(":") {
+            // systemd expands no variable in such a line; agentd would, so each $ is doubled.
+            command = command.replacingDollars()
+        }
+        let dropped = prefixes.filter { $0 != "-" && $0 != ":" }
+        if !dropped.isEmpty {
+            job.notes.append("\(key)= prefix \"\(dropped)\" dropped: the command runs as the job's user, with its argv[0]")
+        }
+        // systemd's %% is a literal %; agentd's Exec= has no specifiers.
+        command = command.replacingDoublePercent()
+        return (prefixes.contains("-") ? "-" : "") + absolute(command, resolve: resolve)
+    }
+
+    static let sandboxPrefixes = ["Protect", "Private", "Restrict", "SystemCall", "MemoryDeny", "LockPersonality",
+                                  "Capability", "AmbientCapabilities", "DynamicUser", "UMask", "DevicePolicy",
+                                  "DeviceAllow", "IPAddress", "RemoveIPC", "KeyringMode"]
+
+    static func why(_ key: String) -> String {
+        if sandboxPrefixes.contains(where: key.hasPrefix) {
+            return "a systemd sandbox setting agentd's job sandbox does not offer"
+        }
+        return "[Service] key with no agentd equivalent"
+    }
+
+    static func absolute(_ command: String, resolve: (String) -> String?) -> String {
+        guard !command.hasPrefix("/") else { return command }
+        let end = command.firstIndex(where: { $0 == " " || $0 == "\t" }) ?? command.endIndex
+        guard let path = resolve(String(command[..<end])) else { return command }
+        return path + command[end...]
+    }
+}
+
+extension String {
+    func replacingDollars() -> String {
+        var out = ""
+        for character in self { out += character == "$" ? "$$" : String(character) }
+        return out
+    }
+
+    func replacingDoublePercent() -> String {
+        var out = "", previousPercent = false
+        for character in self {
+            if character == "%", previousPercent { previousPercent = false; continue }
+            previousPercent = character == "%"
+            out.append(character)
+        }
+        return out
+    }
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+import Testing
+@testable import AgentCore
+
+/// Manifests' and agentd.conf's `DailyBudget=infinity`, `Users=`/`Groups=`, the budget
+/// warning, drop-in defaults and privileges, identifiers with empty components.
+struct BudgetsAndDropInTests {
+    @Test func dailyBudgetInfinityMeansNoLimit() throws {
+        let manifest = try #require(Manifest.parse(Array("[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=processing\nDailyBudget=infinity\n".utf8),
+                                                   path: "manifests.d/local.manifest").value)
+        #expect(manifest.dailyBudget == AgentSettings.unlimitedDailyBudget)
+        let settings = AgentSettings.parse(Array("[Agent]\nDailyBudget=infinity\n".utf8), path: "agentd.conf",
+                                           context: privilegedContext, facts: FakeFacts())
+        #expect(settings.value?.dailyBudget == AgentSettings.unlimitedDailyBudget)
+    }
+
+    @Test func manifestUsersAndGroupsAreReadAndSaidNotEnforcedYet() throws {
+        let result = Manifest.parse(Array("[Manifest]\nPermittedIdentifiers=a.b\nBackgroundModes=refresh\nUsers=alice bob\nGroups=staff\n".utf8),
+                                    path: "manifests.d/a.manifest")
+        let manifest = try #require(result.value)
+        #expect(manifest.users == ["alice", "bob"] && manifest.groups == ["staff"])
+        #expect(result.diagnostics.filter { $0.message.contains("is not enforced yet") }.count == 2)
+    }
+
+    @Test func checkWarnsWhenAJobNeedsMoreLaunchesThanItsBudget() {
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/com.example.manifest",
+                                   "[Manifest]\nPermittedIdentifiers=com.example.*\nBackgroundModes=processing\nDailyBudget=48\n"),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/x.job", jobText("com.example.x", "Schedule=*:0/5\n")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/y.job", jobText("com.example.y", "Interval=1h\n")), facts: FakeFacts())
+        #expect(printed(BudgetCheck.warnings(registry)) == [
+            "jobs.d/x.job: warning: Schedule=*:0/5 needs 288 launches a day; manifest com.example allows 48: the rest "
+                + "wait for the next day's budget; raise DailyBudget= (or set it to infinity) or run it less often",
+        ])
+    }
+
+    @Test func anUnlimitedManifestNeverWarns() {
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/local.manifest",
+                                   "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=processing\nDailyBudget=infinity\n"),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/x.job", jobText("local.x", "Interval=1min\n")), facts: FakeFacts())
+        #expect(BudgetCheck.warnings(registry).isEmpty)
+    }
+
+    @Test func aDropInScriptHasNoRuntimeLimitByDefault() throws {
+        let job = try #require(DropInScript.parse(Array("#!/bin/sh\n".utf8), path: "jobs.d/backup",
+                                                  context: privilegedContext, facts: FakeFacts(), ownerUID: 0).value)
+        #expect(job.maxRuntime == nil)
+    }
+
+    @Test func aDropInNotOwnedByRootCannotRaiseItsPriority() {
+        let text = "#!/bin/sh\n# agentd: Nice=-5 CPUWeight=500\n# agentd: IOSchedulingPriority=0\n"
+        let result = DropInScript.parse(Array(text.utf8), path: "jobs.d/backup", context: privilegedContext,
+                                        facts: FakeFacts(), ownerUID: 1000)
+        #expect(result.value == nil)
+        let messages = printed(result.diagnostics)
+        #expect(messages.contains { $0.hasPrefix("jobs.d/backup:2: Nice: -5 is below 0 and this drop-in script is owned by alice") })
+        #expect(messages.contains { $0.hasPrefix("jobs.d/backup:2: CPUWeight: 500 is above the default 100") })
+        #expect(messages.contains { $0.hasPrefix("jobs.d/backup:3: IOSchedulingPriority: 0 is best-effort's highest level") })
+        let root = DropInScript.parse(Array(text.utf8), path: "jobs.d/backup", context: privilegedContext,
+                                      facts: FakeFacts(), ownerUID: 0)
+        #expect(root.value != nil)
+    }
+
+    @Test(arguments: ["a..b", ".a", "a.", ".", ".."])
+    func identifiersWithAnEmptyComponentAreRefused(_ raw: String) {
+        #expect(Identifier(rawValue: raw) == nil)
+        #expect(Identifier.problem(with: raw)?.contains("empty dot-separated component") == true)
+    }
+
+    @Test func aWildcardPatternStillEndsInDotStar() {
+        #expect(IdentifierPattern(rawValue: "com.example.*") != nil)
+        #expect(IdentifierPattern(rawValue: "com..example.*") == nil)
+    }
+}
