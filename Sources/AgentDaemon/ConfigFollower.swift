@@ -121,11 +121,32 @@ final class ConfigFollower: JobCatalogue {
     /// directory to come back (`ConfigLoader`).
     private func settleRemovals() {
         if let token = removalTimer { loop.cancel(token) }
-        removalTimer = loop.schedule(after: pendingRemovals.quietPeriod) { [unowned self] in
-            self.removalTimer = nil
-            let paths = self.pendingRemovals.takeAll()
-            self.apply(paths.map { self.loader.reload(relativePath: $0) })
+        removalTimer = loop.schedule(after: pendingRemovals.quietPeriod) { [unowned self] in self.removalsDue() }
+    }
+
+    private func removalsDue() {
+        removalTimer = nil
+        if let wait = directoriesStillChanging() {
+            // The disk, not the events' arrival, says whether a copy is still going on: on a
+            // busy machine the events of a swap can reach the loop seconds after the files.
+            removalTimer = loop.schedule(after: wait) { [unowned self] in self.removalsDue() }
+            return
         }
+        let paths = pendingRemovals.takeAll()
+        apply(paths.map { loader.reload(relativePath: $0) })
+    }
+
+    /// How much longer to wait when a directory of the pending removals changed on disk within
+    /// the quiet period (files still being made or removed there); nil when all are quiet.
+    private func directoriesStillChanging() -> Duration? {
+        let quiet = pendingRemovals.quietPeriod
+        let quietMilliseconds = Int64(quiet.components.seconds * 1000 + quiet.components.attoseconds / 1_000_000_000_000_000)
+        let now = loop.clock.realtimeMilliseconds
+        let newest = pendingRemovals.directories.compactMap { relative in
+            FileSystem.changeTimeMilliseconds(relative.isEmpty ? directory : directory + "/" + relative)
+        }.max()
+        guard let newest, now - newest < quietMilliseconds else { return nil }
+        return .milliseconds(max(1, quietMilliseconds - (now - newest)))
     }
 
     /// Says when a config directory goes missing or the watches are whole again.

@@ -40,6 +40,11 @@ struct PendingConfigRemovals {
         directoryReplaced = false
     }
 
+    /// The directories (relative to the config directory, "" for itself) the pending paths are in.
+    var directories: Set<String> {
+        Set(paths.map { path in path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "" })
+    }
+
     /// The pending paths in a stable order, and none left.
     mutating func takeAll() -> [String] {
         defer { removeAll() }

@@ -36,6 +36,14 @@ public enum FileSystem {
             && (owner.map { info.st_uid == $0.uid && info.st_gid == $0.gid } ?? true)
     }
 
+    /// When `path`'s inode last changed (ctime: a directory's changes with every entry made or
+    /// removed in it), in milliseconds since the epoch; nil when it cannot be read.
+    public static func changeTimeMilliseconds(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_ctim.tv_sec) * 1000 + Int64(info.st_ctim.tv_nsec) / 1_000_000
+    }
+
     /// What is at `path` itself, a symbolic link not followed.
     public enum Entry: Equatable {
         case missing
