@@ -49,6 +49,7 @@ public final class Agent {
         events = EventBus(loop: loop)
         runs = RunSupervisor(loop: loop, log: log, catalogue: config, state: state, stateWriter: stateWriter,
                              procRoot: options.procRoot, logsLateness: options.logTimestamps)
+        runs.socketPath = options.socketPath
         scheduling = SchedulerDriver(loop: loop, log: log, catalogue: config, state: state, stateWriter: stateWriter,
                                      events: events, runs: runs, logsDecisionTimes: options.logTimestamps)
         conditions = ConditionMonitor(loop: loop, log: log,

@@ -207,7 +207,7 @@ final class EventBus {
                 event.requestID = requestID
                 event.position = position
             }
-        case .accepted:
+        case .accepted, .requested:
             break
         case .refused(let why):
             publish(.requestRefused, identifier: identifier.rawValue) { event in

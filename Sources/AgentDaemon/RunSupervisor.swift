@@ -45,6 +45,8 @@ final class RunSupervisor {
     var onRunProgress: ((RunID, Double) -> Void)?
     /// Every `PROGRESS=`, `TITLE=`, `SUBTITLE=` and `STATUS=` line (the event stream).
     var onRunDirective: ((RunID, PluginDirective) -> Void)?
+    /// The control socket, handed to every run as `AGENTD_SOCKET`.
+    var socketPath: String?
 
     init(loop: EventLoop, log: Logger, catalogue: JobCatalogue, state: StateDirectory, stateWriter: StateWriter,
          procRoot: String, logsLateness: Bool) {
@@ -257,7 +259,8 @@ final class RunSupervisor {
         }
         var request = SpawnRequest(
             executable: executable, arguments: job.exec + extraArguments,
-            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
+            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang,
+                                                 socket: socketPath),
             workingDirectory: stateDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
         request.makesWorkingDirectory = makesStateDirectory

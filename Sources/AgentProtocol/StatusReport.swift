@@ -247,9 +247,13 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     @OptionalInstant<EpochFractionalSeconds> public var earliestBegin: Double?
     /// Continued submissions: the title a person gave.
     public var title: String?
+    /// A pending `request` (`agentctl request`): its own earliest begin and requirements.
+    /// Absent when the job waits for nothing anyone requested.
+    public var request: RunRequestOptions?
 
     public init(identifier: String, kind: String, waitingFor: String, earliestBegin: Double? = nil,
-                title: String? = nil) {
+                title: String? = nil, request: RunRequestOptions? = nil) {
+        self.request = request
         self.identifier = identifier
         self.kind = kind
         self.waitingFor = waitingFor
