@@ -15,6 +15,10 @@ enum JSONFixture {
                        earliestBegin: Double(now) + 2100.25),
         PendingSummary(identifier: "local.photos.export.holidays", kind: "continued", waitingFor: "max concurrent",
                        title: "Exporting Holidays"),
+        PendingSummary(identifier: "local.photos.sync", kind: "processing", waitingFor: "external power",
+                       earliestBegin: Double(now) + 600,
+                       request: RunRequestOptions(earliestBegin: Double(now) + 600, requiresNetwork: .unmetered,
+                                                  requiresExternalPower: true)),
     ]
 
     static let timeline = [

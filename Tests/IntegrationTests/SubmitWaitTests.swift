@@ -21,7 +21,7 @@ import Testing
 
         let fine = try agent.ctl("submit", "local.fine", "--wait")
         #expect(fine.status == 0)
-        #expect(fine.stdout.hasPrefix("submitted local.fine\n"), "\(fine.stdout)")
+        #expect(fine.stdout.hasPrefix("submitted local.fine as request 1: started run r000001\n"), "\(fine.stdout)")
         #expect(fine.stdout.contains("local.fine: success"))
         let failing = try agent.ctl("submit", "local.failing", "--wait")
         #expect(failing.status == 1)
@@ -48,7 +48,7 @@ import Testing
         // A queued submission cancelled before it starts: its follower is told, exit 5.
         let third = try WaitingSubmit(agent: agent, identifier: "local.long.third")
         try agent.waitForLog("queued at position 2")
-        #expect(try agent.ctl("cancel", "local.long.third").status == 0)
+        #expect(try agent.ctl("cancel-request", "local.long.third").stdout.contains("withdrew 1 submission"))
         let thirdResult = try third.finish()
         #expect(thirdResult.status == 5, "\(thirdResult)")
         #expect(thirdResult.stdout.contains("the submission of local.long.third was dropped before it started"))
