@@ -23,8 +23,8 @@ final class EventBus {
         var kind: String
         var requestID: Int64?
         /// Progress read this loop iteration and not yet published, and the last published.
-        var pendingProgress: Double?
-        var publishedProgress: Double?
+        var pendingProgress: Progress?
+        var publishedProgress: Progress?
     }
 
     /// The sequence number of the last event published (0 before the first).
@@ -158,7 +158,7 @@ final class EventBus {
         switch directive {
         case .progress(let value):
             if label.pendingProgress == nil { progressed.append(run) }
-            runs[run]?.pendingProgress = value.fraction
+            runs[run]?.pendingProgress = value
             if !progressFlushScheduled {
                 progressFlushScheduled = true
                 loop.execute { [weak self] in self?.publishProgress() }
@@ -179,11 +179,15 @@ final class EventBus {
     }
 
     private func publishProgress(of run: RunID) {
-        guard let label = runs[run], let fraction = label.pendingProgress else { return }
+        guard let label = runs[run], let progress = label.pendingProgress else { return }
         runs[run]?.pendingProgress = nil
-        guard fraction != label.publishedProgress else { return }
-        runs[run]?.publishedProgress = fraction
-        publish(.runProgress, identifier: label.identifier, runID: run) { $0.progress = fraction }
+        guard progress != label.publishedProgress else { return }
+        runs[run]?.publishedProgress = progress
+        publish(.runProgress, identifier: label.identifier, runID: run) { event in
+            event.progress = progress.fraction
+            event.completedUnitCount = progress.completedUnitCount
+            event.totalUnitCount = progress.totalUnitCount
+        }
     }
 
     private func publishText(_ run: RunID, _ label: RunLabel, _ directive: PluginDirective) {
