@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "agentd-transfer", targets: ["agentd-transfer"]),
         // For Fuzz/Package.swift (`make fuzz`), which builds the libFuzzer executables around it.
         .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
+        // Apple's BackgroundTasks API for Swift apps run by agentd (DESIGN §13).
+        .library(name: "BackgroundTasks", targets: ["BackgroundTasks"]),
     ],
     targets: [
         // C shims and system libraries: each wrapped by exactly one Swift module.
@@ -54,6 +56,15 @@ let package = Package(
         .target(name: "AgentCLI", dependencies: ["AgentCore", "AgentProtocol", "AgentPOSIX"],
                 swiftSettings: strict),
         .executableTarget(name: "agentctl", dependencies: ["AgentCLI"], swiftSettings: strict),
+        // What apps link: Apple's API over the control socket. Foundation is allowed here (and
+        // only here); it depends on the messages, never on the daemon.
+        .target(name: "BackgroundTasks", dependencies: ["AgentProtocol"], swiftSettings: strict),
+        // examples/: Apple's BackgroundTasks samples ported (docs/app-developers.md); built with
+        // the tests, run under a real agentd by IntegrationTests/ExampleAppTests.
+        .executableTarget(name: "colorfeed-refresh", dependencies: ["BackgroundTasks"],
+                          path: "examples/ColorFeedRefresh", swiftSettings: strict),
+        .executableTarget(name: "colorfeed-db-cleaning", dependencies: ["BackgroundTasks"],
+                          path: "examples/DatabaseCleaning", swiftSettings: strict),
         // The transfer plugin: its pure parts (arguments, checkpoint, resume decision, progress
         // throttle, exit statuses) and the libcurl shell around them. It links none of the agent.
         .target(name: "TransferCore", swiftSettings: strict),
@@ -77,6 +88,7 @@ let package = Package(
         .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
+        .testTarget(name: "BackgroundTasksTests", dependencies: ["BackgroundTasks", "AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], exclude: ["testdata"],
                     swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore", "AgentProtocol"], swiftSettings: strict),

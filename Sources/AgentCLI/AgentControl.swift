@@ -13,7 +13,7 @@ public enum AgentControl {
         subcommands: [StatusCommand.spec, WatchCommand.spec, EventsCommand.spec, ListCommand.spec, SchedulingCommands.pending,
                       RunCommands.history, SchedulingCommands.explain, StatsCommands.stats,
                       StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,
-                      RunCommands.cancel, SchedulingCommands.enable, SchedulingCommands.disable,
+                      RunCommands.cancel, RequestCommands.request, RequestCommands.cancelRequest, SchedulingCommands.enable, SchedulingCommands.disable,
                       SchedulingCommands.pause, SchedulingCommands.resume, MachineCommands.resources,
                       MachineCommands.lowpower, MetricsCommand.spec, RunCommands.simulate, CheckCommand.spec, ConvertCommand.spec, helpSpec])
 

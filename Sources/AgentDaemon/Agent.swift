@@ -50,6 +50,7 @@ public final class Agent {
         events = EventBus(loop: loop, wallClock: { WallClock.now() / 1_000_000 })
         let launcher = RunLauncher(loop: loop, log: log, catalogue: config, stateDirectory: options.stateDirectory,
                                    procRoot: options.procRoot, lang: getenv("LANG").map { String(cString: $0) })
+        launcher.socketPath = options.socketPath
         // Orphaned grandchildren of plugins are re-parented to the agent, which reaps them.
         Subreaper.become()
         runs = RunSupervisor(loop: loop, log: log, state: state, stateWriter: stateWriter, launcher: launcher,

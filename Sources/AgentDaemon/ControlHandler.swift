@@ -74,6 +74,8 @@ struct ControlHandler {
         case .list: return ControlResponse(jobs: jobSummaries())
         case .history: return history(request)
         case .cancel: return cancel(request)
+        case .request: return requestRun(request)
+        case .cancelRequest: return cancelRequest(request)
         case .simulateLaunch: return simulateLaunch(request)
         case .simulateExpire: return simulateExpire(request)
         case .pending: return ControlResponse(pending: pendingSummaries(filter: request.target))
@@ -112,7 +114,7 @@ struct ControlHandler {
                                    Self.reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
                                } ?? ""),
                                earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
-                               title: work.submission?.title)
+                               title: work.submission?.title, request: work.request.map(Self.options))
             }
     }
 
@@ -208,7 +210,7 @@ struct ControlHandler {
         guard let job = continuedJob(for: id) else {
             if let other = catalogue.registry.job(id), case .registered = other.state {
                 // The job exists: the verb is wrong, not the manifest.
-                reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl trigger \(id) asks for a run soon, agentctl simulate launch \(id) runs it now)"))
+                reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
                 return
             }
             reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
@@ -225,9 +227,14 @@ struct ControlHandler {
         submission.notify = details.notify
         scheduling.submit(submission, reply: { outcome, requestID in
             switch outcome {
-            case .accepted(let position):
-                reply(ControlResponse(message: position == 0 ? "submitted \(id)" : "submitted \(id): queued (position \(position))",
+            case .accepted(let position) where position > 0:
+                reply(ControlResponse(message: "submitted \(id) as request \(requestID): queued (position \(position))",
                                       requestID: requestID))
+            case .accepted, .requested:
+                // Launched in this event: its run is the newest of the identifier's.
+                let run = runs.runs(of: id).map(\.state.id).max()
+                reply(ControlResponse(message: "submitted \(id) as request \(requestID)" + (run.map { ": started run \($0)" } ?? ""),
+                                      runID: run?.description, requestID: requestID))
             case .refused(.notPermitted):
                 reply(.failure(.notPermitted, "not-permitted: \(id)"))
             case .refused(.tooManyPending):
@@ -269,7 +276,7 @@ struct ControlHandler {
     }
 
     /// Resolves a request's target to a registered job, or says why not.
-    private func registeredJob(_ target: String?) -> Result<JobDefinition, ControlError> {
+    func registeredJob(_ target: String?) -> Result<JobDefinition, ControlError> {
         guard let target, let id = Identifier(rawValue: target) else {
             let problem = target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed"
             return .failure(ControlError(code: .badRequest, message: problem))
@@ -328,18 +335,14 @@ struct ControlHandler {
                                runID: expired.first?.description)
     }
 
+    /// Live runs only (DESIGN §4): pending requests stay, `cancel-request` withdraws them.
     private func cancel(_ request: ControlRequest) -> ControlResponse {
         let targets = liveRuns(for: request.target)
-        var droppedPending = false
-        if let target = request.target, let id = Identifier(rawValue: target), RunID(parsing: target) == nil {
-            droppedPending = !pendingSummaries(filter: target).isEmpty
-            scheduling.handle(.cancelPending(id))
-        }
-        if targets.isEmpty && droppedPending {
-            return ControlResponse(message: "dropped the pending requests of \(request.target ?? "?")")
-        }
         guard !targets.isEmpty else {
-            return .failure(.notFound, "\(request.target ?? "?") has no live run or pending request (see agentctl status)")
+            let target = request.target ?? "?"
+            let pending = Identifier(rawValue: target).map { scheduling.scheduler.withdrawable($0) } ?? WithdrawnWork()
+            let hint = pending.isEmpty ? " (see agentctl status)" : "; its pending request stays: agentctl cancel-request \(target) withdraws it"
+            return .failure(.notFound, "nothing was running: \(target) has no live run\(hint)")
         }
         let cancelled = targets.filter { runs.cancel($0) }
         guard !cancelled.isEmpty else { return .failure(.unavailable, "\(request.target ?? "?") is already stopping") }
@@ -348,7 +351,7 @@ struct ControlHandler {
     }
 
     /// A run id (`r000042`) names one run; an identifier names all its live runs.
-    private func liveRuns(for target: String?) -> [RunID] {
+    func liveRuns(for target: String?) -> [RunID] {
         guard let target else { return [] }
         if let id = RunID(parsing: target) {
             return runs.run(id) == nil ? [] : [id]

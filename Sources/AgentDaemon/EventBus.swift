@@ -23,8 +23,8 @@ final class EventBus {
         var kind: String
         var requestID: Int64?
         /// Progress read this loop iteration and not yet published, and the last published.
-        var pendingProgress: Double?
-        var publishedProgress: Double?
+        var pendingProgress: Progress?
+        var publishedProgress: Progress?
         /// Title, subtitle and status read this loop iteration and not yet published: like
         /// progress, merged per read, so that a plugin printing one on every line costs a
         /// follower at most one event of each per read, never its stream.
@@ -169,7 +169,7 @@ final class EventBus {
     func runDirective(_ run: RunID, _ directive: PluginDirective) {
         guard isFollowed, let label = runs[run] else { return }
         switch directive {
-        case .progress(let value): runs[run]?.pendingProgress = value.fraction; runs[run]?.note(.runProgress)
+        case .progress(let value): runs[run]?.pendingProgress = value; runs[run]?.note(.runProgress)
         case .title(let text): runs[run]?.pendingTitle = text; runs[run]?.note(.runTitle)
         case .subtitle(let text): runs[run]?.pendingSubtitle = text; runs[run]?.note(.runSubtitle)
         case .status(let text): runs[run]?.pendingStatus = text; runs[run]?.note(.runStatus)
@@ -201,9 +201,13 @@ final class EventBus {
         for kind in label.pendingOrder {
             switch kind {
             case .runProgress:
-                guard let fraction = label.pendingProgress, fraction != label.publishedProgress else { continue }
-                runs[run]?.publishedProgress = fraction
-                publish(.runProgress, identifier: label.identifier, runID: run) { $0.progress = fraction }
+                guard let progress = label.pendingProgress, progress != label.publishedProgress else { continue }
+                runs[run]?.publishedProgress = progress
+                publish(.runProgress, identifier: label.identifier, runID: run) { event in
+                    event.progress = progress.fraction
+                    event.completedUnitCount = progress.completedUnitCount
+                    event.totalUnitCount = progress.totalUnitCount
+                }
             case .runTitle:
                 publish(.runTitle, identifier: label.identifier, runID: run) { $0.title = label.pendingTitle }
             case .runSubtitle:
@@ -226,7 +230,7 @@ final class EventBus {
                 event.requestID = requestID
                 event.position = position
             }
-        case .accepted:
+        case .accepted, .requested:
             break
         case .refused(let why):
             publish(.requestRefused, identifier: identifier.rawValue) { event in

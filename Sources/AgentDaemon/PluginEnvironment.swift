@@ -6,7 +6,8 @@ import AgentCore
 enum PluginEnvironment {
     static let defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-    static func build(job: JobDefinition, run: LiveRun, stateDirectory: String, lang: String?) -> [String] {
+    static func build(job: JobDefinition, run: LiveRun, stateDirectory: String, lang: String?,
+                      socket: String? = nil) -> [String] {
         var values: [(String, String)] = [("PATH", defaultPath), ("LANG", lang ?? "C.UTF-8")]
         func set(_ name: String, _ value: String) {
             if let index = values.firstIndex(where: { $0.0 == name }) {
@@ -28,6 +29,8 @@ enum PluginEnvironment {
             if let result = chained.previousResult { set("AGENTD_PREVIOUS_RESULT", result) }
         }
         set("STATE_DIRECTORY", stateDirectory)
+        // The agent that launched it: a run acts for its own manifest's identifiers (DESIGN §5).
+        if let socket { set("AGENTD_SOCKET", socket) }
         return values.map { "\($0.0)=\($0.1)" }
     }
 }

@@ -14,6 +14,9 @@ final class RunLauncher: RunLaunching {
     let jobsDirectory: String
     /// The agent's `LANG`, handed to plugins.
     private let lang: String?
+    /// The control socket, handed to every run as `AGENTD_SOCKET` (a run may act for its own
+    /// manifest's identifiers).
+    var socketPath: String?
     private let buffer = ReadBuffer()
     private var users = UserCache()
     /// Checks each plugin again right before it is spawned (DESIGN §3).
@@ -88,7 +91,8 @@ final class RunLauncher: RunLaunching {
         }
         var request = SpawnRequest(
             executable: executable, arguments: job.exec + extraArguments,
-            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
+            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang,
+                                                 socket: socketPath),
             workingDirectory: stateDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
         request.makesWorkingDirectory = makesStateDirectory

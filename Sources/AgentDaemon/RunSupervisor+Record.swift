@@ -15,6 +15,8 @@ extension RunSupervisor {
             reason: state.reason.rawValue, startedAt: run.startedAtMilliseconds, endedAt: endedAt,
             stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
             progress: state.progress?.fraction, title: state.title)
+        record.completedUnitCount = state.progress?.completedUnitCount
+        record.totalUnitCount = state.progress?.totalUnitCount
         // The lines as they are: the store joins them once, for its column.
         record.logTail = state.logTail.lines
         record.notes = RunNotes(

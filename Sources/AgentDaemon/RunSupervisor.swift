@@ -210,13 +210,16 @@ final class RunSupervisor {
     func summaries() -> [RunSummary] {
         liveRuns.map { run in
             let stopping = run.state.lifecycle.stop?.description
-            return RunSummary(
+            var summary = RunSummary(
                 runID: run.state.id.description, identifier: run.state.identifier.rawValue,
                 kind: run.state.kind.rawValue, reason: run.state.reason.rawValue, pid: run.process?.pid ?? 0,
                 startedAt: run.state.startedAt, deadline: run.state.deadline,
                 progress: run.state.progress?.fraction, title: run.state.title, subtitle: run.state.subtitle,
                 statusText: run.state.statusText, stopping: stopping,
                 paused: run.state.lifecycle.pausedReason)
+            summary.completedUnitCount = run.state.progress?.completedUnitCount
+            summary.totalUnitCount = run.state.progress?.totalUnitCount
+            return summary
         }
     }
 

@@ -138,6 +138,7 @@ final class SchedulerDriver {
         case .submit: return "submit"
         case .launchNow: return "launch-now"
         case .cancelPending: return "cancel-pending"
+        case .request: return "request"
         case .setEnabled: return "set-enabled"
         case .setPaused: return "set-paused"
         case .restored: return "restored"
@@ -198,6 +199,19 @@ final class SchedulerDriver {
         }
     }
 
+    /// `request`: decided at once, answered by the scheduler after the write that makes it
+    /// durable, or why the state cannot record it.
+    func requestRun(_ id: Identifier, _ asked: RunRequest) -> RequestAnswer {
+        if let refusal = stateWriter.refusal() { return .unwritable(refusal) }
+        nextRequestID += 1
+        let requestID = nextRequestID
+        var answer = RequestAnswer.decided(.refused(.notPermitted))
+        replies[requestID] = SubmitReply(decided: { answer = .decided($0) }, unwritable: { answer = .unwritable($0) })
+        handle(.request(id, asked, requestID: requestID))
+        replies[requestID] = nil
+        return answer
+    }
+
     /// A person's request that changes persisted state (trigger, enable, disable, pause,
     /// resume): refused while the state cannot be written, else handled and written at once.
     /// Returns why it was not accepted, or nil once its change is durable.
@@ -211,7 +225,7 @@ final class SchedulerDriver {
     static let heldNote = "; this request was not written: agentd holds it in memory and writes it when it can, but it is lost if agentd stops first"
 
     private func answer(_ reply: SubmitReply, _ outcome: SubmitOutcome) {
-        if case .accepted = outcome, let problem = stateWriter.problem {
+        if outcome.isAccepted, let problem = stateWriter.problem {
             reply.unwritable(problem.refusal + Self.heldNote)
         } else {
             reply.decided(outcome)
@@ -344,6 +358,22 @@ final class SchedulerDriver {
         } catch {
             log.error("state database: the scheduler's saved state cannot be read (\(error)); starting without it")
             return nil
+        }
+    }
+}
+
+/// The answer to a `request`: the scheduler's decision, or why the state could not record it.
+enum RequestAnswer {
+    case decided(SubmitOutcome)
+    case unwritable(String)
+}
+
+extension SubmitOutcome {
+    /// Accepted as a submission or as a request: what must be durable before it is answered.
+    var isAccepted: Bool {
+        switch self {
+        case .accepted, .requested: true
+        case .refused: false
         }
     }
 }

@@ -24,6 +24,9 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     public var requestID: Int64?
     /// `run-progress`: the fraction done, 0 to 1.
     public var progress: Double?
+    /// `run-progress` of a `PROGRESS=N/M` line: N and M (absent for `N%`).
+    public var completedUnitCount: Int64?
+    public var totalUnitCount: Int64?
     public var title: String?
     public var subtitle: String?
     public var status: String?

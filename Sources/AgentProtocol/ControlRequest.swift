@@ -24,10 +24,17 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var maxAgeSeconds: Int64?
     /// `subscribe`: which events to send; nil for all.
     public var filter: EventFilter?
+    /// `request`: its earliest begin and requirements.
+    public var request: RunRequestOptions?
+    /// `cancel-request`: every identifier the caller may change (`--all`), not `target`.
+    public var all: Bool?
 
     public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
                 submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil,
-                cursor: String? = nil, omitLogTails: Bool? = nil, filter: EventFilter? = nil) {
+                cursor: String? = nil, omitLogTails: Bool? = nil, filter: EventFilter? = nil,
+                request: RunRequestOptions? = nil, all: Bool? = nil) {
+        self.request = request
+        self.all = all
         self.filter = filter
         self.omitLogTails = omitLogTails
         self.maxAgeSeconds = maxAgeSeconds
@@ -87,6 +94,12 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// Turns the connection into a stream of `AgentEvent` lines (`filter`); requests sent after it
     /// on the same connection are still answered, their responses between the events.
     case subscribe
+    /// `agentctl request ID`: a refresh or processing identifier's pending request (`request`),
+    /// replacing the one pending; answered once it is durable.
+    case request
+    /// `agentctl cancel-request ID|--all`: withdraws pending requests and queued submissions,
+    /// never a live run (`cancel` stops live runs only).
+    case cancelRequest = "cancel-request"
 
     /// Who may use a verb.
     public enum Access: Sendable { case read, change, root }
@@ -94,7 +107,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     public var access: Access {
         switch self {
         case .status, .list, .history, .pending, .explain, .resources, .metrics, .subscribe: return .read
-        case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume, .runIfStale: return .change
+        case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume, .runIfStale, .request, .cancelRequest:
+            return .change
         case .simulateLaunch, .simulateExpire, .lowpower: return .root
         }
     }

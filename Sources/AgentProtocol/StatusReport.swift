@@ -96,6 +96,9 @@ public struct RunSummary: Codable, Sendable, Hashable {
     @OptionalInstant<EpochSeconds> public var deadline: Int64?
     /// 0...1
     public var progress: Double?
+    /// `PROGRESS=N/M`: N and M (absent for `N%`).
+    public var completedUnitCount: Int64?
+    public var totalUnitCount: Int64?
     public var title: String?
     public var subtitle: String?
     public var statusText: String?
@@ -148,6 +151,9 @@ public struct RunRecord: Codable, Sendable, Hashable {
     public var exitStatus: Int32?
     public var signal: Int32?
     public var progress: Double?
+    /// `PROGRESS=N/M`: the last N and M (absent for `N%` and for runs an older agentd recorded).
+    public var completedUnitCount: Int64?
+    public var totalUnitCount: Int64?
     public var title: String?
     public var logTail: [String]
     // What the run said (DESIGN §10), recorded at its end: absent for a live run and for runs an
@@ -247,9 +253,13 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     @OptionalInstant<EpochFractionalSeconds> public var earliestBegin: Double?
     /// Continued submissions: the title a person gave.
     public var title: String?
+    /// A pending `request` (`agentctl request`): its own earliest begin and requirements.
+    /// Absent when the job waits for nothing anyone requested.
+    public var request: RunRequestOptions?
 
     public init(identifier: String, kind: String, waitingFor: String, earliestBegin: Double? = nil,
-                title: String? = nil) {
+                title: String? = nil, request: RunRequestOptions? = nil) {
+        self.request = request
         self.identifier = identifier
         self.kind = kind
         self.waitingFor = waitingFor

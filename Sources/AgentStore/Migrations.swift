@@ -88,6 +88,12 @@ public enum Migrations {
         ALTER TABLE runs ADD COLUMN checkpoint_given TEXT;
         ALTER TABLE runs ADD COLUMN checkpoint_left TEXT;
         """,
+        // 7: `PROGRESS=N/M` keeps its units (issue 27): completedUnitCount/totalUnitCount beside
+        // the fraction. NULL for `N%` and for older rows.
+        """
+        ALTER TABLE runs ADD COLUMN completed_units INTEGER;
+        ALTER TABLE runs ADD COLUMN total_units INTEGER;
+        """,
     ]
 
     /// Applies every migration the database has not seen. Returns the resulting version.

@@ -82,12 +82,13 @@ public struct RunStore {
         try database.cached("""
             INSERT INTO runs (run_id, identifier, kind, reason, started_at, ended_at, stop_reason,
                               exit_status, signal, progress, title, log_tail, status_text, result,
-                              truncated_lines, invalid_directives, checkpoint_given, checkpoint_left)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
+                              truncated_lines, invalid_directives, checkpoint_given, checkpoint_left,
+                              completed_units, total_units)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
             ON CONFLICT(run_id) DO UPDATE SET ended_at = ?6, stop_reason = ?7, exit_status = ?8,
                 signal = ?9, progress = ?10, title = ?11, log_tail = ?12, status_text = ?13,
                 result = ?14, truncated_lines = ?15, invalid_directives = ?16,
-                checkpoint_given = ?17, checkpoint_left = ?18
+                checkpoint_given = ?17, checkpoint_left = ?18, completed_units = ?19, total_units = ?20
             WHERE runs.ended_at IS NULL
             """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
                       .integer(run.startedAt), run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0) },
@@ -96,7 +97,8 @@ public struct RunStore {
                       run.storedLogTail.map { .text($0) }, notes.statusText.map { .text($0) },
                       notes.result.map { .text($0) }, notes.truncatedLineCount.map { .integer(Int64($0)) },
                       notes.invalidDirectiveCount.map { .integer(Int64($0)) },
-                      notes.checkpointGiven.map { .text($0) }, notes.checkpointLeft.map { .text($0) }])
+                      notes.checkpointGiven.map { .text($0) }, notes.checkpointLeft.map { .text($0) },
+                      run.completedUnitCount.map { .integer($0) }, run.totalUnitCount.map { .integer($0) }])
     }
 
     /// Runs that were live when the agent last stopped (no end recorded).
@@ -146,7 +148,8 @@ public struct RunStore {
     private static let columns = """
         SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
                signal, progress, title, log_tail, process_group, cgroup, boot_id, status_text,
-               result, truncated_lines, invalid_directives, checkpoint_given, checkpoint_left FROM runs
+               result, truncated_lines, invalid_directives, checkpoint_given, checkpoint_left,
+               completed_units, total_units FROM runs
         """
 
     private func select(_ tail: String, _ values: [StoreValue?]) throws -> [StoredRun] {
@@ -177,6 +180,8 @@ public struct RunStore {
             truncatedLineCount: optionalInt(17).map { Int(clamping: $0) },
             invalidDirectiveCount: optionalInt(18).map { Int(clamping: $0) },
             checkpointGiven: statement.text(19), checkpointLeft: statement.text(20))
+        run.completedUnitCount = optionalInt(21)
+        run.totalUnitCount = optionalInt(22)
         return run
     }
 

@@ -15,6 +15,10 @@ enum JSONFixture {
                        earliestBegin: Double(now) + 2100.25),
         PendingSummary(identifier: "local.photos.export.holidays", kind: "continued", waitingFor: "max concurrent",
                        title: "Exporting Holidays"),
+        PendingSummary(identifier: "local.photos.sync", kind: "processing", waitingFor: "external power",
+                       earliestBegin: Double(now) + 600,
+                       request: RunRequestOptions(earliestBegin: Double(now) + 600, requiresNetwork: .unmetered,
+                                                  requiresExternalPower: true)),
     ]
 
     static let timeline = [
@@ -32,11 +36,22 @@ enum JSONFixture {
         RunRecord(runID: "r000038", identifier: "local.backup", kind: "processing", reason: "interval",
                   startedAt: nowMs - 7_200_000, endedAt: nowMs - 7_100_000, stopReason: "expired(limit)",
                   exitStatus: nil, signal: 9, progress: 0.5, title: "Backing up",
-                  logTail: ["agentd: run r000038 stopped at its limit: TasksMax=20 (the kernel refused 3 forks)"]),
+                  logTail: ["agentd: run r000038 stopped at its limit: TasksMax=20 (the kernel refused 3 forks)"])
+            .counting(completed: 21, of: 42),
     ]
 
     static let explain = ExplainReport(timeline: timeline, waiting: [pending[0]], runs: explainRuns)
 
     /// `stats` over the tables' history, as agentctl computes it.
     static var stats: [RunStatistics] { RunStatistics.compute(Fixture.runs + explainRuns, now: now) }
+}
+
+extension RunRecord {
+    /// The record of a run whose last line was `PROGRESS=completed/total`.
+    func counting(completed: Int64, of total: Int64) -> RunRecord {
+        var record = self
+        record.completedUnitCount = completed
+        record.totalUnitCount = total
+        return record
+    }
 }

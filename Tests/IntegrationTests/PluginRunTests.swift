@@ -205,7 +205,9 @@ import Testing
         #expect(lines.contains("GREETING=hello"))
         #expect(lines.contains("STATE_DIRECTORY=\(sandbox.stateDirectory)/jobs/local.env"))
         #expect(lines.contains { $0.hasPrefix("AGENTD_DEADLINE=") })
-        #expect(!lines.contains { $0.hasPrefix("HOME=") || $0.hasPrefix("AGENTD_SOCKET=") })
+        #expect(!lines.contains { $0.hasPrefix("HOME=") })
+        // The agent that launched it (DESIGN §5): a run may request its own next run.
+        #expect(lines.contains("AGENTD_SOCKET=\(sandbox.socketPath)"))
     }
 
     @Test func aCheckpointIsHandedBackToTheNextRun() throws {

@@ -21,7 +21,7 @@ import Testing
 
         let fine = try agent.ctl("submit", "local.fine", "--wait")
         #expect(fine.status == 0)
-        #expect(fine.stdout.hasPrefix("submitted local.fine\n"), "\(fine.stdout)")
+        #expect(fine.stdout.hasPrefix("submitted local.fine as request 1: started run r000001\n"), "\(fine.stdout)")
         #expect(fine.stdout.contains("local.fine: success"))
         let failing = try agent.ctl("submit", "local.failing", "--wait")
         #expect(failing.status == 1)
@@ -48,7 +48,7 @@ import Testing
         // A queued submission cancelled before it starts: its follower is told, exit 5.
         let third = try WaitingSubmit(agent: agent, identifier: "local.long.third")
         try agent.waitForLog("queued at position 2")
-        #expect(try agent.ctl("cancel", "local.long.third").status == 0)
+        #expect(try agent.ctl("cancel-request", "local.long.third").stdout.contains("withdrew 1 submission"))
         let thirdResult = try third.finish()
         #expect(thirdResult.status == 5, "\(thirdResult)")
         #expect(thirdResult.stdout.contains("the submission of local.long.third was dropped before it started"))
@@ -65,20 +65,60 @@ import Testing
     }
 }
 
+extension SubmitWaitTests {
+    @Test func ctrlCDetachesAndSaysHowToCancelTheRunThatGoesOnAndTheTitleShowsFromTheStart() throws {
+        let sandbox = try Sandbox()
+        try continuedJob(sandbox, "long", "echo PROGRESS=1/2\nexec sleep 60\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let waiting = try WaitingSubmit(agent: agent, identifier: "local.long", extra: ["--title", "Exporting Holidays"])
+        try agent.waitForLog("run r000001 of local.long started")
+        try waiting.waitForOutput("r000001 Exporting Holidays")
+        waiting.interrupt()
+        let result = try waiting.finish()
+        #expect(result.stdout.contains("still running as r000001: agentctl cancel r000001"), "\(result.stdout)")
+        #expect(result.stdout.contains("r000001 Exporting Holidays"), "\(result.stdout)")
+        #expect(!result.stdout.contains("r000001 local.long"), "the title, not the identifier")
+        #expect(try agent.ctl("cancel", "r000001").status == 0, "the run went on")
+    }
+}
+
 /// `agentctl submit ID --wait` running in the background while the test acts.
 final class WaitingSubmit {
     private let process = Process()
     private let output = Pipe()
     private let exited = DispatchSemaphore(value: 0)
+    /// Output read by `waitForOutput` before `finish`.
+    private var early = Data()
 
-    init(agent: AgentProcess, identifier: String) throws {
+    init(agent: AgentProcess, identifier: String, extra: [String] = []) throws {
         let exited = self.exited
         process.terminationHandler = { _ in exited.signal() }
         process.executableURL = URL(fileURLWithPath: Binaries.agentctl)
-        process.arguments = ["--socket", agent.sandbox.socketPath, "submit", identifier, "--wait"]
+        process.arguments = ["--socket", agent.sandbox.socketPath, "submit", identifier, "--wait"] + extra
         process.standardOutput = output
         process.standardError = output
         try process.run()
+    }
+
+    /// Waits until its output so far contains `text` (with a deadline), reading the pipe as it
+    /// fills; what was read is kept for `finish`.
+    func waitForOutput(_ text: String, timeout: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        let handle = output.fileHandleForReading
+        while !String(decoding: early, as: UTF8.self).contains(text) {
+            guard Date() < deadline else {
+                Issue.record("agentctl submit --wait did not print \"\(text)\" within \(timeout) s")
+                throw POSIXError(.ETIMEDOUT)
+            }
+            let chunk = handle.availableData  // blocks until something is written
+            if chunk.isEmpty { break }
+            early.append(chunk)
+        }
+    }
+
+    /// Ctrl-C, as a person at the terminal would.
+    func interrupt() {
+        kill(process.processIdentifier, SIGINT)
     }
 
     /// Waits for it to exit (it must, within the deadline) and returns what it said.
@@ -88,7 +128,7 @@ final class WaitingSubmit {
             Issue.record("agentctl submit --wait did not return within \(timeout) s")
         }
         process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: early + output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return CommandResult(status: process.terminationStatus, stdout: text, stderr: "")
     }
 }

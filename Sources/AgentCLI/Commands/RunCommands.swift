@@ -24,7 +24,7 @@ enum RunCommands {
         ])
 
     static let cancel = CommandSpec(
-        name: "cancel", abstract: "Stop a live run (SIGTERM, grace period, SIGKILL); it is recorded cancelled.",
+        name: "cancel", abstract: "Stop a live run (SIGTERM, grace period, SIGKILL); it is recorded cancelled. Pending requests stay (cancel-request).",
         examples: ["agentctl cancel r000042", "agentctl cancel com.example.demo.export"],
         arguments: [ArgumentSpec(name: "ID|RUN", help: "Job identifier (all its runs) or run id.")],
         run: { parsed, context in

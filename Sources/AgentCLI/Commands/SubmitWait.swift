@@ -10,15 +10,28 @@ import AgentProtocol
 enum SubmitWait {
     static func run(_ request: ControlRequest, context: CommandContext) throws(CommandFailure) -> Int32 {
         let id = request.target ?? ""
+        // Ctrl-C detaches, and says how to find the run again: the signals wait in a signalfd
+        // beside the stream instead of ending the process silently.
+        let signals = SignalWait()
+        defer { signals.restore() }
+        let wait = StreamWait(catchSuspend: false)
         let stream = try EventStream.open(EventFilter(identifiers: [id]), context: context)
         try stream.send(request)
         var follower = Follower(id: id, context: context)
+        follower.submittedTitle = request.submission?.title
         while true {
-            guard let line = try stream.next(timeout: .seconds(365 * 86_400)) else {
-                throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) closed the connection before the run of \(id) ended (it stopped, or dropped this follower; agentctl history \(id) shows how the run ended)",
-                                     agentUnreachable: true)
+            while let ready = try stream.nextReady() {
+                guard let line = ready else {
+                    throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) closed the connection before the run of \(id) ended (it stopped, or dropped this follower; agentctl history \(id) shows how the run ended)",
+                                         agentUnreachable: true)
+                }
+                if let status = try follower.take(line) { return status }
             }
-            if let status = try follower.take(line) { return status }
+            switch wait.wait(stream.client.fileDescriptor, milliseconds: -1) {
+            case .readable, .timedOut, .signal(.resized), .signal(.suspend), .signal(.timedOut): continue
+            case .signal(.stop(let number)):
+                return follower.detached(signal: number)
+            }
         }
     }
 
@@ -45,8 +58,13 @@ enum SubmitWait {
         var startedFor: [Int64: String] = [:]
         /// Stop reasons of those runs, when they ended before our answer came (a spawn failure).
         var endedEarly: [String: String] = [:]
+        /// Submissions dropped before our answer came: the answer waits for the state's sync,
+        /// the events do not, so a queued submission cancelled at once is told first.
+        var refusedEarly: [Int64: String] = [:]
         var runID: String?
         var title: String?
+        /// `--title`: shown until the plugin sets one.
+        var submittedTitle: String?
         var progress: Double?
         var lastLine = ""
 
@@ -62,6 +80,7 @@ enum SubmitWait {
                 if let error = response.error { throw CommandFailure(error, command: .submit) }
                 context.out(response.message ?? "submitted \(id)")
                 requestID = response.requestID
+                if let requestID, let why = refusedEarly[requestID] { throw dropped(why) }
                 if let requestID, let run = startedFor[requestID] {
                     runID = run
                     if let stop = endedEarly[run] { return ended(run, stop) }
@@ -77,7 +96,7 @@ enum SubmitWait {
             case .runStarted?:
                 guard let run = event.runID else { return nil }
                 if let request = event.requestID {
-                    if request == requestID { runID = run; title = event.title } else { startedFor[request] = run }
+                    if request == requestID { runID = run; title = event.title ?? title } else { startedFor[request] = run }
                 }
                 if run == runID { show() }
             case .runProgress?, .runTitle?:
@@ -91,14 +110,33 @@ enum SubmitWait {
                 if run == runID { return ended(run, stop) }
                 if requestID == nil && startedFor.values.contains(run) { endedEarly[run] = stop }
             case .requestRefused?:
-                guard event.requestID != nil, event.requestID == requestID else { return nil }
-                throw CommandFailure(exitStatus: 5, message: "the submission of \(id) was dropped before it started: \(DisplayText.sanitized(event.message ?? "refused"))")
+                guard let request = event.requestID else { return nil }
+                guard request == requestID else {
+                    if requestID == nil { refusedEarly[request] = event.message ?? "refused" }
+                    return nil
+                }
+                throw dropped(event.message ?? "refused")
             case .overflow?:
                 throw CommandFailure(exitStatus: 5, message: "agentd dropped this follower (it fell behind); the run goes on: agentctl history \(id) shows how it ends")
             default:
                 break
             }
             return nil
+        }
+
+        private func dropped(_ why: String) -> CommandFailure {
+            CommandFailure(exitStatus: 5, message: "the submission of \(id) was dropped before it started: \(DisplayText.sanitized(why))")
+        }
+
+        /// Ctrl-C (or SIGTERM, SIGHUP): the run goes on; say which it is and how to stop it.
+        func detached(signal: Int32) -> Int32 {
+            if context.isTerminal && !lastLine.isEmpty { context.out("") }
+            if let runID {
+                context.out("still running as \(runID): agentctl cancel \(runID)")
+            } else if let requestID {
+                context.out("still queued as request \(requestID): agentctl cancel-request \(id)")
+            }
+            return 128 + signal
         }
 
         private func ended(_ run: String, _ stop: String) -> Int32 {
@@ -109,7 +147,7 @@ enum SubmitWait {
 
         private mutating func show() {
             guard let runID else { return }
-            let line = SubmitWait.progressLine(runID: runID, title: title ?? id, progress: progress,
+            let line = SubmitWait.progressLine(runID: runID, title: title ?? submittedTitle ?? id, progress: progress,
                                                width: context.terminalWidth ?? 80)
             guard line != lastLine else { return }
             lastLine = line

@@ -98,6 +98,10 @@ public struct CommandParser: Sendable {
 
     private func take(_ option: OptionSpec, inline: String?, tokens: inout ArraySlice<Token>,
                       into parsed: inout ParsedCommand, path: [String]) throws(UsageError) {
+        if option.valueIsOptional {
+            parsed.values[option.long] = inline ?? ""
+            return
+        }
         if option.isFlag {
             guard inline == nil else {
                 throw UsageError(message: "option '--\(option.long)' takes no value", commandPath: path)

@@ -40,8 +40,13 @@ public struct OptionSpec: Sendable {
     /// Name of the value shown in help (`PATH`); nil for a flag.
     public var valueName: String?
     public var help: String
+    /// `--requires-network[=unmetered]`: a value only when written with `=`; alone it is a
+    /// flag with the empty value (a following word is never taken as its value).
+    public var valueIsOptional: Bool
 
-    public init(long: String, short: Character? = nil, valueName: String? = nil, help: String) {
+    public init(long: String, short: Character? = nil, valueName: String? = nil, help: String,
+                valueIsOptional: Bool = false) {
+        self.valueIsOptional = valueIsOptional
         self.long = long
         self.short = short
         self.valueName = valueName

@@ -4,13 +4,21 @@
 public struct Progress: Hashable, Sendable {
     public let completed: Int64
     public let total: Int64
+    /// `PROGRESS=N/M` counts units (kept as completedUnitCount/totalUnitCount, as
+    /// ProgressReporting has them); `N%` is a fraction only.
+    public let countsUnits: Bool
 
     /// nil when the pair is out of range: negative, past the total, or a total of zero.
-    public init?(completed: Int64, total: Int64) {
+    public init?(completed: Int64, total: Int64, countsUnits: Bool = true) {
         guard total > 0, completed >= 0, completed <= total else { return nil }
         self.completed = completed
         self.total = total
+        self.countsUnits = countsUnits
     }
+
+    /// The unit counts of an `N/M` line; nil for `N%`.
+    public var completedUnitCount: Int64? { countsUnits ? completed : nil }
+    public var totalUnitCount: Int64? { countsUnits ? total : nil }
 
     /// `completed / total`, in 0...1.
     public var fraction: Double {
@@ -133,7 +141,7 @@ public enum PluginDirective: Hashable, Sendable {
             case .malformed: return .invalid(.progressMalformed)
             case .overflow: return .invalid(.progressOutOfRange)
             case .value(let value):
-                guard let progress = Progress(completed: value, total: 100) else {
+                guard let progress = Progress(completed: value, total: 100, countsUnits: false) else {
                     return .invalid(.progressOutOfRange)
                 }
                 return .progress(progress)

@@ -2,6 +2,8 @@
 /// Why a run was started; handed to the plugin as `AGENTD_REASON` and kept in history.
 public enum RunReason: String, Sendable, Codable, CaseIterable {
     case scheduled
+    /// A run-time request (`agentctl request`, BGTaskScheduler's `submit`) was served.
+    case requested
     case triggered
     case submitted
     case simulated

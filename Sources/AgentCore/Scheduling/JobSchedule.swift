@@ -11,8 +11,11 @@ struct PendingRequest: Sendable, Hashable {
     var chainedAt: SchedulerTime?
     /// What the run whose success asked for it handed on (the latest such run); in memory only.
     var chainedInput: ChainedInput?
+    /// `agentctl request` (BGTaskScheduler's `submit`): its own earliest begin and
+    /// requirements; a new one replaces it.
+    var requested: RunRequest?
 
-    var isEmpty: Bool { triggeredAt == nil && retryAt == nil && chainedAt == nil }
+    var isEmpty: Bool { triggeredAt == nil && retryAt == nil && chainedAt == nil && requested == nil }
 }
 
 /// A catch-up slot after downtime.
@@ -72,11 +75,19 @@ struct JobSchedule: Sendable {
     var identifier: Identifier { definition.identifier }
     var isDiscretionary: Bool { definition.kind != .continued }
 
+    /// What launch policy judges it by: its keys, plus a pending request's requirements
+    /// (they add, never weaken). Any launch consumes the pending request, so they hold for the
+    /// identifier's next launch whatever its reason.
+    var policyDefinition: JobDefinition {
+        guard let requirements = request.requested?.requirements, !requirements.isEmpty else { return definition }
+        return requirements.adding(to: definition)
+    }
+
     /// The next launch this job wants, or nil when it has none (no interval, nothing pending):
     /// it then never becomes due on its own.
     ///
     /// Ties between sources at the same time prefer, in order: the interval (`scheduled`),
-    /// a retry, a chain, a trigger — so a trigger that coincides with an interval run is
+    /// a retry, a chain, a request, a trigger — so a trigger that coincides with an interval run is
     /// served by it without counting as a triggered launch.
     ///
     /// With `wallClock` (the scheduler always passes it), `Schedule=` and `RandomizedDelay=` shape
@@ -120,6 +131,11 @@ struct JobSchedule: Sendable {
         if let chainedAt = request.chainedAt {
             consider(LaunchCandidate(eligibleAt: chainedAt, dueSince: chainedAt, reason: .chained,
                                      timeGate: .interval(earliest: chainedAt)))
+        }
+        if let requested = request.requested {
+            // Its own earliest begin: trigger spacing does not apply (the app chose the time).
+            consider(LaunchCandidate(eligibleAt: requested.earliestBegin, dueSince: requested.earliestBegin,
+                                     reason: .requested, timeGate: .requested(earliest: requested.earliestBegin)))
         }
         if let triggeredAt = request.triggeredAt {
             let earliest = TriggerSpacing.earliestLaunch(

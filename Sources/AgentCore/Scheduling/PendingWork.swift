@@ -10,10 +10,14 @@ public struct PendingWork: Sendable, Hashable {
     public var waitingFor: WaitReason
     /// The queued submission, for continued work.
     public var submission: Submission?
+    /// The pending `agentctl request`, for a refresh or processing job that has one: its own
+    /// earliest begin and requirements.
+    public var request: RunRequest?
 
     public init(identifier: Identifier, kind: JobKind, earliestBegin: SchedulerTime?,
-                waitingFor: WaitReason, submission: Submission?)
+                waitingFor: WaitReason, submission: Submission?, request: RunRequest? = nil)
     {
+        self.request = request
         self.identifier = identifier
         self.kind = kind
         self.earliestBegin = earliestBegin

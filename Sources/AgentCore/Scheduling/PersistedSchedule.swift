@@ -34,6 +34,9 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
     public var pendingRetries: [Identifier: SchedulerTime]
     /// Pending `OnSuccess=` requests (added to the brief's API).
     public var pendingChained: Set<Identifier>
+    /// Pending run-time requests (`agentctl request`), with their earliest begin and
+    /// requirements.
+    public var pendingRequests: [Identifier: RunRequest]
 
     public init(lastRunStart: [Identifier: SchedulerTime] = [:],
                 lastSuccess: [Identifier: SchedulerTime] = [:],
@@ -43,8 +46,9 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
                 pendingTriggers: Set<Identifier> = [], submissions: [Submission] = [],
                 lastTriggerLaunch: [Identifier: SchedulerTime] = [:],
                 pendingRetries: [Identifier: SchedulerTime] = [:],
-                pendingChained: Set<Identifier> = [])
+                pendingChained: Set<Identifier> = [], pendingRequests: [Identifier: RunRequest] = [:])
     {
+        self.pendingRequests = pendingRequests
         self.lastRunStart = lastRunStart
         self.lastSuccess = lastSuccess
         self.consecutiveFailures = consecutiveFailures
@@ -66,7 +70,7 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case lastRunStart, lastSuccess, consecutiveFailures, disabled, paused, budgetDay,
              budgetSpent, budgetLedgers, pendingTriggers, submissions, lastTriggerLaunch, pendingRetries,
-             pendingChained
+             pendingChained, pendingRequests
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,6 +100,7 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
         lastTriggerLaunch = try map(.lastTriggerLaunch, SchedulerTime.self)
         pendingRetries = try map(.pendingRetries, SchedulerTime.self)
         pendingChained = try set(.pendingChained)
+        pendingRequests = try map(.pendingRequests, RunRequest.self)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -120,5 +125,6 @@ public struct PersistedSchedule: Sendable, Hashable, Codable {
         try c.encode(map(lastTriggerLaunch), forKey: .lastTriggerLaunch)
         try c.encode(map(pendingRetries), forKey: .pendingRetries)
         try c.encode(list(pendingChained), forKey: .pendingChained)
+        try c.encode(map(pendingRequests), forKey: .pendingRequests)
     }
 }

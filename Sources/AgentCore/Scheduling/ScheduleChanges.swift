@@ -10,12 +10,15 @@ public struct IdentifierSchedule: Sendable, Hashable, Codable {
     public var pendingRetry: SchedulerTime?
     public var pendingChained: Bool
     public var lastTriggerLaunch: SchedulerTime?
+    /// A pending `agentctl request`.
+    public var pendingRequest: RunRequest?
 
     public init(lastRunStart: SchedulerTime? = nil, lastSuccess: SchedulerTime? = nil,
                 consecutiveFailures: Int? = nil, disabled: Bool = false, pendingTrigger: Bool = false,
                 pendingRetry: SchedulerTime? = nil, pendingChained: Bool = false,
-                lastTriggerLaunch: SchedulerTime? = nil)
+                lastTriggerLaunch: SchedulerTime? = nil, pendingRequest: RunRequest? = nil)
     {
+        self.pendingRequest = pendingRequest
         self.lastRunStart = lastRunStart
         self.lastSuccess = lastSuccess
         self.consecutiveFailures = consecutiveFailures
@@ -31,7 +34,7 @@ public struct IdentifierSchedule: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case lastRunStart, lastSuccess, consecutiveFailures, disabled, pendingTrigger, pendingRetry,
-             pendingChained, lastTriggerLaunch
+             pendingChained, lastTriggerLaunch, pendingRequest
     }
 
     public init(from decoder: any Decoder) throws {
@@ -44,6 +47,8 @@ public struct IdentifierSchedule: Sendable, Hashable, Codable {
         pendingRetry = try c.decodeIfPresent(SchedulerTime.self, forKey: .pendingRetry)
         pendingChained = try c.decodeIfPresent(Bool.self, forKey: .pendingChained) ?? false
         lastTriggerLaunch = try c.decodeIfPresent(SchedulerTime.self, forKey: .lastTriggerLaunch)
+        // A row whose request cannot be read (a newer agent's) keeps the rest of the row.
+        pendingRequest = try? c.decodeIfPresent(RunRequest.self, forKey: .pendingRequest)
     }
 }
 
@@ -73,7 +78,8 @@ extension PersistedSchedule {
             lastRunStart: lastRunStart[id], lastSuccess: lastSuccess[id],
             consecutiveFailures: consecutiveFailures[id], disabled: disabled.contains(id),
             pendingTrigger: pendingTriggers.contains(id), pendingRetry: pendingRetries[id],
-            pendingChained: pendingChained.contains(id), lastTriggerLaunch: lastTriggerLaunch[id])
+            pendingChained: pendingChained.contains(id), lastTriggerLaunch: lastTriggerLaunch[id],
+            pendingRequest: pendingRequests[id])
     }
 
     /// Every identifier that has a row.
@@ -84,6 +90,7 @@ extension PersistedSchedule {
         ids.formUnion(pendingRetries.keys)
         ids.formUnion(pendingChained)
         ids.formUnion(lastTriggerLaunch.keys)
+        ids.formUnion(pendingRequests.keys)
         return ids
     }
 
@@ -103,6 +110,7 @@ extension PersistedSchedule {
         pendingRetries[id] = record.pendingRetry
         if record.pendingChained { pendingChained.insert(id) } else { pendingChained.remove(id) }
         lastTriggerLaunch[id] = record.lastTriggerLaunch
+        pendingRequests[id] = record.pendingRequest
     }
 
     /// This schedule with `changes` applied: what the database holds after writing them.
@@ -116,6 +124,7 @@ extension PersistedSchedule {
         result.lastTriggerLaunch = lastTriggerLaunch
         result.pendingRetries = pendingRetries
         result.pendingChained = pendingChained
+        result.pendingRequests = pendingRequests
         for (id, record) in changes.records { result.set(record, for: id) }
         return result
     }

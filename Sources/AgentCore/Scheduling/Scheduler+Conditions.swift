@@ -26,17 +26,17 @@ extension Scheduler {
     /// announced again. Continued queues likewise.
     mutating func reexamineHeldWork(now: SchedulerTime) {
         for (id, key) in ready.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.definition, conditions, settings) != nil else { continue }
+            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil else { continue }
             ready.remove(id)
             conditionHeld.set(id, key)
         }
         for (id, key) in budgetHeld.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.definition, conditions, settings) != nil else { continue }
+            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil else { continue }
             budgetHeld.remove(id)
             conditionHeld.set(id, key)
         }
         for (id, key) in conditionHeld.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.definition, conditions, settings) == nil else { continue }
+            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) == nil else { continue }
             conditionHeld.remove(id)
             ready.set(id, key)
             newlyReady.append(id)
@@ -138,7 +138,7 @@ extension Scheduler {
     /// What holds a continued job's queue under the current conditions.
     func continuedHold(_ jobID: Identifier) -> ConditionHold? {
         guard let job = jobs[jobID] else { return nil }
-        return LaunchPolicy.hold(job.definition, conditions, settings)
+        return LaunchPolicy.hold(job.policyDefinition, conditions, settings)
     }
 }
 

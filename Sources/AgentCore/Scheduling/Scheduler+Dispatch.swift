@@ -60,7 +60,7 @@ extension Scheduler {
                 due.set(top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key))
                 continue
             }
-            let hold = LaunchPolicy.hold(job.definition, conditions, settings)
+            let hold = LaunchPolicy.hold(job.policyDefinition, conditions, settings)
             let key = TimedKey(time: candidate.dueSince, identifier: top.key)
             if hold != nil { conditionHeld.set(top.key, key) } else { ready.set(top.key, key) }
             trackWindowClose(top.key, now: now)
@@ -93,7 +93,7 @@ extension Scheduler {
         }
         if wasReady, candidate.eligibleAt <= now {
             let key = TimedKey(time: candidate.dueSince, identifier: id)
-            if LaunchPolicy.hold(job.definition, conditions, settings) != nil {
+            if LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil {
                 conditionHeld.set(id, key)
             } else {
                 ready.set(id, key)
@@ -123,6 +123,7 @@ extension Scheduler {
         pendingTriggers.remove(id)
         pendingRetries[id] = nil
         pendingChained.remove(id)
+        pendingRequests[id] = nil
         lastRunStart[id] = now
         if candidate.reason == .triggered { lastTriggerLaunch[id] = now }
         budgets.spend(budgetAccount(job))

@@ -37,7 +37,7 @@ extension Scheduler {
                     continue
                 }
                 if !job.isDiscretionary { problems.append("continued job \(id) is in the \(name) heap") }
-                let hold = LaunchPolicy.hold(job.definition, conditions, settings)
+                let hold = LaunchPolicy.hold(job.policyDefinition, conditions, settings)
                 if name == "ready" || name == "budgetHeld", let hold {
                     problems.append("\(id) is in the \(name) heap though \(hold) holds it")
                 }
@@ -90,6 +90,9 @@ extension Scheduler {
             }
             if pendingChained.contains(id) != (request.chainedAt != nil) {
                 problems.append("\(id): pending chain mirror \(pendingChained.contains(id)) disagrees with its request")
+            }
+            if pendingRequests[id] != request.requested {
+                problems.append("\(id): pending request mirror disagrees with its request")
             }
             if request.chainedInput != nil, request.chainedAt == nil {
                 problems.append("\(id): holds a chained input without a chain request")

@@ -53,10 +53,7 @@ extension Scheduler {
                                       restricted: settings.denies(id))
                 if job.restricted { restrictedJobs.insert(id) }
                 if job.isDiscretionary {
-                    job.request = PendingRequest(
-                        triggeredAt: pendingTriggers.contains(id) ? now : nil,
-                        retryAt: pendingRetries[id],
-                        chainedAt: pendingChained.contains(id) ? now : nil)
+                    job.request = restoredRequest(id, now: now)
                 }
                 jobs[id] = job
                 note(id, .registered, now: now)
@@ -72,8 +69,10 @@ extension Scheduler {
         let strayTriggers = pendingTriggers.filter { !isDiscretionaryJob($0) }
         let strayRetries = pendingRetries.keys.filter { !isDiscretionaryJob($0) }
         let strayChains = pendingChained.filter { !isDiscretionaryJob($0) }
-        let stray = Set(strayTriggers).union(strayRetries).union(strayChains)
+        let strayRequests = pendingRequests.keys.filter { !isDiscretionaryJob($0) }
+        let stray = Set(strayTriggers).union(strayRetries).union(strayChains).union(strayRequests)
         for id in stray.sorted() {
+            pendingRequests[id] = nil
             pendingTriggers.remove(id)
             pendingRetries[id] = nil
             pendingChained.remove(id)
@@ -133,6 +132,7 @@ extension Scheduler {
         if pendingTriggers.remove(id) != nil { dirty = true }
         if pendingRetries.removeValue(forKey: id) != nil { dirty = true }
         if pendingChained.remove(id) != nil { dirty = true }
+        if pendingRequests.removeValue(forKey: id) != nil { dirty = true }
         if let queue = queues.removeValue(forKey: id), !queue.isEmpty {
             queuedTotal = max(0, queuedTotal - queue.count)
             continuedReady.remove(id)
@@ -217,6 +217,7 @@ extension Scheduler {
         pendingTriggers = TrackedSet(snapshot.pendingTriggers)
         pendingRetries = TrackedMap(snapshot.pendingRetries)
         pendingChained = TrackedSet(snapshot.pendingChained)
+        pendingRequests = TrackedMap(snapshot.pendingRequests)
         lastGlobals = snapshot.globalsOnly
 
         for id in jobs.keys.sorted() {
@@ -224,14 +225,12 @@ extension Scheduler {
             job.catchUp = nil
             job.announced = false
             if job.isDiscretionary {
-                job.request = PendingRequest(
-                    triggeredAt: pendingTriggers.contains(id) ? now : nil,
-                    retryAt: pendingRetries[id],
-                    chainedAt: pendingChained.contains(id) ? now : nil)
+                job.request = restoredRequest(id, now: now)
             } else {
                 pendingTriggers.remove(id)
                 pendingRetries[id] = nil
                 pendingChained.remove(id)
+                pendingRequests[id] = nil
             }
             jobs[id] = job
         }
@@ -253,7 +252,7 @@ extension Scheduler {
         catchUpPending = true
         holdingSince = holdingSince ?? now
         dirty = true
-        log("restored: \(snapshot.pendingTriggers.count + snapshot.pendingRetries.count + snapshot.pendingChained.count) "
+        log("restored: \(snapshot.pendingTriggers.count + snapshot.pendingRetries.count + snapshot.pendingChained.count + snapshot.pendingRequests.count) "
             + "pending request(s), \(snapshot.submissions.count) queued submission(s); "
             + "overdue jobs catch up on the next tick")
     }

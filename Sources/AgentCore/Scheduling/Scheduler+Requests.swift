@@ -110,8 +110,8 @@ extension Scheduler {
         replies.append(.reply(requestID: submission.requestID, .refused(why)))
     }
 
-    /// Drops pending requests: a discretionary job's trigger/retry/chain request (its interval
-    /// and any catch-up slot stay), or queued submissions — all of a continued job's, or those
+    /// `cancel-request`: drops pending requests — a discretionary job's request/trigger/retry/
+    /// chain request (its interval, any catch-up slot and its live run stay), or queued submissions — all of a continued job's, or those
     /// of one dynamic identifier.
     mutating func cancelPending(_ id: Identifier, now: SchedulerTime) {
         if let job = jobs[id], job.isDiscretionary {
@@ -120,9 +120,10 @@ extension Scheduler {
             pendingTriggers.remove(id)
             pendingRetries[id] = nil
             pendingChained.remove(id)
+            pendingRequests[id] = nil
             dirty = true
             note(id, .pendingCancelled, now: now)
-            log("\(id): pending request cancelled")
+            log("\(id): pending request withdrawn")
             reschedule(id, now: now)
             return
         }

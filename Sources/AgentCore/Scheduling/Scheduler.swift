@@ -76,6 +76,8 @@ public struct Scheduler: Sendable {
     var pendingTriggers = TrackedSet()
     var pendingRetries = TrackedMap<SchedulerTime>()
     var pendingChained = TrackedSet()
+    /// `agentctl request`s: one per identifier, a new one replacing it.
+    var pendingRequests = TrackedMap<RunRequest>()
     /// When each identifier was last asked for by an `OnSuccess=` chain (not persisted): chains
     /// are spaced by `TriggerSpacing=` like triggers, so no cycle can run away.
     var lastChainRequest: [Identifier: SchedulerTime] = [:]
@@ -192,6 +194,7 @@ public struct Scheduler: Sendable {
         case .submit(let submission): submit(submission, now: now)
         case .launchNow(let id, let reason, let requestID): launchNow(id, reason: reason, requestID: requestID, now: now)
         case .cancelPending(let id): cancelPending(id, now: now)
+        case .request(let id, let asked, let requestID): handleRequest(id, asked, requestID: requestID, now: now)
         case .setEnabled(let id, let enabled): setEnabled(id, enabled, now: now)
         case .setPaused(let value): setPaused(value, now: now)
         case .restored(let snapshot): restore(snapshot, now: now)
@@ -332,7 +335,8 @@ public struct Scheduler: Sendable {
         guard job.isDiscretionary, let candidate = candidate(job, now: now),
               let reason = blocker(job, candidate, now: now) else { return nil }
         return PendingWork(identifier: job.identifier, kind: job.definition.kind,
-                           earliestBegin: candidate.eligibleAt, waitingFor: reason, submission: nil)
+                           earliestBegin: candidate.eligibleAt, waitingFor: reason, submission: nil,
+                           request: job.request.requested)
     }
 
     /// A queued submission's entry in `pending`.
@@ -386,13 +390,14 @@ public struct Scheduler: Sendable {
             budgetLedgers: budgets.entries, pendingTriggers: pendingTriggers.members,
             submissions: queuedSubmissions().map(\.submission) + orphanSubmissions,
             lastTriggerLaunch: lastTriggerLaunch.values, pendingRetries: pendingRetries.values,
-            pendingChained: pendingChained.members)
+            pendingChained: pendingChained.members, pendingRequests: pendingRequests.values)
     }
 
     /// The rows this event touched, the agent-wide part, and whether a request changed.
     mutating func takeChanges() -> ScheduleChanges {
         let requests = pendingTriggers.takeChanges().union(pendingRetries.takeChanges())
             .union(pendingChained.takeChanges()).union(disabled.takeChanges())
+            .union(pendingRequests.takeChanges())
         let history = lastRunStart.takeChanges().union(lastSuccess.takeChanges())
             .union(consecutiveFailures.takeChanges()).union(lastTriggerLaunch.takeChanges())
         var records: [Identifier: IdentifierSchedule] = [:]
@@ -401,7 +406,8 @@ public struct Scheduler: Sendable {
                 lastRunStart: lastRunStart[id], lastSuccess: lastSuccess[id],
                 consecutiveFailures: consecutiveFailures[id], disabled: disabled.contains(id),
                 pendingTrigger: pendingTriggers.contains(id), pendingRetry: pendingRetries[id],
-                pendingChained: pendingChained.contains(id), lastTriggerLaunch: lastTriggerLaunch[id])
+                pendingChained: pendingChained.contains(id), lastTriggerLaunch: lastTriggerLaunch[id],
+                pendingRequest: pendingRequests[id])
         }
         let globals = PersistedSchedule(
             paused: paused, budgetDay: budgets.template.day, budgetSpent: budgets.template.spent,
@@ -460,7 +466,7 @@ public struct Scheduler: Sendable {
         if stopping { return .agentStopping }
         if paused { return .paused }
         if candidate.eligibleAt > now { return candidate.timeGate }
-        if let hold = LaunchPolicy.hold(job.definition, conditions, settings) { return .condition(hold) }
+        if let hold = LaunchPolicy.hold(job.policyDefinition, conditions, settings) { return .condition(hold) }
         if let held = sharedBlocker(job, now: now) { return held }
         if let holding = holdingSince, catchUpPending { return .catchUp(at: holding) }
         return nil

@@ -32,6 +32,8 @@ public enum SubmitOutcome: Sendable, Hashable {
     /// Accepted. `position` 0: launched now; n ≥ 1: n-th in the agent-wide FIFO of queued
     /// submissions (continued submissions start in submission order as slots free).
     case accepted(position: Int)
+    /// A run-time request (`.request`) is pending; `replaced`: it replaced one that was.
+    case requested(replaced: Bool)
     case refused(SubmitRefusal)
 }
 

@@ -37,10 +37,15 @@ public enum SchedulerEvent: Sendable {
     /// `triggered`): start a run now, bypassing policy but not the one-run-per-identifier rule
     /// of refresh and processing jobs, nor a stopping agent. Answered with `.reply`.
     case launchNow(Identifier, reason: RunReason, requestID: Int64)
-    /// Drop the pending requests of an identifier: the trigger/retry/chain request of a
-    /// refresh or processing job, the queued submissions of a continued job (or of one dynamic
-    /// identifier). Interval runs and catch-up slots stay.
+    /// `agentctl cancel-request ID`: withdraw the pending requests of an identifier — the
+    /// request/trigger/retry/chain request of a refresh or processing job, the queued
+    /// submissions of a continued job (or of one dynamic identifier). Interval runs, catch-up
+    /// slots and live runs stay.
     case cancelPending(Identifier)
+    /// `agentctl request ID` / the socket verb `request` (BGTaskScheduler's `submit` of a
+    /// refresh or processing request): the identifier's pending request, replacing one that
+    /// was pending. Answered with `.reply` after the write that makes it durable.
+    case request(Identifier, RunRequest, requestID: Int64)
     /// `agentctl enable|disable ID`: disabled means "denied" (a person said no).
     case setEnabled(Identifier, Bool)
     /// `agentctl pause|resume`: all discretionary work.

@@ -34,6 +34,9 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
     case triggered
     /// A trigger merged into the request already pending.
     case mergedTrigger
+    /// `agentctl request`: the pending request, with its earliest begin and requirements;
+    /// `replaced`: it replaced the one pending before.
+    case requested(RunRequest, replaced: Bool)
     /// A continued submission was queued (position in the agent-wide FIFO) or launched (0).
     case submitted(requestID: Int64, position: Int)
     case refused(requestID: Int64, SubmitRefusal)
@@ -43,7 +46,7 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
     case chainRequested(by: Identifier)
     /// Overdue after downtime: one catch-up run at `at`.
     case catchUpScheduled(at: SchedulerTime)
-    /// `agentctl cancel` (or a removal) dropped pending requests.
+    /// `agentctl cancel-request` (or a removal) dropped pending requests.
     case pendingCancelled
     case enabled
     case disabled
@@ -66,6 +69,9 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
         case .ended(let run, let stop): "run \(run) ended: \(stop)"
         case .triggered: "triggered"
         case .mergedTrigger: "triggered again: merged into the pending request"
+        case .requested(let request, let replaced):
+            (replaced ? "requested again: replaces the pending request" : "requested")
+                + (request.requirements.isEmpty ? "" : "; requires \(request.requirements.description)")
         case .submitted(let request, let position):
             position == 0 ? "submitted (request \(request)): starting now"
                 : "submitted (request \(request)): queued at position \(position)"

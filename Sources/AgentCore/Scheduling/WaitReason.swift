@@ -20,6 +20,8 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     case restricted
     /// A trigger waits for `TriggerSpacing=` after the identifier's previous launch.
     case triggerSpacing(earliest: SchedulerTime)
+    /// A run-time request (`agentctl request`) waits for its own earliest begin.
+    case requested(earliest: SchedulerTime)
     /// `Retry=` backoff after a failure.
     case retry(earliest: SchedulerTime)
     /// After downtime: its catch-up slot within `CatchUpSpread=`.
@@ -46,6 +48,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
         case .denied: "denied"
         case .restricted: "restricted"
         case .triggerSpacing: "trigger spacing"
+        case .requested: "requested"
         case .retry: "retry backoff"
         case .catchUp: "catch-up"
         case .running: "running"
@@ -60,7 +63,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     /// The time the reason names, if any: the earliest begin, the refill or the catch-up slot.
     public var time: SchedulerTime? {
         switch self {
-        case .interval(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t):
+        case .interval(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t), .requested(let t):
             t
         case .budget(let hold):
             hold.refillsAt

@@ -98,10 +98,19 @@ struct RandomDriver {
         let roll = random.nextUnit()
         switch roll {
         case ..<0.22: advance()
-        case ..<0.32:
+        case ..<0.28:
             let target = anyName()
             record("trigger \(target)")
             shell.send(.trigger(target))
+        case ..<0.32:
+            // A run-time request: its own earliest begin (now to two hours on), requirements.
+            let target = anyName()
+            let earliest = shell.now + .seconds(Double(pick([0, 60, 900, 7200])))
+            let requirements = RequestRequirements(network: pick([.no, .yes, .unmetered]), externalPower: chance(0.3))
+            record("request \(target)")
+            shell.send(.request(target, RunRequest(earliestBegin: earliest, requirements: requirements),
+                                requestID: shell.nextRequest))
+            shell.nextRequest += 1
         case ..<0.42: submit()
         case ..<0.56: endRun()
         case ..<0.60:

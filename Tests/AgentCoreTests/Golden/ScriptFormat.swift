@@ -33,12 +33,19 @@ struct ScriptFormat {
         case .budget(let s): "\(reason.description) (\(s.used)/\(s.limit), refills \(time(s.refillsAt)))"
         case .triggerSpacing(let t): "trigger spacing (earliest \(time(t)))"
         case .retry(let t): "retry backoff (earliest \(time(t)))"
+        case .requested(let t): "requested (earliest \(time(t)))"
         case .catchUp(let t): "catch-up (at \(time(t)))"
         default: reason.description
         }
     }
 
     func run(_ run: RunID) -> String { "r\(run.number)" }
+
+    /// `earliest 09:00:00 [requires network, external power]`.
+    func request(_ request: RunRequest) -> String {
+        "earliest \(time(request.earliestBegin))"
+            + (request.requirements.isEmpty ? "" : " requires \(request.requirements.description)")
+    }
 
     func timeline(_ entry: TimelineEntry) -> String {
         var text: String
@@ -48,6 +55,7 @@ struct ScriptFormat {
             text = "became due (\(why.rawValue))" + (since == entry.time ? "" : " since \(time(since))")
         case .retryScheduled(let at, _): text = "\(entry.event) at \(time(at))"
         case .catchUpScheduled(let at): text = "\(entry.event) at \(time(at))"
+        case .requested(let request, _): text = "\(entry.event) (earliest \(time(request.earliestBegin)))"
         case .started(let id, let why): text = "run \(run(id)) started (\(why.rawValue))"
         case .ended(let id, let stop): text = "run \(run(id)) ended: \(stop)"
         case .expiring(let id, let hold): text = "run \(run(id)) expired: \(hold)"
@@ -61,6 +69,7 @@ struct ScriptFormat {
     func outcome(_ outcome: SubmitOutcome) -> String {
         switch outcome {
         case .accepted(let position): "accepted (position \(position))"
+        case .requested(let replaced): replaced ? "requested (replaced the pending one)" : "requested"
         case .refused(let why): "refused: \(why)"
         }
     }

@@ -32,7 +32,9 @@ struct ScriptInterpreter {
         case "runs": try runs(args)
         case "advance": try advance(args)
         case "trigger": try simple(args) { .trigger($0) }
-        case "cancel": try simple(args) { .cancelPending($0) }
+        case "cancel-request": try cancelRequest(args)
+        case "cancel": try cancelRuns(args)
+        case "request": try request(args)
         case "enable": try simple(args) { .setEnabled($0, true) }
         case "disable": try simple(args) { .setEnabled($0, false) }
         case "pause": shell.send(.setPaused(true)); shell.settle()
@@ -177,6 +179,56 @@ struct ScriptInterpreter {
         shell.settle()
     }
 
+    /// `request ID [earliest=+SPAN] [network=yes|unmetered] [power]`: `agentctl request`.
+    private mutating func request(_ args: [String]) throws {
+        guard let first = args.first else { throw ScriptError("request ID [earliest=+SPAN] [network=yes|unmetered] [power]") }
+        let id = try Self.identifier(first)
+        var request = RunRequest(earliestBegin: shell.now)
+        for option in args.dropFirst() {
+            if option == "power" {
+                request.requirements.externalPower = true
+                continue
+            }
+            let (key, value) = try Self.option(option)
+            switch key {
+            case "earliest":
+                guard value.hasPrefix("+") else { throw ScriptError("earliest wants +SPAN") }
+                request.earliestBegin = shell.now + (try Self.span(String(value.dropFirst())))
+            case "network":
+                guard let network = NetworkRequirement.parse(value) else { throw ScriptError("network is yes or unmetered") }
+                request.requirements.network = network
+            default: throw ScriptError("request has no option \(key)")
+            }
+        }
+        let requestID = shell.nextRequest
+        shell.nextRequest += 1
+        shell.send(.request(id, request, requestID: requestID))
+        shell.settle()
+    }
+
+    /// `cancel-request ID|--all`: what the scheduler would withdraw, then the withdrawal.
+    private mutating func cancelRequest(_ args: [String]) throws {
+        let target = try Self.only(args, "cancel-request ID|--all")
+        let ids = target == "--all" ? shell.scheduler.identifiersWithPendingRequests : [try Self.identifier(target)]
+        var total = WithdrawnWork()
+        for id in ids {
+            total = total + shell.scheduler.withdrawable(id)
+            shell.send(.cancelPending(id))
+        }
+        shell.emit(total.description)
+        shell.settle()
+    }
+
+    /// `cancel ID`: its live runs end `cancelled` (what the daemon's SIGTERM comes to); its
+    /// pending request stays.
+    private mutating func cancelRuns(_ args: [String]) throws {
+        let id = try Self.identifier(Self.only(args, "cancel ID"))
+        let targets = shell.runs.filter { $0.value.identifier == id || $0.value.job == id }.keys.sorted()
+        if targets.isEmpty { shell.emit("nothing was running") }
+        for run in targets { shell.end(run, .cancelled) }
+        shell.settle()
+    }
+
     /// `conditions battery=15 discharging`, `ac`, `thermal serious`, `network down`,
     /// `metered yes|no|unknown|checking` (NetworkManager's guess-yes is `yes`),
     /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`.
@@ -253,6 +305,7 @@ struct ScriptInterpreter {
         for item in work {
             var text = "\(item.identifier) \(item.kind.rawValue)"
             if let submission = item.submission { text += " request=\(submission.requestID)" }
+            if let needs = item.request?.requirements, !needs.isEmpty { text += " requires \(needs.description)" }
             shell.emit(text + ": " + shell.format.reason(item.waitingFor))
         }
     }
@@ -312,6 +365,7 @@ struct ScriptInterpreter {
             if let t = row.pendingRetry { parts.append("pending-retry \(f.time(t))") }
             if row.pendingChained { parts.append("pending-chained") }
             if let t = row.lastTriggerLaunch { parts.append("last-trigger-launch \(f.time(t))") }
+            if let request = row.pendingRequest { parts.append("pending-request " + f.request(request)) }
             shell.emit("\(id): " + parts.joined(separator: ", "))
         }
         shell.emit("budget: \(db.budgetDay) spent \(db.budgetSpent)")

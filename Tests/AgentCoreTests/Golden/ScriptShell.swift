@@ -388,6 +388,10 @@ struct ScriptShell {
             if replies != [submission.requestID] {
                 violations.append("\(context()): submit \(submission.requestID) answered by replies \(replies)")
             }
+        } else if case .request(_, _, let request) = event {
+            if replies != [request] {
+                violations.append("\(context()): request \(request) answered by replies \(replies)")
+            }
         } else if case .launchNow(_, _, let request) = event {
             if replies != [request] {
                 violations.append("\(context()): launch-now \(request) answered by replies \(replies)")
@@ -444,6 +448,7 @@ struct ScriptShell {
         if a.lastTriggerLaunch != b.lastTriggerLaunch { parts.append("lastTriggerLaunch") }
         if a.pendingRetries != b.pendingRetries { parts.append("pendingRetries") }
         if a.pendingChained != b.pendingChained { parts.append("pendingChained") }
+        if a.pendingRequests != b.pendingRequests { parts.append("pendingRequests") }
         return parts.joined(separator: "; ")
     }
 
@@ -460,7 +465,8 @@ struct ScriptShell {
         case .conditionsChanged: "conditions-changed"
         case .trigger(let id): "trigger \(id)"
         case .submit(let submission): "submit \(submission.identifier) request \(submission.requestID)"
-        case .cancelPending(let id): "cancel \(id)"
+        case .cancelPending(let id): "cancel-request \(id)"
+        case .request(let id, _, let request): "request \(id) request \(request)"
         case .setEnabled(let id, let enabled): "\(enabled ? "enable" : "disable") \(id)"
         case .setPaused(let paused): paused ? "pause" : "resume"
         case .restored: "restored"

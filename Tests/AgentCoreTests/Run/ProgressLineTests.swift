@@ -6,8 +6,8 @@ private func parse(_ text: String) -> PluginDirective {
     PluginDirective.parse(Array(text.utf8))
 }
 
-private func progress(_ completed: Int64, _ total: Int64) -> PluginDirective {
-    guard let value = Progress(completed: completed, total: total) else {
+private func progress(_ completed: Int64, _ total: Int64, countsUnits: Bool = true) -> PluginDirective {
+    guard let value = Progress(completed: completed, total: total, countsUnits: countsUnits) else {
         Issue.record("bad fixture \(completed)/\(total)")
         return .invalid(.progressMalformed)
     }
@@ -18,9 +18,9 @@ private func progress(_ completed: Int64, _ total: Int64) -> PluginDirective {
     ("PROGRESS=42/100", progress(42, 100)),
     ("PROGRESS=0/1", progress(0, 1)),
     ("PROGRESS=7/7", progress(7, 7)),
-    ("PROGRESS=42%", progress(42, 100)),
-    ("PROGRESS=0%", progress(0, 100)),
-    ("PROGRESS=100%", progress(100, 100)),
+    ("PROGRESS=42%", progress(42, 100, countsUnits: false)),
+    ("PROGRESS=0%", progress(0, 100, countsUnits: false)),
+    ("PROGRESS=100%", progress(100, 100, countsUnits: false)),
     ("PROGRESS=007/010", progress(7, 10)),
     ("PROGRESS= 3/4\t", progress(3, 4)),
     ("PROGRESS=9223372036854775807/9223372036854775807",
@@ -184,4 +184,15 @@ func checkpointIsLimitedTo1024Bytes(_ length: Int, _ accepted: Bool) {
 @Test func invalidDirectivesDescribeThemselves() {
     #expect(InvalidDirective.checkpointTooLong.description.contains("1024"))
     #expect(InvalidDirective.progressMalformed.description.hasPrefix("PROGRESS="))
+}
+
+@Test func unitsAreKeptForNOverMAndAPercentageKeepsTheFractionOnly() throws {
+    guard case .progress(let units) = parse("PROGRESS=4/10"), case .progress(let percent) = parse("PROGRESS=40%") else {
+        Issue.record("both lines are progress")
+        return
+    }
+    #expect(units.completedUnitCount == 4 && units.totalUnitCount == 10)
+    #expect(units.fraction == 0.4)
+    #expect(percent.completedUnitCount == nil && percent.totalUnitCount == nil)
+    #expect(percent.fraction == 0.4)
 }

@@ -229,6 +229,7 @@ final class DaemonHarness {
         daemon.scheduling.submit(submission, reply: { [unowned self] outcome, _ in
             let response: ControlResponse = switch outcome {
             case .accepted(let position): ControlResponse(message: "accepted (position \(position))")
+            case .requested(let replaced): ControlResponse(message: replaced ? "requested (replaced)" : "requested")
             case .refused(let why): .failure(.unavailable, "\(why)")
             }
             let commits = writer.requestCommits

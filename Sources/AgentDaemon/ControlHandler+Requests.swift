@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentProtocol
+
+/// `request` and `cancel-request` (DESIGN §4, §8): a refresh or processing identifier's
+/// pending request with its own earliest begin and requirements, and its withdrawal.
+extension ControlHandler {
+    func requestRun(_ request: ControlRequest) -> ControlResponse {
+        let job: JobDefinition
+        switch registeredJob(request.target) {
+        case .failure(let error): return ControlResponse(ok: false, error: error)
+        case .success(let found): job = found
+        }
+        let id = job.identifier
+        guard job.kind != .continued else {
+            return .failure(.notPermitted, "\(id) is a continued job: it is submitted (agentctl submit \(id)), not requested")
+        }
+        let options = request.request ?? RunRequestOptions()
+        if let earliest = options.earliestBegin, !earliest.isFinite {
+            return .failure(.badRequest, "request: earliestBegin is not a time")
+        }
+        let asked = RunRequest(
+            earliestBegin: SchedulerTime(seconds: options.earliestBegin ?? scheduling.now.seconds),
+            requirements: RequestRequirements(network: Self.network(options.requiresNetwork),
+                                              externalPower: options.requiresExternalPower ?? false))
+        let before = Set(runs.runs(of: id).map(\.state.id))
+        switch scheduling.requestRun(id, asked) {
+        case .unwritable(let why):
+            return .failure(.unavailable, why)
+        case .decided(.refused(.cannotStartNow(let reason))):
+            return .failure(.unavailable, "\(id) cannot be requested (\(reason)): \(Self.nextStep(for: reason, id, id))")
+        case .decided(.refused):
+            return .failure(.notPermitted, "not-permitted: \(id) is not a registered refresh or processing job")
+        case .decided(let outcome):
+            let replaced = outcome == .requested(replaced: true) ? " (replacing the pending request)" : ""
+            if let run = runs.runs(of: id).first(where: { !before.contains($0.state.id) }) {
+                return ControlResponse(message: "requested \(id)\(replaced): started run \(run.state.id)",
+                                       runID: run.state.id.description)
+            }
+            let waiting = pendingSummaries(filter: id.rawValue).first.map { "; waiting: \($0.waitingFor)" } ?? ""
+            return ControlResponse(message: "requested \(id)\(replaced)\(waiting)")
+        }
+    }
+
+    /// Withdraws pending requests and queued submissions, never a live run, and says what it
+    /// withdrew. `all`: every identifier with something pending that the caller may change
+    /// (today every caller allowed to change anything may change every identifier).
+    func cancelRequest(_ request: ControlRequest) -> ControlResponse {
+        let ids: [Identifier]
+        if request.all == true {
+            ids = scheduling.scheduler.identifiersWithPendingRequests
+        } else {
+            guard let target = request.target, let id = Identifier(rawValue: target) else {
+                return .failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier (or --all) is needed")
+            }
+            guard catalogue.registry.job(id) != nil || !scheduling.scheduler.withdrawable(id).isEmpty
+                || id.parents.contains(where: { catalogue.registry.job($0) != nil })
+            else {
+                return ControlResponse(ok: false, error: registeredJob(target).failureValue)
+            }
+            ids = [id]
+        }
+        var withdrawn = WithdrawnWork()
+        for id in ids {
+            let work = scheduling.scheduler.withdrawable(id)
+            guard !work.isEmpty else { continue }
+            if let refusal = scheduling.request(.cancelPending(id)) { return .failure(.unavailable, refusal) }
+            withdrawn = withdrawn + work
+        }
+        let scope = request.all == true ? "" : " for \(request.target ?? "?")"
+        return ControlResponse(message: withdrawn.description + scope)
+    }
+
+    static func network(_ need: RunRequestOptions.NetworkNeed?) -> NetworkRequirement {
+        switch need {
+        case nil: .no
+        case .any: .yes
+        case .unmetered: .unmetered
+        }
+    }
+
+    static func options(_ request: RunRequest) -> RunRequestOptions {
+        let network: RunRequestOptions.NetworkNeed? = switch request.requirements.network {
+        case .no: nil
+        case .yes: .any
+        case .unmetered: .unmetered
+        }
+        return RunRequestOptions(earliestBegin: request.earliestBegin.seconds, requiresNetwork: network,
+                                 requiresExternalPower: request.requirements.externalPower ? true : nil)
+    }
+}
+
+extension Result {
+    /// The error, when it failed.
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

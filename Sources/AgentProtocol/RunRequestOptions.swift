@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+/// `request`'s arguments: `agentctl request ID [--earliest TIME|+SPAN]
+/// [--requires-network[=unmetered]] [--requires-external-power]`, and the `BackgroundTasks`
+/// library's `submit(BGAppRefreshTaskRequest / BGProcessingTaskRequest)`.
+public struct RunRequestOptions: Codable, Sendable, Hashable {
+    /// Not before this instant (an RFC 3339 string, docs/json.md); absent: as soon as policy
+    /// allows.
+    @OptionalInstant<EpochFractionalSeconds> public var earliestBegin: Double?
+    /// Besides the job's `RequiresNetwork=`: a network, or an unmetered one.
+    public var requiresNetwork: NetworkNeed?
+    /// Besides the job's `RequiresExternalPower=`: external power.
+    public var requiresExternalPower: Bool?
+
+    /// The network a request needs (`--requires-network[=unmetered]`).
+    public enum NetworkNeed: String, Codable, Sendable, Hashable, CaseIterable {
+        case any
+        case unmetered
+    }
+
+    public init(earliestBegin: Double? = nil, requiresNetwork: NetworkNeed? = nil, requiresExternalPower: Bool? = nil) {
+        self.earliestBegin = earliestBegin
+        self.requiresNetwork = requiresNetwork
+        self.requiresExternalPower = requiresExternalPower
+    }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// The work agentd launched this process for (Apple's `BGTask`). The process is the run: its
+/// output lines are the plugin protocol (DESIGN §5) and its exit status the result.
+open class BGTask: @unchecked Sendable, CustomStringConvertible {
+    public let identifier: String
+    private let lock = NSLock()
+    private var handler: (@Sendable () -> Void)?
+    let output: TaskOutput
+
+    init(identifier: String, output: TaskOutput) {
+        self.identifier = identifier
+        self.output = output
+    }
+
+    /// Called on the handler's queue when the agent expires the run (SIGTERM): stop, save what
+    /// you can, and call `setTaskCompleted(success:)` within the job's `GracePeriod=`.
+    open var expirationHandler: (@Sendable () -> Void)? {
+        get { lock.withLock { handler } }
+        set { lock.withLock { handler = newValue } }
+    }
+
+    /// Flushes what the task reported and ends the process: exit 0 for success, 1 otherwise.
+    open func setTaskCompleted(success: Bool) {
+        output.finish()
+        exit(success ? 0 : 1)
+    }
+
+    open var description: String { "<\(type(of: self)): \(identifier)>" }
+}
+
+/// A refresh run (`Kind=refresh`).
+open class BGAppRefreshTask: BGTask, @unchecked Sendable {}
+
+/// A processing run (`Kind=processing`).
+open class BGProcessingTask: BGTask, @unchecked Sendable {}
+
+/// A continued run (`Kind=continued`): its title, subtitle and progress are shown by
+/// `agentctl status`/`watch` and the desktop notification; progress is mandatory.
+open class BGContinuedProcessingTask: BGTask, @unchecked Sendable {
+    public private(set) var title: String
+    public private(set) var subtitle: String
+    /// Set `totalUnitCount` and `completedUnitCount`: they become `PROGRESS=N/M` lines.
+    public let progress: Progress
+
+    init(identifier: String, title: String, subtitle: String, output: TaskOutput) {
+        self.title = title
+        self.subtitle = subtitle
+        progress = Progress(totalUnitCount: 0)
+        super.init(identifier: identifier, output: output)
+        output.follow(progress)
+    }
+
+    /// `TITLE=` and `SUBTITLE=` lines.
+    open func updateTitle(_ title: String, subtitle: String) {
+        self.title = title
+        self.subtitle = subtitle
+        output.title(title, subtitle: subtitle)
+    }
+}

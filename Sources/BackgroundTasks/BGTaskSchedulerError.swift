@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
+import Foundation
+
+extension BGTaskScheduler {
+    /// Why a call failed, as Apple's `BGTaskScheduler.Error` has it; `message` is the agent's
+    /// own sentence, which says what to do next.
+    public struct Error: Swift.Error, CustomStringConvertible, Sendable, Hashable {
+        public enum Code: Int, Sendable {
+            /// The agent is not reachable, or refuses for now (paused, denied, a resource the
+            /// machine lacks, the state cannot be written).
+            case unavailable = 1
+            /// Too many pending requests of this identifier (16 queued continued submissions).
+            case tooManyPendingTaskRequests = 2
+            /// No job, or no manifest, permits this identifier for this kind of request; or the
+            /// caller may not change it.
+            case notPermitted = 3
+            /// A continued request with strategy `.fail` that cannot start now.
+            case immediateRunIneligible = 4
+        }
+
+        public let code: Code
+        public let message: String
+
+        public init(_ code: Code, _ message: String = "") {
+            self.code = code
+            self.message = message
+        }
+
+        public var description: String { "BGTaskScheduler.Error(\(code)): \(message)" }
+
+        /// The agent's answer as Apple's code: `not-permitted` and `access-denied` are
+        /// `.notPermitted`, `too-many-pending` `.tooManyPendingTaskRequests`, a continued `.fail`
+        /// request the agent cannot start now `.immediateRunIneligible`, everything else
+        /// `.unavailable`.
+        public static func code(for answer: ControlError.Code, failFast: Bool) -> Code {
+            switch answer {
+            case .notPermitted, .accessDenied: .notPermitted
+            case .tooManyPending: .tooManyPendingTaskRequests
+            case .unavailable where failFast: .immediateRunIneligible
+            case .unavailable, .badRequest, .requestTooLarge, .notFound, .internal: .unavailable
+            }
+        }
+    }
+}

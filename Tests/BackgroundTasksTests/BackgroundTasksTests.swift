@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
+import Foundation
+import Testing
+@testable import BackgroundTasks
+
+/// The library's answers mapped to Apple's `BGTaskScheduler.Error` codes, the requests it
+/// sends, and the socket it chooses (DESIGN §13).
+struct ErrorMappingTests {
+    @Test(arguments: [
+        (ControlError.Code.notPermitted, false, BGTaskScheduler.Error.Code.notPermitted),
+        (.accessDenied, false, .notPermitted),
+        (.tooManyPending, false, .tooManyPendingTaskRequests),
+        (.unavailable, false, .unavailable),
+        (.unavailable, true, .immediateRunIneligible),
+        (.notFound, false, .unavailable),
+        (.badRequest, true, .unavailable),
+        (.internal, false, .unavailable),
+    ])
+    func theAgentsAnswerBecomesApplesCode(_ answer: ControlError.Code, _ failFast: Bool, _ expected: BGTaskScheduler.Error.Code) {
+        #expect(BGTaskScheduler.Error.code(for: answer, failFast: failFast) == expected)
+    }
+
+    @Test func anUnreachableAgentIsUnavailable() {
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { "/nonexistent/agentd.sock" })
+        #expect {
+            try scheduler.submit(BGAppRefreshTaskRequest(identifier: "com.example.feed"))
+        } throws: { ($0 as? BGTaskScheduler.Error)?.code == .unavailable }
+    }
+}
+
+struct RequestShapeTests {
+    @Test func aProcessingRequestCarriesItsEarliestBeginAndRequirements() {
+        let request = BGProcessingTaskRequest(identifier: "com.example.sync")
+        request.earliestBeginDate = Date(timeIntervalSince1970: 1_800_000_000)
+        request.requiresNetworkConnectivity = true
+        request.requiresExternalPower = true
+        let sent = BGTaskScheduler.controlRequest(for: request)
+        #expect(sent.command == .request)
+        #expect(sent.target == "com.example.sync")
+        #expect(sent.request == RunRequestOptions(earliestBegin: 1_800_000_000, requiresNetwork: .any, requiresExternalPower: true))
+    }
+
+    @Test func aRefreshRequestWithoutADateAsksForAsSoonAsPolicyAllows() {
+        let sent = BGTaskScheduler.controlRequest(for: BGAppRefreshTaskRequest(identifier: "com.example.feed"))
+        #expect(sent.request == RunRequestOptions())
+    }
+
+    @Test func aContinuedRequestIsASubmissionWithItsTitleAndStrategy() {
+        let request = BGContinuedProcessingTaskRequest(identifier: "com.example.export.1", title: "Export", subtitle: "3 photos")
+        request.strategy = .fail
+        let sent = BGTaskScheduler.controlRequest(for: request)
+        #expect(sent.command == .submit)
+        #expect(sent.submission == SubmitRequest(title: "Export", subtitle: "3 photos", strategy: "fail"))
+    }
+
+    @Test func aPendingEntryBecomesTheRequestOfItsKind() throws {
+        let entry = PendingSummary(identifier: "com.example.sync", kind: "processing", waitingFor: "external power",
+                                   request: RunRequestOptions(earliestBegin: 1_800_000_000, requiresExternalPower: true))
+        let request = try #require(BGTaskScheduler.taskRequest(from: entry) as? BGProcessingTaskRequest)
+        #expect(request.requiresExternalPower)
+        #expect(!request.requiresNetworkConnectivity)
+        #expect(request.earliestBeginDate == Date(timeIntervalSince1970: 1_800_000_000))
+    }
+}
+
+struct RegistrationTests {
+    @Test func notLaunchedByAgentdRegisterOnlyRecordsTheHandler() {
+        let scheduler = BGTaskScheduler(environment: [:])
+        #expect(scheduler.register(forTaskWithIdentifier: "com.example.feed") { _ in Issue.record("not launched") })
+        #expect(!scheduler.register(forTaskWithIdentifier: "com.example.feed") { _ in }, "one handler per identifier")
+    }
+
+    @Test func aWildcardRegistrationHandlesItsDynamicIdentifiers() {
+        #expect(BGTaskScheduler.matches("com.example.export.*", "com.example.export.7f3a"))
+        #expect(!BGTaskScheduler.matches("com.example.export.*", "com.example.exporter"))
+        #expect(BGTaskScheduler.matches("com.example.feed", "com.example.feed"))
+    }
+
+    @Test func theSocketIsAgentdSocketThenTheUsersThenTheSystems() {
+        #expect(AgentSocket.path(environment: ["AGENTD_SOCKET": "/tmp/a.sock"], exists: { _ in true }) == "/tmp/a.sock")
+        #expect(AgentSocket.path(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], exists: { _ in true })
+            == "/run/user/1000/agentd.sock")
+        #expect(AgentSocket.path(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"], exists: { _ in false })
+            == "/run/agentd/agentd.sock")
+    }
+}
+
+struct TaskOutputTests {
+    @Test func progressBecomesOneLinePerChangeAndTitlesStayOnOneLine() {
+        let lines = Lines()
+        let output = TaskOutput(writeLine: { lines.append($0) })
+        let progress = Progress(totalUnitCount: 10)
+        output.follow(progress)
+        progress.completedUnitCount = 4
+        output.sample()
+        output.sample()
+        progress.completedUnitCount = 12
+        output.finish()
+        output.title("Exporting\nphotos", subtitle: "4 of 10")
+        #expect(lines.all == ["PROGRESS=4/10", "PROGRESS=10/10", "TITLE=Exporting photos", "SUBTITLE=4 of 10"])
+    }
+}
+
+/// Lines written, in order, from any thread.
+final class Lines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}

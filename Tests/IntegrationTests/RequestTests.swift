@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// `agentctl request` and `cancel-request` against a real agentd (issue 27, DESIGN §4): a
+/// refresh or processing job's next run asked for at run time, as BGTaskScheduler's `submit`.
+@Suite(.serialized) struct RequestTests {
+    private func pending(_ agent: AgentProcess) throws -> [[String: Any]] {
+        try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+    }
+
+    @Test func aRequestIsShownWithItsEarliestBeginAndRequirementsAndANewOneReplacesIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let first = try agent.ctl("request", "local.feed", "--earliest", "+2h", "--requires-network=unmetered",
+                                  "--requires-external-power")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("requested local.feed; waiting: requested (earliest "))
+        let waiting = try pending(agent).first { $0["identifier"] as? String == "local.feed" }
+        let request = waiting?["request"] as? [String: Any]
+        #expect(request?["requiresNetwork"] as? String == "unmetered")
+        #expect(request?["requiresExternalPower"] as? Bool == true)
+        #expect(request?["earliestBegin"] is String, "an RFC 3339 instant")
+
+        let second = try agent.ctl("request", "local.feed", "--earliest", "+1h")
+        #expect(second.stdout.contains("(replacing the pending request)"))
+        let replaced = try pending(agent).first { $0["identifier"] as? String == "local.feed" }
+        #expect((replaced?["request"] as? [String: Any])?["requiresExternalPower"] == nil)
+    }
+
+    @Test func aRequestForNowLaunchesWithReasonRequestedAndSaysWhichRun() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let result = try agent.ctl("request", "local.feed")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("requested local.feed: started run r000001"))
+        try agent.waitForLog("run r000001 of local.feed started (requested")
+    }
+
+    @Test func cancelRequestWithdrawsThePendingRequestAndCancelStopsOnlyTheLiveRun() throws {
+        let sandbox = try Sandbox()
+        let long = try sandbox.script("long", "trap 'exit 0' TERM\nwhile :; do sleep 0.1; done\n")
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=refresh\nExec=\(long)\nGracePeriod=1s\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("request", "local.feed").status == 0)
+        try agent.waitForLog("run r000001 of local.feed started (requested")
+        #expect(try agent.ctl("request", "local.feed", "--earliest", "+1h").status == 0)
+
+        let cancelled = try agent.ctl("cancel", "local.feed")
+        #expect(cancelled.stdout.contains("cancelling r000001"))
+        try agent.waitForLog("of local.feed ended: cancelled")
+        #expect(try pending(agent).contains { $0["identifier"] as? String == "local.feed" }, "the request stays")
+
+        let withdrawn = try agent.ctl("cancel-request", "local.feed")
+        #expect(withdrawn.status == 0)
+        #expect(withdrawn.stdout.contains("withdrew 1 request for local.feed"))
+        #expect(try agent.ctl("cancel-request", "local.feed").stdout.contains("nothing was pending for local.feed"))
+        let nothing = try agent.ctl("cancel", "local.feed")
+        #expect(nothing.status != 0)
+        #expect(nothing.stderr.contains("nothing was running"))
+    }
+
+    @Test func cancelRequestAllWithdrawsEveryPendingRequestAndSubmission() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("agentd.conf", "[Agent]\nMaxConcurrent=1\n")
+        let long = try sandbox.script("long", "trap 'exit 0' TERM\nwhile :; do echo PROGRESS=1/2; sleep 0.1; done\n")
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=local.export\nKind=continued\nExec=\(long)\nGracePeriod=1s\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let submitted = try agent.ctl("submit", "local.export")
+        #expect(submitted.stdout.contains("submitted local.export as request "))
+        #expect(submitted.stdout.contains(": started run r000001"))
+        #expect(try agent.ctl("submit", "local.export").stdout.contains(": queued (position 1)"))
+        #expect(try agent.ctl("request", "local.feed", "--earliest", "+1h").status == 0)
+        let all = try agent.ctl("cancel-request", "--all")
+        #expect(all.stdout.contains("withdrew 1 request and 1 submission"), "\(all.stdout)")
+        #expect(try pending(agent).isEmpty)
+        #expect(try agent.ctl("cancel", "r000001").status == 0)
+    }
+
+    @Test func aRunRequestsItsOwnNextRunThroughAgentdSocketWithoutTriggerSpacing() throws {
+        let sandbox = try Sandbox()
+        // Each run asks for the next one a second later, from inside the run, until the third.
+        let body = """
+            n=$(cat "$STATE_DIRECTORY/count" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$STATE_DIRECTORY/count"
+            [ "$n" -lt 3 ] && \(Binaries.agentctl) request "$AGENTD_IDENTIFIER" --earliest +1s
+            exit 0
+
+            """
+        let plugin = try sandbox.script("again", body)
+        // User=root: a run of another user may not change the agent until per-manifest authority
+        // (a run acting for its own identifiers, issue 27 item 3) is enforced.
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=refresh\nExec=\(plugin)\nUser=root\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("request", "local.feed").status == 0)
+        try agent.waitForLog("run r000001 of local.feed started (requested")
+        try agent.waitForLog("run r000002 of local.feed started (requested")
+        try agent.waitForLog("run r000003 of local.feed started (requested")
+        try agent.waitForLog("run r000003 of local.feed ended: success")
+    }
+}
