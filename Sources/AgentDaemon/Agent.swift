@@ -84,7 +84,7 @@ public final class Agent {
         stateWriter.reopen = { [unowned self] in self.openState() }
         if !openState() {
             // Run numbers continue from the database; until it can be read, from the clock.
-            runs.numberRunsFromClock()
+            scheduling.numberRunsFromClock()
         }
         try config.start()
         wire()
@@ -198,7 +198,7 @@ public final class Agent {
             if !wasOpen {
                 // First time the database is usable: account for runs of an earlier agent, and
                 // take up what it kept when this agent started without it.
-                runs.recoverUnfinishedRuns()
+                if let highest = runs.recoverUnfinishedRuns() { scheduling.numberRuns(after: highest) }
                 if scheduling.isStarted {
                     scheduling.stateOpenedLate()
                     log.notice("state database \(state.path)/state.db is open")

@@ -138,6 +138,10 @@ public struct Scheduler: Sendable {
     var output: [SchedulerAction] = []
     var replies: [SchedulerAction] = []
     var dirty = false
+    /// The event's write must be synced before its replies, whatever it changed.
+    var persistNow = false
+    /// The highest run number given out (or found in the store): launches count on from it.
+    public private(set) var lastRunNumber: UInt64 = 0
     var newlyReady: [Identifier] = []
     /// Jobs looked at while handling the last event (for tests of the O(log n) design).
     var lastEventWork = 0
@@ -165,6 +169,7 @@ public struct Scheduler: Sendable {
         output = []
         replies = []
         dirty = false
+        persistNow = false
         newlyReady = []
         lastEventWork = 0
         clockNow = now
@@ -211,11 +216,27 @@ public struct Scheduler: Sendable {
 
         dispatch(now: now)
         var actions = output
-        if dirty { actions.append(.persist(.changes(takeChanges()))) }
+        if dirty {
+            let (changes, cadence) = takeChanges()
+            actions.append(.persist(changes, cadence))
+        }
         actions.append(contentsOf: replies)
         output = []
         replies = []
         return actions
+    }
+
+    /// Launches are numbered after `highest`, the highest run number the store holds (or, when
+    /// it cannot be read, a number no run it holds can reach): run ids never repeat across
+    /// restarts. Called before the first event; never lowers the count.
+    public mutating func numberRuns(after highest: UInt64) {
+        lastRunNumber = max(lastRunNumber, highest)
+    }
+
+    /// The id of the next launch.
+    mutating func newRunID() -> RunID {
+        lastRunNumber += 1
+        return RunID(lastRunNumber)
     }
 
     /// When the shell must call `handle(.tick, now:)` next; nil when nothing can become due
@@ -389,8 +410,9 @@ public struct Scheduler: Sendable {
             pendingChained: pendingChained.members)
     }
 
-    /// The rows this event touched, the agent-wide part, and whether a request changed.
-    mutating func takeChanges() -> ScheduleChanges {
+    /// The rows this event touched and the agent-wide part; written at once when a request
+    /// changed or a reply waits for them.
+    mutating func takeChanges() -> (ScheduleChanges, PersistCadence) {
         let requests = pendingTriggers.takeChanges().union(pendingRetries.takeChanges())
             .union(pendingChained.takeChanges()).union(disabled.takeChanges())
         let history = lastRunStart.takeChanges().union(lastSuccess.takeChanges())
@@ -409,7 +431,7 @@ public struct Scheduler: Sendable {
         let isRequest = !requests.isEmpty || globals.paused != lastGlobals.paused
             || globals.submissions != lastGlobals.submissions
         lastGlobals = globals
-        return ScheduleChanges(records: records, globals: globals, isRequest: isRequest)
+        return (ScheduleChanges(records: records, globals: globals), isRequest || persistNow ? .now : .batched)
     }
 
     /// The conditions the scheduler decides by.

@@ -79,7 +79,11 @@ final class DaemonHarness {
         }
 
         func start() {
-            if state.open() { runs.recoverUnfinishedRuns() } else { runs.numberRunsFromClock() }
+            if state.open() {
+                if let highest = runs.recoverUnfinishedRuns() { scheduling.numberRuns(after: highest) }
+            } else {
+                scheduling.numberRunsFromClock()
+            }
             scheduling.start()
         }
     }
@@ -206,7 +210,8 @@ final class DaemonHarness {
         if commits > 0, daemon.syncs.synced < commits {
             violations.append("an answer went out before its sync: \(name) \(text) (commit \(commits), synced \(daemon.syncs.synced))")
         }
-        trace.emit("answer \(name): \(text)")
+        // The state directory is a fresh temporary one: STATE, as the virtual space check says.
+        trace.emit("answer \(name): " + text.replacingOccurrences(of: directory, with: "STATE"))
         guard let client = clients[name] else { return }
         client.busy = false
         if !client.waiting.isEmpty {
@@ -231,6 +236,9 @@ final class DaemonHarness {
             case .refused(let why): .failure(.unavailable, "\(why)")
             }
             let commits = writer.requestCommits
+            if case .accepted = outcome, commits == before {
+                self.violations.append("submission of \(id) accepted with no synced write of it (accepted means durable)")
+            }
             writer.acknowledge(response, commitsBefore: before) { self.answer(client, self.text(of: $0), commits: commits) }
         }, unwritable: { [unowned self] why in self.answer(client, "refused: \(why)") })
     }
