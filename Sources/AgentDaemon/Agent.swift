@@ -53,17 +53,18 @@ public final class Agent {
         // Orphaned grandchildren of plugins are re-parented to the agent, which reaps them.
         Subreaper.become()
         runs = RunSupervisor(loop: loop, log: log, state: state, stateWriter: stateWriter, launcher: launcher,
-                             readClock: { ClockReading.read() }, logsLateness: options.logTimestamps)
+                             readClock: { ClockReading.read() }, logsLateness: options.benchProbes)
         scheduling = SchedulerDriver(loop: loop, log: log, catalogue: config, state: state, stateWriter: stateWriter,
                                      events: events, runs: runs,
                                      time: LocalTimeFollower(loop: loop, kernelLoop: loop, log: log),
                                      seed: UInt64(truncatingIfNeeded: loop.clock.realtime) ^ UInt64(getpid()),
                                      offsetRule: SystemTimeZone(), machineID: MachineID.read(),
-                                     logsDecisionTimes: options.logTimestamps)
+                                     logsDecisionTimes: options.benchProbes)
         conditions = ConditionMonitor(loop: loop, log: log,
                                       roots: KernelRoots(sysfs: options.sysfsRoot, proc: options.procRoot),
                                       stateDirectory: options.stateDirectory, settings: config.settings,
-                                      logsRereads: options.logTimestamps, systemBusAddress: options.systemBusAddress)
+                                      logsRereads: options.benchProbes, simulatedMachine: options.simulatedMachine,
+                                      systemBusAddress: options.systemBusAddress)
         metrics = MetricsCollector(catalogue: config, loop: loop, state: state, stateWriter: stateWriter,
                                    scheduling: scheduling, runs: runs, conditions: conditions,
                                    startedAtWall: facts.startedAtWall)
