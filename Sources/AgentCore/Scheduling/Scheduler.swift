@@ -373,7 +373,7 @@ public struct Scheduler: Sendable {
 
     /// Why `id` is not running now: the reason a registered job waits (`notDue` when it has
     /// no interval and nothing pending; `running` while its run is live), or nil when it is
-    /// not registered or could start at once. (Added to the brief's API for `status`/`list`.)
+    /// not registered or could start at once (`status` and `list` show it).
     public func waitReason(for id: Identifier, now: SchedulerTime) -> WaitReason? {
         guard let job = jobs[id] else { return nil }
         if job.isDiscretionary {
@@ -449,13 +449,13 @@ public struct Scheduler: Sendable {
     /// Why a run is frozen, if it is (`paused: <reason>` in status).
     public func frozenReason(_ run: RunID) -> ConditionHold? { frozen[run]?.hold }
 
-    /// Live runs the scheduler counts (launched and not yet ended). (Added.)
+    /// Live runs the scheduler counts (launched and not yet ended), for `status`.
     public var liveRunCount: Int { live.total }
 
     /// Whether `pause` is in force.
     public var isPaused: Bool { paused }
 
-    /// Discretionary launches left today, summed over every manifest's budget. (Added.)
+    /// Discretionary launches left today, summed over every manifest's budget, for `status`.
     public func budgetRemaining(now: SchedulerTime) -> Int {
         budgetStandings(now: now).reduce(0) { $0 + max(0, $1.limit - $1.used) }
     }
