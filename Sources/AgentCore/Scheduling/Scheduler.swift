@@ -141,7 +141,7 @@ public struct Scheduler: Sendable {
     /// The event's write must be synced before its replies, whatever it changed.
     var persistNow = false
     /// The highest run number given out (or found in the store): launches count on from it.
-    public private(set) var lastRunNumber: UInt64 = 0
+    private(set) var lastRunNumber: UInt64 = 0
     var newlyReady: [Identifier] = []
     /// Jobs looked at while handling the last event (for tests of the O(log n) design).
     var lastEventWork = 0
@@ -449,7 +449,8 @@ public struct Scheduler: Sendable {
     /// Why a run is frozen, if it is (`paused: <reason>` in status).
     public func frozenReason(_ run: RunID) -> ConditionHold? { frozen[run]?.hold }
 
-    /// Live runs the scheduler counts (launched and not yet ended), for `status`.
+    /// Live runs the scheduler counts (launched and not yet ended): tests hold it against the
+    /// runs their shell keeps.
     public var liveRunCount: Int { live.total }
 
     /// Whether `pause` is in force.
