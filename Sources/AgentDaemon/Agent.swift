@@ -122,20 +122,8 @@ public final class Agent {
             scheduling.jobsUpdated(changes)
             serviceStatus.update()
         }
-        // Events first: what the scheduler does next (the queued run it starts) comes after.
-        runs.onRunStarted = { [unowned events, unowned serviceStatus, unowned scheduling] job, run, reason in
-            events.runStarted(job: job, run: run, reason: reason)
-            serviceStatus.update()
-            scheduling.handle(.runStarted(job, run, reason: reason))
-        }
-        runs.onRunEnded = { [unowned metrics, unowned events, unowned serviceStatus, unowned scheduling] end in
-            metrics.runEnded(end)
-            events.runEnded(job: end.job, run: end.run, stop: end.stop)
-            serviceStatus.update()
-            scheduling.handle(.runEnded(end.job, end.run, end.stop, result: end.result))
-        }
-        runs.onRunProgress = { [unowned scheduling] run, fraction in scheduling.handle(.runProgress(run, fraction)) }
-        runs.onRunDirective = { [unowned events] run, directive in events.runDirective(run, directive) }
+        runs.report(to: events, scheduling: scheduling, ended: { [unowned metrics] end in metrics.runEnded(end) },
+                    published: { [unowned serviceStatus] in serviceStatus.update() })
         scheduling.onHandled = { [unowned metricsWriter, unowned conditions] scheduler in
             metricsWriter.markDirty()
             conditions.setBusy(scheduler.hasWorkRunningOrDue)

@@ -62,20 +62,11 @@ final class DaemonHarness {
                                          stateWriter: writer, events: events, runs: runs,
                                          time: LocalTimeFollower(loop: loop, kernelLoop: nil, log: Logger()),
                                          seed: 42, offsetRule: nil, machineID: "", logsDecisionTimes: false)
-            // As Agent.wire: events first, then the scheduler.
-            let events = events, scheduling = scheduling
-            runs.onRunStarted = { job, run, reason in
-                events.runStarted(job: job, run: run, reason: reason)
-                scheduling.handle(.runStarted(job, run, reason: reason))
-            }
-            runs.onRunEnded = { [unowned harness] end in
+            // The agent's own wiring of runs (Agent.wire), with each result written down.
+            runs.report(to: events, scheduling: scheduling, ended: { [unowned harness] end in
                 harness.ended[end.run, default: 0] += 1
                 trace.emit("result \(end.run): \(end.stop)")
-                events.runEnded(job: end.job, run: end.run, stop: end.stop)
-                scheduling.handle(.runEnded(end.job, end.run, end.stop, result: end.result))
-            }
-            runs.onRunProgress = { run, fraction in scheduling.handle(.runProgress(run, fraction)) }
-            runs.onRunDirective = { run, directive in events.runDirective(run, directive) }
+            })
         }
 
         func start() {
