@@ -31,7 +31,7 @@ out.close()
 
 
 class QuietAgent(run.Agent):
-    """agentd as shipped: without --log-timestamps (that option logs every scheduler decision)."""
+    """agentd as shipped: without --bench-probes (that option logs every scheduler decision)."""
 
     def __init__(self, sandbox):
         self.lines = []

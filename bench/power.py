@@ -79,7 +79,7 @@ class FakeLaptop:
 
 
 def netns_agent(sandbox, laptop):
-    return run.Agent(sandbox, extra=["--sysfs-root", laptop.sys], wrapper=["unshare", "-n", "--"])
+    return run.Agent(sandbox, extra=["--sysfs-root", laptop.sys, "--simulated-machine"], wrapper=["unshare", "-n", "--"])
 
 
 def bench_unplug(n=100):

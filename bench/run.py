@@ -7,6 +7,11 @@ transfer plugin's, bench/transfer.py; `--only drop`: status while 10,000 job fil
 bench/drop.py; `--only memory`: resident memory, bench/memory.py) and replaces just that section of
 BENCHMARKS.md. The "Beside systemd and cron" section (`make bench-peers`) is kept as it is.
 
+The agents started here run with `--log-timestamps` (each log line carries CLOCK_MONOTONIC, which
+the figures are timed against) and `--bench-probes` (the lines some figures are read from: each
+scheduler decision's duration, each teardown step's lateness, each sysfs re-read). Neither is on
+in service; bench/events.py's QuietAgent runs without both, as shipped.
+
 Figures (issue #2):
   reload   atomic rename of a new .job into jobs.d until agentd has registered it (read from agentd's
            monotonic-timestamped log line), median and p99 over 200 changes, with 1,000 and 10,000
@@ -96,7 +101,7 @@ class Agent:
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             list(wrapper) + [os.path.join(BIN, "agentd"), "--config-dir", sandbox.etc, "--state-dir",
-             os.path.join(sandbox.root, "state"), "--socket", sandbox.socket, "--log-timestamps"] + list(extra),
+             os.path.join(sandbox.root, "state"), "--socket", sandbox.socket, "--log-timestamps", "--bench-probes"] + list(extra),
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
         # A 1 MiB log pipe (F_SETPIPE_SZ): the reader below yields its CPU to the agent, and a
         # full pipe would stop the agent in write(2) until it caught up (a launch burst writes

@@ -3,7 +3,7 @@ import AgentCore
 import AgentSystem
 import Glibc
 
-/// What `agentd --user` does beyond the system agent (issue 14): the config skeleton on the
+/// What `agentd --user` does beyond the system agent: the config skeleton on the
 /// first start, and progress of continued runs in desktop notifications.
 extension Agent {
     /// Creates `~/.config/agentd/` on the first start of the per-user agent. A failure is logged

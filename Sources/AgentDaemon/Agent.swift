@@ -54,17 +54,18 @@ public final class Agent {
         // Orphaned grandchildren of plugins are re-parented to the agent, which reaps them.
         Subreaper.become()
         runs = RunSupervisor(loop: loop, log: log, state: state, stateWriter: stateWriter, launcher: launcher,
-                             readClock: { ClockReading.read() }, logsLateness: options.logTimestamps)
+                             readClock: { ClockReading.read() }, logsLateness: options.benchProbes)
         scheduling = SchedulerDriver(loop: loop, log: log, catalogue: config, state: state, stateWriter: stateWriter,
                                      events: events, runs: runs,
                                      time: LocalTimeFollower(loop: loop, kernelLoop: loop, log: log),
                                      seed: UInt64(truncatingIfNeeded: loop.clock.realtime) ^ UInt64(getpid()),
                                      offsetRule: SystemTimeZone(), machineID: MachineID.read(),
-                                     logsDecisionTimes: options.logTimestamps)
+                                     logsDecisionTimes: options.benchProbes)
         conditions = ConditionMonitor(loop: loop, log: log,
                                       roots: KernelRoots(sysfs: options.sysfsRoot, proc: options.procRoot),
                                       stateDirectory: options.stateDirectory, settings: config.settings,
-                                      logsRereads: options.logTimestamps, systemBusAddress: options.systemBusAddress)
+                                      logsRereads: options.benchProbes, simulatedMachine: options.simulatedMachine,
+                                      systemBusAddress: options.systemBusAddress)
         metrics = MetricsCollector(catalogue: config, loop: loop, state: state, stateWriter: stateWriter,
                                    scheduling: scheduling, runs: runs, conditions: conditions,
                                    startedAtWall: facts.startedAtWall)
@@ -85,7 +86,7 @@ public final class Agent {
         stateWriter.reopen = { [unowned self] in self.openState() }
         if !openState() {
             // Run numbers continue from the database; until it can be read, from the clock.
-            runs.numberRunsFromClock()
+            scheduling.numberRunsFromClock()
         }
         try config.start()
         wire()
@@ -122,20 +123,8 @@ public final class Agent {
             scheduling.jobsUpdated(changes)
             serviceStatus.update()
         }
-        // Events first: what the scheduler does next (the queued run it starts) comes after.
-        runs.onRunStarted = { [unowned events, unowned serviceStatus, unowned scheduling] job, run, reason in
-            events.runStarted(job: job, run: run, reason: reason)
-            serviceStatus.update()
-            scheduling.handle(.runStarted(job, run, reason: reason))
-        }
-        runs.onRunEnded = { [unowned metrics, unowned events, unowned serviceStatus, unowned scheduling] end in
-            metrics.runEnded(end)
-            events.runEnded(job: end.job, run: end.run, stop: end.stop)
-            serviceStatus.update()
-            scheduling.handle(.runEnded(end.job, end.run, end.stop, result: end.result))
-        }
-        runs.onRunProgress = { [unowned scheduling] run, fraction in scheduling.handle(.runProgress(run, fraction)) }
-        runs.onRunDirective = { [unowned events] run, directive in events.runDirective(run, directive) }
+        runs.report(to: events, scheduling: scheduling, ended: { [unowned metrics] end in metrics.runEnded(end) },
+                    published: { [unowned serviceStatus] in serviceStatus.update() })
         scheduling.onHandled = { [unowned metricsWriter, unowned conditions] scheduler in
             metricsWriter.markDirty()
             conditions.setBusy(scheduler.hasWorkRunningOrDue)
@@ -199,7 +188,7 @@ public final class Agent {
             if !wasOpen {
                 // First time the database is usable: account for runs of an earlier agent, and
                 // take up what it kept when this agent started without it.
-                runs.recoverUnfinishedRuns()
+                if let highest = runs.recoverUnfinishedRuns() { scheduling.numberRuns(after: highest) }
                 if scheduling.isStarted {
                     scheduling.stateOpenedLate()
                     log.notice("state database \(state.path)/state.db is open")

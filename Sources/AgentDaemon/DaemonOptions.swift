@@ -8,11 +8,18 @@ public struct DaemonOptions: Sendable, Equatable {
     public var sysfsRoot = "/sys"
     public var procRoot = "/proc"
     /// `--system-bus ADDRESS`: the D-Bus system bus NetworkManager is read from; nil: the system
-    /// bus (`DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket), and none with a fake
-    /// `--sysfs-root` unless this is given.
+    /// bus (`DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket), and none on a
+    /// simulated machine unless this is given.
     public var systemBusAddress: String?
+    /// `--simulated-machine`: the machine is the fake trees under `--sysfs-root`/`--proc-root`;
+    /// power-profiles-daemon and NetworkManager on the real system bus are not consulted (they
+    /// describe another machine), NetworkManager only on a `--system-bus` given.
+    public var simulatedMachine = false
     /// Prefix log lines with CLOCK_MONOTONIC time (benchmarks correlate events with it).
     public var logTimestamps = false
+    /// `--bench-probes`: log what benchmarks measure — each scheduler decision's duration, each
+    /// teardown step's lateness, each sysfs re-read. Off in service: a line per decision.
+    public var benchProbes = false
     /// `--user`: the per-user agent (XDG paths, socket 0600, desktop notifications).
     public var userMode = false
     /// `--user`: the read-only `agentd` directories of `$XDG_DATA_DIRS`, in search order.
@@ -41,7 +48,11 @@ public struct DaemonOptions: Sendable, Equatable {
           --sysfs-root DIR   where /sys is (tests point this at a fake tree)
           --proc-root DIR    where /proc is
           --system-bus ADDR  D-Bus address NetworkManager is read from (tests use a private bus)
+          --simulated-machine  the machine is the --sysfs-root/--proc-root trees: the real
+                             system bus (power profiles, NetworkManager) is not consulted
           --log-timestamps   prefix log lines with monotonic time
+          --bench-probes     log decision times, teardown lateness and sysfs re-reads
+                             (for bench/)
           --version          print the version and exit
           -h, --help         show this help
 
@@ -77,7 +88,9 @@ public struct DaemonOptions: Sendable, Equatable {
             case "--sysfs-root": options.sysfsRoot = try value()
             case "--proc-root": options.procRoot = try value()
             case "--system-bus": options.systemBusAddress = try value()
+            case "--simulated-machine": options.simulatedMachine = true
             case "--log-timestamps": options.logTimestamps = true
+            case "--bench-probes": options.benchProbes = true
             case "--version": return .version
             case "-h", "--help": return .help
             default:

@@ -3,7 +3,7 @@ import AgentCore
 import AgentProtocol
 import AgentSystem
 
-/// Shows each continued run of the per-user agent in a desktop notification (issue 14): summary
+/// Shows each continued run of the per-user agent in a desktop notification: summary
 /// the run's title, body its subtitle, the percentage in the `value` hint, replaced in place at
 /// most once a second, a "Cancel" action that cancels the run, and a last notification with the
 /// result. A job with `Notify=no`, or a submission made with `--no-notify`, shows none.

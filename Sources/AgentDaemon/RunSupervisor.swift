@@ -22,7 +22,6 @@ final class RunSupervisor {
     /// Benchmarks read how late each teardown step went out.
     let logsLateness: Bool
     private(set) var live: [RunID: ActiveRun] = [:]
-    private var nextRunNumber: UInt64 = 0
     var logLimiter = LogRateLimiter<RunID>(limit: 200, interval: .seconds(1))
     /// Called when the last live run has ended (used for a clean shutdown).
     var onIdle: (() -> Void)?
@@ -61,11 +60,13 @@ final class RunSupervisor {
     /// After a restart (clean or SIGKILL): runs still open in the database are recorded
     /// `agent-restart` (their title kept) and what they left running is killed — through their
     /// cgroup, or through their process group only where it is verified to be theirs; a run of
-    /// an earlier boot kills nothing (``LeftoverPlan``).
-    func recoverUnfinishedRuns() {
-        guard let store = state.runStore else { return }
+    /// an earlier boot kills nothing (``LeftoverPlan``). Returns the highest run number the
+    /// database holds (the scheduler numbers new runs after it), nil when it cannot be read.
+    @discardableResult
+    func recoverUnfinishedRuns() -> UInt64? {
+        guard let store = state.runStore else { return nil }
         do {
-            nextRunNumber = max(nextRunNumber, try store.highestRunNumber())
+            let highest = try store.highestRunNumber()
             for run in try store.unfinishedRuns() {
                 let done = launcher.recover(RecordedRunPlace(
                     runID: run.runID, identifier: run.identifier, bootID: run.bootID,
@@ -76,27 +77,22 @@ final class RunSupervisor {
                 try store.finish(ended)
                 log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart; \(done)")
             }
+            return highest
         } catch {
             stateWriter.report(error)
+            return nil
         }
-    }
-
-    /// The state database cannot be read at start: numbers continue from the clock (seconds
-    /// since the epoch) so they cannot collide with those it holds once it can be read.
-    func numberRunsFromClock() {
-        nextRunNumber = max(nextRunNumber, UInt64(max(0, loop.clock.realtime / 1_000_000_000)))
     }
 
     // MARK: launching
 
-    /// Carries out a launch the scheduler decided (the only launcher: it has already checked
-    /// that the agent is not stopping and the identifier is free). A plugin that cannot be
-    /// started is a run that ends `spawn-failed(reason)`.
-    func launch(_ order: LaunchOrder) -> RunID {
+    /// Carries out a launch the scheduler decided, under the run id it gave (the only launcher:
+    /// it has already checked that the agent is not stopping and the identifier is free). A
+    /// plugin that cannot be started is a run that ends `spawn-failed(reason)`.
+    func launch(_ order: LaunchOrder) {
         let job = order.job
         let submission = order.submission
-        nextRunNumber += 1
-        let id = RunID(nextRunNumber)
+        let id = order.run
         let clock = readClock()
         let nowMs = clock.realtimeMilliseconds
         // A submission may name the job with a dynamic suffix (com.example.export.<uuid>).
@@ -132,7 +128,6 @@ final class RunSupervisor {
             onRunStarted?(job.identifier, id, order.reason)
             send(.spawnFailed(failure.message), to: run)
         }
-        return id
     }
 
     private func forget(_ id: RunID) { live[id] = nil }

@@ -59,6 +59,17 @@ final class SchedulerDriver {
     /// the same "now".
     var now: SchedulerTime { SchedulerTime(seconds: loop.clock.realtimeSeconds) }
 
+    /// New runs are numbered after `highest`, the highest run number the state database holds.
+    func numberRuns(after highest: UInt64) {
+        scheduler.numberRuns(after: highest)
+    }
+
+    /// The state database cannot be read at start: run numbers continue from the clock (seconds
+    /// since the epoch), which no number it holds can reach once it can be read.
+    func numberRunsFromClock() {
+        scheduler.numberRuns(after: UInt64(max(0, loop.clock.realtime / 1_000_000_000)))
+    }
+
     /// Set by `start`: from then on, the scheduler has the registry and the saved state.
     private(set) var isStarted = false
 
@@ -239,12 +250,12 @@ final class SchedulerDriver {
             switch action {
             case .launch(let order):
                 events.willLaunch(order)
-                let run = runs.launch(order)
-                if let request = order.requestID { launchedNow[request] = run }
+                runs.launch(order)
+                if let request = order.requestID { launchedNow[request] = order.run }
             case .reply(let requestID, let outcome):
                 if let reply = replies.removeValue(forKey: requestID) { answer(reply, outcome) }
-            case .persist(.changes(let changes)):
-                persist(changes)
+            case .persist(let changes, let cadence):
+                persist(changes, cadence)
             case .log(let text):
                 log.info(text)
             case .expire(let run, let reason):
@@ -274,14 +285,15 @@ final class SchedulerDriver {
 
     // MARK: persistence
 
-    /// Collects the scheduler's changes; a request is written at once and synced before its
-    /// reply (nothing acknowledged is lost even to a power cut: the sync runs off the loop and
-    /// the reply waits for it, see AcknowledgementSync), history within a second, batched. What
-    /// cannot be written stays here until a later flush succeeds.
-    private func persist(_ changes: ScheduleChanges) {
+    /// Collects the scheduler's changes and writes them at the cadence it decided: `.now` is
+    /// written at once and synced before the event's replies (nothing acknowledged is lost
+    /// even to a power cut: the sync runs off the loop and the reply waits for it, see
+    /// AcknowledgementSync), `.batched` within a second. What cannot be written stays here
+    /// until a later flush succeeds.
+    private func persist(_ changes: ScheduleChanges, _ cadence: PersistCadence) {
         unsavedGlobals = changes.globals
         unsavedRows.merge(changes.records) { _, new in new }
-        if changes.isRequest {
+        if cadence == .now {
             if flush() { stateWriter.syncRequestCommit() }
         } else if persistTimer == nil {
             persistTimer = loop.schedule(after: .seconds(1), leeway: .quarterSecond) { [unowned self] in

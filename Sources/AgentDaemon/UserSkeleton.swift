@@ -2,7 +2,7 @@
 import AgentSystem
 import Glibc
 
-/// The config directory `agentd --user` creates on its first start (issue 14): `agentd.conf`
+/// The config directory `agentd --user` creates on its first start: `agentd.conf`
 /// with every setting commented out, `manifests.d/local.manifest` permitting `local.*`, and an
 /// empty `jobs.d/`. Only a config directory that does not exist yet is created: what a user
 /// removed from an existing one stays removed.

@@ -3,7 +3,7 @@
 /// Encodes an `Encodable` value to the bytes FoundationEssentials' `JSONEncoder` writes with
 /// `outputFormatting = [.sortedKeys, .withoutEscapingSlashes]` (or with `.prettyPrinted` too),
 /// using only the standard library: the agent answering a request does not page in Foundation's
-/// JSON code (issue 17).
+/// JSON code.
 public struct JSONLineEncoder: Sendable {
     /// JSONEncoder's `.prettyPrinted`: two spaces per level, `"key" : value`.
     public var prettyPrinted: Bool

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/// The policy inputs at a glance, for `agentctl status` (DESIGN §6, issue #5): power, low-power
+/// The policy inputs at a glance, for `agentctl status` (DESIGN §6): power, low-power
 /// mode, thermal state, network and whether it is metered, pressure, and which sources are live.
 public struct MachineInputs: Codable, Sendable, Hashable {
     /// `ac` or `battery`.

@@ -3,7 +3,7 @@ import AgentJSON
 
 /// Encodes and decodes control messages as single JSON lines (no newline inside: JSON escapes
 /// any in strings), so a stream splits into messages at `\n`. AgentJSON writes the bytes
-/// JSONEncoder would (keys sorted, `/` unescaped) without paging in Foundation (issue 17).
+/// JSONEncoder would (keys sorted, `/` unescaped) without paging in Foundation.
 public enum MessageCoding {
     public static func encodeLine<T: Encodable>(_ value: T) throws -> [UInt8] {
         try JSONLineEncoder().encode(value)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
 
-/// What `agentctl metrics` and `MetricsFile=` show (DESIGN §8, issue #16): the agent's state as
+/// What `agentctl metrics` and `MetricsFile=` show (DESIGN §8): the agent's state as
 /// numbers, answered by the agent as data and rendered by ``PrometheusText`` (agentctl renders the
 /// answer, the agent renders the same snapshot into its metrics file).
 ///

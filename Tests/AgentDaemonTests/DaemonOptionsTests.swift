@@ -6,7 +6,7 @@ import AgentSystem
 @Test func everyPathCanBeOverriddenOnTheCommandLine() throws {
     let outcome = try DaemonOptions.parse(["--config-dir", "/c", "--state-dir=/s", "--socket", "/r/a.sock",
                                            "--sysfs-root", "/fake/sys", "--proc-root", "/fake/proc",
-                                           "--system-bus", "unix:path=/tmp/bus"])
+                                           "--system-bus", "unix:path=/tmp/bus", "--simulated-machine"])
     guard case .run(let options) = outcome else {
         Issue.record("expected options, got \(outcome)")
         return
@@ -17,6 +17,25 @@ import AgentSystem
     #expect(options.sysfsRoot == "/fake/sys")
     #expect(options.procRoot == "/fake/proc")
     #expect(options.systemBusAddress == "unix:path=/tmp/bus")
+    #expect(options.simulatedMachine)
+}
+
+@Test func aFakeSysfsRootAloneDoesNotMakeTheMachineSimulated() throws {
+    guard case .run(let options) = try DaemonOptions.parse(["--sysfs-root", "/fake/sys"]) else {
+        Issue.record("expected options")
+        return
+    }
+    #expect(!options.simulatedMachine)
+}
+
+@Test func benchmarkProbesHaveTheirOwnSwitch() throws {
+    guard case .run(let stamped) = try DaemonOptions.parse(["--log-timestamps"]),
+          case .run(let probed) = try DaemonOptions.parse(["--bench-probes"]) else {
+        Issue.record("expected options")
+        return
+    }
+    #expect(stamped.logTimestamps && !stamped.benchProbes)
+    #expect(probed.benchProbes && !probed.logTimestamps)
 }
 
 @Test func theDefaultsAreTheInstalledPaths() throws {

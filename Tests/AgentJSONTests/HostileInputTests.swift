@@ -54,9 +54,9 @@ import Testing
         }
     }
 
-    @Test func longStringsAndManyKeysTakeLinearTime() throws {
+    /// How long they take is bench/JSONBench's (`json-bench` prints a row for each).
+    @Test func longStringsManyKeysAndDuplicateKeysDecode() throws {
         let long = "\"" + String(repeating: "a\\n", count: 500_000) + "\""
-        let start = ContinuousClock.now
         let text = try JSONLineDecoder().decode(String.self, from: Array(long.utf8))
         #expect(text.utf8.count == 1_000_000)
         var many = "{"
@@ -66,8 +66,6 @@ import Testing
         #expect(object.count == 100_001)
         let duplicate = "{" + String(repeating: "\"k\":1,", count: 200_000) + "\"k\":2}"
         #expect(try JSONLineDecoder().decode([String: Int].self, from: Array(duplicate.utf8)) == ["k": 1])
-        // Quadratic work on these would take minutes.
-        #expect(ContinuousClock.now - start < .seconds(20))
     }
 
     /// A seeded stream of mutated requests: each decodes or throws, never traps.

@@ -112,7 +112,7 @@ import Testing
             for (name, text) in jobs { try sandbox.write("jobs.d/\(name).job", text) }
             agent = try AgentProcess(sandbox: sandbox,
                                      extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot,
-                                                      "--system-bus", bus.address],
+                                                      "--simulated-machine", "--system-bus", bus.address],
                                      wrapper: ["/usr/bin/unshare", "-n", "--"])
         }
 

@@ -33,7 +33,8 @@ import Testing
             try sandbox.write("jobs.d/denied.job", "[Job]\nIdentifier=local.denied\nKind=processing\nInterval=1h\nExec=\(sandbox.pluginPath)\n")
             try sandbox.write("jobs.d/bad.job", "[Job]\nIdentifier=local.bad\nKind=sometimes\nExec=\(sandbox.pluginPath)\n")
             agent = try AgentProcess(sandbox: sandbox,
-                                     extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot])
+                                     extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot,
+                                                      "--simulated-machine"])
         }
 
         /// Two successes, a failure, two live runs.
@@ -189,7 +190,8 @@ import Testing
         let before = PromSamples(try fleet.metricsText())
         fleet.agent.stop()
         let again = try AgentProcess(sandbox: fleet.sandbox,
-                                     extraArguments: ["--sysfs-root", fleet.sysfs.sysfsRoot, "--proc-root", fleet.proc.procRoot])
+                                     extraArguments: ["--sysfs-root", fleet.sysfs.sysfsRoot, "--proc-root", fleet.proc.procRoot,
+                                                      "--simulated-machine"])
         let result = try again.ctl("metrics")
         #expect(result.status == 0)
         let after = PromSamples(result.stdout)

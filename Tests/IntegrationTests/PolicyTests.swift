@@ -27,7 +27,7 @@ import Testing
             for (name, text) in jobs { try sandbox.write("jobs.d/\(name).job", text) }
             agent = try AgentProcess(sandbox: sandbox,
                                      extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot,
-                                                      "--log-timestamps"],
+                                                      "--simulated-machine", "--log-timestamps", "--bench-probes"],
                                      wrapper: ["/usr/bin/unshare", "-n", "--"])
             injector = try UeventInjector(networkNamespaceOf: agent.process.processIdentifier)
         }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // `swift run -c release json-bench [jobs] [rounds]`: encodes (and decodes) a `status` answer with
 // `jobs` jobs at work or waiting, with FoundationEssentials' JSONEncoder and with AgentJSON, and
-// prints the median and best time of each. Not a test: timings depend on the machine.
+// prints the median and best time of each; then AgentJSON on hostile lines (a 1 MB string of
+// escapes, 100,001 keys, 200,001 duplicate keys), which must take linear time: quadratic work on
+// them takes minutes. Not a test: timings depend on the machine.
 import AgentJSON
 import AgentProtocol
 import Foundation
@@ -64,8 +66,18 @@ let rows: [(String, (median: Double, best: Double, size: Int))] = [
     ("decode JSONDecoder", try time { try JSONDecoder().decode(ControlResponse.self, from: Data(line)).status?.jobCount ?? 0 }),
     ("decode AgentJSON", try time { try JSONLineDecoder().decode(ControlResponse.self, from: line).status?.jobCount ?? 0 }),
 ]
+let long = Array(("\"" + String(repeating: "a\\n", count: 500_000) + "\"").utf8)
+var manyText = "{"
+for index in 0..<100_000 { manyText += "\"k\(index)\":\(index)," }
+let many = Array((manyText + "\"k\":0}").utf8)
+let duplicate = Array(("{" + String(repeating: "\"k\":1,", count: 200_000) + "\"k\":2}").utf8)
+let hostile: [(String, (median: Double, best: Double, size: Int))] = [
+    ("1 MB of escapes", try time { try JSONLineDecoder().decode(String.self, from: long).utf8.count }),
+    ("100,001 keys", try time { try JSONLineDecoder().decode([String: Int].self, from: many).count }),
+    ("200,001 same keys", try time { try JSONLineDecoder().decode([String: Int].self, from: duplicate).count }),
+]
 print("status with \(jobCount) jobs, \(line.count) bytes, \(rounds) rounds")
-for (name, result) in rows {
+for (name, result) in rows + hostile {
     print(name.padding(toLength: 20, withPad: " ", startingAt: 0)
           + " median \(String(format: "%7.2f", result.median)) ms   best \(String(format: "%7.2f", result.best)) ms")
 }

@@ -46,7 +46,7 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .thermal: .thermal
         case .network, .unmeteredNetwork: .network
         case .memoryPressure, .idle: .pressure
-        case .resource: .power
+        case .resource: .resource
         }
     }
 

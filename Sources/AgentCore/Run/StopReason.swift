@@ -13,6 +13,9 @@ public enum ExpiryReason: String, Sendable, Codable, CaseIterable {
     /// The run reached its `TasksMax=` or `MemoryMax=` (the kernel refused a fork at pids.max,
     /// or the OOM killer struck inside it); the limit is named beside, in ``RunLimitHit``.
     case limit
+    /// A `Resources=` resource the run needs went away (DESIGN §7). The running-work policy does
+    /// not stop runs for it yet: it is the reason a hold on a resource maps to.
+    case resource
 }
 
 /// How a run ended, kept in history for every run (DESIGN §7).

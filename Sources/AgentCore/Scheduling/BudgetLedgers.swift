@@ -9,7 +9,7 @@
 /// than before the upgrade; the next midnight refills all of them).
 ///
 /// With no manifest known (`shared`, as in scheduler tests), every job is in the one account
-/// `BudgetAccounts.fallback`, whose ledger is `template` itself: the agent-wide ledger as before.
+/// `BudgetAccounts.fallback`, whose ledger is `template` itself: one agent-wide ledger.
 struct BudgetLedgers: Sendable, Hashable {
     var ledgers: [String: DailyBudget] = [:]
     var template = DailyBudget()

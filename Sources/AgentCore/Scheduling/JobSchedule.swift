@@ -48,7 +48,7 @@ struct JobSchedule: Sendable {
     /// A "became due" entry was written for the current due cycle.
     var announced = false
     /// `request`, `catchUp` and `skippedSlotsUntil`, out of line: most jobs have none of them
-    /// most of the time, and then they cost a job 8 bytes instead of 112 (issue 17).
+    /// most of the time, and then they cost a job 8 bytes instead of 112.
     private var waiting = OutOfLineWaitState.none
 
     init(definition: JobDefinition, firstSeen: SchedulerTime, restricted: Bool) {

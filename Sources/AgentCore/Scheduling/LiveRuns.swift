@@ -17,11 +17,11 @@ struct CountedRun: Sendable, Hashable {
 
 /// Live runs, for `MaxConcurrent=` (all kinds) and "one run at a time" per refresh/processing
 /// identifier. A launch counts at once, before the shell reports it started, so a second event
-/// in between cannot launch past the limits.
+/// in between cannot launch past the limits; the shell reports it under the run id the launch
+/// carried, so no start is matched to a launch by guesswork.
 struct LiveRuns: Sendable {
-    /// Launched, not yet reported started, per job, oldest first. Keyed by job so the shell
-    /// may report a submission's run under its dynamic identifier or under its job's.
-    private var unstarted: [Identifier: [CountedRun]] = [:]
+    /// Launched, not yet reported started, by the run id the scheduler gave the launch.
+    private var unstarted: [RunID: CountedRun] = [:]
     private var started: [RunID: CountedRun] = [:]
     private var perJob: [Identifier: Int] = [:]
     private(set) var total = 0
@@ -31,7 +31,7 @@ struct LiveRuns: Sendable {
     /// Live runs of `job` launched one at a time (for the invariants: O(runs)).
     func oneAtATimeCount(job: Identifier) -> Int {
         started.values.filter { $0.job == job && $0.oneAtATime }.count
-            + (unstarted[job] ?? []).filter(\.oneAtATime).count
+            + unstarted.values.filter { $0.job == job && $0.oneAtATime }.count
     }
 
     /// Jobs with a live run.
@@ -45,21 +45,19 @@ struct LiveRuns: Sendable {
     }
     func isRunning(_ job: Identifier) -> Bool { (perJob[job] ?? 0) > 0 }
 
-    /// A launch the scheduler decided.
-    mutating func launched(_ run: CountedRun) {
-        unstarted[run.job, default: []].append(run)
+    /// A launch the scheduler decided, under the run id it gave it.
+    mutating func launched(_ run: CountedRun, as id: RunID) {
+        unstarted[id] = run
         add(run)
     }
 
-    /// The shell started a run. Returns false when it was not one the scheduler launched (it
-    /// is counted from now on).
+    /// The shell started run `runID`. Returns false when it was not one the scheduler launched
+    /// (it is counted from now on).
     mutating func started(_ identifier: Identifier, _ runID: RunID, job: Identifier,
                           reason: RunReason) -> Bool
     {
         if started[runID] != nil { return true }
-        if var waiting = unstarted[job], !waiting.isEmpty {
-            var run = waiting.removeFirst()
-            unstarted[job] = waiting.isEmpty ? nil : waiting
+        if var run = unstarted.removeValue(forKey: runID) {
             run.identifier = identifier
             started[runID] = run
             return true
@@ -71,18 +69,12 @@ struct LiveRuns: Sendable {
     }
 
     /// A run ended; returns what was counted for it, or nil for a run never counted.
-    mutating func ended(_ runID: RunID, job: Identifier) -> CountedRun? {
-        if let run = started.removeValue(forKey: runID) {
-            remove(run)
-            return run
+    mutating func ended(_ runID: RunID) -> CountedRun? {
+        guard let run = started.removeValue(forKey: runID) ?? unstarted.removeValue(forKey: runID) else {
+            return nil
         }
-        if var waiting = unstarted[job], !waiting.isEmpty {
-            let run = waiting.removeFirst()
-            unstarted[job] = waiting.isEmpty ? nil : waiting
-            remove(run)
-            return run
-        }
-        return nil
+        remove(run)
+        return run
     }
 
     private mutating func add(_ run: CountedRun) {

@@ -59,15 +59,10 @@ public struct ScheduleChanges: Sendable, Hashable {
     /// The agent-wide part (pause, budget, queued submissions) with every per-identifier map
     /// empty; written whenever anything changed.
     public var globals: PersistedSchedule
-    /// A person's or a program's request changed (trigger, retry, chain, disable, pause,
-    /// submission): write it at once so even a SIGKILL loses nothing asked for. Otherwise the
-    /// shell may batch the write for a moment.
-    public var isRequest: Bool
 
-    public init(records: [Identifier: IdentifierSchedule], globals: PersistedSchedule, isRequest: Bool) {
+    public init(records: [Identifier: IdentifierSchedule], globals: PersistedSchedule) {
         self.records = records
         self.globals = globals
-        self.isRequest = isRequest
     }
 }
 

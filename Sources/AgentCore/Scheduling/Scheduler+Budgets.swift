@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Per-manifest daily budgets (DESIGN §6, issue 12 item 4): whose budget a job spends, what
+/// Per-manifest daily budgets (DESIGN §6): whose budget a job spends, what
 /// holds it, and the jobs that wait for their manifest's refill.
 extension Scheduler {
     /// The manifests changed: new accounts and limits apply now; a gone manifest's ledger is

@@ -127,9 +127,11 @@ extension Scheduler {
         lastRunStart[id] = now
         if candidate.reason == .triggered { lastTriggerLaunch[id] = now }
         budgets.spend(budgetAccount(job))
-        live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason, oneAtATime: true))
+        let run = newRunID()
+        live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason, oneAtATime: true), as: run)
         note(id, .launched(candidate.reason), now: now)
-        output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason, chainedInput: chainedInput)))
+        output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason, run: run,
+                                          chainedInput: chainedInput)))
         dirty = true
     }
 
@@ -160,9 +162,10 @@ extension Scheduler {
         let jobID = submission.jobIdentifier
         guard let job = jobs[jobID] else { return }
         lastRunStart[jobID] = now
-        live.launched(CountedRun(identifier: submission.identifier, job: jobID, reason: .submitted))
+        let run = newRunID()
+        live.launched(CountedRun(identifier: submission.identifier, job: jobID, reason: .submitted), as: run)
         note(submission.identifier, job: jobID, .launched(.submitted), now: now)
-        output.append(.launch(LaunchOrder(job: job.definition, reason: .submitted, submission: submission)))
+        output.append(.launch(LaunchOrder(job: job.definition, reason: .submitted, run: run, submission: submission)))
         dirty = true
     }
 

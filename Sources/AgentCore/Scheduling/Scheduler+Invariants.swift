@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// The scheduler's structural invariants: what must hold between any two events, whatever
 /// came before. The golden scripts and the seeded random event sequences check them after
-/// every event (issue 11 item 7); a violation is a scheduler bug, never a test's.
+/// every event; a violation is a scheduler bug, never a test's.
 ///
 /// O(n) in the number of jobs and runs: a test's tool, never called on the daemon's path.
 extension Scheduler {

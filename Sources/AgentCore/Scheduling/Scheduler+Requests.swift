@@ -51,6 +51,9 @@ extension Scheduler {
             note(submission.identifier, job: jobID,
                  .submitted(requestID: submission.requestID, position: 0), now: now)
             launchSubmission(submission, now: now)
+            // Accepted means durable: the run's start record is this submission's only trace,
+            // so the event's write is synced before the reply.
+            persistNow = true
             replies.append(.reply(requestID: submission.requestID, .accepted(position: 0)))
             return
         }
@@ -89,9 +92,11 @@ extension Scheduler {
         // Interval and trigger spacing count from it, like any run; pending requests stay.
         lastRunStart[jobID] = now
         dirty = true
-        live.launched(CountedRun(identifier: jobID, job: jobID, reason: reason, oneAtATime: job.isDiscretionary))
+        let run = newRunID()
+        live.launched(CountedRun(identifier: jobID, job: jobID, reason: reason, oneAtATime: job.isDiscretionary),
+                      as: run)
         note(jobID, .launched(reason), now: now)
-        output.append(.launch(LaunchOrder(job: job.definition, reason: reason, requestID: requestID)))
+        output.append(.launch(LaunchOrder(job: job.definition, reason: reason, run: run, requestID: requestID)))
         replies.append(.reply(requestID: requestID, .accepted(position: 0)))
         reschedule(jobID, now: now)
     }

@@ -10,9 +10,10 @@ extension Scheduler {
             output.append(.setCPUWeight(run, lowered: true))
         }
         guard !launchedByUs else { return }
-        // A run the shell started itself (simulate launch, run-if-stale): it is a run of the
-        // identifier like any other — interval and trigger spacing count from it, and it
-        // holds a slot and the identifier until it ends. It does not consume pending requests.
+        // A start under a run id no launch carried: the agent sends none (every launch is
+        // decided here), but such a run is still a run of the identifier — interval and trigger
+        // spacing count from it, and it holds a slot and the identifier until it ends. It does
+        // not consume pending requests.
         if jobs[jobID] != nil {
             lastRunStart[jobID] = now
             dirty = true
@@ -24,7 +25,7 @@ extension Scheduler {
     /// failure (`Retry=`) and a chained run after a success (`OnSuccess=`).
     mutating func runEnded(_ id: Identifier, _ run: RunID, _ stop: StopReason, result: String? = nil,
                            now: SchedulerTime) {
-        let counted = live.ended(run, job: resolveJob(id))
+        let counted = live.ended(run)
         frozen[run] = nil
         expiring.remove(run)
         lowered.remove(run)

@@ -140,6 +140,10 @@ public struct Scheduler: Sendable {
     var output: [SchedulerAction] = []
     var replies: [SchedulerAction] = []
     var dirty = false
+    /// The event's write must be synced before its replies, whatever it changed.
+    var persistNow = false
+    /// The highest run number given out (or found in the store): launches count on from it.
+    private(set) var lastRunNumber: UInt64 = 0
     var newlyReady: [Identifier] = []
     /// Jobs looked at while handling the last event (for tests of the O(log n) design).
     var lastEventWork = 0
@@ -167,6 +171,7 @@ public struct Scheduler: Sendable {
         output = []
         replies = []
         dirty = false
+        persistNow = false
         newlyReady = []
         lastEventWork = 0
         clockNow = now
@@ -214,11 +219,27 @@ public struct Scheduler: Sendable {
 
         dispatch(now: now)
         var actions = output
-        if dirty { actions.append(.persist(.changes(takeChanges()))) }
+        if dirty {
+            let (changes, cadence) = takeChanges()
+            actions.append(.persist(changes, cadence))
+        }
         actions.append(contentsOf: replies)
         output = []
         replies = []
         return actions
+    }
+
+    /// Launches are numbered after `highest`, the highest run number the store holds (or, when
+    /// it cannot be read, a number no run it holds can reach): run ids never repeat across
+    /// restarts. Called before the first event; never lowers the count.
+    public mutating func numberRuns(after highest: UInt64) {
+        lastRunNumber = max(lastRunNumber, highest)
+    }
+
+    /// The id of the next launch.
+    mutating func newRunID() -> RunID {
+        lastRunNumber += 1
+        return RunID(lastRunNumber)
     }
 
     /// When the shell must call `handle(.tick, now:)` next; nil when nothing can become due
@@ -356,7 +377,7 @@ public struct Scheduler: Sendable {
 
     /// Why `id` is not running now: the reason a registered job waits (`notDue` when it has
     /// no interval and nothing pending; `running` while its run is live), or nil when it is
-    /// not registered or could start at once. (Added to the brief's API for `status`/`list`.)
+    /// not registered or could start at once (`status` and `list` show it).
     public func waitReason(for id: Identifier, now: SchedulerTime) -> WaitReason? {
         guard let job = jobs[id] else { return nil }
         if job.isDiscretionary {
@@ -393,8 +414,9 @@ public struct Scheduler: Sendable {
             pendingChained: pendingChained.members, pendingRequests: pendingRequests.values)
     }
 
-    /// The rows this event touched, the agent-wide part, and whether a request changed.
-    mutating func takeChanges() -> ScheduleChanges {
+    /// The rows this event touched and the agent-wide part; written at once when a request
+    /// changed or a reply waits for them.
+    mutating func takeChanges() -> (ScheduleChanges, PersistCadence) {
         let requests = pendingTriggers.takeChanges().union(pendingRetries.takeChanges())
             .union(pendingChained.takeChanges()).union(disabled.takeChanges())
             .union(pendingRequests.takeChanges())
@@ -415,7 +437,7 @@ public struct Scheduler: Sendable {
         let isRequest = !requests.isEmpty || globals.paused != lastGlobals.paused
             || globals.submissions != lastGlobals.submissions
         lastGlobals = globals
-        return ScheduleChanges(records: records, globals: globals, isRequest: isRequest)
+        return (ScheduleChanges(records: records, globals: globals), isRequest || persistNow ? .now : .batched)
     }
 
     /// The conditions the scheduler decides by.
@@ -433,13 +455,14 @@ public struct Scheduler: Sendable {
     /// Why a run is frozen, if it is (`paused: <reason>` in status).
     public func frozenReason(_ run: RunID) -> ConditionHold? { frozen[run]?.hold }
 
-    /// Live runs the scheduler counts (launched and not yet ended). (Added.)
+    /// Live runs the scheduler counts (launched and not yet ended): tests hold it against the
+    /// runs their shell keeps.
     public var liveRunCount: Int { live.total }
 
     /// Whether `pause` is in force.
     public var isPaused: Bool { paused }
 
-    /// Discretionary launches left today, summed over every manifest's budget. (Added.)
+    /// Discretionary launches left today, summed over every manifest's budget, for `status`.
     public func budgetRemaining(now: SchedulerTime) -> Int {
         budgetStandings(now: now).reduce(0) { $0 + max(0, $1.limit - $1.used) }
     }

@@ -3,16 +3,17 @@
 ///
 /// Ordering rules: launches and log lines come in decision order; then at most one
 /// `.persist` (when anything persisted changed); then every `.reply`. So a reply that accepted
-/// a submission follows the write that makes it durable, and a launch precedes the write that
-/// records it (a crash in between re-runs it rather than losing it).
+/// a submission follows a `.persist(_, .now)` that makes it durable, and a launch precedes the
+/// write that records it (a crash in between re-runs it rather than losing it).
 public enum SchedulerAction: Sendable, Equatable {
     /// Start a run of the job the scheduler decided on; the shell reports `.runStarted` (or
     /// `.runEnded` with `spawn-failed`).
     case launch(LaunchOrder)
     /// Answer a `submit` request.
     case reply(requestID: Int64, SubmitOutcome)
-    /// Write this to SQLite (one transaction).
-    case persist(PersistedChange)
+    /// Write what the event changed to SQLite, in one transaction: the touched identifiers'
+    /// rows and the agent-wide part. The cadence says whether the write may wait.
+    case persist(ScheduleChanges, PersistCadence)
     /// Expire a live run (SIGTERM, grace period, SIGKILL) with this reason: a condition it
     /// needed was lost, memory pressure, or a pause past `MaxPause=`.
     case expire(RunID, ExpiryReason)
@@ -56,11 +57,15 @@ public enum SubmitRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What to write to SQLite.
-public enum PersistedChange: Sendable, Equatable {
-    /// What the event changed: the touched identifiers' rows and the agent-wide part; write
-    /// them in one transaction.
-    case changes(ScheduleChanges)
+/// When a `.persist` is written.
+public enum PersistCadence: Sendable, Equatable {
+    /// A request changed (trigger, retry, chain, disable, pause, a submission queued or
+    /// launched at once): write it at once and sync it before any reply to it goes out, so
+    /// nothing acknowledged is lost even to a power cut (DESIGN §10).
+    case now
+    /// Only history changed (run starts and ends, budget): the shell may batch the write for a
+    /// moment; a crash in between loses at most that moment's history.
+    case batched
 }
 
 /// One launch the scheduler decided: every run — scheduled, triggered, submitted, simulated,
@@ -71,6 +76,10 @@ public struct LaunchOrder: Sendable, Hashable {
     public var reason: RunReason
     /// The continued submission it starts, if any (title, arguments, dynamic identifier).
     public var submission: Submission?
+    /// The run's id, allocated here in launch order (numbers continue after the highest the
+    /// store holds: ``Scheduler/numberRuns(after:)``); the shell starts the run under it and
+    /// reports `.runStarted` with it.
+    public var run: RunID
     /// The `.launchNow` request it answers (`simulate launch`, `run-if-stale`): the shell
     /// tells that requester the new run's id.
     public var requestID: Int64?
@@ -78,9 +87,10 @@ public struct LaunchOrder: Sendable, Hashable {
     /// `AGENTD_PREVIOUS_RUN_ID` and `AGENTD_PREVIOUS_RESULT`.
     public var chainedInput: ChainedInput?
 
-    public init(job: JobDefinition, reason: RunReason, submission: Submission? = nil, requestID: Int64? = nil,
-                chainedInput: ChainedInput? = nil) {
+    public init(job: JobDefinition, reason: RunReason, run: RunID, submission: Submission? = nil,
+                requestID: Int64? = nil, chainedInput: ChainedInput? = nil) {
         self.job = job
+        self.run = run
         self.reason = reason
         self.submission = submission
         self.requestID = requestID

@@ -23,7 +23,7 @@ final class ConditionMonitor {
     /// Benchmarks read how many sysfs re-reads each hint cost.
     private let logsRereads: Bool
     let roots: KernelRoots
-    /// A fake `--sysfs-root` means a simulated machine: the real system bus is not consulted.
+    /// `--simulated-machine`: the real system bus describes another machine and is not consulted.
     let simulatedMachine: Bool
     private(set) var lowPowerMode: LowPowerMode
     private let lowPowerSetting: LowPowerSetting
@@ -57,14 +57,14 @@ final class ConditionMonitor {
     enum Hint: Hashable, Sendable { case power, thermal }
 
     init(loop: EventLoop, log: Logger, roots: KernelRoots, stateDirectory: String, settings: AgentSettings,
-         logsRereads: Bool, systemBusAddress: String? = nil) {
+         logsRereads: Bool, simulatedMachine: Bool, systemBusAddress: String? = nil) {
         self.systemBusAddress = systemBusAddress
         self.loop = loop
         self.log = log
         self.roots = roots
         self.settings = settings
         self.logsRereads = logsRereads
-        simulatedMachine = roots.sysfs != "/sys"
+        self.simulatedMachine = simulatedMachine
         lowPowerSetting = LowPowerSetting(stateDirectory: stateDirectory)
         lowPowerMode = lowPowerSetting.load()
     }
@@ -154,7 +154,7 @@ final class ConditionMonitor {
 
     private func startPowerProfiles() {
         guard !simulatedMachine else {
-            setSource("power-profiles", "unavailable", "not consulted with a fake --sysfs-root")
+            setSource("power-profiles", "unavailable", "not consulted on a simulated machine")
             return
         }
         let monitor = PowerProfilesMonitor(loop: loop) { [unowned self] profile in

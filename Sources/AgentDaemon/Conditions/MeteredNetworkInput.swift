@@ -7,7 +7,7 @@ import AgentSystem
 /// through `NetworkMeteredMonitor`, turned into `NetworkMetering` with the source it came from.
 ///
 /// Without NetworkManager — no system bus, nothing owning `org.freedesktop.NetworkManager`, or a
-/// fake `--sysfs-root` without `--system-bus` — every network counts as unmetered (`no`), as
+/// simulated machine (`--simulated-machine`) without `--system-bus` — every network counts as unmetered (`no`), as
 /// DESIGN §6 says, and the reason is the source `status` shows; it is logged once each time
 /// the agent finds itself in that state. Loop-thread only.
 final class MeteredNetworkInput {
@@ -31,7 +31,7 @@ final class MeteredNetworkInput {
         self.log = log
         guard consult else {
             metering = .no
-            sourceText = "not consulted with a fake --sysfs-root"
+            sourceText = "not consulted on a simulated machine"
             source = InputSource(name: "networkmanager", state: "unavailable", detail: sourceText)
             return
         }

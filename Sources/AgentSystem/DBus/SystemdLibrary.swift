@@ -2,7 +2,7 @@
 import CSystemd
 import Glibc
 
-/// libsystemd, for sd-bus only, loaded by the first connection to a bus that is there (issue 17):
+/// libsystemd, for sd-bus only, loaded by the first connection to a bus that is there:
 /// an agent on a machine without a bus never maps it and the libraries it needs (about 1.2 MB).
 enum SystemdLibrary {
     /// Loads it once per process; throws what failed and what to do. The D-Bus inputs that need it

@@ -11,7 +11,7 @@ import Glibc
 /// there is no log (the database is not in WAL mode), the database file itself is synced.
 ///
 /// The thread starts with the first request and sleeps, without a timer, between requests. When
-/// it cannot start, `request` syncs on the caller's thread and reports at once, as before.
+/// it cannot start, `request` syncs on the caller's thread and reports at once: slower, never unsynced.
 public final class FileSyncWorker: Sendable {
     /// A finished sync: every request numbered up to `upTo` is answered by it.
     public struct Outcome: Sendable, Equatable {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Structured journal fields of one log line (issue #16): `journalctl AGENTD_IDENTIFIER=…`,
+/// Structured journal fields of one log line: `journalctl AGENTD_IDENTIFIER=…`,
 /// `journalctl MESSAGE_ID=…`. On stderr (no journal) they are not written: the line says it all.
 public struct LogFields: Sendable, Hashable {
     public var messageID: LogMessageID?

@@ -55,18 +55,17 @@ public final class EventLoop: EventLooping {
     /// epoll user data of the timerfd; watch ids start at 1.
     private static let timerData: UInt64 = 0
     private static let batchSize = 64
-    /// Ready handlers run between two looks at the timers and the urgent watches: a deadline (a
-    /// SIGKILL after the grace period) or a person at `agentctl` waits behind at most this many
-    /// handlers of a burst (a run end that starts the next run takes about a millisecond), not a
+    /// Between two ready handlers the loop looks at the timers and the urgent watches: a deadline
+    /// (a SIGKILL after the grace period) or a person at `agentctl` waits behind at most one
+    /// handler of a burst (a run end that starts the next run takes about a millisecond), not a
     /// whole batch. A look is one clock read, and — at most every ``urgentLookInterval`` — one
-    /// `epoll_wait` of the urgent watches' own epoll instance with no timeout. Between slices only urgent watches not yet served in the
-    /// iteration run, unless registered `everySlice`: a client that pipelines thousands of
-    /// launches gets one turn an iteration as before (served at every slice, it took them from the
-    /// run ends, and with more runs alive every spawn got dearer — launches at 0.42x the raw rate
-    /// instead of 0.54x), while a new connection (the listening socket is `everySlice`: one
-    /// served at an iteration's start must not make the next wait for the iteration's end) or a
-    /// client's first request is answered at the next slice.
-    static let handlersBetweenTimerChecks = 1
+    /// `epoll_wait` of the urgent watches' own epoll instance with no timeout. Between handlers
+    /// only urgent watches not yet served in the iteration run, unless registered `everySlice`: a
+    /// client that pipelines thousands of launches gets one turn an iteration (served at every
+    /// look, it would take the turns of the run ends, and with more runs alive every spawn gets
+    /// dearer), while a new connection (the listening socket is `everySlice`: one served at an
+    /// iteration's start must not make the next wait for the iteration's end) or a client's
+    /// first request is answered at the next look.
     /// The urgent watches are looked at between two handlers only when this long has passed
     /// since the last look (a clock read decides; the look itself is a system call): a burst of
     /// tiny handlers, a plugin's pipe read after read, pays one call per 100 µs, not per handler,
@@ -292,8 +291,7 @@ public final class EventLoop: EventLooping {
     /// One iteration: waits until something is ready (at most `timeout`, if given), reads the clock,
     /// then runs the urgent ready handlers, the due timers (deadlines such as SIGKILL after a grace
     /// period must not wait behind a batch of I/O), the other ready handlers — looking at the
-    /// timers again every ``handlersBetweenTimerChecks`` handlers — and the deferred actions, in
-    /// that order.
+    /// timers again between two of them — and the deferred actions, in that order.
     public func runOnce(timeout: Duration? = nil) {
         precondition(!dispatching, "EventLoop.runOnce/run called from inside a loop callback")
         rearmTimer()
@@ -332,13 +330,13 @@ public final class EventLoop: EventLooping {
                 later.append(index)
             }
         }
-        // Between slices only timers that existed before this iteration fire: one a handler just
-        // scheduled (a pipelining client's next turn, zero delay) waits for the next iteration,
-        // as it always did, so it cannot take the slices from the run ends.
+        // Between handlers only timers that existed before this iteration fire: one a handler
+        // just scheduled (a pipelining client's next turn, zero delay) waits for the next
+        // iteration, so it cannot take the turns of the run ends.
         let existingBefore = nextID
         fireDueTimers()
         for (position, index) in later.enumerated() {
-            if position > 0, position % Self.handlersBetweenTimerChecks == 0 {
+            if position > 0 {
                 var instant = MonotonicInstant.now()
                 if Int64(instant.nanoseconds) - lastUrgentLook >= Self.urgentLookNanoseconds {
                     lastUrgentLook = Int64(instant.nanoseconds)

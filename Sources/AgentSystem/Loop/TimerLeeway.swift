@@ -11,7 +11,7 @@ public struct TimerLeeway: Hashable, Sendable, Comparable {
         self.duration = max(duration, .zero)
     }
 
-    /// Fires at its deadline, as before leeways existed.
+    /// Fires at its deadline: for deadlines a person or a plugin waits on (SIGKILL after the grace).
     public static let none = TimerLeeway(.zero)
     /// For throttles and batched writes (sd-event's default accuracy).
     public static let quarterSecond = TimerLeeway(.milliseconds(250))

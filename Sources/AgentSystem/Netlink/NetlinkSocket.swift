@@ -106,7 +106,7 @@ public final class NetlinkSocket {
     public let receiveBufferSize: Int
     private(set) var fd: Int32
     /// Left uninitialized: only what recvmsg writes is read back, so an idle socket's 64 KB never
-    /// become resident (zero-filling them made three sockets cost 192 KB at idle; issue 17).
+    /// become resident (zero-filling them made three sockets cost 192 KB at idle).
     private let buffer: UnsafeMutableRawBufferPointer
 
     /// Creates, sizes and binds a socket.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// sd-bus, loaded on first use: agentd does not link libsystemd (issue 17: with its libraries it
+// sd-bus, loaded on first use: agentd does not link libsystemd (with its libraries it
 // is about 1.2 MB resident, and an agent without a bus never needs it). `csystemd_load` opens
 // libsystemd.so.0 once and resolves every function below; each `csd_*` is the sd-bus function of
 // the same name after the prefix, with its prototype. Only sd-bus.h's types and prototypes are

@@ -89,9 +89,9 @@ struct ScriptFormat {
             }
             return text
         case .reply(let request, let outcome): return "reply \(request): \(self.outcome(outcome))"
-        case .persist(.changes(let changes)):
+        case .persist(let changes, let cadence):
             var text = "persist"
-            if changes.isRequest { text += " request" }
+            if cadence == .now { text += " now" }
             let rows = changes.records.keys.sorted().map(\.rawValue)
             if !rows.isEmpty { text += " rows=" + rows.joined(separator: ",") }
             return text

@@ -44,7 +44,9 @@ struct ScriptShell {
     /// What the `.persist` actions wrote: the database a restart reads.
     var database: PersistedSchedule?
     var eventsSent = 0
-    var nextRun: UInt64 = 1
+    /// The highest run id the scheduler gave out: a restarted one numbers after it, as the
+    /// daemon's does after the highest run the store holds.
+    var highestRun: UInt64 = 0
     var nextRequest: Int64 = 1
     /// Printed output of the current command.
     var output: [String] = []
@@ -126,8 +128,8 @@ struct ScriptShell {
             switch action {
             case .launch(let order):
                 let (job, reason, submission) = (order.job.identifier, order.reason, order.submission)
-                let run = RunID(nextRun)
-                nextRun += 1
+                let run = order.run
+                highestRun = max(highestRun, run.number)
                 launched = run
                 checkLaunch(job, reason, submission, outsidePolicy: order.requestID != nil, context: context)
                 let plan = plans[job] ?? defaultPlan
@@ -139,7 +141,7 @@ struct ScriptShell {
                 if launchesOnly, printing {
                     output.append("\(format.time(now)) \(format.action(action, launchedAs: run))")
                 }
-            case .persist(.changes(let changes)):
+            case .persist(let changes, _):
                 database = (database ?? .empty).applying(changes)
             case .expire(let run, let reason):
                 if runs[run] == nil || runs[run]?.expiring == true {
@@ -261,6 +263,7 @@ struct ScriptShell {
         pendingEnds = []
         now = now + downtime
         scheduler = Scheduler(settings: settings, calendar: calendar, seed: seed)
+        scheduler.numberRuns(after: highestRun)
         if let database { send(.restored(database)) }
         send(.settingsChanged(settings))
         send(.budgetsChanged(BudgetAccounts(manifests)))
@@ -365,20 +368,26 @@ struct ScriptShell {
         settle()
     }
 
-    /// Launches and logs, then at most one persist, then the replies; a submit gets exactly one reply.
+    /// Launches and logs, then at most one persist, then the replies; a submit gets exactly one
+    /// reply, and an accepted one only after a persist written at once (accepted means durable).
     private mutating func checkOrdering(_ actions: [SchedulerAction], of event: SchedulerEvent, context: () -> String) {
         var phase = 0
         var persists = 0
+        var persistedNow = false
         var replies: [Int64] = []
         for action in actions {
             switch action {
-            case .persist:
+            case .persist(_, let cadence):
                 persists += 1
+                persistedNow = cadence == .now
                 if phase > 1 { violations.append("\(context()): a persist after a reply") }
                 phase = max(phase, 1)
-            case .reply(let request, _):
+            case .reply(let request, let outcome):
                 replies.append(request)
                 phase = 2
+                if case .submit = event, case .accepted = outcome, !persistedNow {
+                    violations.append("\(context()): submission \(request) accepted before a write made it durable")
+                }
             default:
                 if phase > 0 { violations.append("\(context()): \(format.action(action, launchedAs: nil)) after the persist or a reply") }
             }

@@ -95,6 +95,7 @@ import Testing
         let gpuJob = needy("com.example.render", .continued, resources: ["gpu"])
         #expect(hold(gpuJob, noGPU) == .resource("gpu"))
         #expect(hold(gpuJob, noGPU)?.refusesSubmissions == true)
+        #expect(hold(gpuJob, noGPU)?.expiryReason == .resource)
         #expect(hold(gpuJob, Conditions()) == nil)
     }
 

@@ -66,6 +66,8 @@ private let everyCase: [(StopReason, String)] = [
     (.expired(.battery), "expired(battery)"),
     (.expired(.pressure), "expired(pressure)"),
     (.expired(.simulated), "expired(simulated)"),
+    (.expired(.limit), "expired(limit)"),
+    (.expired(.resource), "expired(resource)"),
     (.cancelled, "cancelled"),
     (.crashed(signal: 11), "crashed(signal 11)"),
     (.crashed(signal: 9), "crashed(signal 9)"),
@@ -98,7 +100,7 @@ func stopReasonCodesAsItsText(_ reason: StopReason, _ text: String) throws {
     for reason in ExpiryReason.allCases {
         #expect(StopReason(parsing: StopReason.expired(reason).description) == .expired(reason))
     }
-    #expect(ExpiryReason.allCases.count == 9)
+    #expect(ExpiryReason.allCases.count == 10)
 }
 
 @Test(arguments: [

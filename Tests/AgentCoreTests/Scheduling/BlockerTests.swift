@@ -120,12 +120,12 @@ import Testing
         _ = scheduler.handle(.jobsChanged([job("com.example.a"), job("com.example.b")]), now: morning)
         _ = scheduler.handle(.tick, now: morning)
         let first = scheduler.handle(.trigger(id("com.example.a")), now: morning)
-        #expect(first.contains(.launch(LaunchOrder(job: job("com.example.a"), reason: .triggered))))
+        #expect(first.contains(.launch(LaunchOrder(job: job("com.example.a"), reason: .triggered, run: RunID(1)))))
         let blocked = scheduler.handle(.trigger(id("com.example.b")), now: morning)
         #expect(!blocked.contains { if case .launch = $0 { true } else { false } })
         // The shell could not start a: it reports the end without a start.
         let after = scheduler.handle(.runEnded(id("com.example.a"), RunID(1), .spawnFailed("no such file")),
                                      now: morning + .seconds(1))
-        #expect(after.contains(.launch(LaunchOrder(job: job("com.example.b"), reason: .triggered))))
+        #expect(after.contains(.launch(LaunchOrder(job: job("com.example.b"), reason: .triggered, run: RunID(2)))))
     }
 }

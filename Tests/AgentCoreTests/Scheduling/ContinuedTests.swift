@@ -51,7 +51,7 @@ import Testing
             #expect((persists.first ?? 0) < (replies.first ?? 0))
         }
         #expect(first.first == .launch(LaunchOrder(job: job("com.example.export", .continued), reason: .submitted,
-                                       submission: submission("com.example.export", request: 1))))
+                                       run: RunID(1), submission: submission("com.example.export", request: 1))))
         #expect(second.last == .reply(requestID: 2, .accepted(position: 1)))
     }
 

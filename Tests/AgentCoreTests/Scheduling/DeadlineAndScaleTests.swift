@@ -22,7 +22,8 @@ import Testing
         #expect(!actions.contains { if case .launch = $0 { true } else { false } })
         #expect(scheduler.nextDeadline == morning)
         let tick = scheduler.handle(.tick, now: morning)
-        #expect(tick.first == .launch(LaunchOrder(job: job("com.example.feed", interval: hours(1)), reason: .scheduled)))
+        #expect(tick.first == .launch(LaunchOrder(job: job("com.example.feed", interval: hours(1)), reason: .scheduled,
+                                            run: RunID(1))))
     }
 
     @Test func removedJobsDisappearWithTheirPendingWork() {
@@ -76,7 +77,6 @@ import Testing
         _ = scheduler.handle(.tick, now: morning)
         #expect(scheduler.liveRunCount == 0)
 
-        var run: UInt64 = 0
         var worst = 0
         var launched = 0
         for _ in 0..<500 {
@@ -87,9 +87,8 @@ import Testing
                 guard case .launch(let order) = action else { continue }
                 let job = order.job.identifier
                 launched += 1
-                run += 1
-                _ = scheduler.handle(.runStarted(job, RunID(run), reason: .scheduled), now: deadline)
-                _ = scheduler.handle(.runEnded(job, RunID(run), .success), now: deadline + .seconds(1))
+                _ = scheduler.handle(.runStarted(job, order.run, reason: .scheduled), now: deadline)
+                _ = scheduler.handle(.runEnded(job, order.run, .success), now: deadline + .seconds(1))
                 worst = max(worst, scheduler.lastEventWork)
             }
         }

@@ -14,7 +14,7 @@ import Testing
         _ = scheduler.handle(.runEnded(feed.identifier, RunID(1), .success), now: morning + .seconds(5))
         let actions = scheduler.handle(.launchNow(feed.identifier, reason: .simulated, requestID: 7),
                                        now: morning + .seconds(60))
-        #expect(actions.contains(.launch(LaunchOrder(job: feed, reason: .simulated, requestID: 7))))
+        #expect(actions.contains(.launch(LaunchOrder(job: feed, reason: .simulated, run: RunID(2), requestID: 7))))
         #expect(actions.last == .reply(requestID: 7, .accepted(position: 0)))
     }
 

@@ -105,12 +105,11 @@ import Testing
         sim.advance(by: minutes(1))
         let actions = sim.send(.trigger(id("com.example.j5")))
         let changes = actions.compactMap { action -> ScheduleChanges? in
-            if case .persist(.changes(let c)) = action { return c }
+            if case .persist(let c, let cadence) = action { return cadence == .now ? c : nil }
             return nil
         }
         #expect(changes.count == 1)
         #expect(Set(changes.first?.records.keys ?? [:].keys) == [id("com.example.j5")])
-        #expect(changes.first?.isRequest == true)
         #expect(sim.persisted == sim.scheduler.snapshot)
     }
 
@@ -128,7 +127,7 @@ import Testing
         var schedule = PersistedSchedule()
         schedule.pendingTriggers = [id("com.example.a")]
         let cleared = schedule.applying(ScheduleChanges(
-            records: [id("com.example.a"): IdentifierSchedule()], globals: .empty, isRequest: true))
+            records: [id("com.example.a"): IdentifierSchedule()], globals: .empty))
         #expect(cleared.recordedIdentifiers.isEmpty)
         #expect(IdentifierSchedule().isEmpty)
     }

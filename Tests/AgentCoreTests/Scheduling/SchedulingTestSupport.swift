@@ -74,7 +74,6 @@ struct Simulation {
     /// Expired runs end at once (as if the plugin exited on SIGTERM) unless this is false.
     var expiredRunsEndAtOnce = true
 
-    private var nextRun: UInt64 = 1
     private var runCounts: [Identifier: Int] = [:]
     /// Runs live in the simulated shell: run → (identifier as reported, end time if timed).
     private(set) var liveRuns: [RunID: (identifier: Identifier, endsAt: SchedulerTime?)] = [:]
@@ -117,8 +116,7 @@ struct Simulation {
                 let job = order.job.identifier
                 let reason = order.reason
                 let submission = order.submission
-                let run = RunID(nextRun)
-                nextRun += 1
+                let run = order.run
                 launches.append(Launch(time: now, job: job, reason: reason, submission: submission, run: run,
                                        chainedInput: order.chainedInput))
                 let reported = submission?.identifier ?? job
@@ -127,7 +125,7 @@ struct Simulation {
                 started.append((reported, run, reason))
             case .reply(let request, let outcome):
                 replies[request] = outcome
-            case .persist(.changes(let changes)):
+            case .persist(let changes, _):
                 // What the database holds: every change applied to what it held before.
                 persisted = (persisted ?? .empty).applying(changes)
             case .log(let line):

@@ -62,24 +62,19 @@ final class DaemonHarness {
                                          stateWriter: writer, events: events, runs: runs,
                                          time: LocalTimeFollower(loop: loop, kernelLoop: nil, log: Logger()),
                                          seed: 42, offsetRule: nil, machineID: "", logsDecisionTimes: false)
-            // As Agent.wire: events first, then the scheduler.
-            let events = events, scheduling = scheduling
-            runs.onRunStarted = { job, run, reason in
-                events.runStarted(job: job, run: run, reason: reason)
-                scheduling.handle(.runStarted(job, run, reason: reason))
-            }
-            runs.onRunEnded = { [unowned harness] end in
+            // The agent's own wiring of runs (Agent.wire), with each result written down.
+            runs.report(to: events, scheduling: scheduling, ended: { [unowned harness] end in
                 harness.ended[end.run, default: 0] += 1
                 trace.emit("result \(end.run): \(end.stop)")
-                events.runEnded(job: end.job, run: end.run, stop: end.stop)
-                scheduling.handle(.runEnded(end.job, end.run, end.stop, result: end.result))
-            }
-            runs.onRunProgress = { run, fraction in scheduling.handle(.runProgress(run, fraction)) }
-            runs.onRunDirective = { run, directive in events.runDirective(run, directive) }
+            })
         }
 
         func start() {
-            if state.open() { runs.recoverUnfinishedRuns() } else { runs.numberRunsFromClock() }
+            if state.open() {
+                if let highest = runs.recoverUnfinishedRuns() { scheduling.numberRuns(after: highest) }
+            } else {
+                scheduling.numberRunsFromClock()
+            }
             scheduling.start()
         }
     }
@@ -207,7 +202,8 @@ final class DaemonHarness {
         if commits > 0, daemon.syncs.synced < commits {
             violations.append("an answer went out before its sync: \(name) \(text) (commit \(commits), synced \(daemon.syncs.synced))")
         }
-        trace.emit("answer \(name): \(text)")
+        // The state directory is a fresh temporary one: STATE, as the virtual space check says.
+        trace.emit("answer \(name): " + text.replacingOccurrences(of: directory, with: "STATE"))
         guard let client = clients[name] else { return }
         client.busy = false
         if !client.waiting.isEmpty {
@@ -233,6 +229,9 @@ final class DaemonHarness {
             case .refused(let why): .failure(.unavailable, "\(why)")
             }
             let commits = writer.requestCommits
+            if case .accepted = outcome, commits == before {
+                self.violations.append("submission of \(id) accepted with no synced write of it (accepted means durable)")
+            }
             writer.acknowledge(response, commitsBefore: before) { self.answer(client, self.text(of: $0), commits: commits) }
         }, unwritable: { [unowned self] why in self.answer(client, "refused: \(why)") })
     }

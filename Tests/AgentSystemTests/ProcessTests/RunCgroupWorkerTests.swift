@@ -10,8 +10,6 @@ import AgentTestSupport
 /// groups of a hybrid host) while runs launch, a run's cgroup made ahead is the run's, and
 /// what was made ahead goes again once launches stop.
 @Suite(.serialized) struct RunCgroupWorkerTests {
-    private static func makeParent(_ label: String) -> String? { TestRunsParent.make(label) }
-
     private static func name(_ number: UInt64) -> String { "run-\(RunID(number))" }
 
     private func worker(_ parent: String, ahead: Int = 4, idleAfter: Duration = .seconds(30)) -> RunCgroupWorker {
@@ -19,8 +17,9 @@ import AgentTestSupport
                         ahead: ahead, idleAfter: idleAfter)
     }
 
-    @Test func aLaunchHasTheNextRunsCgroupsMadeOffTheLoop() throws {
-        guard let parent = Self.makeParent("ahead") else { return }
+    @Test(.enabled(if: TestRunsParent.available, TestRunsParent.reason))
+    func aLaunchHasTheNextRunsCgroupsMadeOffTheLoop() throws {
+        let parent = try TestRunsParent.make("ahead")
         defer { rmdir(parent) }
         let watch = try #require(InotifyWaiter.entriesComingAndGoing(parent))
         let worker = worker(parent)
@@ -50,8 +49,9 @@ import AgentTestSupport
                 "\(runDirectories(parent))")
     }
 
-    @Test func whatWasMadeAheadGoesOnceLaunchesStopAndAtTheStop() throws {
-        guard let parent = Self.makeParent("idle") else { return }
+    @Test(.enabled(if: TestRunsParent.available, TestRunsParent.reason))
+    func whatWasMadeAheadGoesOnceLaunchesStopAndAtTheStop() throws {
+        let parent = try TestRunsParent.make("idle")
         defer { rmdir(parent) }
         let watch = try #require(InotifyWaiter.entriesComingAndGoing(parent))
         let worker = worker(parent, ahead: 3, idleAfter: .milliseconds(300))
@@ -65,8 +65,9 @@ import AgentTestSupport
         #expect(rmdir(parent) == 0)
     }
 
-    @Test func aCgroupTheLoopMadeItselfIsNotTheWorkersToRemove() throws {
-        guard let parent = Self.makeParent("taken") else { return }
+    @Test(.enabled(if: TestRunsParent.available, TestRunsParent.reason))
+    func aCgroupTheLoopMadeItselfIsNotTheWorkersToRemove() throws {
+        let parent = try TestRunsParent.make("taken")
         defer { rmdir(parent) }
         let watch = try #require(InotifyWaiter.entriesComingAndGoing(parent))
         // The loop launches run 3 while the worker has not made it (the first launch): its own.
