@@ -15,7 +15,8 @@ public enum AgentControl {
                       StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,
                       RunCommands.cancel, SchedulingCommands.enable, SchedulingCommands.disable,
                       SchedulingCommands.pause, SchedulingCommands.resume, MachineCommands.resources,
-                      MachineCommands.lowpower, MetricsCommand.spec, RunCommands.simulate, CheckCommand.spec, ConvertCommand.spec, helpSpec])
+                      MachineCommands.lowpower, MetricsCommand.spec, RunCommands.simulate, CheckCommand.spec, ConvertCommand.spec,
+                      CalendarCommand.spec, helpSpec])
 
     /// Listed in the help like any command; the parser answers it (`agentctl help submit`).
     static let helpSpec = CommandSpec(

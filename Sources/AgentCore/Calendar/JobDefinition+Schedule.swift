@@ -2,10 +2,11 @@
 /// `Schedule=`, `Window=`, `RandomizedDelay=`, `CatchUp=` (DESIGN §3), for `.job` files and
 /// drop-in headers alike.
 extension JobDefinition {
-    static func readCalendarSettings(_ reader: inout KeyReader, into definition: inout JobDefinition) {
+    static func readCalendarSettings(_ reader: inout KeyReader, into definition: inout JobDefinition,
+                                     zones: ZoneLookup) {
         let continued = definition.kind == .continued
         if let assignment = reader.scalar("Schedule") {
-            switch CalendarEventParser.parse(assignment.value) {
+            switch CalendarEventParser.parse(assignment.value, zones: zones) {
             case .failure(let error):
                 reader.error(assignment.line, "Schedule: \(error.message)")
             case .success where continued:

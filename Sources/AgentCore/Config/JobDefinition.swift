@@ -429,7 +429,7 @@ public struct JobDefinition: Hashable, Sendable {
         definition.environment = environment
         definition.limits = RunLimits.read(&reader)
         definition.priority = RunPriority.read(&reader)
-        readCalendarSettings(&reader, into: &definition)
+        readCalendarSettings(&reader, into: &definition, zones: context.zones)
     }
 
     /// Diagnostics in line order (whole-file ones first), keeping discovery order within a line.
