@@ -15,7 +15,18 @@ public enum AgentControl {
                       StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,
                       RunCommands.cancel, RequestCommands.request, RequestCommands.cancelRequest, SchedulingCommands.enable, SchedulingCommands.disable,
                       SchedulingCommands.pause, SchedulingCommands.resume, MachineCommands.resources,
-                      MachineCommands.lowpower, MetricsCommand.spec, RunCommands.simulate, CheckCommand.spec, ConvertCommand.spec, helpSpec])
+                      MachineCommands.lowpower, MetricsCommand.spec, RunCommands.simulate, CheckCommand.spec, ConvertCommand.spec,
+                      CalendarCommand.spec, versionSpec, helpSpec])
+
+    /// `agentctl version`, as `systemctl --version` has `systemd-analyze --version`: the habit of
+    /// typing it as a word.
+    static let versionSpec = CommandSpec(
+        name: "version", abstract: "Print agentctl's version (the same as --version).",
+        examples: ["agentctl version"],
+        run: { _, context in
+            context.out("agentctl \(AgentVersion.string)")
+            return 0
+        })
 
     /// Listed in the help like any command; the parser answers it (`agentctl help submit`).
     static let helpSpec = CommandSpec(

@@ -114,7 +114,8 @@ struct ControlHandler {
                                    Self.reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
                                } ?? ""),
                                earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
-                               title: work.submission?.title, request: work.request.map(Self.options))
+                               title: work.submission?.title, request: work.request.map(Self.options),
+                               reason: work.waitingFor.code, until: work.waitingFor.time?.seconds)
             }
     }
 
@@ -431,6 +432,7 @@ struct ControlHandler {
         catalogue.registry.allJobs.map { job in
             let state: String
             var waiting: String?
+            var waitingReason: WaitReason?
             switch job.state {
             case .registered:
                 state = "registered"
@@ -438,7 +440,9 @@ struct ControlHandler {
                 if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
                     switch reason {
                     case .notDue: break
-                    default: waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds, now: driver.now.seconds) } ?? "")
+                    default:
+                        waitingReason = reason
+                        waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds, now: driver.now.seconds) } ?? "")
                     }
                 }
             case .notPermitted(let reason): state = reason
@@ -447,7 +451,8 @@ struct ControlHandler {
             return JobSummary(
                 identifier: job.definition.identifier.rawValue, kind: job.definition.kind.rawValue,
                 source: job.sourcePath, state: state, exec: job.definition.exec,
-                intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting)
+                intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting,
+                waitingReason: waitingReason?.code, waitingUntil: waitingReason?.time?.seconds)
         }
     }
 }

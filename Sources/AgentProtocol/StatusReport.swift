@@ -256,10 +256,17 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     /// A pending `request` (`agentctl request`): its own earliest begin and requirements.
     /// Absent when the job waits for nothing anyone requested.
     public var request: RunRequestOptions?
+    /// Why it waits as a code (`interval`, `schedule`, `trigger-spacing`, `budget`, `condition`…)
+    /// and the instant that reason names, if any (nil from older agents).
+    public var reason: String?
+    @OptionalInstant<EpochFractionalSeconds> public var until: Double?
 
     public init(identifier: String, kind: String, waitingFor: String, earliestBegin: Double? = nil,
-                title: String? = nil, request: RunRequestOptions? = nil) {
+                title: String? = nil, request: RunRequestOptions? = nil, reason: String? = nil,
+                until: Double? = nil) {
         self.request = request
+        self.reason = reason
+        self.until = until
         self.identifier = identifier
         self.kind = kind
         self.waitingFor = waitingFor
@@ -281,9 +288,16 @@ public struct JobSummary: Codable, Sendable, Hashable {
     /// What it waits for now (`interval (earliest 14:05)`, `budget (refills 00:00)`, `running`…);
     /// nil when it is not due.
     public var waiting: String?
+    /// `waiting` as a code and the instant it names (the next slot, the interval's end…), as in
+    /// `pending --json` (nil from older agents, and when it is not due).
+    public var waitingReason: String?
+    @OptionalInstant<EpochFractionalSeconds> public var waitingUntil: Double?
 
     public init(identifier: String, kind: String, source: String, state: String, exec: [String],
-                intervalSeconds: Int64?, waiting: String? = nil) {
+                intervalSeconds: Int64?, waiting: String? = nil, waitingReason: String? = nil,
+                waitingUntil: Double? = nil) {
+        self.waitingReason = waitingReason
+        self.waitingUntil = waitingUntil
         self.waiting = waiting
         self.identifier = identifier
         self.kind = kind

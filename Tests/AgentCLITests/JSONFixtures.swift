@@ -12,7 +12,7 @@ enum JSONFixture {
 
     static let pending = [
         PendingSummary(identifier: "local.refresh-feeds", kind: "refresh", waitingFor: "interval (earliest 14:05)",
-                       earliestBegin: Double(now) + 2100.25),
+                       earliestBegin: Double(now) + 2100.25, reason: "interval", until: Double(now) + 2100.25),
         PendingSummary(identifier: "local.photos.export.holidays", kind: "continued", waitingFor: "max concurrent",
                        title: "Exporting Holidays"),
         PendingSummary(identifier: "local.photos.sync", kind: "processing", waitingFor: "external power",

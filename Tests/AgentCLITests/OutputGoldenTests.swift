@@ -242,7 +242,15 @@ import Testing
     @Test func list() throws {
         var jobs = Fixture.jobs
         jobs[0].waiting = "interval (earliest 14:05)"
+        jobs[0].waitingReason = "interval"
+        jobs[0].waitingUntil = Double(Fixture.now) + 2100
         GoldenFile.expect(try MessageCoding.encodePretty(jobs), matches: "json/list.json")
+    }
+
+    @Test func calendar() throws {
+        let report = CalendarReport(originalForm: "Wed, 17:48", normalizedForm: "Wed *-*-* 17:48:00",
+                                    nextElapses: [Instant(wrappedValue: Fixture.nowMs + 3_600_000)])
+        GoldenFile.expect(try MessageCoding.encodePretty([report]), matches: "json/calendar.json")
     }
 
     @Test func history() throws {

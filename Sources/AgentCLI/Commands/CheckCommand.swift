@@ -34,6 +34,15 @@ enum CheckCommand {
             guard info.st_mode & S_IFMT == S_IFDIR else {
                 throw CommandFailure(exitStatus: 1, message: "\(directory) is not a directory (\(Self.advice(for: directory)))")
             }
+            // A directory with neither subdirectory is not a config directory (`check /etc`):
+            // "0 manifests, 0 jobs, 0 errors" would read as a pass.
+            let hasConfig = ["manifests.d", "jobs.d"].contains { name in
+                var sub = stat()
+                return stat(directory + "/" + name, &sub) == 0 && sub.st_mode & S_IFMT == S_IFDIR
+            }
+            guard hasConfig else {
+                throw CommandFailure(exitStatus: 1, message: "\(directory) has neither manifests.d/ nor jobs.d/, so it is not an agentd config directory (\(Self.advice(for: directory)))")
+            }
             let user = SystemFactsProbe.currentUser()
             // Quoting every file is safe here: only what this user could read was read.
             var loader = ConfigLoader(configDirectory: directory, agentUID: user.uid,

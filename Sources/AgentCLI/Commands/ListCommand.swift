@@ -5,13 +5,18 @@ import AgentProtocol
 enum ListCommand {
     static let spec = CommandSpec(
         name: "list", abstract: "List jobs: identifier, kind, interval, the file they came from and their state.",
-        examples: ["agentctl list", "agentctl list --json"],
-        options: [jsonOption],
+        discussion: "--timers shows what systemctl list-timers shows: NEXT, LEFT, LAST, PASSED, RESULT and the job, sorted by NEXT.",
+        examples: ["agentctl list", "agentctl list --timers", "agentctl list --json"],
+        options: [OptionSpec(long: "timers", help: "When each job runs next and last ran, like systemctl list-timers."),
+                  jsonOption],
         run: { parsed, context in
             let response = try context.request(ControlRequest(command: .list))
             let jobs = response.jobs ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(jobs))
+            } else if parsed.flag("timers") {
+                let runs = try HistoryPager.summaries(target: nil, limit: TimersView.runsRead, context: context)
+                context.out(TimersView.render(jobs, runs: runs, context: context))
             } else {
                 context.out(render(jobs, context: context))
             }

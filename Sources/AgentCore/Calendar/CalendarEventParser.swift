@@ -6,24 +6,45 @@ public struct CalendarEventError: Error, Sendable, Hashable, CustomStringConvert
     public var description: String { message }
 }
 
-/// Parses systemd.time(7) calendar events in the forms admins write:
-/// `[WEEKDAYS] [[YEAR-]MONTH-DAY] [HOUR:MINUTE[:SECOND]]`, each field `*`, a number, a range
-/// `A..B`, a repetition `A/STEP` (or `A..B/STEP`, `*/STEP`), or a comma list of those; weekdays
-/// `Mon`…`Sun` (or full names) with ranges `Mon..Fri` (or `Mon-Fri`) and lists `Mon,Wed`; and the
-/// shorthands `minutely hourly daily weekly monthly quarterly semiannually yearly annually`.
-/// A missing time is 00:00:00; a missing date is every day.
+/// A calendar event with the normalized form `systemd-analyze calendar` would print for it.
+public struct AnalyzedCalendarEvent: Sendable, Hashable {
+    public var event: CalendarEvent
+    public var normalizedText: String
+}
+
+/// Parses systemd.time(7) calendar events in full (``CalendarSpecScanner`` reads the grammar):
+/// weekdays, dates with `~` (days from the month's end), times with fractions of a second, a
+/// zone (`UTC` or one `zones` knows) as the last word, `@UNIXSECONDS`, and every named shorthand
+/// (`minutely hourly daily weekly monthly quarterly semiannually semi-annually biannually
+/// bi-annually yearly annually anually`). What systemd refuses is refused (`Mon..`,
+/// `Mon...Fri`, `Sat..Mon`, `*-*-31/2`, `*/2`). A missing time is 00:00:00; a missing date
+/// is every day.
 ///
-/// One addition to systemd: a day-or-longer shorthand may name its time, `daily 03:00`
-/// (= `*-*-* 03:00`), `weekly 03:00` (= `Mon 03:00`), `monthly 04:00` (= `*-*-01 04:00`).
-/// Not supported (refused with a message): time zones (`Schedule=` is local time), fractions
-/// of a second, `~` (days counted from the month's end).
+/// Differences, documented in docs/configuration.md: a day-or-longer shorthand may name its
+/// time, `daily 03:00` (= `*-*-* 03:00`), `weekly 03:00` (= `Mon 03:00`), `monthly 04:00`
+/// (= `*-*-01 04:00`); refused where systemd accepts: a date that never occurs (`*-02-30`),
+/// more than 3600 second values in a minute (`*:*:0/0.01`), and the local zone's abbreviation
+/// as a zone (`12:00 CEST` with TZ=Europe/Berlin) unless a zone file has that name.
 public enum CalendarEventParser {
     /// Shown in every parse error.
-    public static let validForms = "daily, Mon..Fri 09:00, *-*-01 04:00, *-*-* 00/6:00 (systemd.time(7))"
+    public static let validForms = "daily, Mon..Fri 09:00, *-*-01 04:00, *-*-* 00/6:00, *-02~01, "
+        + "12:00 Europe/Berlin (systemd.time(7))"
 
-    public static func parse(_ text: String) -> Result<CalendarEvent, CalendarEventError> {
+    public static func parse(_ text: String, zones: ZoneLookup = .none) -> Result<CalendarEvent, CalendarEventError> {
+        analyze(text, zones: zones).map(\.event)
+    }
+
+    /// The event and its normalized form (`agentctl calendar`).
+    public static func analyze(_ text: String, zones: ZoneLookup = .none)
+        -> Result<AnalyzedCalendarEvent, CalendarEventError>
+    {
         do throws(Detail) {
-            return .success(try event(text).sharingFieldStorage())
+            var spec = try spec(text, zones: zones)
+            spec.normalize()
+            if let invalid = spec.invalidField() { throw Detail(invalid) }
+            let event = try expand(spec, text: text, zones: zones)
+            return .success(AnalyzedCalendarEvent(event: event.sharingFieldStorage(),
+                                                  normalizedText: spec.normalizedText))
         } catch {
             return .failure(CalendarEventError(message: "\(TextBytes.quoted(text)) is not a calendar event: "
                 + "\(error.text); valid forms: \(validForms)"))
@@ -36,171 +57,120 @@ public enum CalendarEventParser {
         init(_ text: String) { self.text = text }
     }
 
-    static func event(_ text: String) throws(Detail) -> CalendarEvent {
-        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        guard let first = words.first else { throw Detail("it is empty") }
+    static func spec(_ text: String, zones: ZoneLookup) throws(Detail) -> CalendarSpec {
+        guard !text.isEmpty else { throw Detail("it is empty") }
+        var body = Substring(text)
+        var zone = CalendarSpec.Zone.local
+        if TextBytes.asciiLowercased(String(body.suffix(4))) == " utc" {
+            zone = .utc
+            body = body.dropLast(4)
+        } else if let space = body.lastIndex(of: " ") {
+            let word = body[body.index(after: space)...]
+            if ZoneLookup.isPlausibleName(word) {
+                guard zones.rule(String(word)) != nil else {
+                    let before = body[..<space]
+                    if let shorthand = Shorthand(TextBytes.asciiLowercased(String(before))) {
+                        throw Detail(shorthand.takesTime ? "after \"\(before)\" only a time may follow (\(before) 03:00)"
+                            : "\"\(before)\" stands alone (write *-*-* *:15 for a minute of each hour)")
+                    }
+                    var scanner = CalendarSpecScanner(word)
+                    if let (length, _) = scanner.weekdayName(), length == word.utf8.count || (try? scanner.weekdays()) != nil {
+                        throw Detail("weekdays come first (Mon 12:00), not \(TextBytes.quoted(String(word)))")
+                    }
+                    throw Detail("time zone \(TextBytes.quoted(String(word))) is not known (no zone file of that "
+                        + "name; write UTC or a name as in /usr/share/zoneinfo, Europe/Berlin)")
+                }
+                zone = .named(String(word))
+                body = body[..<space]
+            }
+        }
+        guard !body.isEmpty else { throw Detail("it names only a zone") }
+        var spec: CalendarSpec
+        do throws(CalendarSpecScanner.Failure) {
+            if let shorthand = try shorthandSpec(body) {
+                spec = shorthand
+            } else {
+                spec = CalendarSpec()
+                var scanner = CalendarSpecScanner(body)
+                try scanner.event(into: &spec)
+            }
+        } catch {
+            throw Detail(error.text)
+        }
+        if spec.zone == .local { spec.zone = zone } else if zone != .local, zone != .utc {
+            throw Detail("a timestamp is in UTC; it takes no other zone")
+        }
+        return spec
+    }
+
+    /// A shorthand, alone or (an addition to systemd) a day-or-longer one with a time.
+    static func shorthandSpec(_ body: Substring) throws(CalendarSpecScanner.Failure) -> CalendarSpec? {
+        let words = body.split(separator: " ", maxSplits: 1)
+        guard let first = words.first, let shorthand = Shorthand(TextBytes.asciiLowercased(String(first))) else {
+            return nil
+        }
+        var spec = shorthand.spec
+        guard words.count == 2 else { return first.count == body.count ? spec : nil }
+        guard shorthand.takesTime, words[1].contains(":") else {
+            throw CalendarSpecScanner.Failure(shorthand.takesTime
+                ? "after \"\(first)\" only a time may follow (\(first) 03:00)"
+                : "\"\(first)\" stands alone (write *-*-* *:15 for a minute of each hour)")
+        }
+        var scanner = CalendarSpecScanner(words[1])
+        try scanner.time(into: &spec)
+        return spec
+    }
+
+    /// The value lists the matcher walks.
+    static func expand(_ spec: CalendarSpec, text: String, zones: ZoneLookup) throws(Detail) -> CalendarEvent {
         var event = CalendarEvent(text: text)
-        if let shorthand = Shorthand(rawValue: TextBytes.asciiLowercased(first)) {
-            shorthand.apply(to: &event)
-            guard words.count > 1 else { return event }
-            guard shorthand.takesTime, words.count == 2, words[1].contains(":") else {
-                throw Detail(shorthand.takesTime
-                    ? "after \"\(first)\" only a time may follow (\(first) 03:00)"
-                    : "\"\(first)\" stands alone (write *-*-* *:15 for a minute of each hour)")
-            }
-            try readTime(words[1], into: &event)
-            return event
+        event.weekdays = spec.weekdays == 0 ? 0x7F : spec.weekdays
+        if let years = spec.years {
+            event.years = values(years, upTo: 2199).map(Int64.init)
         }
-        var rest = words[...]
-        if let word = rest.first, word.first?.isLetter == true, !word.contains(":") {
-            event.weekdays = try weekdays(word)
-            rest = rest.dropFirst()
+        event.months = spec.months.map { values($0, upTo: 12) } ?? Array(1...12)
+        event.days = spec.days.map { values($0, upTo: 31, fromEnd: spec.daysFromEnd) } ?? Array(1...31)
+        event.daysFromEnd = spec.daysFromEnd
+        event.hours = spec.hours.map { values($0, upTo: 23) } ?? Array(0...23)
+        event.minutes = spec.minutes.map { values($0, upTo: 59) } ?? Array(0...59)
+        let micros = spec.microseconds ?? CalendarSpec.everySecond
+        guard count(micros, upTo: 60 * CalendarSpec.microsPerSecond - 1) <= CalendarEvent.maxSecondValues else {
+            throw Detail("seconds: more than \(CalendarEvent.maxSecondValues) times in a minute are not supported")
         }
-        if let word = rest.first, word.contains("-"), !word.contains(":") {
-            try readDate(word, into: &event)
-            rest = rest.dropFirst()
+        event.microseconds = values(micros, upTo: 60 * CalendarSpec.microsPerSecond - 1)
+        switch spec.zone {
+        case .local: event.zone = nil
+        case .utc: event.zone = .utc
+        case .named(let name):
+            guard let rule = zones.rule(name) else { throw Detail("time zone \(TextBytes.quoted(name)) is not known") }
+            event.zone = CalendarZone(name: name, rule: rule)
         }
-        if let word = rest.first, word.contains(":") {
-            try readTime(word, into: &event)
-            rest = rest.dropFirst()
-        }
-        if let extra = rest.first {
-            if extra.first?.isLetter == true {
-                throw Detail("\(TextBytes.quoted(extra)) is not supported here: time zones cannot be named, "
-                    + "Schedule= is in local time")
-            }
-            throw Detail("\(TextBytes.quoted(extra)) is not a weekday, a date (*-*-01) or a time (04:00)")
-        }
-        try checkDateOccurs(event)
+        if !spec.daysFromEnd { try checkDateOccurs(event) }
         return event
     }
 
-    // MARK: Parts
-
-    static func weekdays(_ word: String) throws(Detail) -> UInt8 {
-        var mask: UInt8 = 0
-        for item in word.split(separator: ",", omittingEmptySubsequences: false) {
-            let bounds = item.contains("..") ? item.split(separator: ".", omittingEmptySubsequences: true)
-                                             : item.split(separator: "-", omittingEmptySubsequences: false)
-            guard (1...2).contains(bounds.count) else {
-                throw Detail("weekday \(TextBytes.quoted(String(item))) is not a weekday or a range (Mon..Fri)")
-            }
-            let low = try weekday(bounds[0])
-            let high = try weekday(bounds[bounds.count - 1])
-            // A range may wrap the week: Sat..Mon is Sat, Sun, Mon.
-            var day = low
-            while true {
-                mask |= 1 << day
-                if day == high { break }
-                day = (day + 1) % 7
-            }
-        }
-        return mask
-    }
-
-    static let weekdayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-    static let weekdayFullNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-
-    static func weekday(_ name: Substring) throws(Detail) -> Int {
-        let lower = TextBytes.asciiLowercased(String(name))
-        if let index = weekdayNames.firstIndex(of: lower) ?? weekdayFullNames.firstIndex(of: lower) {
-            return index
-        }
-        throw Detail("weekday \(TextBytes.quoted(String(name))) is not a weekday (Mon Tue Wed Thu Fri Sat Sun)")
-    }
-
-    static func readDate(_ word: String, into event: inout CalendarEvent) throws(Detail) {
-        let parts = word.split(separator: "-", omittingEmptySubsequences: false)
-        switch parts.count {
-        case 3:
-            let years = try field(parts[0], "year", 1970...2199)
-            event.years = years.count == 2199 - 1970 + 1 ? nil : years.map(Int64.init)
-            event.months = try field(parts[1], "month", 1...12)
-            event.days = try field(parts[2], "day", 1...31)
-        case 2:
-            event.months = try field(parts[0], "month", 1...12)
-            event.days = try field(parts[1], "day", 1...31)
-        default:
-            throw Detail("date \(TextBytes.quoted(word)) is not YEAR-MONTH-DAY or MONTH-DAY (*-*-01, 12-24)")
+    static func count(_ items: [CalendarComponent], upTo last: Int) -> Int {
+        items.reduce(0) { total, item in
+            guard item.repeatStep > 0 else { return total + 1 }
+            return total + ((item.stop ?? last) - item.start) / item.repeatStep + 1
         }
     }
 
-    static func readTime(_ word: String, into event: inout CalendarEvent) throws(Detail) {
-        let parts = word.split(separator: ":", omittingEmptySubsequences: false)
-        guard (2...3).contains(parts.count) else {
-            throw Detail("time \(TextBytes.quoted(word)) is not HOUR:MINUTE or HOUR:MINUTE:SECOND (04:00, 03:10:30)")
-        }
-        event.hours = try field(parts[0], "hour", 0...23)
-        event.minutes = try field(parts[1], "minute", 0...59)
-        if parts.count == 3 {
-            if parts[2].contains(".") {
-                throw Detail("second \(TextBytes.quoted(String(parts[2]))): fractions of a second are not supported")
-            }
-            event.seconds = try field(parts[2], "second", 0...59)
-        } else {
-            event.seconds = [0]
-        }
-    }
-
-    /// One field: `*`, `N`, `A..B`, `A/STEP`, `A..B/STEP`, `*/STEP`, or a comma list of those;
-    /// the sorted values it allows.
-    static func field(_ text: Substring, _ name: String, _ range: ClosedRange<Int>) throws(Detail) -> [Int] {
+    /// The sorted values `items` allow; from the end of the month counting down for `~`.
+    static func values(_ items: [CalendarComponent], upTo last: Int, fromEnd: Bool = false) -> [Int] {
         var values = Set<Int>()
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            values.formUnion(try fieldItem(item, name, range))
+        for item in items {
+            if item.repeatStep == 0 {
+                values.insert(item.start)
+            } else if let stop = item.stop {
+                values.formUnion(stride(from: item.start, through: stop, by: item.repeatStep))
+            } else if fromEnd {
+                values.formUnion(stride(from: item.start, through: 1, by: -item.repeatStep))
+            } else {
+                values.formUnion(stride(from: item.start, through: last, by: item.repeatStep))
+            }
         }
         return values.sorted()
-    }
-
-    static func fieldItem(_ item: Substring, _ name: String, _ range: ClosedRange<Int>) throws(Detail) -> [Int] {
-        guard !item.isEmpty else { throw Detail("\(name) has an empty list item") }
-        let slash = item.split(separator: "/", omittingEmptySubsequences: false)
-        guard slash.count <= 2 else { throw Detail("\(name) \(TextBytes.quoted(String(item))) has more than one /") }
-        var step = 1
-        if slash.count == 2 {
-            step = try number(slash[1], "\(name) step", 1...range.upperBound)
-        }
-        let base = slash[0]
-        var low = range.lowerBound, high = range.upperBound
-        if base != "*" {
-            if let (first, last) = rangeBounds(base) {
-                low = try number(first, name, range)
-                high = try number(last, name, range)
-                guard low <= high else {
-                    throw Detail("\(name) range \(TextBytes.quoted(String(base))) runs backwards; write the smaller first")
-                }
-            } else {
-                low = try number(base, name, range)
-                // A plain number is one value; with a step it repeats to the field's end.
-                if slash.count == 1 { high = low }
-            }
-        }
-        return Array(stride(from: low, through: high, by: step))
-    }
-
-    /// `A..B` as `(A, B)`; nil without `..`.
-    static func rangeBounds(_ text: Substring) -> (Substring, Substring)? {
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(after: index)
-            if text[index] == ".", next < text.endIndex, text[next] == "." {
-                return (text[..<index], text[text.index(after: next)...])
-            }
-            index = next
-        }
-        return nil
-    }
-
-    static func number(_ text: Substring, _ name: String, _ range: ClosedRange<Int>) throws(Detail) -> Int {
-        let quoted = TextBytes.quoted(String(text))
-        guard !text.isEmpty, text.utf8.count <= 4, text.utf8.allSatisfy(TextBytes.isDigit) else {
-            throw Detail("\(name) \(quoted) is not a number")
-        }
-        let value = text.utf8.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        guard range.contains(value) else {
-            throw Detail("\(name) \(quoted) is out of range (\(range.lowerBound)..\(range.upperBound))")
-        }
-        return value
     }
 
     /// `*-02-30` and the like never match: refused rather than a job that never runs.
@@ -214,37 +184,56 @@ public enum CalendarEventParser {
 }
 
 /// `daily` and the other shorthands, as systemd normalizes them.
-enum Shorthand: String {
-    case minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly, annually
+enum Shorthand {
+    case minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly
+
+    init?(_ name: String) {
+        switch name {
+        case "minutely": self = .minutely
+        case "hourly": self = .hourly
+        case "daily": self = .daily
+        case "weekly": self = .weekly
+        case "monthly": self = .monthly
+        case "quarterly": self = .quarterly
+        case "semiannually", "semi-annually", "biannually", "bi-annually": self = .semiannually
+        case "yearly", "annually", "anually": self = .yearly
+        default: return nil
+        }
+    }
 
     /// A day or longer: `daily 03:00` may name the time.
     var takesTime: Bool { self != .minutely && self != .hourly }
 
-    func apply(to event: inout CalendarEvent) {
-        event.hours = [0]
-        event.minutes = [0]
-        event.seconds = [0]
+    var spec: CalendarSpec {
+        func one(_ values: Int...) -> [CalendarComponent] {
+            values.map { CalendarComponent(start: $0, stop: nil, repeatStep: 0) }
+        }
+        var spec = CalendarSpec()
+        spec.hours = one(0)
+        spec.minutes = one(0)
+        spec.microseconds = one(0)
         switch self {
         case .minutely:
-            event.hours = Array(0...23)
-            event.minutes = Array(0...59)
+            spec.hours = nil
+            spec.minutes = nil
         case .hourly:
-            event.hours = Array(0...23)
+            spec.hours = nil
         case .daily:
             break
         case .weekly:
-            event.weekdays = 1  // Monday
+            spec.weekdays = 1
         case .monthly:
-            event.days = [1]
+            spec.days = one(1)
         case .quarterly:
-            event.months = [1, 4, 7, 10]
-            event.days = [1]
+            spec.months = one(1, 4, 7, 10)
+            spec.days = one(1)
         case .semiannually:
-            event.months = [1, 7]
-            event.days = [1]
-        case .yearly, .annually:
-            event.months = [1]
-            event.days = [1]
+            spec.months = one(1, 7)
+            spec.days = one(1)
+        case .yearly:
+            spec.months = one(1)
+            spec.days = one(1)
         }
+        return spec
     }
 }

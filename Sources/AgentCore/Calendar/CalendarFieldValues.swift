@@ -27,7 +27,7 @@ extension CalendarEvent {
         event.days = CalendarFieldValues.shared(days)
         event.hours = CalendarFieldValues.shared(hours)
         event.minutes = CalendarFieldValues.shared(minutes)
-        event.seconds = CalendarFieldValues.shared(seconds)
+        event.microseconds = CalendarFieldValues.shared(microseconds)
         return event
     }
 }

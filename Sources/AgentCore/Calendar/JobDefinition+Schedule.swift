@@ -5,7 +5,7 @@ extension JobDefinition {
     static let calendarRows: [JobKey] = [
         JobKey("Schedule", default: "none", doc: "calendar earliest begin, systemd.time(7) calendar events") { input in
             guard let assignment = input.reader.scalar("Schedule") else { return }
-            switch CalendarEventParser.parse(assignment.value) {
+            switch CalendarEventParser.parse(assignment.value, zones: input.context.zones) {
             case .failure(let error):
                 input.reader.error(assignment.line, "Schedule: \(error.message)")
             case .success where input.definition.kind == .continued:

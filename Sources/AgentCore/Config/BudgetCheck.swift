@@ -13,7 +13,7 @@ public enum BudgetCheck {
             result = Int((86_400 + seconds - 1) / seconds)
         }
         if let schedule = definition.schedule {
-            let slots = schedule.hours.count * schedule.minutes.count * schedule.seconds.count
+            let slots = schedule.hours.count * schedule.minutes.count * schedule.microseconds.count
             result = min(result ?? slots, slots)
         }
         return result

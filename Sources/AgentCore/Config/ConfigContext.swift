@@ -13,6 +13,8 @@ public struct ConfigContext: Sendable, Hashable {
     /// (its user has just read them), no for the agent, whose diagnostics every reader of the
     /// control socket sees (`DiagnosticRedaction`).
     public var quotesPrivateFiles: Bool
+    /// The zones `Schedule=` may name (`09:00 Europe/Berlin`): the shell's zone files.
+    public var zones: ZoneLookup = .none
 
     public init(configDirectory: String = "/etc/agentd", agentUID: UInt32,
                 agentUserName: String, privileged: Bool, quotesPrivateFiles: Bool = false)

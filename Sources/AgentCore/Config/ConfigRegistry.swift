@@ -121,12 +121,15 @@ public struct ConfigRegistry: Sendable {
 
     /// `quotesPrivateFiles`: see `ConfigContext.quotesPrivateFiles` (the agent leaves it off).
     public init(agentUID: UInt32, agentUserName: String, privileged: Bool,
-                configDirectory: String = "/etc/agentd", quotesPrivateFiles: Bool = false)
+                configDirectory: String = "/etc/agentd", quotesPrivateFiles: Bool = false,
+                zones: ZoneLookup = .none)
     {
         self.configDirectory = configDirectory
-        self.context = ConfigContext(configDirectory: configDirectory, agentUID: agentUID,
+        var context = ConfigContext(configDirectory: configDirectory, agentUID: agentUID,
                                      agentUserName: agentUserName, privileged: privileged,
                                      quotesPrivateFiles: quotesPrivateFiles)
+        context.zones = zones
+        self.context = context
     }
 
     // MARK: Queries

@@ -30,7 +30,7 @@ public struct ConfigLoader {
         self.configDirectory = configDirectory
         self.registry = ConfigRegistry(agentUID: agentUID, agentUserName: agentUserName,
                                        privileged: privileged, configDirectory: configDirectory,
-                                       quotesPrivateFiles: quotesPrivateFiles)
+                                       quotesPrivateFiles: quotesPrivateFiles, zones: ZoneFiles.lookup)
         self.facts = SystemFactsProbe()
     }
 

@@ -19,9 +19,9 @@ struct CalendarFieldSharingTests {
         #expect(storage(a.days) == storage(b.days))
         #expect(storage(a.hours) == storage(b.hours))
         #expect(storage(a.minutes) == storage(b.minutes))
-        #expect(storage(a.seconds) == storage(b.seconds))
+        #expect(storage(a.microseconds) == storage(b.microseconds))
         let c = try parsed("daily"), d = try parsed("*-*-* *:00:00")
-        #expect(storage(c.hours) == storage(a.seconds), "one value, 0, is one list")
+        #expect(storage(c.hours) == storage(a.microseconds), "one value, 0, is one list")
         #expect(storage(d.hours) == storage(try parsed("*-*-* *:30").hours))
     }
 

@@ -36,8 +36,9 @@ struct ScheduleKeysTests {
             """))
         #expect(result.value == nil)
         #expect(printed(result.diagnostics) == [
-            "jobs.d/test.job:4: Schedule: \"Sun 3:1o\" is not a calendar event: minute \"1o\" is not a number; "
-                + "valid forms: daily, Mon..Fri 09:00, *-*-01 04:00, *-*-* 00/6:00 (systemd.time(7))",
+            "jobs.d/test.job:4: Schedule: \"Sun 3:1o\" is not a calendar event: minute \"1o\" is not a number, "
+                + "a range A..B or a step N/STEP; valid forms: daily, Mon..Fri 09:00, *-*-01 04:00, *-*-* 00/6:00, "
+                + "*-02~01, 12:00 Europe/Berlin (systemd.time(7))",
             "jobs.d/test.job:5: Window: \"1-5\" is not a window: start \"1\" is not a time from 00:00 to 23:59; "
                 + "write START-END in local time, e.g. 01:00-05:00, 22:00-06:00 (may wrap midnight)",
             "jobs.d/test.job:6: RandomizedDelay: \"soon\" is not a time span (examples: 30s, 5min, 12h, 1d)",

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
+/// systemd.time(7)'s timestamps, as `systemd-analyze calendar --base-time` and `journalctl
+/// --since` read them: `now`, `today`, `yesterday`, `tomorrow`, `@UNIXSECONDS`,
+/// `[WEEKDAY] YYYY-MM-DD [HH:MM[:SS]]`, `HH:MM[:SS]` (today), each optionally ending in `UTC`;
+/// and relative ones: `+SPAN`, `-SPAN`, `SPAN ago`, `SPAN left` (`-2h`, `1d ago`).
+enum TimeSpec {
+    /// The instant (Unix seconds) `text` names, with `now` and the local rule given; nil when it
+    /// is none of the forms above.
+    static func parse(_ text: String, now: Int64, rule: some UTCOffsetRule) -> Int64? {
+        var words = text.split(separator: " ").map(String.init)
+        guard !words.isEmpty else { return nil }
+        if words.count == 1, let relative = relative(words[0], now: now) { return relative }
+        if words.count == 2, words[1] == "ago" || words[1] == "left", let span = TimeSpan.parse(words[0]) {
+            let seconds = span.components.seconds
+            return words[1] == "ago" ? now - seconds : now + seconds
+        }
+        var utc = false
+        if let last = words.last, TextBytesCompare.equalIgnoringCase(last, "UTC"), words.count > 1 {
+            utc = true
+            words.removeLast()
+        }
+        func instant(_ local: Int64) -> Int64 {
+            utc ? local : local - Int64(rule.utcOffset(at: local - Int64(rule.utcOffset(at: local))))
+        }
+        let localNow = utc ? now : now + Int64(rule.utcOffset(at: now))
+        let today = CivilDateTime.floorDivide(localNow, 86_400) * 86_400
+        switch words.joined(separator: " ").lowercased() {
+        case "now": return now
+        case "today": return instant(today)
+        case "yesterday": return instant(today - 86_400)
+        case "tomorrow": return instant(today + 86_400)
+        default: break
+        }
+        if let first = words.first, first.first?.isLetter == true, words.count > 1 { words.removeFirst() }
+        var day = today
+        var seconds: Int64 = 0
+        if let first = words.first, first.contains("-") {
+            let parts = first.split(separator: "-").compactMap { Int64($0) }
+            guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
+            day = CivilDateTime.days(year: parts[0], month: Int(parts[1]), day: Int(parts[2])) * 86_400
+            words.removeFirst()
+        }
+        if let first = words.first {
+            let parts = first.split(separator: ":").map { Int64($0) }
+            guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }),
+                  let hour = parts[0], let minute = parts[1], hour < 24, minute < 60 else { return nil }
+            let second = parts.count == 3 ? parts[2] ?? 0 : 0
+            guard second < 60 else { return nil }
+            seconds = hour * 3600 + minute * 60 + second
+            words.removeFirst()
+        }
+        guard words.isEmpty else { return nil }
+        return instant(day + seconds)
+    }
+
+    static func relative(_ word: String, now: Int64) -> Int64? {
+        if word.hasPrefix("@"), let seconds = Int64(word.dropFirst()) { return seconds }
+        guard let sign = word.first, sign == "+" || sign == "-", let span = TimeSpan.parse(String(word.dropFirst())) else {
+            return nil
+        }
+        let seconds = span.components.seconds
+        return sign == "+" ? now + seconds : now - seconds
+    }
+}
+
+enum TextBytesCompare {
+    static func equalIgnoringCase(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+}
