@@ -519,7 +519,7 @@ def markdown(idle, launch, submit, pickups, elapsed):
         "private bus (which `systemctl` uses as root) has no dbus-daemon in between. `systemd-run --wait`",
         "goes through dbus-daemon (it follows the unit's signals). `daemon-reload` is the",
         "least systemd needs to know a new timer (starting it is one call more); agentd needs nothing but",
-        "the file. Idle, agentd runs as packaged, with `WatchdogSec=30s`: it sends `WATCHDOG=1` every 15 s,",
+        "the file. Idle, agentd runs as packaged, with `WatchdogSec=3min`: it sends `WATCHDOG=1` every 90 s,",
         "and PID 1 wakes to receive it; `make bench`'s idle figure is agentd without systemd. The RSS rows with 1,000 and 10,000 are taken after both have loaded them (agentd's",
         "jobs have `Schedule=%s`, the timers `OnCalendar=` the same, started)." % DAILY,
         "",

@@ -1,16 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # The cached minimal Debian 12 root that `make package-test` and `make bench-peers` unpack:
-# `debootstrap --variant=minbase --include=systemd bookworm`, made once and kept as one tar file in
-# the cache directory, /var/cache/agentd-package-test (AGENTD_TEST_CACHE=DIR to put it elsewhere,
-# AGENTD_TEST_REFRESH=1 to make it again). Prints the tar file's path on stdout; progress on stderr.
-# `make package-test-clean` removes the cache directory.
+# `debootstrap --variant=minbase --include=systemd,logrotate bookworm`, made once and kept as one tar
+# file in the cache directory, /var/cache/agentd-package-test (AGENTD_TEST_CACHE=DIR to put it
+# elsewhere, AGENTD_TEST_REFRESH=1 to make it again). Prints the tar file's path on stdout; progress
+# on stderr. `--path` prints the path only, made or not. `make package-test-clean` removes the cache
+# directory.
+# logrotate: the package test converts its timer (and dpkg's dpkg-db-backup.timer, which every root
+# has) and runs it under the installed agent; Debian's logrotate pulls in cron, as on most machines.
+# The packages are part of the tar file's name, so a cache made with fewer is not reused.
 set -euo pipefail
 
 suite=bookworm
 arch=$(dpkg --print-architecture)
 cache_dir=${AGENTD_TEST_CACHE:-/var/cache/agentd-package-test}
-base="$cache_dir/$suite-minbase-systemd-$arch.tar"
+include=systemd,logrotate
+base="$cache_dir/$suite-minbase-${include//,/-}-$arch.tar"
+if [ "${1:-}" = --path ]; then
+    echo "$base"
+    exit 0
+fi
 
 die() { echo "debian-root: $*" >&2; exit 1; }
 
@@ -29,7 +38,7 @@ mirror=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 2>/dev/null |
 echo "debian-root: creating the $suite root with debootstrap${mirror:+ from $mirror} (once; cached in $base)" >&2
 rm -rf --one-file-system "$bootstrap"
 started=$(date +%s)
-if ! debootstrap --variant=minbase --include=systemd --arch="$arch" "$suite" "$bootstrap" \
+if ! debootstrap --variant=minbase --include="$include" --arch="$arch" "$suite" "$bootstrap" \
         ${mirror:+"$mirror"} >"$log" 2>&1; then
     tail -n 40 "$log" | sed 's/^/    | /' >&2
     rm -rf --one-file-system "$bootstrap"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # make package-test: the install test of the Debian package (needs root).
 #
-# 1. A minimal Debian 12 root: `debootstrap --variant=minbase --include=systemd bookworm`, made once
+# 1. A minimal Debian 12 root: `debootstrap --variant=minbase --include=systemd,logrotate bookworm`, made once
 #    and cached as a tar file in /var/cache/agentd-package-test/ (packaging/debian-root.sh;
 #    AGENTD_TEST_CACHE=DIR to put it elsewhere, AGENTD_TEST_REFRESH=1 to make it again, `make
 #    package-test-clean` to remove it); each run unpacks it afresh into packaging/build/package-test/
@@ -13,8 +13,11 @@
 #    /etc/agentd/jobs.d/, waits for `agentctl list` to show it, `agentctl simulate launch`es it,
 #    waits for `agentctl history` to show success, and stops the agent.
 # 4. Boots the root with systemd-nspawn and checks agentd.service as installed (service-test.sh):
-#    started at boot, a job as nobody under the unit's hardening, the run's delegated cgroup,
-#    reload, and a stop that lets the agent expire the running plugin itself
+#    started at boot, a job as nobody, a root job with nothing inherited from the unit (NoNewPrivs
+#    0, /usr writable), the run's delegated cgroup, reload, the watchdog, a stop that lets the agent
+#    expire the running plugin itself; then dpkg-db-backup.timer, logrotate.timer and cron.d lines
+#    converted with the installed agentctl, checked, launched as root and their files checked, a
+#    MAILTO= line's failure mailed, a drop-in's HOME, a ProtectSystem=strict job's sandbox
 #    (AGENTD_TEST_SYSTEMD=0 skips this).
 # 5. Purges the package (and the dependencies it pulled in) and checks nothing of it is left.
 # 6. lintian on the .deb: no errors.
@@ -165,8 +168,7 @@ mkdir -p "$log_dir"
 
 phase_start=$(date +%s)
 cached=yes
-[ -f "${AGENTD_TEST_CACHE:-/var/cache/agentd-package-test}/$suite-minbase-systemd-$arch.tar" ] &&
-    [ "${AGENTD_TEST_REFRESH:-0}" != 1 ] || cached=no
+[ -f "$("$root_dir/packaging/debian-root.sh" --path)" ] && [ "${AGENTD_TEST_REFRESH:-0}" != 1 ] || cached=no
 base=$("$root_dir/packaging/debian-root.sh") || die "no Debian 12 root (see above)"
 if [ "$cached" = yes ]; then
     cache_note="cached root $base"
@@ -413,7 +415,7 @@ service_test() {
     done
 
     # nspawn needs a terminal for the container's console: script(1) gives it one.
-    timeout -k 10 240 script -qfec "systemd-nspawn -q --register=no --keep-unit --private-network -D '$target' -b" \
+    timeout -k 10 300 script -qfec "systemd-nspawn -q --register=no --keep-unit --private-network -D '$target' -b" \
         "$log_dir/boot.log" >/dev/null 2>&1 </dev/null || true
     for dir in "${new_cgroups[@]}"; do
         [ -d "$dir" ] && find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
@@ -430,11 +432,14 @@ service_test() {
             record "service: agentd does not send READY=1 yet, so this ran with a Type=simple drop-in" NOTE
         while read -r verdict text; do
             case $verdict in
-                PASS | FAIL) record "service: $text" "$verdict" ;;
+                PASS | FAIL | NOTE) record "service: $text" "$verdict" ;;
             esac
         done <"$results_file"
         grep -q "^DONE" "$results_file" || record "service: the in-container test did not finish" FAIL "boot log: $log_dir/boot.log"
         cp "$target/root/service-test/journal.txt" "$log_dir/service-journal.txt" 2>/dev/null || true
+        # What convert and check printed, and the converted job files, to look at after a failure.
+        rm -rf "$log_dir/service-test"
+        cp -r "$target/root/service-test" "$log_dir/service-test" 2>/dev/null || true
     fi
     # The test's own files go; what booting left in the root is excluded from the purge check.
     rm -rf "$unit" "$wants" "$(dirname "$dropin")" "$target/root/service-test" "$target/root/service-test.sh"

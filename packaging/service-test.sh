@@ -1,26 +1,70 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Runs inside the Debian root booted with systemd-nspawn (started by package-test.sh through
-# agentd-package-test.service): checks agentd.service as the package installed it. Each check
-# appends "PASS|FAIL|NOTE text" to /root/service-test/results; the container powers off after.
-set -u
+# agentd-package-test.service): checks agentd.service as the package installed it, and converted
+# Debian timers and cron lines run by it as they run under systemd and cron. Each check appends
+# "PASS|FAIL|NOTE text" to /root/service-test/results, and "DONE" once all ran; the container
+# powers off after. A check named "[runtime]" needs the per-job sandbox, the run environment
+# (HOME, USER...) and OnFailure=/mail-report of issue 26's runtime half.
+set -euo pipefail
 out=/root/service-test
 mkdir -p "$out"
-result() { echo "$*" >>"$out/results"; }
-# wait_until SECONDS COMMAND...: polls every 50 ms.
+result() { printf '%s\n' "$*" >>"$out/results"; }
+# An unexpected failure outside a check ends the test: say where (package-test then reports it as
+# not finished, with the journal beside the results).
+trap 'result FAIL "service-test.sh stopped at line $LINENO: $BASH_COMMAND"' ERR
+trap 'journalctl -u agentd --no-pager >"$out/journal.txt" 2>&1 || true' EXIT
+
+# wait_until SECONDS COMMAND...: runs COMMAND every 50 ms until it succeeds; fails after SECONDS.
 wait_until() {
-    n=$(($1 * 20))
+    local deadline=$(($(date +%s%N) + $1 * 1000000000))
     shift
-    while [ "$n" -gt 0 ]; do
-        "$@" >/dev/null 2>&1 && return 0
+    until "$@" >/dev/null 2>&1; do
+        [ "$(date +%s%N)" -lt "$deadline" ] || return 1
         sleep 0.05
-        n=$((n - 1))
     done
-    return 1
 }
 journal_has() { journalctl -u agentd --no-pager -o cat | grep -q "$1"; }
+# listed ID: agentctl list shows the job loaded (registered, or waiting for its schedule), not an
+# error, a duplicate or not permitted.
+listed() { agentctl list | grep -F "$1 " | grep -q -v -e ' error' -e 'not-permitted' -e 'duplicate of'; }
 history_has() { agentctl history "$1" | grep -q " $2"; }
+# A run of ID has ended (any stop reason of DESIGN §7).
+ended() { agentctl history "$1" | grep -qE ' (success|failure|crashed|expired|cancelled|spawn-failed|skipped|agent-restart)'; }
+# last_run ID: the newest history line of ID, for failure messages.
+last_run() { agentctl history "$1" 2>&1 | sed -n 2p | tr -s ' '; }
+# tail_of ID: the newest run's log tail, one line.
+tail_of() { agentctl history "$1" --limit 1 --json 2>&1 | tr -d '\n' | tr -s ' ' | cut -c 1-600; }
 notify=${AGENTD_NOTIFY:-no}
+jobs=/etc/agentd/jobs.d
+added_jobs=()
+
+# install_job FILE: renames FILE into jobs.d (the agent never sees a half-written file).
+install_job() {
+    local name
+    name=$(basename "$1")
+    cp -p "$1" "$jobs/.$name.tmp"
+    mv "$jobs/.$name.tmp" "$jobs/$name"
+    added_jobs+=("$jobs/$name")
+}
+
+# launch ID: waits for the job to be listed, launches it once (agentctl simulate launch, as root)
+# and waits up to SECONDS (default 60) for the run to end. Fails with what it saw.
+launch() {
+    local id=$1 seconds=${2:-60} output
+    if ! wait_until 10 listed "$id"; then
+        echo "$id is not loaded: $(agentctl list 2>&1 | grep -F "$id" | tr -s ' ')"
+        return 1
+    fi
+    if ! output=$(agentctl simulate launch "$id" 2>&1); then
+        echo "agentctl simulate launch $id: $output"
+        return 1
+    fi
+    if ! wait_until "$seconds" ended "$id"; then
+        echo "$id did not end within $seconds s: $(last_run "$id")"
+        return 1
+    fi
+}
 
 # Started at boot: the package enabled it (multi-user.target waits for it).
 if [ "$(systemctl is-active agentd)" = active ]; then
@@ -31,38 +75,44 @@ fi
 main=$(systemctl show -p MainPID --value agentd)
 if [ "$notify" = yes ]; then
     status=$(systemctl show -p StatusText --value agentd)
-    [ -n "$status" ] && result PASS "STATUS= shown by systemctl: $status" || result FAIL "no STATUS= text from agentd"
+    if [ -n "$status" ]; then result PASS "STATUS= shown by systemctl: $status"; else result FAIL "no STATUS= text from agentd"; fi
 fi
-sock=$(stat -c '%a %G' /run/agentd/agentd.sock 2>&1)
-[ "$sock" = "660 agentd" ] && result PASS "/run/agentd/agentd.sock is 0660 group agentd (RuntimeDirectory=)" ||
-    result FAIL "control socket: $sock"
-
-# A job as nobody under the unit's sandbox.
-wait_until 10 sh -c 'agentctl list | grep -q "^local\.hello .*registered"'
-agentctl simulate launch local.hello >/dev/null 2>&1
-if wait_until 20 history_has local.hello success &&
-        agentctl history local.hello --json | grep -q 'hello from nobody'; then
-    result PASS "a job ran as nobody under the unit's hardening (simulate launch, success)"
+sock=$(stat -c '%a %G' /run/agentd/agentd.sock 2>&1) || true
+if [ "$sock" = "660 agentd" ]; then
+    result PASS "/run/agentd/agentd.sock is 0660 group agentd (RuntimeDirectory=)"
 else
-    result FAIL "local.hello did not succeed under the service: $(agentctl history local.hello 2>&1 | tail -n 2 | tr '\n' ' ')"
+    result FAIL "control socket: $sock"
 fi
 
-# A long job: its cgroup, its privileges, and what a service stop does to it.
-cat >/etc/agentd/jobs.d/.sleeper <<'EOT'
+# A job as nobody (the chroot step's local.hello).
+if launch local.hello 20 && history_has local.hello success &&
+        agentctl history local.hello --json | grep -q 'hello from nobody'; then
+    result PASS "a job ran as nobody under the service (simulate launch, success)"
+else
+    result FAIL "local.hello did not succeed under the service: $(last_run local.hello)"
+fi
+
+# A long job as root without sandbox keys: its cgroup, nothing inherited from the unit (NoNewPrivs
+# 0, /usr writable), and what a service stop does to it.
+usr_file=/usr/local/agentd-package-test-usr
+rm -f "$usr_file"
+cat >"$out/sleeper" <<'EOT'
 #!/bin/sh
-# agentd: Kind=processing Interval=none MaxRuntime=10min GracePeriod=20s User=nobody
+# agentd: Kind=processing Interval=none MaxRuntime=10min GracePeriod=20s
 trap 'echo "got SIGTERM"; echo term >"$STATE_DIRECTORY/term"; sleep 1; exit 0' TERM
+touch /usr/local/agentd-package-test-usr 2>"$STATE_DIRECTORY/usr-error" || true
 echo $$ >"$STATE_DIRECTORY/pid"
 echo "STATUS=sleeping"
 while :; do sleep 0.1; done
 EOT
-chmod 755 /etc/agentd/jobs.d/.sleeper
-mv /etc/agentd/jobs.d/.sleeper /etc/agentd/jobs.d/sleeper
-wait_until 10 sh -c 'agentctl list | grep -q "^local\.sleeper .*registered"'
-rm -f /var/lib/agentd/jobs/local.sleeper/term /var/lib/agentd/jobs/local.sleeper/pid
-agentctl simulate launch local.sleeper >/dev/null 2>&1
-if wait_until 10 test -s /var/lib/agentd/jobs/local.sleeper/pid; then
-    pid=$(cat /var/lib/agentd/jobs/local.sleeper/pid)
+chmod 755 "$out/sleeper"
+install_job "$out/sleeper"
+state=/var/lib/agentd/jobs/local.sleeper
+rm -f "$state/term" "$state/pid"
+pid=""
+if wait_until 10 listed local.sleeper && agentctl simulate launch local.sleeper >/dev/null 2>&1 &&
+        wait_until 10 test -s "$state/pid"; then
+    pid=$(cat "$state/pid")
     cgroup=$(grep '^0::' "/proc/$pid/cgroup" | cut -d: -f3)
     case $cgroup in
         */agentd.service/agentd-runs.*/run-*) result PASS "the run has its own cgroup below the unit (Delegate=yes): $cgroup" ;;
@@ -70,19 +120,29 @@ if wait_until 10 test -s /var/lib/agentd/jobs/local.sleeper/pid; then
     esac
     nnp=$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status")
     uid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status")
-    [ "$nnp" = 1 ] && [ "$uid" = "$(id -u nobody)" ] && result PASS "the plugin runs as nobody with NoNewPrivs=1" ||
-        result FAIL "the plugin has uid $uid, NoNewPrivs $nnp"
+    if [ "$nnp" = 0 ] && [ "$uid" = 0 ]; then
+        result PASS "a root job without NoNewPrivileges= runs with NoNewPrivs 0 (nothing inherited from the unit)"
+    else
+        result FAIL "the root plugin has uid $uid, NoNewPrivs $nnp (expected 0 and 0: the unit must not set NoNewPrivileges=)"
+    fi
+    if [ -e "$usr_file" ]; then
+        result PASS "a root job without ProtectSystem= writes /usr (touched $usr_file)"
+    else
+        result FAIL "a root job could not write /usr: $(cat "$state/usr-error" 2>&1) (the unit must not set ProtectSystem=)"
+    fi
 else
-    pid=""
-    result FAIL "local.sleeper did not start: $(agentctl history local.sleeper 2>&1 | tail -n 2 | tr '\n' ' ')"
+    result FAIL "local.sleeper did not start: $(last_run local.sleeper)"
 fi
 
 # systemctl reload: SIGHUP, a rescan.
-systemctl reload agentd && wait_until 5 journal_has "SIGHUP: rescanning" &&
-    result PASS "systemctl reload agentd: SIGHUP, the config rescanned" ||
+if systemctl reload agentd && wait_until 5 journal_has "SIGHUP: rescanning"; then
+    result PASS "systemctl reload agentd: SIGHUP, the config rescanned"
+else
     result FAIL "systemctl reload agentd did not reach the agent"
+fi
 
 # The watchdog (only an agent that sends WATCHDOG=1; the test's drop-in sets WatchdogSec=3s).
+# Nothing to wait for here: the check is that nothing happens for more than two intervals.
 if [ "$notify" = yes ]; then
     sleep 7
     if [ "$(systemctl is-active agentd)" = active ] && [ "$(systemctl show -p NRestarts --value agentd)" = 0 ] &&
@@ -98,24 +158,225 @@ start=$(date +%s%N)
 systemctl stop agentd
 took=$((($(date +%s%N) - start) / 1000000))
 if [ -n "$pid" ]; then
-    if [ -f /var/lib/agentd/jobs/local.sleeper/term ] && journal_has "stopping with the agent" &&
-            ! kill -0 "$pid" 2>/dev/null && [ "$took" -ge 1000 ]; then
+    if [ -f "$state/term" ] && journal_has "stopping with the agent" && ! kill -0 "$pid" 2>/dev/null && [ "$took" -ge 1000 ]; then
         result PASS "systemctl stop: the agent expired the run itself (SIGTERM, the plugin's 1 s trap ran), stopped in $took ms"
     else
-        result FAIL "systemctl stop took $took ms; term marker: $(ls /var/lib/agentd/jobs/local.sleeper/ 2>&1 | tr '\n' ' ')"
+        result FAIL "systemctl stop took $took ms; term marker: $(ls "$state" 2>&1 | tr '\n' ' ')"
     fi
 fi
-state=$(systemctl is-active agentd)
-[ "$state" = inactive ] && [ ! -e /run/agentd ] && result PASS "stopped cleanly: inactive, /run/agentd removed" ||
-    result FAIL "after stop: $state, /run/agentd $( [ -e /run/agentd ] && echo left || echo gone)"
+state_now=$(systemctl is-active agentd || true)
+if [ "$state_now" = inactive ] && [ ! -e /run/agentd ]; then
+    result PASS "stopped cleanly: inactive, /run/agentd removed"
+else
+    result FAIL "after stop: $state_now, /run/agentd $([ -e /run/agentd ] && echo left || echo gone)"
+fi
 
 systemctl start agentd
 if [ -n "$pid" ] && wait_until 20 test -S /run/agentd/agentd.sock && wait_until 10 history_has local.sleeper agent-restart; then
     result PASS "the stopped run is recorded agent-restart"
 elif [ -n "$pid" ]; then
-    result FAIL "local.sleeper's run: $(agentctl history local.sleeper 2>&1 | tail -n 1)"
+    result FAIL "local.sleeper's run: $(last_run local.sleeper)"
 fi
-rm -f /etc/agentd/jobs.d/sleeper
+rm -f "$jobs/sleeper" "$usr_file"
+
+# ---------------------------------------------------------------------------------------------
+# Converted Debian jobs, as an administrator converts them: `agentctl convert` into a copy of the
+# config directory, `agentctl check` on it, what convert says to disable disabled, the files moved
+# into jobs.d, each launched once as root and checked to write where it writes under systemd/cron.
+
+staging=$out/etc
+rm -rf "$staging"
+mkdir -p "$staging/jobs.d"
+cp -a /etc/agentd/agentd.conf /etc/agentd/manifests.d "$staging/"
+mkdir -p "$out/cron.d"
+# A cron.d line as packages write them (root, a shell command, a file it writes; MAILTO="" as
+# many do, so that this check needs no mail-report), and a failing one whose output cron would
+# mail to MAILTO. Kept outside /etc/cron.d: the root's cron (logrotate pulls it in) must not run
+# them itself.
+cat >"$out/cron.d/agentd-package-test" <<'EOT'
+MAILTO=""
+SHELL=/bin/sh
+PATH=/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin
+17 4 * * * root mkdir -p /var/lib/agentd-package-test && echo "cron line ran as $(id -un)" >/var/lib/agentd-package-test/cron-line
+EOT
+cat >"$out/cron.d/agentd-package-test-mailto" <<'EOT'
+MAILTO=root
+23 5 * * * root echo "agentd-package-test: this cron line fails"; exit 3
+EOT
+
+convert() { # convert NAME SOURCE [LABEL]: converts SOURCE into the staging jobs.d, keeps what it printed
+    local name=$1 source=$2 label=${3:-}
+    if agentctl convert --output-dir "$staging/jobs.d" "$source" >"$out/convert-$name.out" 2>"$out/convert-$name.err"; then
+        result PASS "${label}agentctl convert $source: $(sed -n 's|^wrote .*/||p' "$out/convert-$name.out" | tr '\n' ' ')"
+    else
+        result FAIL "${label}agentctl convert $source failed: $(tr '\n' ' ' <"$out/convert-$name.err" | cut -c 1-400)"
+    fi
+}
+convert dpkg-db-backup /lib/systemd/system/dpkg-db-backup.timer
+convert logrotate /lib/systemd/system/logrotate.timer
+convert cron-line "$out/cron.d/agentd-package-test"
+# What convert says to disable, for the timers: disabled, as an administrator would, so that
+# systemd never runs them meanwhile.
+for timer in dpkg-db-backup logrotate; do
+    if grep -q "systemctl disable --now $timer.timer" "$out/convert-$timer.err"; then
+        systemctl disable --now "$timer.timer" >/dev/null 2>&1 || result FAIL "systemctl disable --now $timer.timer failed"
+        result PASS "convert $timer.timer printed 'systemctl disable --now $timer.timer' (run here)"
+    else
+        systemctl disable --now "$timer.timer" >/dev/null 2>&1 || true
+        result FAIL "convert $timer.timer did not print 'systemctl disable --now $timer.timer': $(tr '\n' ' ' <"$out/convert-$timer.err" | cut -c 1-300)"
+    fi
+done
+check() { # check SLUG DESCRIPTION [LABEL]: agentctl check on the staging config directory
+    local log=$out/check-$1.out what=$2 label=${3:-} warnings
+    if agentctl check "$staging" >"$log" 2>&1; then
+        warnings=$(grep -c 'warning' "$log" || true)
+        result PASS "${label}agentctl check on the converted $what: no error, $warnings warning lines"
+        [ "$warnings" -eq 0 ] || result NOTE "agentctl check ($what) warned: $(grep 'warning' "$log" | tr '\n' ' ' | cut -c 1-600)"
+    else
+        result FAIL "${label}agentctl check on the converted $what: $(tr '\n' ' ' <"$log" | cut -c 1-600)"
+    fi
+}
+check timers "timers and cron line"
+# MAILTO= adds a mail-report job, which convert writes only where the mail-report plugin is.
+convert mailto "$out/cron.d/agentd-package-test-mailto" "[runtime] "
+check mailto "jobs with the MAILTO= line" "[runtime] "
+
+# identifier_of FILE: the Identifier= of a converted job file.
+identifier_of() { sed -n 's/^Identifier=//p' "$1" | head -n 1; }
+for f in "$staging"/jobs.d/*.job; do
+    if [ -e "$f" ]; then install_job "$f"; fi
+done
+
+# dpkg-db-backup: as root, into /var/backups (as under its timer). Nothing wrote it before.
+backups_before=$(ls /var/backups)
+rm -f /var/backups/dpkg.status.0
+job=$(grep -l 'dpkg-db-backup' "$staging"/jobs.d/*.job | head -n 1 || true)
+if [ -z "$job" ]; then
+    result FAIL "converted dpkg-db-backup: no job file names dpkg-db-backup ($(ls "$staging/jobs.d" | tr '\n' ' '))"
+else
+    id=$(identifier_of "$job")
+    if why=$(launch "$id" 60) && history_has "$id" success && [ -s /var/backups/dpkg.status.0 ] &&
+            [ "$(stat -c %U /var/backups/dpkg.status.0)" = root ]; then
+        result PASS "converted dpkg-db-backup.timer ($id) succeeded as root: /var/backups/dpkg.status.0 written"
+    else
+        result FAIL "converted dpkg-db-backup.timer ($id): ${why:-$(last_run "$id")}; /var/backups/dpkg.status.0 $(stat -c '%U %s bytes' /var/backups/dpkg.status.0 2>&1); log: $(tail_of "$id")"
+    fi
+fi
+
+# logrotate: as root, its state file /var/lib/logrotate/status (as under its timer).
+rm -f /var/lib/logrotate/status
+job=$(grep -l '/usr/sbin/logrotate' "$staging"/jobs.d/*.job | head -n 1 || true)
+if [ -z "$job" ]; then
+    result FAIL "converted logrotate: no job file runs /usr/sbin/logrotate"
+else
+    id=$(identifier_of "$job")
+    if why=$(launch "$id" 120) && history_has "$id" success && [ -s /var/lib/logrotate/status ]; then
+        result PASS "converted logrotate.timer ($id) succeeded as root: /var/lib/logrotate/status written"
+    else
+        result FAIL "converted logrotate.timer ($id): ${why:-$(last_run "$id")}; /var/lib/logrotate/status: $(ls -l /var/lib/logrotate/status 2>&1); log: $(tail_of "$id")"
+    fi
+fi
+
+# The cron.d line: as root (its user field), writing its file under /var/lib (only root can).
+# convert writes the line's `$` as systemd's `$$`, which the spawn turns back into `$` (the
+# runtime half): checked apart, by what `$(id -un)` printed.
+rm -rf /var/lib/agentd-package-test
+cron_out=/var/lib/agentd-package-test/cron-line
+job=$(grep -l 'cron line ran as' "$staging"/jobs.d/*.job | head -n 1 || true)
+if [ -z "$job" ]; then
+    result FAIL "converted cron.d line: no job file holds its command"
+else
+    id=$(identifier_of "$job")
+    if why=$(launch "$id" 30) && history_has "$id" success && [ -s "$cron_out" ] &&
+            [ "$(stat -c %U "$cron_out")" = root ]; then
+        result PASS "converted cron.d line ($id) succeeded as root: $cron_out written"
+        if grep -qx "cron line ran as root" "$cron_out"; then
+            result PASS "[runtime] the converted cron line's \$(id -un) reached sh as written (Exec= \$\$ is \$): it said root"
+        else
+            result FAIL "[runtime] the converted cron line's \$(id -un) did not reach sh as written (Exec= \$\$ must be \$ at spawn): it wrote '$(cat "$cron_out")'"
+        fi
+    else
+        result FAIL "converted cron.d line ($id): ${why:-$(last_run "$id")}; $cron_out: $(ls -l "$cron_out" 2>&1); log: $(tail_of "$id")"
+    fi
+fi
+
+# MAILTO=: the failing line's output reaches a local mailbox through /usr/sbin/sendmail (a
+# stand-in that appends to /var/mail/root, as an MTA delivering to root would).
+mailbox=/var/mail/root
+sendmail_added=0
+if [ ! -e /usr/sbin/sendmail ]; then
+    sendmail_added=1
+    cat >/usr/sbin/sendmail <<'EOT'
+#!/bin/sh
+# agentd package test: a stand-in MTA that delivers every message to /var/mail/root.
+{ echo "From agentd-package-test $(date)"; echo "X-Sendmail-Arguments: $*"; cat; echo; } >>/var/mail/root
+EOT
+    chmod 755 /usr/sbin/sendmail
+fi
+rm -f "$mailbox"
+job=$(grep -l 'this cron line fails' "$staging"/jobs.d/*.job | head -n 1 || true)
+if [ -z "$job" ]; then
+    result FAIL "[runtime] converted MAILTO= cron line: no job file holds its command"
+else
+    id=$(identifier_of "$job")
+    report=$(sed -n 's/^OnFailure=//p' "$job" | head -n 1)
+    if [ -z "$report" ]; then
+        result FAIL "[runtime] converted MAILTO= cron line ($id) has no OnFailure=: $(grep -v '^#' "$job" | tr '\n' ' ')"
+    elif why=$(launch "$id" 30) && history_has "$id" "failure" && listed "$report" &&
+            wait_until 30 history_has "$report" success && grep -q "this cron line fails" "$mailbox" 2>/dev/null; then
+        result PASS "[runtime] a failing MAILTO= cron line ($id) reached root's mailbox through OnFailure=$report and sendmail"
+    else
+        result FAIL "[runtime] MAILTO= cron line ($id, OnFailure=$report): ${why:-$(last_run "$id")}; $report: $(last_run "$report"); $mailbox: $(head -c 300 "$mailbox" 2>&1 | tr '\n' ' ')"
+    fi
+fi
+[ "$sendmail_added" = 0 ] || rm -f /usr/sbin/sendmail
+rm -f "$mailbox"
+
+# A drop-in script sees the environment of its user's passwd entry, as run-parts under cron does.
+cat >"$out/env-check" <<'EOT'
+#!/bin/sh
+# agentd: Kind=processing Interval=none
+echo "HOME=${HOME:-} USER=${USER:-} LOGNAME=${LOGNAME:-} SHELL=${SHELL:-}" >"$STATE_DIRECTORY/env"
+EOT
+chmod 755 "$out/env-check"
+install_job "$out/env-check"
+env_file=/var/lib/agentd/jobs/local.env-check/env
+if why=$(launch local.env-check 20) && history_has local.env-check success &&
+        grep -q '^HOME=/root USER=root LOGNAME=root SHELL=/bin/bash$' "$env_file" 2>/dev/null; then
+    result PASS "[runtime] a drop-in script as root sees HOME=/root USER=root LOGNAME=root SHELL=/bin/bash"
+else
+    result FAIL "[runtime] a drop-in script's environment: ${why:-$(last_run local.env-check)}; it saw: $(cat "$env_file" 2>&1)"
+fi
+
+# A job's own sandbox: ProtectSystem=strict with ReadWritePaths=/var/tmp/x cannot write /etc but
+# can write /var/tmp/x.
+rm -rf /var/tmp/x /etc/agentd-package-test-sandbox
+mkdir -p /var/tmp/x
+cat >"$out/sandbox-strict.job" <<'EOT'
+[Job]
+Identifier=local.sandbox-strict
+Kind=processing
+User=root
+ProtectSystem=strict
+ReadWritePaths=/var/tmp/x
+Exec=/bin/sh -c 'if touch /etc/agentd-package-test-sandbox; then echo "wrote /etc"; exit 1; fi; echo in-x >/var/tmp/x/written'
+EOT
+install_job "$out/sandbox-strict.job"
+if why=$(launch local.sandbox-strict 20) && history_has local.sandbox-strict success &&
+        [ ! -e /etc/agentd-package-test-sandbox ] && grep -qx in-x /var/tmp/x/written 2>/dev/null; then
+    result PASS "[runtime] ProtectSystem=strict, ReadWritePaths=/var/tmp/x: /etc not writable, /var/tmp/x written"
+else
+    result FAIL "[runtime] ProtectSystem=strict job: ${why:-$(last_run local.sandbox-strict)}; /etc/agentd-package-test-sandbox $([ -e /etc/agentd-package-test-sandbox ] && echo written || echo 'not written'), /var/tmp/x/written: $(cat /var/tmp/x/written 2>&1)"
+fi
+
+# Leave the root as it was for the purge check: the jobs, what they wrote, the timers enabled again.
+rm -f "${added_jobs[@]}"
+rm -rf /var/tmp/x /etc/agentd-package-test-sandbox /var/lib/agentd-package-test
+for f in /var/backups/*; do
+    grep -qxF "$(basename "$f")" <<<"$backups_before" || rm -f "$f"
+done
+rm -f /var/lib/logrotate/status
+systemctl enable dpkg-db-backup.timer logrotate.timer >/dev/null 2>&1 || true
+
 systemctl stop agentd
-journalctl -u agentd --no-pager >"$out/journal.txt" 2>&1
 result DONE

@@ -32,8 +32,11 @@ packages="libstdc++-12-dev libinotifytools0-dev libsqlite3-dev libsystemd-dev pk
 # `install-deps.sh order` adds what `make order-file` needs: valgrind (callgrind lists the
 # functions agentd runs), binutils (nm, objcopy).
 [ "${1:-}" = "order" ] && packages="$packages python3 valgrind binutils"
-# `install-deps.sh packaging` adds what `make deb` and `make package-test` need.
-[ "${1:-}" = "packaging" ] && packages="$packages debhelper dpkg-dev chrpath lintian debootstrap systemd-container"
+# `install-deps.sh packaging` adds what `make deb` and `make package-test` need: debhelper,
+# dpkg-dev, chrpath (the build); lintian; debootstrap (the Debian 12 root); systemd-container
+# (systemd-nspawn boots it); man-db (man --warnings renders the installed pages); bsdutils (script(1)
+# gives nspawn's console a terminal), tar, coreutils (timeout) are essential and always there.
+[ "${1:-}" = "packaging" ] && packages="$packages debhelper dpkg-dev chrpath lintian debootstrap systemd-container man-db"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
