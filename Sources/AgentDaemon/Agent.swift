@@ -208,12 +208,14 @@ public final class Agent {
         try FileSystem.makeDirectories(directory, mode: 0o755)
         // The per-user agent's socket is its user's alone (DESIGN §2): no group to look up.
         let group = options.userMode ? nil : GroupMembership.lookup("agentd")?.gid
-        let handler = ControlHandler(catalogue: config, scheduling: scheduling, runs: runs, conditions: conditions,
+        var handler = ControlHandler(catalogue: config, scheduling: scheduling, runs: runs, conditions: conditions,
                                      state: state, stateWriter: stateWriter, events: events, metrics: metrics,
                                      loop: loop, about: facts)
+        handler.metricsFileProblem = { [unowned metricsWriter] in metricsWriter.problem }
+        let ready = handler
         return try ControlServer(loop: loop, path: options.socketPath, mode: options.userMode ? 0o600 : 0o660,
                                  group: group) { request in
-            handler.handle(request)
+            ready.handle(request)
         }
     }
 }

@@ -393,7 +393,7 @@ struct ControlHandler {
     func statusReport() -> StatusReport {
         let registry = catalogue.registry
         let summary = scheduling.scheduler.waitingSummary(now: scheduling.now, limit: 100)
-        return StatusReport(
+        var report = StatusReport(
             version: AgentVersion.string, pid: getpid(), startedAt: about.startedAtWall,
             uptimeSeconds: about.startedAt.duration(to: loop.now).components.seconds,
             configDirectory: about.options.configDirectory,
@@ -408,7 +408,12 @@ struct ControlHandler {
             configWatch: catalogue.watchStatus,
             runLimits: runs.limitEnforcement,
             budgets: scheduling.scheduler.budgetStandings(now: scheduling.now).map(BudgetFigures.init))
+        report.metricsFileProblem = metricsFileProblem()
+        return report
     }
+
+    /// Why `MetricsFile=` is not written, asked at each `status` (set by `Agent`).
+    var metricsFileProblem: () -> String? = { nil }
 
     func jobSummaries() -> [JobSummary] {
         let refused = catalogue.registry.jobFilesWithErrors.map(Self.summary(ofRefused:))

@@ -16,6 +16,8 @@ final class MetricsFileWriter {
     private var lastRender: MonotonicInstant?
     private var written: (path: String, text: String)?
     private var lastProblem: String?
+    /// Why `MetricsFile=` is not being written, for `agentctl status`; nil while it is.
+    var problem: String? { lastProblem }
 
     init(loop: any EventLooping, log: Logger, catalogue: JobCatalogue, snapshot: @escaping () -> MetricsSnapshot) {
         self.loop = loop
@@ -47,6 +49,10 @@ final class MetricsFileWriter {
         lastRender = loop.now
         let text = PrometheusText.render(snapshot())
         if let written, written.path == path, written.text == text { return }
+        if written?.path != path, let refusal = Self.refusal(toReplace: path) {
+            report(refusal)
+            return
+        }
         do {
             try AtomicFile.replace(path, with: Array(text.utf8))
             if written?.path != path { removeWritten() }
@@ -54,17 +60,53 @@ final class MetricsFileWriter {
             if lastProblem != nil { log.notice("metrics file \(path) is written again") }
             lastProblem = nil
         } catch {
-            let problem = "metrics file: \(error) (create the directory, or fix MetricsFile= in agentd.conf)"
-            if problem != lastProblem { log.warning(problem) }
-            lastProblem = problem
+            report("metrics file: \(error) (create the directory, or fix MetricsFile= in agentd.conf)")
         }
+    }
+
+    private func report(_ problem: String) {
+        if problem != lastProblem { log.warning(problem) }
+        lastProblem = problem
+    }
+
+    /// How every file this writer makes begins: a file that does not is not the agent's to
+    /// replace or remove.
+    static let signature = Array("# HELP agentd_build_info ".utf8)
+
+    /// Why `path` must not be replaced, or nil: only a missing file, or a regular file of the
+    /// agent's own that holds its metrics, is (MetricsFile=/etc/passwd once replaced that file,
+    /// and removing the setting deleted it).
+    static func refusal(toReplace path: String) -> String? {
+        switch FileSystem.entry(at: path) {
+        case .missing:
+            return nil
+        case .directory, .symbolicLink:
+            break
+        case .other:
+            if isMetricsFile(path) { return nil }
+        }
+        return "metrics file: \(path) exists and is not a metrics file agentd wrote; agentd neither replaces "
+            + "nor removes it: remove it yourself if it is stale, or set MetricsFile= in agentd.conf to a new path"
+    }
+
+    /// A regular file owned by the agent's user that begins as the agent's metrics do.
+    static func isMetricsFile(_ path: String) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: signature.count)
+        return read(fd, &head, head.count) == head.count && head == signature
     }
 
     /// MetricsFile= was changed or removed: the file written before goes, so that node_exporter does
     /// not export stale figures (or the same series twice) from it.
     private func removeWritten() {
+        lastProblem = nil
         guard let old = written else { return }
         written = nil
-        if FileSystem.remove(old.path) { log.info("metrics file \(old.path) removed (MetricsFile= changed)") }
+        // Only what is still the agent's: someone may have put another file there since.
+        if Self.isMetricsFile(old.path), FileSystem.remove(old.path) { log.info("metrics file \(old.path) removed (MetricsFile= changed)") }
     }
 }

@@ -36,6 +36,9 @@ public struct StatusReport: Codable, Sendable {
     /// Whether this machine enforces each per-run limit (TasksMax=, MemoryMax=, MemoryHigh=), by
     /// what, or why not (nil from older agents).
     public var runLimits: [LimitEnforcement]?
+    /// Why `MetricsFile=` is not being written (a file there that is not the agent's, a missing
+    /// directory); absent while it is, or when there is none.
+    public var metricsFileProblem: String?
 
     public init(version: String, pid: Int32, startedAt: Int64, uptimeSeconds: Int64,
                 configDirectory: String, stateDirectory: String, socketPath: String,

@@ -224,6 +224,46 @@ import Testing
         let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any] ?? [:]
         return status["uptimeSeconds"] as? Int ?? 0
     }
+
+    /// Issue 28 item 6: `MetricsFile=` replaced a file that was not its own (a stand-in for
+    /// /etc/passwd got metrics) and, when the setting went, deleted it. It now writes only a file
+    /// it made, says why not in `status`, and removes only its own.
+    @Test func aFileThatIsNotTheAgentsMetricsIsNeitherReplacedNorRemoved() throws {
+        let sandbox = try Sandbox()
+        let passwd = sandbox.root + "/passwd"
+        let original = "root:x:0:0:root:/root:/bin/bash\n"
+        try original.write(toFile: passwd, atomically: false, encoding: .utf8)
+        try sandbox.write("agentd.conf", "[Agent]\nMetricsFile=\(passwd)\nMetricsInterval=1s\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("metrics file: \(passwd) exists and is not a metrics file agentd wrote")
+        #expect(try String(contentsOfFile: passwd, encoding: .utf8) == original)
+        let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
+        #expect((status?["metricsFileProblem"] as? String)?.contains("neither replaces nor removes it") == true)
+        #expect(try agent.ctl("status").stdout.contains("is not a metrics file agentd wrote"))
+        // The setting goes: the file stays, and so does every byte of it.
+        try sandbox.writeAtomically("agentd.conf", "[Agent]\nMetricsInterval=1s\n")
+        try Self.waitUntil("status no longer names a metrics file problem") {
+            (try? json(try agent.ctl("status", "--json").stdout) as? [String: Any])??["metricsFileProblem"] == nil
+        }
+        #expect(try String(contentsOfFile: passwd, encoding: .utf8) == original)
+        // A file of its own it does write: at a new path.
+        let own = sandbox.root + "/agentd.prom"
+        try sandbox.writeAtomically("agentd.conf", "[Agent]\nMetricsFile=\(own)\nMetricsInterval=1s\n")
+        try Self.waitUntil("the metrics file is written") { FileManager.default.fileExists(atPath: own) }
+        #expect(MetricsFileSignature.matches(try String(contentsOfFile: own, encoding: .utf8)))
+    }
+
+    /// Checks `condition` every 50 ms until it holds, failing at the deadline.
+    static func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else {
+                Issue.record("\(what): not within \(timeout) s")
+                throw POSIXError(.ETIMEDOUT)
+            }
+            usleep(50_000)
+        }
+    }
 }
 
 /// Inode and modification time (ns): a rename into place or a rewrite changes one of them.
@@ -256,5 +296,10 @@ struct PromSamples {
 
 enum FileSystemPaths {
     static func parent(of path: String) -> String { (path as NSString).deletingLastPathComponent }
+
 }
 
+/// How agentd's metrics files begin (`MetricsFileWriter.signature`).
+enum MetricsFileSignature {
+    static func matches(_ text: String) -> Bool { text.hasPrefix("# HELP agentd_build_info ") }
+}

@@ -63,6 +63,9 @@ enum StatusCommand {
         if let problem = status.stateError {
             lines.append(style.error("state error: \(DisplayText.sanitized(problem))"))
         }
+        if let problem = status.metricsFileProblem {
+            lines.append(style.warning(DisplayText.sanitized(problem)))
+        }
         if !status.diagnostics.isEmpty {
             lines.append("")
             lines.append("Config problems (agentctl check \(status.configDirectory) shows the same offline):")
