@@ -220,6 +220,8 @@ import Testing
         status.paused = true
         status.budgetLeft = 45
         status.dailyBudget = 48
+        status.metricsFileProblem = "metrics file: /etc/passwd exists and is not a metrics file agentd wrote; agentd "
+            + "neither replaces nor removes it: remove it yourself if it is stale, or set MetricsFile= in agentd.conf to a new path"
         GoldenFile.expect(try MessageCoding.encodePretty(status), matches: "json/status.json")
     }
 

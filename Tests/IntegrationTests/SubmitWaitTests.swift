@@ -80,6 +80,34 @@ extension SubmitWaitTests {
         #expect(!result.stdout.contains("r000001 local.long"), "the title, not the identifier")
         #expect(try agent.ctl("cancel", "r000001").status == 0, "the run went on")
     }
+
+    /// Issue 28 item 2: a follower the agent dropped (it fell behind: stopped with Ctrl-Z while
+    /// the plugin wrote) once exited 5 for a run that ended `success`. It now subscribes again
+    /// and finds the run's end in history.
+    @Test func aDroppedFollowerStillReportsTheRunsOwnResult() throws {
+        let sandbox = try Sandbox()
+        let go = sandbox.root + "/go"
+        // 2,000 status lines of 600 bytes, a millisecond or more apart (so one read, one event each),
+        // once the test has stopped the follower.
+        try continuedJob(sandbox, "chatty", """
+            echo PROGRESS=1/2
+            while [ ! -e \(go) ]; do sleep 0.01; done
+            pad=$(printf '%0600d' 0)
+            i=0
+            while [ $i -lt 2000 ]; do echo "STATUS=$i $pad"; i=$((i + 1)); sleep 0.001; done
+            echo PROGRESS=2/2
+            """)
+        let agent = try AgentProcess(sandbox: sandbox)
+        let waiting = try WaitingSubmit(agent: agent, identifier: "local.chatty")
+        try waiting.waitForOutput("r000001 local.chatty")
+        waiting.suspend()
+        FileManager.default.createFile(atPath: go, contents: nil)
+        try agent.waitForLog("run r000001 of local.chatty ended: success", timeout: 60)
+        waiting.resume()
+        let result = try waiting.finish()
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("r000001 local.chatty: success"), "\(result.stdout)")
+    }
 }
 
 /// `agentctl submit ID --wait` running in the background while the test acts.
@@ -115,6 +143,10 @@ final class WaitingSubmit {
             early.append(chunk)
         }
     }
+
+    /// Ctrl-Z and `fg`: stopped, it reads nothing.
+    func suspend() { kill(process.processIdentifier, SIGSTOP) }
+    func resume() { kill(process.processIdentifier, SIGCONT) }
 
     /// Ctrl-C, as a person at the terminal would.
     func interrupt() {

@@ -15,17 +15,23 @@ enum SubmitWait {
         let signals = SignalWait()
         defer { signals.restore() }
         let wait = StreamWait(catchSuspend: false)
-        let stream = try EventStream.open(EventFilter(identifiers: [id]), context: context)
+        var stream = try EventStream.open(EventFilter(identifiers: [id]), context: context)
         try stream.send(request)
         var follower = Follower(id: id, context: context)
         follower.submittedTitle = request.submission?.title
         while true {
             while let ready = try stream.nextReady() {
-                guard let line = ready else {
-                    throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) closed the connection before the run of \(id) ended (it stopped, or dropped this follower; agentctl history \(id) shows how the run ended)",
-                                         agentUnreachable: true)
+                if let line = ready, let status = try follower.take(line) { return status }
+                guard ready == nil || follower.lostStream else { continue }
+                // Dropped (it fell behind) or disconnected: a follower never reports a result
+                // other than the run's. Subscribe again first, then look in history, so that
+                // an end between the two is not missed.
+                guard let runID = follower.runID else { throw lost(id, context: context) }
+                stream = try EventStream.open(EventFilter(identifiers: [id]), context: context)
+                follower.lostStream = false
+                if let stop = try recordedEnd(of: runID, identifier: id, context: context) {
+                    return follower.ended(runID, stop)
                 }
-                if let status = try follower.take(line) { return status }
             }
             switch wait.wait(stream.client.fileDescriptor, milliseconds: -1) {
             case .readable, .timedOut, .signal(.resized), .signal(.suspend), .signal(.timedOut): continue
@@ -33,6 +39,18 @@ enum SubmitWait {
                 return follower.detached(signal: number)
             }
         }
+    }
+
+    private static func lost(_ id: String, context: CommandContext) -> CommandFailure {
+        CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) closed the connection before the run of \(id) ended (it stopped, or dropped this follower; agentctl history \(id) shows how the run ended)",
+                       agentUnreachable: true)
+    }
+
+    /// The stop reason history recorded for `runID`, or nil while it is live.
+    static func recordedEnd(of runID: String, identifier: String, context: CommandContext) throws(CommandFailure) -> String? {
+        let response = try context.request(ControlRequest(command: .history, target: identifier, limit: 100,
+                                                          omitLogTails: true))
+        return response.runs?.first { $0.runID == runID }?.stopReason
     }
 
     /// The exit status for a stop reason (DESIGN §7; documented in docs/agentctl.md): 0
@@ -67,6 +85,8 @@ enum SubmitWait {
         var submittedTitle: String?
         var progress: Double?
         var lastLine = ""
+        /// The agent dropped this follower (`overflow`): the run's end is looked up instead.
+        var lostStream = false
 
         init(id: String, context: CommandContext) {
             self.id = id
@@ -117,7 +137,7 @@ enum SubmitWait {
                 }
                 throw dropped(event.message ?? "refused")
             case .overflow?:
-                throw CommandFailure(exitStatus: 5, message: "agentd dropped this follower (it fell behind); the run goes on: agentctl history \(id) shows how it ends")
+                lostStream = true
             default:
                 break
             }
@@ -139,7 +159,7 @@ enum SubmitWait {
             return 128 + signal
         }
 
-        private func ended(_ run: String, _ stop: String) -> Int32 {
+        func ended(_ run: String, _ stop: String) -> Int32 {
             if context.isTerminal && !lastLine.isEmpty { context.out("") }
             context.out("\(run) \(id): \(DisplayText.sanitized(stop))")
             return exitStatus(for: stop)
