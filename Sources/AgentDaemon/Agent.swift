@@ -32,6 +32,8 @@ public final class Agent {
     private var server: ControlServer?
     /// Set once SIGTERM/SIGINT arrived: live runs are being stopped, nothing new starts.
     private var isStopping = false
+    /// The per-user agent's runtime directory, whose removal (logout) stops it.
+    private var runtimeWatch: DirectoryRemovalWatch?
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -44,7 +46,7 @@ public final class Agent {
                            startedAt: loop.clock.monotonic)
         config = ConfigFollower(directory: options.configDirectory, dataDirectories: options.dataDirectories,
                                 loop: loop, log: log)
-        state = StateDirectory(path: options.stateDirectory)
+        state = StateDirectory(path: options.stateDirectory, isPrivate: options.userMode)
         stateWriter = StateWriter(state: state, loop: loop, log: log, commits: SQLiteCommits(),
                                   syncs: FileSyncPort(loop: loop))
         events = EventBus(loop: loop, wallClock: { WallClock.now() / 1_000_000 })
@@ -95,6 +97,7 @@ public final class Agent {
         conditions.start()
         scheduling.start()
         server = try openControlSocket()
+        watchRuntimeDirectory()
         let registry = config.registry
         log.notice("ready: \(ServiceStatusReporter.count(registry.manifestCount, "manifest")), \(ServiceStatusReporter.count(registry.jobCount, "job")), \(ServiceStatusReporter.count(config.errorCount, "config error")); socket \(options.socketPath)")
         serviceStatus.ready()
@@ -133,6 +136,23 @@ public final class Agent {
         conditions.onChange = { [unowned conditions, unowned scheduling, unowned events] new in
             scheduling.handle(.conditionsChanged(new))
             events.conditionsChanged(conditions.inputs)
+        }
+    }
+
+    /// `agentd --user`: logind removes `$XDG_RUNTIME_DIR` at logout, and the control socket with
+    /// it; an agent nobody can reach any more stops as on SIGTERM (runs torn down, state written),
+    /// so that the next login's agent starts clean.
+    private func watchRuntimeDirectory() {
+        guard options.userMode else { return }
+        let directory = FileSystem.parentDirectory(of: options.socketPath)
+        let name = FileSystem.baseName(of: options.socketPath)
+        do {
+            runtimeWatch = try DirectoryRemovalWatch(loop: loop, directory: directory, name: name) { [unowned self] in
+                self.log.notice("\(self.options.socketPath) or its directory was removed (logout): stopping as on SIGTERM")
+                self.handle(signal: SIGTERM)
+            }
+        } catch {
+            log.warning("cannot watch \(directory) (\(error)): a logout that removes it will not stop this agent")
         }
     }
 

@@ -77,7 +77,11 @@ final class ConfigFollower: JobCatalogue {
             switch event {
             case .changed(let path):
                 pendingRemovals.cancel(path)
-                changes.append(loader.reload(relativePath: path))
+                if let change = loader.reload(relativePath: path, removingGone: false) {
+                    changes.append(change)
+                } else {
+                    pendingRemovals.add(path)  // deleted since: settled with the other removals
+                }
             case .removed(let path):
                 // Not yet: `rm -rf` of a directory about to be replaced deletes its files first.
                 pendingRemovals.add(path)

@@ -29,7 +29,7 @@ struct ControlHandler {
             return
         }
         let commitsBefore = stateWriter.requestCommits
-        if decoded.command == .submit, AccessPolicy.refusal(for: .submit, peer: request.peer) == nil {
+        if decoded.command == .submit, AccessPolicy.refusal(for: .submit, peer: request.peer, userMode: about.options.userMode) == nil {
             // Answered when the scheduler has decided (at once, in practice).
             submit(decoded) { acknowledge($0, to: request, commitsBefore: commitsBefore) }
             return
@@ -66,7 +66,7 @@ struct ControlHandler {
     }
 
     private func answer(_ request: ControlRequest, peer: PeerCredentials) -> ControlResponse {
-        if let refusal = AccessPolicy.refusal(for: request.command, peer: peer) {
+        if let refusal = AccessPolicy.refusal(for: request.command, peer: peer, userMode: about.options.userMode) {
             return .failure(.accessDenied, refusal)
         }
         switch request.command {
@@ -481,12 +481,16 @@ extension ControlHandler {
 /// DESIGN §9: reads for anyone allowed to connect; changes for root and group `agentd`;
 /// `simulate` and `lowpower` for root.
 enum AccessPolicy {
-    static func refusal(for command: ControlCommand, peer: PeerCredentials) -> String? {
+    /// `userMode`: the per-user agent, where only its own user (and root) make changes; group
+    /// `agentd` is the system agent's.
+    static func refusal(for command: ControlCommand, peer: PeerCredentials, userMode: Bool = false) -> String? {
         switch command.access {
         case .read:
             return nil
         case .change:
-            if peer.uid == 0 || peer.uid == geteuid() || isInAgentdGroup(peer) { return nil }
+            if peer.uid == 0 || peer.uid == geteuid() { return nil }
+            if userMode { return "\(command.rawValue) changes this user's agent: only its own user may" }
+            if isInAgentdGroup(peer) { return nil }
             return "\(command.rawValue) changes the agent: run it as root or as a member of group agentd"
         case .root:
             if peer.uid == 0 || peer.uid == geteuid() { return nil }

@@ -15,8 +15,13 @@ final class StateDirectory {
     /// transaction appends a few 4 KiB pages to the WAL.
     static let minimumFreeBytes: UInt64 = 256 * 1024
 
-    init(path: String) {
+    /// The per-user agent's state is its user's alone (DESIGN §10: 0700/0600): another user
+    /// must not read its runs' titles, output or `RESULT=`.
+    let isPrivate: Bool
+
+    init(path: String, isPrivate: Bool = false) {
         self.path = path
+        self.isPrivate = isPrivate
     }
 
     /// The database's run records, while it is open.
@@ -32,13 +37,21 @@ final class StateDirectory {
         if database != nil { problem = nil }
     }
 
+    /// Directories and files an earlier version left readable by others are made private.
+    private func tightenExisting() {
+        for directory in [path, path + "/jobs"] { chmod(directory, 0o700) }
+        for file in ["state.db", "state.db-wal", "state.db-shm"] { chmod(path + "/" + file, 0o600) }
+    }
+
     /// Creates the directory if needed and opens the database; returns whether it is usable.
     @discardableResult
     func open() -> Bool {
         if database != nil { return true }
         do {
-            try FileSystem.makeDirectories(path, mode: 0o755)
-            try FileSystem.makeDirectories(path + "/jobs", mode: 0o755)
+            let mode: mode_t = isPrivate ? 0o700 : 0o755
+            try FileSystem.makeDirectories(path, mode: mode)
+            try FileSystem.makeDirectories(path + "/jobs", mode: mode)
+            if isPrivate { tightenExisting() }
             let db = try Database(path: path + "/state.db")
             try Migrations.apply(to: db)
             database = db

@@ -41,9 +41,19 @@ do {
         }
         // Early, before any descriptor is opened: runs and control clients share the limit.
         OpenFileLimit.raiseSoftToHard()
+        var lock: InstanceLock?
+        if options.userMode {
+            // The user's state is the user's alone (plugins get umask 022 back before exec), and
+            // one agent per user: a second one refuses before it touches anything.
+            umask(0o077)
+            lock = try InstanceLock.acquire(in: options.stateDirectory)
+        }
         let agent = try Agent(options: options)
-        try agent.run()
+        try withExtendedLifetime(lock) { try agent.run() }
     }
+} catch let error as InstanceLock.Held {
+    printError("agentd --user: already running for this user: \(error); stop it first (systemctl --user stop agentd) or give this one a state directory of its own (--state-dir DIR)")
+    exit(1)
 } catch let error as DaemonOptionsError {
     printError("agentd: \(error)")
     exit(2)

@@ -55,6 +55,29 @@ import Testing
         #expect(runs.first?["title"] as? String == "Export", "\(history.stdout)")
     }
 
+    /// Issue 28 item 5: after logout (logind removes $XDG_RUNTIME_DIR) the agent stayed alive
+    /// and unreachable, and a second one started beside it on the same state; its state was
+    /// readable by other users. Now: one agent per user, private state, a clean stop at logout.
+    @Test func oneAgentPerUserPrivateStateAndAStopAtLogout() throws {
+        let user = try TestUser()
+        let session = try UserSession(user: user)
+        let agent = try UserAgent(session)
+        #expect(owner(session.stateDirectory)?.mode == 0o700)
+        #expect(owner(session.stateDirectory + "/state.db")?.mode == 0o600)
+        // A second agent of the same user refuses before touching anything.
+        let second = try runCommand("/usr/bin/setpriv", session.user.setpriv + [Binaries.agentd, "--user"],
+                                    environment: session.environment)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("already running for this user"), "\(second.stderr)")
+        #expect(second.stderr.contains("systemctl --user stop agentd"), "\(second.stderr)")
+        // Logout: the runtime directory goes; the agent stops as on SIGTERM.
+        try FileManager.default.removeItem(atPath: session.runtimeDirectory)
+        try agent.waitForLog("was removed (logout): stopping as on SIGTERM")
+        try agent.waitForLog("agentd stopped")
+        agent.child.process.waitUntilExit()
+        #expect(agent.child.process.terminationStatus == 0)
+    }
+
     @Test func aJobNamingAnotherUserIsRefusedWithTheReason() throws {
         let session = try UserSession(user: try TestUser())
         let agent = try UserAgent(session)

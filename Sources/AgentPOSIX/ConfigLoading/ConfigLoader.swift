@@ -104,6 +104,13 @@ public struct ConfigLoader {
 
     /// Re-reads one file after inotify named it.
     public mutating func reload(relativePath: String) -> RegistryChange {
+        reload(relativePath: relativePath, removingGone: true) ?? RegistryChange()
+    }
+
+    /// As `reload(relativePath:)`, but a file that is gone is left in force and nil returned:
+    /// a change event read late (the file written, then deleted by a deploy swapping the
+    /// directory) is no reason to remove it at once; the caller settles it with the removals.
+    public mutating func reload(relativePath: String, removingGone: Bool) -> RegistryChange? {
         if case .ignored = ConfigPath.role(of: relativePath) {
             return RegistryChange()
         }
@@ -112,6 +119,7 @@ public struct ConfigLoader {
             knownPaths.insert(relativePath)
             return registry.update(source, facts: facts)
         case .gone:
+            guard removingGone else { return nil }
             return remove(relativePath: relativePath)
         case .unreadable(let message):
             knownPaths.insert(relativePath)
