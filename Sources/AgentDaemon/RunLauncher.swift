@@ -75,6 +75,13 @@ final class RunLauncher: RunLaunching {
             guard let account = users.lookup(name, now: loop.now) else { return .failure(LaunchProblem("no such user \(name)")) }
             user = account
         }
+        // An unprivileged agent runs plugins as itself: HOME and the rest are its own.
+        let account = user ?? ownAccount
+        let fileVariables: [EnvironmentVariable]
+        switch EnvironmentFiles.read(job.extra.environmentFiles) {
+        case .success(let variables): fileVariables = variables
+        case .failure(let problem): return .failure(problem)
+        }
         let stateDirectory = self.stateDirectory(of: job)
         let makesStateDirectory: mode_t?
         switch prepareStateDirectory(stateDirectory, for: user) {
@@ -86,12 +93,19 @@ final class RunLauncher: RunLaunching {
         case .success(let made): cgroup = made
         case .failure(let problem): return .failure(problem)
         }
+        let environment = PluginEnvironment.build(
+            job: job, run: run.state, stateDirectory: stateDirectory, lang: lang,
+            account: PluginEnvironment.Account(name: account.name, home: account.home, shell: account.shell),
+            fileVariables: fileVariables)
+        let workingDirectory = self.workingDirectory(of: job, home: account.home)
         var request = SpawnRequest(
-            executable: executable, arguments: job.exec + extraArguments,
-            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang),
-            workingDirectory: stateDirectory, user: user, cgroup: cgroup,
+            executable: executable,
+            arguments: PluginEnvironment.expand(job.exec, in: environment) + extraArguments,
+            environment: environment, workingDirectory: workingDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
         request.makesWorkingDirectory = makesStateDirectory
+        if workingDirectory != stateDirectory { request.madeDirectory = stateDirectory }
+        request.workingDirectoryMayBeMissing = job.extra.workingDirectoryMayBeMissing
         // `Nice=`, else 0 (DESIGN §3) when the agent itself runs above it (agentd.service's
         // Nice=-10): a plugin never inherits the agent's own priority.
         request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
@@ -121,6 +135,10 @@ final class RunLauncher: RunLaunching {
     }
 
     func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem {
+        if failure.step == "chdir" {
+            let home = (geteuid() == 0 ? job.user.flatMap { users.lookup($0, now: loop.now) } : nil)?.home ?? ownAccount.home
+            return LaunchProblem("WorkingDirectory=\(workingDirectory(of: job, home: home)): \(SystemError.text(failure.errno))")
+        }
         if failure.isWorkingDirectory {
             // The child makes the job's state directory at its first run (prepareStateDirectory).
             return LaunchProblem("state directory: \(failure.step) \(stateDirectory(of: job)): \(SystemError.text(failure.errno)); check that \(jobsDirectory) is writable by the agent and its file system is neither full nor read-only (ls -ld \(jobsDirectory); lsattr -d \(jobsDirectory); df -h \(jobsDirectory))")
@@ -133,6 +151,19 @@ final class RunLauncher: RunLaunching {
 
     /// A job's `STATE_DIRECTORY`.
     private func stateDirectory(of job: JobDefinition) -> String { jobsDirectory + job.identifier.rawValue }
+
+    /// `WorkingDirectory=`: the state directory unless it names another; `~` is the home of the
+    /// run's user, as systemd allows.
+    private func workingDirectory(of job: JobDefinition, home: String) -> String {
+        switch job.extra.workingDirectory {
+        case nil: stateDirectory(of: job)
+        case "~"?: home
+        case let path?: path
+        }
+    }
+
+    /// The agent's own user, whose passwd entry an unprivileged agent's runs get.
+    private lazy var ownAccount: UserAccount = UserAccount.current()
 
     /// The job's state directory: nil when it is there, owned as it should be (every run but a
     /// job's first); else the mode the plugin's child makes it with before it drops privileges

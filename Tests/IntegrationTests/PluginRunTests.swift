@@ -205,7 +205,43 @@ import Testing
         #expect(lines.contains("GREETING=hello"))
         #expect(lines.contains("STATE_DIRECTORY=\(sandbox.stateDirectory)/jobs/local.env"))
         #expect(lines.contains { $0.hasPrefix("AGENTD_DEADLINE=") })
-        #expect(!lines.contains { $0.hasPrefix("HOME=") || $0.hasPrefix("AGENTD_SOCKET=") })
+        #expect(!lines.contains { $0.hasPrefix("AGENTD_SOCKET=") })
+        // HOME, USER, LOGNAME and SHELL from the passwd entry of the run's user (DefaultUser=
+        // nobody under a root agent), as systemd sets them with User=.
+        let user = geteuid() == 0 ? "nobody" : String(cString: getpwuid(geteuid()).pointee.pw_name)
+        let entry = try #require(getpwnam(user))
+        #expect(lines.contains("HOME=\(String(cString: entry.pointee.pw_dir))"))
+        #expect(lines.contains("USER=\(user)"))
+        #expect(lines.contains("LOGNAME=\(user)"))
+        #expect(lines.contains("SHELL=\(String(cString: entry.pointee.pw_shell))"))
+    }
+
+    /// Issue 26 item 5: `EnvironmentFile=` is read at each spawn and overrides `Environment=`;
+    /// `Exec=` expands `${VAR}` as one word and `$VAR` split on whitespace; `$$` is a `$`;
+    /// `WorkingDirectory=` is where the commands start.
+    @Test func environmentFilesExecExpansionAndTheWorkingDirectoryApply() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/args.sh"
+        try "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done > \"$STATE_DIRECTORY/args.txt\"\npwd >> \"$STATE_DIRECTORY/args.txt\"\necho \"FROM=$FROM\" >> \"$STATE_DIRECTORY/args.txt\"\n"
+            .write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        let defaults = sandbox.root + "/defaults"
+        try "# comment\nARGS=\"-a  -b\"\nFROM=file\n".write(toFile: defaults, atomically: false, encoding: .utf8)
+        try sandbox.write("jobs.d/args.job", "[Job]\nIdentifier=local.args\nKind=refresh\n"
+            + "Exec=\(plugin) $ARGS ${ARGS} $$HOME x${FROM}y\nEnvironment=FROM=job\n"
+            + "EnvironmentFile=\(defaults)\nEnvironmentFile=-\(sandbox.root)/absent\nWorkingDirectory=/\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.args").status == 0)
+        try agent.waitForLog("of local.args ended: success")
+        let text = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.args/args.txt", encoding: .utf8)
+        #expect(text == "[-a]\n[-b]\n[-a  -b]\n[$HOME]\n[xfiley]\n/\nFROM=file\n")
+        #expect(!agent.logLines.contains { $0.contains("not expanded yet") || $0.contains("not enforced yet") })
+
+        // A missing file without `-` ends the run before anything is spawned.
+        try FileManager.default.removeItem(atPath: defaults)
+        let mark = agent.logLines.count
+        #expect(try agent.ctl("simulate", "launch", "local.args").status == 0)
+        try agent.waitForLog("of local.args ended: spawn-failed(EnvironmentFile=\(defaults): No such file or directory)", after: mark)
     }
 
     @Test func aCheckpointIsHandedBackToTheNextRun() throws {

@@ -31,17 +31,21 @@ public struct RunLifecycle: Sendable {
         /// Continued runs only: nil for the others, whose progress is optional.
         public var progressTimeout: Duration?
         public var gracePeriod: Duration
+        /// `SuccessExitStatus=`: what else counts as a command's success besides exit 0.
+        public var successExitStatus: SuccessExitStatus
 
-        public init(maxRuntime: Duration?, progressTimeout: Duration?, gracePeriod: Duration) {
+        public init(maxRuntime: Duration?, progressTimeout: Duration?, gracePeriod: Duration,
+                    successExitStatus: SuccessExitStatus = SuccessExitStatus()) {
             self.maxRuntime = maxRuntime
             self.progressTimeout = progressTimeout
             self.gracePeriod = gracePeriod
+            self.successExitStatus = successExitStatus
         }
 
         public init(job: JobDefinition) {
             self.init(maxRuntime: job.maxRuntime,
                       progressTimeout: job.kind == .continued ? job.progressTimeout : nil,
-                      gracePeriod: job.gracePeriod)
+                      gracePeriod: job.gracePeriod, successExitStatus: job.extra.successExitStatus)
         }
     }
 
@@ -234,7 +238,7 @@ public struct RunLifecycle: Sendable {
         case .expired(let reason)?: return record(.expired(reason))
         case .cancelled?: return record(.cancelled)
         case .agentStopping?, nil:
-            return record(StopReason.resolve(termination: termination, expiredFor: nil, cancelled: false))
+            return record(StopReason.resolve(termination: termination, success: settings.successExitStatus))
         }
     }
 
