@@ -83,6 +83,11 @@ final class RunLauncher: RunLaunching {
         case .failure(let problem): return .failure(problem)
         }
         let stateDirectory = self.stateDirectory(of: job)
+        let sandbox: ProcessSandbox?
+        switch self.sandbox(of: job) {
+        case .success(let planned): sandbox = planned
+        case .failure(let problem): return .failure(problem)
+        }
         let makesStateDirectory: mode_t?
         switch prepareStateDirectory(stateDirectory, for: user) {
         case .success(let mode): makesStateDirectory = mode
@@ -106,6 +111,7 @@ final class RunLauncher: RunLaunching {
         request.makesWorkingDirectory = makesStateDirectory
         if workingDirectory != stateDirectory { request.madeDirectory = stateDirectory }
         request.workingDirectoryMayBeMissing = job.extra.workingDirectoryMayBeMissing
+        request.sandbox = sandbox
         // `Nice=`, else 0 (DESIGN §3) when the agent itself runs above it (agentd.service's
         // Nice=-10): a plugin never inherits the agent's own priority.
         request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
@@ -142,6 +148,10 @@ final class RunLauncher: RunLaunching {
         if failure.isWorkingDirectory {
             // The child makes the job's state directory at its first run (prepareStateDirectory).
             return LaunchProblem("state directory: \(failure.step) \(stateDirectory(of: job)): \(SystemError.text(failure.errno)); check that \(jobsDirectory) is writable by the agent and its file system is neither full nor read-only (ls -ld \(jobsDirectory); lsattr -d \(jobsDirectory); df -h \(jobsDirectory))")
+        }
+        if failure.item != nil {
+            // A sandbox step: name the key and the path, as the plan gave them to the child.
+            return LaunchProblem(failure.described(with: (try? sandbox(of: job).get()) ?? nil))
         }
         guard failure.isVerification, let program = job.exec.first else { return LaunchProblem(failure.description) }
         // The child's last look found the plugin changed since the check: say how now.

@@ -390,3 +390,36 @@ func cpuTicks(_ pid: Int32) -> Int {
     guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
     return user + system
 }
+
+/// Issue 26 item 2 with a real agent: the job's own sandbox, applied in the child.
+@Suite struct JobSandboxIntegrationTests {
+    @Test(.enabled(if: geteuid() == 0, "needs a root agent: mount namespaces"))
+    func protectSystemStrictRefusesEtcButReadWritePathsStayWritable() throws {
+        let sandbox = try Sandbox()
+        let tag = "agentd-it-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let writable = "/var/tmp/" + tag
+        try FileManager.default.createDirectory(atPath: writable, withIntermediateDirectories: false)
+        defer {
+            try? FileManager.default.removeItem(atPath: writable)
+            try? FileManager.default.removeItem(atPath: "/etc/" + tag)
+        }
+        let plugin = sandbox.root + "/strict.sh"
+        try """
+            #!/bin/sh
+            out="$STATE_DIRECTORY/result.txt"
+            if echo x > /etc/\(tag) 2>/dev/null; then echo etc=written > "$out"; else echo etc=refused > "$out"; fi
+            if echo x > \(writable)/f; then echo rw=written >> "$out"; else echo rw=refused >> "$out"; fi
+
+            """.write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/strict.job", "[Job]\nIdentifier=local.strict\nExec=\(plugin)\nUser=root\n"
+            + "ProtectSystem=strict\nReadWritePaths=\(writable)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.strict").status == 0)
+        try agent.waitForLog("of local.strict ended: success")
+        let result = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.strict/result.txt", encoding: .utf8)
+        #expect(result == "etc=refused\nrw=written\n")
+        #expect(!FileManager.default.fileExists(atPath: "/etc/" + tag))
+        #expect(FileManager.default.fileExists(atPath: writable + "/f"))
+    }
+}

@@ -282,6 +282,15 @@ public struct JobDefinition: Hashable, Sendable {
                     + "this agent reads it but runs the job as if it were not set")
             }
         }
+        // Mounts and namespaces need a root agent: said at load (and by `check`), not only
+        // when a run ends spawn-failed.
+        if !context.privileged, let name = SandboxPlan.firstPrivilegedKey(input.definition.extra.sandbox),
+           let key = JobKeyTable.rows.first(where: { $0.name == name })
+        {
+            input.reader.warning(key.line(in: input.reader), "\(name): needs a root agent: this agent runs "
+                + "unprivileged and cannot make the mounts and namespaces it needs, so every run of this job "
+                + "ends spawn-failed(\(name)=: needs a root agent …)")
+        }
         reader = input.reader
         definition = input.definition
     }
