@@ -33,6 +33,9 @@ final class RunSupervisor {
     var onRunProgress: ((RunID, Double) -> Void)?
     /// Every `PROGRESS=`, `TITLE=`, `SUBTITLE=` and `STATUS=` line (the event stream).
     var onRunDirective: ((RunID, PluginDirective) -> Void)?
+    /// What `Condition…=` keys are checked against right before a spawn (the machine, in the
+    /// agent; a table in daemon scripts); nil: no job's conditions can be checked, none runs.
+    var conditionFacts: (() -> any ConditionFacts)?
 
     init(loop: any EventLooping, log: Logger, state: StateDirectory, stateWriter: StateWriter,
          launcher: any RunLaunching, readClock: @escaping () -> ClockReading, logsLateness: Bool) {
@@ -120,6 +123,13 @@ final class RunSupervisor {
             onLine: { [unowned self] stream, line, wasCut in self.line(id, stream, line, wasCut: wasCut) },
             onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
             onGone: { [unowned self] in self.gone(id) })
+        // DESIGN §5: a false Condition…= is a skipped run, nothing spawned (not a failure).
+        if let failed = failedCondition(of: job) {
+            recorder.started(run, process: nil, bootID: launcher.bootID)
+            onRunStarted?(job.identifier, id, order.reason)
+            send(.skipped(failed), to: run)
+            return id
+        }
         switch launcher.start(run, arguments: submission?.arguments ?? [], events: events) {
         case .success(let process):
             run.process = process
@@ -136,6 +146,15 @@ final class RunSupervisor {
     }
 
     private func forget(_ id: RunID) { live[id] = nil }
+
+    /// The job's first false `Condition…=` as `skipped(…)` names it; nil when they all hold.
+    private func failedCondition(of job: JobDefinition) -> String? {
+        let conditions = job.extra.conditions
+        guard !conditions.isEmpty else { return nil }
+        guard let facts = conditionFacts?() else { return "no condition facts" }
+        guard case .fails(let condition) = ConditionVerdict.evaluate(conditions, facts: facts) else { return nil }
+        return condition.description
+    }
 
     // MARK: ending
 

@@ -423,3 +423,28 @@ func cpuTicks(_ pid: Int32) -> Int {
         #expect(FileManager.default.fileExists(atPath: writable + "/f"))
     }
 }
+
+/// Issue 26 item 7 with a real agent: a false condition skips the run without spawning anything.
+@Suite struct ConditionIntegrationTests {
+    @Test func aFalseConditionRecordsSkippedAndSpawnsNothingATrueOneRuns() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/mark.sh"
+        try "#!/bin/sh\ntouch \"$STATE_DIRECTORY/ran\"\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        let flag = sandbox.root + "/ready"
+        try sandbox.write("jobs.d/cond.job", "[Job]\nIdentifier=local.cond\nExec=\(plugin)\n"
+            + "ConditionPathExists=\(flag)\nConditionPathIsDirectory=!\(flag)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.cond").status == 0)
+        try agent.waitForLog("of local.cond ended: skipped(ConditionPathExists=\(flag))")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/jobs/local.cond/ran"))
+        try "".write(toFile: flag, atomically: false, encoding: .utf8)
+        let mark = agent.logLines.count
+        #expect(try agent.ctl("simulate", "launch", "local.cond").status == 0)
+        try agent.waitForLog("of local.cond ended: success", after: mark)
+        #expect(FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/jobs/local.cond/ran"))
+        let history = try json(try agent.ctl("history", "local.cond", "--json").stdout) as? [[String: Any]]
+        #expect(history?.compactMap { $0["stopReason"] as? String }.sorted()
+            == ["skipped(ConditionPathExists=\(flag))", "success"])
+    }
+}

@@ -99,6 +99,9 @@ public struct RunLifecycle: Sendable {
         switch event {
         case .started(let wallClock): return start(now: now, wallClock: wallClock)
         case .spawnFailed(let reason): return spawnFailed(reason)
+        case .skipped(let condition):
+            guard termination == nil, !processesGone else { return [] }
+            return record(.skipped(condition))
         case .progress:
             if isRunning { progressWindow?.progressed(at: now) }
             return []

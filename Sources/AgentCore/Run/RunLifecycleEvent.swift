@@ -6,6 +6,9 @@ public enum RunLifecycleEvent: Hashable, Sendable {
     case started(wallClock: SchedulerTime)
     /// The plugin could not be started (becomes `spawn-failed(reason)`).
     case spawnFailed(String)
+    /// A `Condition…=` was false right before the spawn (becomes `skipped(condition)`): nothing
+    /// was started.
+    case skipped(String)
     /// A valid `PROGRESS=` line.
     case progress
     /// A condition the run needs was lost and its job says `OnConditionLost=pause`; `reason` is

@@ -53,7 +53,9 @@ extension Scheduler {
                 log("\(jobID): \(stop); retry in \(TimeSpan.format(delay)) "
                     + "(failure \(failures), Retry=\(policy))")
             }
-        case .expired, .cancelled, .agentRestart:
+        case .expired, .cancelled, .agentRestart, .skipped:
+            // Not failures: no retry; a skipped run (a false Condition…=) chains nothing either,
+            // and the interval or schedule moves on from its start.
             break
         }
         if jobs[jobID] != nil { reschedule(jobID, now: now) }

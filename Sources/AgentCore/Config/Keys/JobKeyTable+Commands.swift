@@ -47,7 +47,7 @@ extension JobKeyTable {
 
     static let conditionRows: [JobKey] = UnitCondition.Check.allCases.map { check in
         JobKey(check.key, .list, default: "none",
-               doc: conditionDoc[check] ?? "", enforced: false) { input in
+               doc: conditionDoc[check] ?? "") { input in
             for assignment in input.reader.list(check.key) {
                 switch UnitCondition.parse(check, assignment.value) {
                 case .success(let condition): input.definition.extra.conditions.append(condition)
