@@ -11,6 +11,11 @@ final class ActiveRun {
     var process: (any RunProcess)?
     /// Its cgroup v1 pids/memory groups on a hybrid host (per-run limits).
     var limitGroups: RunLimitGroups?
+    /// The run's cgroup while more than one `Exec=` line runs in it: kept between commands,
+    /// removed when the run's limits are released at its end.
+    var keptCgroup: RunCgroup?
+    /// What `submit` gave after `--`: appended to each command.
+    var arguments: [String] = []
     let startedAtMilliseconds: Int64
     /// The one timer at `state.lifecycle.nextDeadline`, and the deadline it is set for.
     var lifecycleTimer: TimerToken?

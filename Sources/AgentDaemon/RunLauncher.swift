@@ -61,7 +61,11 @@ final class RunLauncher: RunLaunching {
     func start(_ run: ActiveRun, arguments extraArguments: [String],
                events: PluginProcess.Callbacks) -> Result<any RunProcess, LaunchProblem> {
         let job = run.job
-        guard let program = job.exec.first else { return .failure(LaunchProblem("Exec= names no program")) }
+        // The command the run's lifecycle is at: every Exec= line in turn (issue 26 item 6).
+        let index = run.state.lifecycle.command
+        let commands = job.commands
+        let argv = commands.indices.contains(index) ? commands[index].argv : job.exec
+        guard let program = argv.first else { return .failure(LaunchProblem("Exec= names no program")) }
         // Checked at every spawn, not only when the job loaded: a plugin made world-writable
         // since never runs (DESIGN §3). First, before anything is made for the run.
         let executable: CheckedExecutable
@@ -94,9 +98,14 @@ final class RunLauncher: RunLaunching {
         case .failure(let problem): return .failure(problem)
         }
         let cgroup: RunCgroup?
-        switch prepareCgroups(run) {
-        case .success(let made): cgroup = made
-        case .failure(let problem): return .failure(problem)
+        if index > 0 {
+            cgroup = run.keptCgroup
+        } else {
+            switch prepareCgroups(run) {
+            case .success(let made): cgroup = made
+            case .failure(let problem): return .failure(problem)
+            }
+            if commands.count > 1 { run.keptCgroup = cgroup }
         }
         let environment = PluginEnvironment.build(
             job: job, run: run.state, stateDirectory: stateDirectory, lang: lang,
@@ -105,7 +114,7 @@ final class RunLauncher: RunLaunching {
         let workingDirectory = self.workingDirectory(of: job, home: account.home)
         var request = SpawnRequest(
             executable: executable,
-            arguments: PluginEnvironment.expand(job.exec, in: environment) + extraArguments,
+            arguments: PluginEnvironment.expand(argv, in: environment) + extraArguments,
             environment: environment, workingDirectory: workingDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
         request.makesWorkingDirectory = makesStateDirectory
@@ -119,17 +128,19 @@ final class RunLauncher: RunLaunching {
         request.separatesMemory = job.limits.limitsMemory
         if let weight = job.priority.cpuWeight { _ = cgroup?.setCPUWeight(weight) }
         let spawned = PluginSpawner.spawn(request)
-        run.limitGroups?.closeJoinDescriptors()
+        // The next command joins the same limit groups; the last closes them (or their release).
+        if index == commands.count - 1 { run.limitGroups?.closeJoinDescriptors() }
         switch spawned {
         case .failure(let failure):
             cgroup?.remove()
             releaseLimits(run)
-            return .failure(LaunchProblem(failure.description))
+            return .failure(LaunchProblem(failure.described(with: sandbox)))
         case .success(let child):
             do {
                 let process = try PluginProcess(loop: loop, child: child, cgroup: cgroup,
                                                 buffer: buffer, callbacks: events)
                 process.priority = job.priority
+                process.keepsCgroup = run.keptCgroup != nil
                 return .success(process)
             } catch {
                 child.killGroup()

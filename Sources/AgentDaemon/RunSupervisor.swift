@@ -119,10 +119,6 @@ final class RunSupervisor {
         // Starting the lifecycle before the spawn fixes AGENTD_DEADLINE.
         send(.started(wallClock: SchedulerTime(seconds: Double(nowMs) / 1000)), to: run, at: clock.monotonic)
 
-        let events = PluginProcess.Callbacks(
-            onLine: { [unowned self] stream, line, wasCut in self.line(id, stream, line, wasCut: wasCut) },
-            onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
-            onGone: { [unowned self] in self.gone(id) })
         // DESIGN §5: a false Condition…= is a skipped run, nothing spawned (not a failure).
         if let failed = failedCondition(of: job) {
             recorder.started(run, process: nil, bootID: launcher.bootID)
@@ -130,7 +126,8 @@ final class RunSupervisor {
             send(.skipped(failed), to: run)
             return id
         }
-        switch launcher.start(run, arguments: submission?.arguments ?? [], events: events) {
+        run.arguments = submission?.arguments ?? []
+        switch launcher.start(run, arguments: run.arguments, events: callbacks(id)) {
         case .success(let process):
             run.process = process
             recorder.started(run, process: process, bootID: launcher.bootID)
@@ -146,6 +143,25 @@ final class RunSupervisor {
     }
 
     private func forget(_ id: RunID) { live[id] = nil }
+
+    private func callbacks(_ id: RunID) -> PluginProcess.Callbacks {
+        PluginProcess.Callbacks(
+            onLine: { [unowned self] stream, line, wasCut in self.line(id, stream, line, wasCut: wasCut) },
+            onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
+            onGone: { [unowned self] in self.gone(id) })
+    }
+
+    /// The run's next `Exec=` line, as its lifecycle decided: spawned into the same cgroup; a
+    /// spawn that fails ends the run `spawn-failed` like a first one.
+    func spawnNextCommand(_ run: ActiveRun) {
+        switch launcher.start(run, arguments: run.arguments, events: callbacks(run.state.id)) {
+        case .success(let process):
+            run.process = process
+            log.info("run \(run.state.id) of \(run.state.identifier): command \(run.state.lifecycle.command + 1) started (pid \(process.pid))")
+        case .failure(let failure):
+            send(.spawnFailed(failure.message), to: run)
+        }
+    }
 
     /// The job's first false `Condition…=` as `skipped(…)` names it; nil when they all hold.
     private func failedCondition(of job: JobDefinition) -> String? {
@@ -170,6 +186,11 @@ final class RunSupervisor {
         if let failure = run.process?.spawnFailure {
             launcher.releaseLimits(run)
             send(.spawnFailed(launcher.problem(of: failure, job: run.job).message), to: run)
+            return
+        }
+        // Between two commands the run goes on: its limits are read at its real end.
+        if run.state.lifecycle.awaitsNextCommand {
+            send(.allProcessesGone, to: run)
             return
         }
         let hits = launcher.limitHits(run)

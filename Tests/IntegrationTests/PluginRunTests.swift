@@ -448,3 +448,25 @@ func cpuTicks(_ pid: Int32) -> Int {
             == ["skipped(ConditionPathExists=\(flag))", "success"])
     }
 }
+
+/// Issue 26 item 6 with a real agent: repeated `Exec=` lines run in order in one run.
+@Suite struct CommandListIntegrationTests {
+    @Test func commandsRunInOrderInOneCgroupADashFailureIsIgnoredAFailureEndsTheRun() throws {
+        let sandbox = try Sandbox()
+        let step = sandbox.root + "/step.sh"
+        try "#!/bin/sh\necho \"$1 $(tr '\\n' ' ' < /proc/self/cgroup)\" >> \"$STATE_DIRECTORY/steps.txt\"\nexit $2\n"
+            .write(toFile: step, atomically: false, encoding: .utf8)
+        chmod(step, 0o755)
+        try sandbox.write("jobs.d/steps.job", "[Job]\nIdentifier=local.steps\n"
+            + "Exec=\(step) pre 0\nExec=-\(step) optional 1\nExec=\(step) main 3\nExec=\(step) never 0\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.steps").status == 0)
+        try agent.waitForLog("of local.steps ended: failure(exit 3)")
+        let lines = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.steps/steps.txt", encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+        #expect(lines.map { $0.first } == ["pre", "optional", "main"])
+        #expect(Set(lines.map { $0.last }).count == 1, "one cgroup for the whole run: \(lines)")
+        let history = try json(try agent.ctl("history", "local.steps", "--json").stdout) as? [[String: Any]]
+        #expect(history?.count == 1)
+    }
+}

@@ -48,6 +48,10 @@ public enum RunAction: Hashable, Sendable {
     /// The run's SIGTERM time moved (unix seconds, floored; nil: none), for `agentctl status`.
     /// At launch it is the value to put in `AGENTD_DEADLINE`.
     case setDeadline(Int64?)
+    /// Spawn the run's command at this index (its `Exec=` line) into the run's cgroup: the
+    /// one before it succeeded and every process of it is gone. A spawn that fails is
+    /// ``RunLifecycleEvent/spawnFailed(_:)``; its exit, ``RunLifecycleEvent/mainExited(_:)``.
+    case spawnCommand(Int)
     /// The run's one result: persist it and tell the scheduler. Emitted exactly once per run,
     /// and only when every process of it is gone (or it never started).
     case record(StopReason)

@@ -124,9 +124,6 @@ extension JobDefinition {
         input.definition.exec = first.argv
         if commands.count > 1 || first.mayFail {
             input.definition.extra.commands = commands
-            let line = assignments.count > 1 ? assignments[1].line : assignments[0].line
-            input.reader.warning(line, "Exec: \(commands.count > 1 ? "a second Exec= line" : "the - prefix") "
-                + "is not enforced yet: this agent runs only the first command (\(TextBytes.quoted(first.argv[0])))")
         }
     }
 }
