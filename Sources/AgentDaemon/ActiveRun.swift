@@ -16,6 +16,8 @@ final class ActiveRun {
     var keptCgroup: RunCgroup?
     /// What `submit` gave after `--`: appended to each command.
     var arguments: [String] = []
+    /// An `OnFailure=` run's: the previous run's output tail, written to a file at its spawn.
+    var previousOutput: [String]?
     let startedAtMilliseconds: Int64
     /// The one timer at `state.lifecycle.nextDeadline`, and the deadline it is set for.
     var lifecycleTimer: TimerToken?

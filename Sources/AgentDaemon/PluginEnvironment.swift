@@ -17,7 +17,8 @@ enum PluginEnvironment {
     }
 
     static func build(job: JobDefinition, run: LiveRun, stateDirectory: String, lang: String?,
-                      account: Account, fileVariables: [EnvironmentVariable] = []) -> [String] {
+                      account: Account, fileVariables: [EnvironmentVariable] = [],
+                      previousOutput: String? = nil) -> [String] {
         var values: [(String, String)] = [("PATH", defaultPath), ("LANG", lang ?? "C.UTF-8")]
         func set(_ name: String, _ value: String) {
             if let index = values.firstIndex(where: { $0.0 == name }) {
@@ -42,6 +43,8 @@ enum PluginEnvironment {
             set("AGENTD_PREVIOUS_RUN_ID", chained.previousRunID.description)
             // Absent, not empty, when the previous run printed no RESULT= (an empty one is a result).
             if let result = chained.previousResult { set("AGENTD_PREVIOUS_RESULT", result) }
+            if let stop = chained.previousStopReason { set("AGENTD_PREVIOUS_STOP_REASON", stop.description) }
+            if let previousOutput { set("AGENTD_PREVIOUS_OUTPUT", previousOutput) }
         }
         set("STATE_DIRECTORY", stateDirectory)
         return values.map { "\($0.0)=\($0.1)" }

@@ -107,10 +107,17 @@ final class RunLauncher: RunLaunching {
             }
             if commands.count > 1 { run.keptCgroup = cgroup }
         }
+        var previousOutput: String?
+        if let lines = run.previousOutput, index == 0 {
+            switch FailureOutputs.write(lines, directory: stateDirectory, name: ".agentd-previous-output-\(run.state.chainedInput?.previousRunID.description ?? "")", owner: user) {
+            case .success(let path): previousOutput = path
+            case .failure(let problem): return .failure(problem)
+            }
+        }
         let environment = PluginEnvironment.build(
             job: job, run: run.state, stateDirectory: stateDirectory, lang: lang,
             account: PluginEnvironment.Account(name: account.name, home: account.home, shell: account.shell),
-            fileVariables: fileVariables)
+            fileVariables: fileVariables, previousOutput: previousOutput)
         let workingDirectory = self.workingDirectory(of: job, home: account.home)
         var request = SpawnRequest(
             executable: executable,

@@ -36,6 +36,8 @@ final class RunSupervisor {
     /// What `Condition…=` keys are checked against right before a spawn (the machine, in the
     /// agent; a table in daemon scripts); nil: no job's conditions can be checked, none runs.
     var conditionFacts: (() -> any ConditionFacts)?
+    /// Output tails of ended runs an `OnFailure=` job will be told about.
+    var failureOutputs = FailureOutputs()
 
     init(loop: any EventLooping, log: Logger, state: StateDirectory, stateWriter: StateWriter,
          launcher: any RunLaunching, readClock: @escaping () -> ClockReading, logsLateness: Bool) {
@@ -127,6 +129,9 @@ final class RunSupervisor {
             return id
         }
         run.arguments = submission?.arguments ?? []
+        if let previous = order.chainedInput, previous.previousStopReason != nil {
+            run.previousOutput = failureOutputs.take(previous.previousRunID) ?? []
+        }
         switch launcher.start(run, arguments: run.arguments, events: callbacks(id)) {
         case .success(let process):
             run.process = process
@@ -219,6 +224,9 @@ final class RunSupervisor {
         case .signaled(let number)?: signal = number
         case nil: break
         }
+        if run.job.extra.onFailure != nil, Self.chainsOnFailure(stopReason) {
+            failureOutputs.keep(id, run.state.logTail.lines)
+        }
         recorder.ended(run, Self.endRecord(of: run, stopReason: stopReason, endedAt: endedMs,
                                            exitStatus: exitStatus, signal: signal),
                        success: stopReason == .success)
@@ -235,6 +243,14 @@ final class RunSupervisor {
                            stop: stopReason, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: endedMs,
                            result: run.state.result))
         if live.isEmpty { onIdle?() }
+    }
+
+    /// The ends the scheduler chains `OnFailure=` after (DESIGN §3).
+    static func chainsOnFailure(_ stop: StopReason) -> Bool {
+        switch stop {
+        case .failure, .crashed, .expired: true
+        default: false
+        }
     }
 
     // MARK: queries

@@ -470,3 +470,37 @@ func cpuTicks(_ pid: Int32) -> Int {
         #expect(history?.count == 1)
     }
 }
+
+/// Issue 26 item 9 with a real agent: OnFailure= chains a report run that gets the previous
+/// run's id, stop reason and output tail; the shipped mail-report mails them through sendmail.
+@Suite struct OnFailureIntegrationTests {
+    @Test func aFailureChainsMailReportWhichMailsTheStopReasonAndTheOutputTail() throws {
+        let sandbox = try Sandbox()
+        let failing = sandbox.root + "/failing.sh"
+        try "#!/bin/sh\necho 'disk quota exceeded on /srv'\nexit 3\n".write(toFile: failing, atomically: false, encoding: .utf8)
+        chmod(failing, 0o755)
+        // The shipped plugin, copied where the agent accepts plugins in tests.
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("plugins/mail-report").path
+        let report = sandbox.root + "/mail-report"
+        try FileManager.default.copyItem(atPath: source, toPath: report)
+        chmod(report, 0o755)
+        // A stand-in sendmail that records its arguments and the message.
+        let sendmail = sandbox.root + "/sendmail"
+        try "#!/bin/sh\n{ echo \"ARGS: $*\"; cat; } > \"$STATE_DIRECTORY/mail.txt\"\n"
+            .write(toFile: sendmail, atomically: false, encoding: .utf8)
+        chmod(sendmail, 0o755)
+        try sandbox.write("jobs.d/failing.job", "[Job]\nIdentifier=local.failing\nExec=\(failing)\nOnFailure=local.report\n")
+        try sandbox.write("jobs.d/report.job", "[Job]\nIdentifier=local.report\nExec=\(report) admin@example.org\n"
+            + "Environment=SENDMAIL=\(sendmail)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.failing").status == 0)
+        try agent.waitForLog("of local.failing ended: failure(exit 3)")
+        try agent.waitForLog("of local.report ended: success")
+        #expect(agent.logLines.contains { $0.contains("run r000002 of local.report started (chained") })
+        let mail = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.report/mail.txt", encoding: .utf8)
+        #expect(mail.hasPrefix("ARGS: -t\nTo: admin@example.org\n"))
+        #expect(mail.contains("Subject: agentd on ") && mail.contains(": run r000001 ended failure(exit 3)\n"))
+        #expect(mail.contains("Its last output:\n\ndisk quota exceeded on /srv\n"))
+    }
+}

@@ -7,8 +7,7 @@ extension JobKeyTable {
             guard input.reader.scalar("AfterBoot") != nil else { return }
             input.definition.extra.afterBoot = input.reader.span("AfterBoot", default: .zero, allowZero: true)
         },
-        JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry",
-               enforced: false) { input in
+        JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry") { input in
             input.definition.extra.onFailure = JobDefinition.readChain("OnFailure", &input)
         },
         JobKey("WakeSystem", default: "no", doc: "Schedule= jobs: wake a sleeping machine for the slot",
