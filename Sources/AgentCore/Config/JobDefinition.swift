@@ -282,6 +282,7 @@ public struct JobDefinition: Hashable, Sendable {
                     + "this agent reads it but runs the job as if it were not set")
             }
         }
+        warnAboutPluginAccess(&input)
         // Mounts and namespaces need a root agent: said at load (and by `check`), not only
         // when a run ends spawn-failed.
         if !context.privileged, let name = SandboxPlan.firstPrivilegedKey(input.definition.extra.sandbox),
@@ -293,6 +294,19 @@ public struct JobDefinition: Hashable, Sendable {
         }
         reader = input.reader
         definition = input.definition
+    }
+
+    /// `check` warns when `User=` cannot read and execute a plugin (issue 26 item 1): it would
+    /// fail at every run with `Permission denied`.
+    static func warnAboutPluginAccess(_ input: inout JobKeyInput) {
+        guard input.context.privileged, let name = input.definition.user,
+              let user = input.facts.userIdentity(name) else { return }
+        let line = JobKeyTable.rows.first { $0.name == "Exec" }?.line(in: input.reader)
+        for program in Set(input.definition.commands.compactMap(\.argv.first)).sorted() {
+            guard case .present(let file, _) = input.facts.plugin(at: program),
+                  let problem = PluginAccess.problem(file, user: user, userName: name) else { continue }
+            input.reader.warning(line, "Exec: \(TextBytes.shellQuoted(program)) \(problem)")
+        }
     }
 
     /// Diagnostics in line order (whole-file ones first), keeping discovery order within a line.
