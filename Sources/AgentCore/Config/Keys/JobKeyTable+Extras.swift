@@ -2,8 +2,7 @@
 /// Rows of boot-relative starts, failure reports, idleness and the names a notification shows.
 extension JobKeyTable {
     static let extraRows: [JobKey] = [
-        JobKey("AfterBoot", default: "none", doc: "due this long after boot, once per boot (systemd's OnBootSec=)",
-               enforced: false) { input in
+        JobKey("AfterBoot", default: "none", doc: "due this long after boot, once per boot (systemd's OnBootSec=)") { input in
             guard input.reader.scalar("AfterBoot") != nil else { return }
             input.definition.extra.afterBoot = input.reader.span("AfterBoot", default: .zero, allowZero: true)
         },
