@@ -11,13 +11,23 @@ enum EnvironmentFiles {
 
     /// The variables of every file in order, later files overriding earlier ones; a file that
     /// cannot be read — missing without `-` — is the run's `spawn-failed(EnvironmentFile=…: why)`.
-    static func read(_ files: [EnvironmentFileReference]) -> Result<[EnvironmentVariable], LaunchProblem> {
+    ///
+    /// `restrictedTo`: a drop-in script's owner other than root, for whom the agent (root) must
+    /// not read what that user could not (its header may name any file): only files the user
+    /// owns or everyone may read.
+    static func read(_ files: [EnvironmentFileReference], restrictedTo owner: UInt32? = nil)
+        -> Result<[EnvironmentVariable], LaunchProblem>
+    {
         var variables: [EnvironmentVariable] = []
         for file in files {
             // The reader takes a path relative to a directory: the file's, relative to `/`.
             let relative = file.path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
             switch ConfigFileReader.read(configDirectory: "/", relativePath: relative, maxBytes: maxBytes) {
             case .file(let source):
+                if let owner, source.facts.ownerUID != owner, !source.facts.isWorldReadable {
+                    return .failure(LaunchProblem("EnvironmentFile=\(file.path): not readable by the script's owner "
+                        + "(uid \(owner)); the agent reads only what the owner of a drop-in script could"))
+                }
                 for variable in EnvironmentFileParser.parse(source.bytes) {
                     if let index = variables.firstIndex(where: { $0.name == variable.name }) {
                         variables[index].value = variable.value

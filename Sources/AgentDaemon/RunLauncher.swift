@@ -82,7 +82,7 @@ final class RunLauncher: RunLaunching {
         // An unprivileged agent runs plugins as itself: HOME and the rest are its own.
         let account = user ?? ownAccount
         let fileVariables: [EnvironmentVariable]
-        switch EnvironmentFiles.read(job.extra.environmentFiles) {
+        switch EnvironmentFiles.read(job.extra.environmentFiles, restrictedTo: dropInOwner(job).flatMap { $0 == 0 ? nil : $0 }) {
         case .success(let variables): fileVariables = variables
         case .failure(let problem): return .failure(problem)
         }
