@@ -283,30 +283,9 @@ public struct JobDefinition: Hashable, Sendable {
             }
         }
         warnAboutPluginAccess(&input)
-        // Mounts and namespaces need a root agent: said at load (and by `check`), not only
-        // when a run ends spawn-failed.
-        if !context.privileged, let name = SandboxPlan.firstPrivilegedKey(input.definition.extra.sandbox),
-           let key = JobKeyTable.rows.first(where: { $0.name == name })
-        {
-            input.reader.warning(key.line(in: input.reader), "\(name): needs a root agent: this agent runs "
-                + "unprivileged and cannot make the mounts and namespaces it needs, so every run of this job "
-                + "ends spawn-failed(\(name)=: needs a root agent …)")
-        }
+        warnAboutUnenforceableSandbox(&input)
         reader = input.reader
         definition = input.definition
-    }
-
-    /// `check` warns when `User=` cannot read and execute a plugin (issue 26 item 1): it would
-    /// fail at every run with `Permission denied`.
-    static func warnAboutPluginAccess(_ input: inout JobKeyInput) {
-        guard input.context.privileged, let name = input.definition.user,
-              let user = input.facts.userIdentity(name) else { return }
-        let line = JobKeyTable.rows.first { $0.name == "Exec" }?.line(in: input.reader)
-        for program in Set(input.definition.commands.compactMap(\.argv.first)).sorted() {
-            guard case .present(let file, _) = input.facts.plugin(at: program),
-                  let problem = PluginAccess.problem(file, user: user, userName: name) else { continue }
-            input.reader.warning(line, "Exec: \(TextBytes.shellQuoted(program)) \(problem)")
-        }
     }
 
     /// Diagnostics in line order (whole-file ones first), keeping discovery order within a line.
