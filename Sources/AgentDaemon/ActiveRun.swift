@@ -11,6 +11,13 @@ final class ActiveRun {
     var process: (any RunProcess)?
     /// Its cgroup v1 pids/memory groups on a hybrid host (per-run limits).
     var limitGroups: RunLimitGroups?
+    /// The run's cgroup while more than one `Exec=` line runs in it: kept between commands,
+    /// removed when the run's limits are released at its end.
+    var keptCgroup: RunCgroup?
+    /// What `submit` gave after `--`: appended to each command.
+    var arguments: [String] = []
+    /// An `OnFailure=` run's: the previous run's output tail, written to a file at its spawn.
+    var previousOutput: [String]?
     let startedAtMilliseconds: Int64
     /// The one timer at `state.lifecycle.nextDeadline`, and the deadline it is set for.
     var lifecycleTimer: TimerToken?

@@ -112,6 +112,9 @@ public final class Agent {
     /// Connects the components' callbacks (after the first config scan: the scheduler takes the
     /// whole registry when it starts). The closures hold the components unowned: the Agent owns
     /// them all, and a component holding another through a callback would be a cycle.
+    /// `ConditionVirtualization=`'s answer: it does not change while the agent runs.
+    private lazy var virtualization = VirtualizationProbe.detect(procRoot: options.procRoot, sysfsRoot: options.sysfsRoot)
+
     private func wire() {
         let events = events, scheduling = scheduling, conditions = conditions, config = config
         let metrics = metrics, metricsWriter = metricsWriter, serviceStatus = serviceStatus
@@ -128,6 +131,12 @@ public final class Agent {
         }
         runs.report(to: events, scheduling: scheduling, ended: { [unowned metrics] end in metrics.runEnded(end) },
                     published: { [unowned serviceStatus] in serviceStatus.update() })
+        // Condition…= right before each launch: the file system now, the power state the
+        // agent follows, and what it runs in (probed at the first job that asks).
+        runs.conditionFacts = { [unowned self, unowned conditions] in
+            MachineConditionFacts(virtualization: self.virtualization,
+                                  onACPower: conditions.conditions.power.externalPower)
+        }
         scheduling.onHandled = { [unowned metricsWriter, unowned conditions] scheduler in
             metricsWriter.markDirty()
             conditions.setBusy(scheduler.hasWorkRunningOrDue)

@@ -84,6 +84,8 @@ extension RunLauncher {
     }
 
     func releaseLimits(_ run: ActiveRun) {
+        run.keptCgroup?.remove()
+        run.keptCgroup = nil
         guard let groups = run.limitGroups else { return }
         run.limitGroups = nil
         limitControllers?.release(groups, through: cgroupWorker)

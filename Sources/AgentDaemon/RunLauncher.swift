@@ -64,7 +64,11 @@ final class RunLauncher: RunLaunching {
     func start(_ run: ActiveRun, arguments extraArguments: [String],
                events: PluginProcess.Callbacks) -> Result<any RunProcess, LaunchProblem> {
         let job = run.job
-        guard let program = job.exec.first else { return .failure(LaunchProblem("Exec= names no program")) }
+        // The command the run's lifecycle is at: every Exec= line in turn (issue 26 item 6).
+        let index = run.state.lifecycle.command
+        let commands = job.commands
+        let argv = commands.indices.contains(index) ? commands[index].argv : job.exec
+        guard let program = argv.first else { return .failure(LaunchProblem("Exec= names no program")) }
         // Checked at every spawn, not only when the job loaded: a plugin made world-writable
         // since never runs (DESIGN §3). First, before anything is made for the run.
         let executable: CheckedExecutable
@@ -78,24 +82,55 @@ final class RunLauncher: RunLaunching {
             guard let account = users.lookup(name, now: loop.now) else { return .failure(LaunchProblem("no such user \(name)")) }
             user = account
         }
+        // An unprivileged agent runs plugins as itself: HOME and the rest are its own.
+        let account = user ?? ownAccount
+        let fileVariables: [EnvironmentVariable]
+        switch EnvironmentFiles.read(job.extra.environmentFiles, restrictedTo: dropInOwner(job).flatMap { $0 == 0 ? nil : $0 }) {
+        case .success(let variables): fileVariables = variables
+        case .failure(let problem): return .failure(problem)
+        }
         let stateDirectory = self.stateDirectory(of: job)
+        let sandbox: ProcessSandbox?
+        switch self.sandbox(of: job) {
+        case .success(let planned): sandbox = planned
+        case .failure(let problem): return .failure(problem)
+        }
         let makesStateDirectory: mode_t?
         switch prepareStateDirectory(stateDirectory, for: user) {
         case .success(let mode): makesStateDirectory = mode
         case .failure(let problem): return .failure(problem)
         }
         let cgroup: RunCgroup?
-        switch prepareCgroups(run) {
-        case .success(let made): cgroup = made
-        case .failure(let problem): return .failure(problem)
+        if index > 0 {
+            cgroup = run.keptCgroup
+        } else {
+            switch prepareCgroups(run) {
+            case .success(let made): cgroup = made
+            case .failure(let problem): return .failure(problem)
+            }
+            if commands.count > 1 { run.keptCgroup = cgroup }
         }
+        var previousOutput: String?
+        if let lines = run.previousOutput, index == 0 {
+            switch FailureOutputs.write(lines, directory: stateDirectory, name: ".agentd-previous-output-\(run.state.chainedInput?.previousRunID.description ?? "")", owner: user) {
+            case .success(let path): previousOutput = path
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        let environment = PluginEnvironment.build(
+            job: job, run: run.state, stateDirectory: stateDirectory, lang: lang,
+            account: PluginEnvironment.Account(name: account.name, home: account.home, shell: account.shell),
+            fileVariables: fileVariables, previousOutput: previousOutput, socket: socketPath)
+        let workingDirectory = self.workingDirectory(of: job, home: account.home)
         var request = SpawnRequest(
-            executable: executable, arguments: job.exec + extraArguments,
-            environment: PluginEnvironment.build(job: job, run: run.state, stateDirectory: stateDirectory, lang: lang,
-                                                 socket: socketPath),
-            workingDirectory: stateDirectory, user: user, cgroup: cgroup,
+            executable: executable,
+            arguments: PluginEnvironment.expand(argv, in: environment) + extraArguments,
+            environment: environment, workingDirectory: workingDirectory, user: user, cgroup: cgroup,
             moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
         request.makesWorkingDirectory = makesStateDirectory
+        if workingDirectory != stateDirectory { request.madeDirectory = stateDirectory }
+        request.workingDirectoryMayBeMissing = job.extra.workingDirectoryMayBeMissing
+        request.sandbox = sandbox
         // `Nice=`, else 0 (DESIGN §3) when the agent itself runs above it (agentd.service's
         // Nice=-10): a plugin never inherits the agent's own priority.
         request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
@@ -103,17 +138,19 @@ final class RunLauncher: RunLaunching {
         request.separatesMemory = job.limits.limitsMemory
         if let weight = job.priority.cpuWeight { _ = cgroup?.setCPUWeight(weight) }
         let spawned = PluginSpawner.spawn(request)
-        run.limitGroups?.closeJoinDescriptors()
+        // The next command joins the same limit groups; the last closes them (or their release).
+        if index == commands.count - 1 { run.limitGroups?.closeJoinDescriptors() }
         switch spawned {
         case .failure(let failure):
             cgroup?.remove()
             releaseLimits(run)
-            return .failure(LaunchProblem(failure.description))
+            return .failure(LaunchProblem(failure.described(with: sandbox)))
         case .success(let child):
             do {
                 let process = try PluginProcess(loop: loop, child: child, cgroup: cgroup,
                                                 buffer: buffer, callbacks: events)
                 process.priority = job.priority
+                process.keepsCgroup = run.keptCgroup != nil
                 return .success(process)
             } catch {
                 child.killGroup()
@@ -125,9 +162,17 @@ final class RunLauncher: RunLaunching {
     }
 
     func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem {
+        if failure.step == "chdir" {
+            let home = (geteuid() == 0 ? job.user.flatMap { users.lookup($0, now: loop.now) } : nil)?.home ?? ownAccount.home
+            return LaunchProblem("WorkingDirectory=\(workingDirectory(of: job, home: home)): \(SystemError.text(failure.errno))")
+        }
         if failure.isWorkingDirectory {
             // The child makes the job's state directory at its first run (prepareStateDirectory).
             return LaunchProblem("state directory: \(failure.step) \(stateDirectory(of: job)): \(SystemError.text(failure.errno)); check that \(jobsDirectory) is writable by the agent and its file system is neither full nor read-only (ls -ld \(jobsDirectory); lsattr -d \(jobsDirectory); df -h \(jobsDirectory))")
+        }
+        if failure.item != nil {
+            // A sandbox step: name the key and the path, as the plan gave them to the child.
+            return LaunchProblem(failure.described(with: (try? sandbox(of: job).get()) ?? nil))
         }
         guard failure.isVerification, let program = job.exec.first else { return LaunchProblem(failure.description) }
         // The child's last look found the plugin changed since the check: say how now.
@@ -137,6 +182,19 @@ final class RunLauncher: RunLaunching {
 
     /// A job's `STATE_DIRECTORY`.
     private func stateDirectory(of job: JobDefinition) -> String { jobsDirectory + job.identifier.rawValue }
+
+    /// `WorkingDirectory=`: the state directory unless it names another; `~` is the home of the
+    /// run's user, as systemd allows.
+    private func workingDirectory(of job: JobDefinition, home: String) -> String {
+        switch job.extra.workingDirectory {
+        case nil: stateDirectory(of: job)
+        case "~"?: home
+        case let path?: path
+        }
+    }
+
+    /// The agent's own user, whose passwd entry an unprivileged agent's runs get.
+    private lazy var ownAccount: UserAccount = UserAccount.current()
 
     /// The job's state directory: nil when it is there, owned as it should be (every run but a
     /// job's first); else the mode the plugin's child makes it with before it drops privileges

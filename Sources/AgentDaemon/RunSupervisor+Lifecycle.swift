@@ -92,6 +92,8 @@ extension RunSupervisor {
             run.process?.thaw()
         case .setDeadline:
             break  // status reads it from the run's state
+        case .spawnCommand:
+            spawnNextCommand(run)
         case .record(let stopReason):
             finish(run, stopReason: stopReason)
         }

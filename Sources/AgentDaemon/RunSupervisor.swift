@@ -32,6 +32,11 @@ final class RunSupervisor {
     var onRunProgress: ((RunID, Double) -> Void)?
     /// Every `PROGRESS=`, `TITLE=`, `SUBTITLE=` and `STATUS=` line (the event stream).
     var onRunDirective: ((RunID, PluginDirective) -> Void)?
+    /// What `Condition…=` keys are checked against right before a spawn (the machine, in the
+    /// agent; a table in daemon scripts); nil: no job's conditions can be checked, none runs.
+    var conditionFacts: (() -> any ConditionFacts)?
+    /// Output tails of ended runs an `OnFailure=` job will be told about.
+    var failureOutputs = FailureOutputs()
 
     init(loop: any EventLooping, log: Logger, state: StateDirectory, stateWriter: StateWriter,
          launcher: any RunLaunching, readClock: @escaping () -> ClockReading, logsLateness: Bool) {
@@ -112,11 +117,18 @@ final class RunSupervisor {
         // Starting the lifecycle before the spawn fixes AGENTD_DEADLINE.
         send(.started(wallClock: SchedulerTime(seconds: Double(nowMs) / 1000)), to: run, at: clock.monotonic)
 
-        let events = PluginProcess.Callbacks(
-            onLine: { [unowned self] stream, line, wasCut in self.line(id, stream, line, wasCut: wasCut) },
-            onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
-            onGone: { [unowned self] in self.gone(id) })
-        switch launcher.start(run, arguments: submission?.arguments ?? [], events: events) {
+        // DESIGN §5: a false Condition…= is a skipped run, nothing spawned (not a failure).
+        if let failed = failedCondition(of: job) {
+            recorder.started(run, process: nil, bootID: launcher.bootID)
+            onRunStarted?(job.identifier, id, order.reason)
+            send(.skipped(failed), to: run)
+            return
+        }
+        run.arguments = submission?.arguments ?? []
+        if let previous = order.chainedInput, previous.previousStopReason != nil {
+            run.previousOutput = failureOutputs.take(previous.previousRunID) ?? []
+        }
+        switch launcher.start(run, arguments: run.arguments, events: callbacks(id)) {
         case .success(let process):
             run.process = process
             recorder.started(run, process: process, bootID: launcher.bootID)
@@ -132,6 +144,34 @@ final class RunSupervisor {
 
     private func forget(_ id: RunID) { live[id] = nil }
 
+    private func callbacks(_ id: RunID) -> PluginProcess.Callbacks {
+        PluginProcess.Callbacks(
+            onLine: { [unowned self] stream, line, wasCut in self.line(id, stream, line, wasCut: wasCut) },
+            onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
+            onGone: { [unowned self] in self.gone(id) })
+    }
+
+    /// The run's next `Exec=` line, as its lifecycle decided: spawned into the same cgroup; a
+    /// spawn that fails ends the run `spawn-failed` like a first one.
+    func spawnNextCommand(_ run: ActiveRun) {
+        switch launcher.start(run, arguments: run.arguments, events: callbacks(run.state.id)) {
+        case .success(let process):
+            run.process = process
+            log.info("run \(run.state.id) of \(run.state.identifier): command \(run.state.lifecycle.command + 1) started (pid \(process.pid))")
+        case .failure(let failure):
+            send(.spawnFailed(failure.message), to: run)
+        }
+    }
+
+    /// The job's first false `Condition…=` as `skipped(…)` names it; nil when they all hold.
+    private func failedCondition(of job: JobDefinition) -> String? {
+        let conditions = job.extra.conditions
+        guard !conditions.isEmpty else { return nil }
+        guard let facts = conditionFacts?() else { return "no condition facts" }
+        guard case .fails(let condition) = ConditionVerdict.evaluate(conditions, facts: facts) else { return nil }
+        return condition.description
+    }
+
     // MARK: ending
 
     func mainExited(_ id: RunID, _ termination: ProcessTermination) {
@@ -146,6 +186,11 @@ final class RunSupervisor {
         if let failure = run.process?.spawnFailure {
             launcher.releaseLimits(run)
             send(.spawnFailed(launcher.problem(of: failure, job: run.job).message), to: run)
+            return
+        }
+        // Between two commands the run goes on: its limits are read at its real end.
+        if run.state.lifecycle.awaitsNextCommand {
+            send(.allProcessesGone, to: run)
             return
         }
         let hits = launcher.limitHits(run)
@@ -174,6 +219,9 @@ final class RunSupervisor {
         case .signaled(let number)?: signal = number
         case nil: break
         }
+        if run.job.extra.onFailure != nil, Self.chainsOnFailure(stopReason) {
+            failureOutputs.keep(id, run.state.logTail.lines)
+        }
         recorder.ended(run, Self.endRecord(of: run, stopReason: stopReason, endedAt: endedMs,
                                            exitStatus: exitStatus, signal: signal),
                        success: stopReason == .success)
@@ -190,6 +238,14 @@ final class RunSupervisor {
                            stop: stopReason, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: endedMs,
                            result: run.state.result))
         if live.isEmpty { onIdle?() }
+    }
+
+    /// The ends the scheduler chains `OnFailure=` after (DESIGN §3).
+    static func chainsOnFailure(_ stop: StopReason) -> Bool {
+        switch stop {
+        case .failure, .crashed, .expired: true
+        default: false
+        }
     }
 
     // MARK: queries

@@ -50,6 +50,9 @@ final class SchedulerDriver {
         self.time = time
         scheduler = Scheduler(settings: catalogue.settings, calendar: time.calendar, seed: seed,
                               offsetRule: offsetRule, machineID: machineID)
+        // AfterBoot= counts from the boot: the wall time CLOCK_BOOTTIME started from.
+        let clock = loop.clock
+        scheduler.bootedAt = SchedulerTime(seconds: clock.realtimeSeconds - Double(clock.boottime) / 1_000_000_000)
         time.send = { [unowned self] event in self.handle(event) }
         time.clockMoved = { [unowned self] in self.rearm() }
         stateWriter.flushers.append { [unowned self] in self.flush(durable: true) }

@@ -241,6 +241,7 @@ extension StopReason {
         case .crashed: "crashed"
         case .spawnFailed: "spawn-failed"
         case .agentRestart: "agent-restart"
+        case .skipped: "skipped"
         }
     }
 }

@@ -3,7 +3,7 @@ import AgentCore
 
 extension StopReason {
     /// The DESIGN §7 kind as a metric label: `success`, `failure`, `expired_max_runtime`,
-    /// `cancelled`, `crashed`, `spawn_failed`, `agent_restart`. Exit statuses, signals and spawn
+    /// `cancelled`, `crashed`, `spawn_failed`, `agent_restart`, `skipped`. Exit statuses, signals and spawn
     /// texts are left out so the label has a fixed, small set of values.
     public var kindLabel: String {
         switch self {
@@ -14,13 +14,14 @@ extension StopReason {
         case .crashed: "crashed"
         case .spawnFailed: "spawn_failed"
         case .agentRestart: "agent_restart"
+        case .skipped: "skipped"
         }
     }
 
     /// Every value ``kindLabel`` takes.
     public static var kindLabels: [String] {
         ["success", "failure"] + ExpiryReason.allCases.map { "expired_" + $0.rawValue.replacingDashes() }
-            + ["cancelled", "crashed", "spawn_failed", "agent_restart"]
+            + ["cancelled", "crashed", "spawn_failed", "agent_restart", "skipped"]
     }
 }
 

@@ -225,14 +225,15 @@ static int child_main(void *raw) {
     // Opened without following a link (O_NOFOLLOW on the last component: the parent is the
     // agent's own), and changed through that descriptor: a link planted in its place fails
     // (ELOOP) instead of having its target chmod'ed and given to the run's user.
-    if (r->make_working_directory && r->working_directory) {
-        rc = SYS3(SYS_mkdirat, AT_FDCWD, r->working_directory, r->working_directory_mode);
+    const char *to_make = r->made_directory ? r->made_directory : r->working_directory;
+    if (r->make_working_directory && to_make) {
+        rc = SYS3(SYS_mkdirat, AT_FDCWD, to_make, r->working_directory_mode);
         int made = rc == 0;
         if (rc < 0 && rc != -EEXIST) {
             step = step_mkdir;
             goto fail;
         }
-        long dir = SYS4(SYS_openat, AT_FDCWD, r->working_directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        long dir = SYS4(SYS_openat, AT_FDCWD, to_make, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
         if (dir < 0) {
             rc = dir;
             step = step_mkdir;
@@ -257,7 +258,11 @@ static int child_main(void *raw) {
     CHECK(SYS2(SYS_dup2, r->stdin_fd, 0), 6);
     CHECK(SYS2(SYS_dup2, r->stdout_fd, 1), 6);
     CHECK(SYS2(SYS_dup2, r->stderr_fd, 2), 6);
-    if (r->working_directory) CHECK(SYS1(SYS_chdir, r->working_directory), 7);
+    if (r->working_directory) {
+        rc = SYS1(SYS_chdir, r->working_directory);
+        if (rc < 0 && r->working_directory_may_be_missing) rc = SYS1(SYS_chdir, "/");
+        CHECK(rc, 7);
+    }
     // Whatever the agent opened without O_CLOEXEC still never reaches the plugin (the status
     // pipe is close-on-exec already: it must stay open until execve).
     SYS3(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -327,6 +332,7 @@ static char *const *copy_strings(char **cursor, char *const *strings) {
 static struct spawn_block *make_block(const struct cshim_spawn_request *r) {
     size_t data = strlen(r->path) + 1 + strings_size(r->argv) + strings_size(r->envp)
         + (r->working_directory ? strlen(r->working_directory) + 1 : 0)
+        + (r->made_directory ? strlen(r->made_directory) + 1 : 0)
         + (size_t)r->group_count * sizeof(gid_t) + (size_t)r->more_cgroup_procs_count * sizeof(int)
         + optional_strings_size(r->read_write_paths) + optional_strings_size(r->read_only_paths)
         + optional_strings_size(r->inaccessible_paths) + optional_strings_size(r->private_tmp_paths)
@@ -344,6 +350,7 @@ static struct spawn_block *make_block(const struct cshim_spawn_request *r) {
     copy->argv = copy_strings(&cursor, r->argv);
     copy->envp = copy_strings(&cursor, r->envp);
     copy->working_directory = copy_string(&cursor, r->working_directory);
+    copy->made_directory = copy_string(&cursor, r->made_directory);
     copy->inaccessible_file = copy_string(&cursor, r->inaccessible_file);
     if (r->read_write_paths) copy->read_write_paths = copy_strings(&cursor, r->read_write_paths);
     if (r->read_only_paths) copy->read_only_paths = copy_strings(&cursor, r->read_only_paths);

@@ -91,7 +91,8 @@ struct PrometheusTextTests {
         #expect(StopReason.expired(.noProgress).kindLabel == "expired_no_progress")
         #expect(StopReason.spawnFailed("no such file").kindLabel == "spawn_failed")
         #expect(StopReason.agentRestart.kindLabel == "agent_restart")
-        #expect(StopReason.kindLabels.count == 6 + ExpiryReason.allCases.count)
+        #expect(StopReason.skipped("ConditionPathExists=/x").kindLabel == "skipped")
+        #expect(StopReason.kindLabels.count == 7 + ExpiryReason.allCases.count)
         #expect(StopReason.kindLabels.allSatisfy { $0.allSatisfy { $0.isLowercase || $0 == "_" } })
     }
 

@@ -76,6 +76,22 @@ import Testing
         #expect(try listedJobs(agent)["local.climb"]?["state"] as? String == "error (jobs.d/climb:2)")
     }
 
+    /// The agent reads EnvironmentFile= as root: a drop-in owned by another user gets only what
+    /// that user could read itself.
+    @Test(.enabled(if: getuid() == 0, "needs root: a drop-in owned by another user"))
+    func aDropInOwnedByAUserCannotReadAnEnvironmentFileItsOwnerCannot() throws {
+        let sandbox = try openSandbox()
+        let secret = sandbox.root + "/secret.env"
+        try "TOKEN=hunter2\n".write(toFile: secret, atomically: false, encoding: .utf8)
+        chmod(secret, 0o600)
+        let path = try dropIn(sandbox, "peek", "# agentd: Interval=none EnvironmentFile=\(secret)\necho token=$TOKEN\n")
+        #expect(chown(path, 65534, 65534) == 0)
+        let agent = try AgentProcess(sandbox: sandbox)
+        let run = try runOnce(agent, "local.peek")
+        #expect((run["stopReason"] as? String)?.hasPrefix("spawn-failed(EnvironmentFile=\(secret): not readable by the script's owner") == true, "\(run)")
+        #expect(!((run["logTail"] as? [String]) ?? []).contains("token=hunter2"))
+    }
+
     @Test func aDropInHasNoDeadlineByDefaultAsRunPartsImposesNone() throws {
         let sandbox = try openSandbox()
         _ = try dropIn(sandbox, "slow", "# agentd: Interval=none\necho deadline=${AGENTD_DEADLINE-none}\n")

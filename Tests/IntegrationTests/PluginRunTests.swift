@@ -205,9 +205,44 @@ import Testing
         #expect(lines.contains("GREETING=hello"))
         #expect(lines.contains("STATE_DIRECTORY=\(sandbox.stateDirectory)/jobs/local.env"))
         #expect(lines.contains { $0.hasPrefix("AGENTD_DEADLINE=") })
-        #expect(!lines.contains { $0.hasPrefix("HOME=") })
         // The agent that launched it (DESIGN §5): a run may request its own next run.
         #expect(lines.contains("AGENTD_SOCKET=\(sandbox.socketPath)"))
+        // HOME, USER, LOGNAME and SHELL from the passwd entry of the run's user (DefaultUser=
+        // nobody under a root agent), as systemd sets them with User=.
+        let user = geteuid() == 0 ? "nobody" : String(cString: getpwuid(geteuid()).pointee.pw_name)
+        let entry = try #require(getpwnam(user))
+        #expect(lines.contains("HOME=\(String(cString: entry.pointee.pw_dir))"))
+        #expect(lines.contains("USER=\(user)"))
+        #expect(lines.contains("LOGNAME=\(user)"))
+        #expect(lines.contains("SHELL=\(String(cString: entry.pointee.pw_shell))"))
+    }
+
+    /// Issue 26 item 5: `EnvironmentFile=` is read at each spawn and overrides `Environment=`;
+    /// `Exec=` expands `${VAR}` as one word and `$VAR` split on whitespace; `$$` is a `$`;
+    /// `WorkingDirectory=` is where the commands start.
+    @Test func environmentFilesExecExpansionAndTheWorkingDirectoryApply() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/args.sh"
+        try "#!/bin/sh\nfor a in \"$@\"; do echo \"[$a]\"; done > \"$STATE_DIRECTORY/args.txt\"\npwd >> \"$STATE_DIRECTORY/args.txt\"\necho \"FROM=$FROM\" >> \"$STATE_DIRECTORY/args.txt\"\n"
+            .write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        let defaults = sandbox.root + "/defaults"
+        try "# comment\nARGS=\"-a  -b\"\nFROM=file\n".write(toFile: defaults, atomically: false, encoding: .utf8)
+        try sandbox.write("jobs.d/args.job", "[Job]\nIdentifier=local.args\nKind=refresh\n"
+            + "Exec=\(plugin) $ARGS ${ARGS} $$HOME x${FROM}y\nEnvironment=FROM=job\n"
+            + "EnvironmentFile=\(defaults)\nEnvironmentFile=-\(sandbox.root)/absent\nWorkingDirectory=/\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.args").status == 0)
+        try agent.waitForLog("of local.args ended: success")
+        let text = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.args/args.txt", encoding: .utf8)
+        #expect(text == "[-a]\n[-b]\n[-a  -b]\n[$HOME]\n[xfiley]\n/\nFROM=file\n")
+        #expect(!agent.logLines.contains { $0.contains("not expanded yet") || $0.contains("not enforced yet") })
+
+        // A missing file without `-` ends the run before anything is spawned.
+        try FileManager.default.removeItem(atPath: defaults)
+        let mark = agent.logLines.count
+        #expect(try agent.ctl("simulate", "launch", "local.args").status == 0)
+        try agent.waitForLog("of local.args ended: spawn-failed(EnvironmentFile=\(defaults): No such file or directory)", after: mark)
     }
 
     @Test func aCheckpointIsHandedBackToTheNextRun() throws {
@@ -355,4 +390,118 @@ func cpuTicks(_ pid: Int32) -> Int {
     let fields = text[text.index(after: close)...].split(separator: " ")
     guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
     return user + system
+}
+
+/// Issue 26 item 2 with a real agent: the job's own sandbox, applied in the child.
+@Suite struct JobSandboxIntegrationTests {
+    @Test(.enabled(if: geteuid() == 0, "needs a root agent: mount namespaces"))
+    func protectSystemStrictRefusesEtcButReadWritePathsStayWritable() throws {
+        let sandbox = try Sandbox()
+        let tag = "agentd-it-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let writable = "/var/tmp/" + tag
+        try FileManager.default.createDirectory(atPath: writable, withIntermediateDirectories: false)
+        defer {
+            try? FileManager.default.removeItem(atPath: writable)
+            try? FileManager.default.removeItem(atPath: "/etc/" + tag)
+        }
+        let plugin = sandbox.root + "/strict.sh"
+        try """
+            #!/bin/sh
+            out="$STATE_DIRECTORY/result.txt"
+            if echo x > /etc/\(tag) 2>/dev/null; then echo etc=written > "$out"; else echo etc=refused > "$out"; fi
+            if echo x > \(writable)/f; then echo rw=written >> "$out"; else echo rw=refused >> "$out"; fi
+
+            """.write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/strict.job", "[Job]\nIdentifier=local.strict\nExec=\(plugin)\nUser=root\n"
+            + "ProtectSystem=strict\nReadWritePaths=\(writable)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.strict").status == 0)
+        try agent.waitForLog("of local.strict ended: success")
+        let result = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.strict/result.txt", encoding: .utf8)
+        #expect(result == "etc=refused\nrw=written\n")
+        #expect(!FileManager.default.fileExists(atPath: "/etc/" + tag))
+        #expect(FileManager.default.fileExists(atPath: writable + "/f"))
+    }
+}
+
+/// Issue 26 item 7 with a real agent: a false condition skips the run without spawning anything.
+@Suite struct ConditionIntegrationTests {
+    @Test func aFalseConditionRecordsSkippedAndSpawnsNothingATrueOneRuns() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/mark.sh"
+        try "#!/bin/sh\ntouch \"$STATE_DIRECTORY/ran\"\n".write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        let flag = sandbox.root + "/ready"
+        try sandbox.write("jobs.d/cond.job", "[Job]\nIdentifier=local.cond\nExec=\(plugin)\n"
+            + "ConditionPathExists=\(flag)\nConditionPathIsDirectory=!\(flag)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.cond").status == 0)
+        try agent.waitForLog("of local.cond ended: skipped(ConditionPathExists=\(flag))")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/jobs/local.cond/ran"))
+        try "".write(toFile: flag, atomically: false, encoding: .utf8)
+        let mark = agent.logLines.count
+        #expect(try agent.ctl("simulate", "launch", "local.cond").status == 0)
+        try agent.waitForLog("of local.cond ended: success", after: mark)
+        #expect(FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/jobs/local.cond/ran"))
+        let history = try json(try agent.ctl("history", "local.cond", "--json").stdout) as? [[String: Any]]
+        #expect(history?.compactMap { $0["stopReason"] as? String }.sorted()
+            == ["skipped(ConditionPathExists=\(flag))", "success"])
+    }
+}
+
+/// Issue 26 item 6 with a real agent: repeated `Exec=` lines run in order in one run.
+@Suite struct CommandListIntegrationTests {
+    @Test func commandsRunInOrderInOneCgroupADashFailureIsIgnoredAFailureEndsTheRun() throws {
+        let sandbox = try Sandbox()
+        let step = sandbox.root + "/step.sh"
+        try "#!/bin/sh\necho \"$1 $(tr '\\n' ' ' < /proc/self/cgroup)\" >> \"$STATE_DIRECTORY/steps.txt\"\nexit $2\n"
+            .write(toFile: step, atomically: false, encoding: .utf8)
+        chmod(step, 0o755)
+        try sandbox.write("jobs.d/steps.job", "[Job]\nIdentifier=local.steps\n"
+            + "Exec=\(step) pre 0\nExec=-\(step) optional 1\nExec=\(step) main 3\nExec=\(step) never 0\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.steps").status == 0)
+        try agent.waitForLog("of local.steps ended: failure(exit 3)")
+        let lines = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.steps/steps.txt", encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+        #expect(lines.map { $0.first } == ["pre", "optional", "main"])
+        #expect(Set(lines.map { $0.last }).count == 1, "one cgroup for the whole run: \(lines)")
+        let history = try json(try agent.ctl("history", "local.steps", "--json").stdout) as? [[String: Any]]
+        #expect(history?.count == 1)
+    }
+}
+
+/// Issue 26 item 9 with a real agent: OnFailure= chains a report run that gets the previous
+/// run's id, stop reason and output tail; the shipped mail-report mails them through sendmail.
+@Suite struct OnFailureIntegrationTests {
+    @Test func aFailureChainsMailReportWhichMailsTheStopReasonAndTheOutputTail() throws {
+        let sandbox = try Sandbox()
+        let failing = sandbox.root + "/failing.sh"
+        try "#!/bin/sh\necho 'disk quota exceeded on /srv'\nexit 3\n".write(toFile: failing, atomically: false, encoding: .utf8)
+        chmod(failing, 0o755)
+        // The shipped plugin, copied where the agent accepts plugins in tests.
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("plugins/mail-report").path
+        let report = sandbox.root + "/mail-report"
+        try FileManager.default.copyItem(atPath: source, toPath: report)
+        chmod(report, 0o755)
+        // A stand-in sendmail that records its arguments and the message.
+        let sendmail = sandbox.root + "/sendmail"
+        try "#!/bin/sh\n{ echo \"ARGS: $*\"; cat; } > \"$STATE_DIRECTORY/mail.txt\"\n"
+            .write(toFile: sendmail, atomically: false, encoding: .utf8)
+        chmod(sendmail, 0o755)
+        try sandbox.write("jobs.d/failing.job", "[Job]\nIdentifier=local.failing\nExec=\(failing)\nOnFailure=local.report\n")
+        try sandbox.write("jobs.d/report.job", "[Job]\nIdentifier=local.report\nExec=\(report) admin@example.org\n"
+            + "Environment=SENDMAIL=\(sendmail)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.failing").status == 0)
+        try agent.waitForLog("of local.failing ended: failure(exit 3)")
+        try agent.waitForLog("of local.report ended: success")
+        #expect(agent.logLines.contains { $0.contains("run r000002 of local.report started (chained") })
+        let mail = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.report/mail.txt", encoding: .utf8)
+        #expect(mail.hasPrefix("ARGS: -t\nTo: admin@example.org\n"))
+        #expect(mail.contains("Subject: agentd on ") && mail.contains(": run r000001 ended failure(exit 3)\n"))
+        #expect(mail.contains("Its last output:\n\ndisk quota exceeded on /srv\n"))
+    }
 }

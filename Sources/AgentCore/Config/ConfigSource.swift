@@ -5,10 +5,13 @@ public struct FileFacts: Sendable, Hashable {
     public var ownerUID: UInt32
     /// `st_mode`: file type and permission bits.
     public var mode: UInt32
+    /// The file's group (for whether a job's user may run it).
+    public var groupID: UInt32
 
-    public init(ownerUID: UInt32, mode: UInt32) {
+    public init(ownerUID: UInt32, mode: UInt32, groupID: UInt32 = 0) {
         self.ownerUID = ownerUID
         self.mode = mode
+        self.groupID = groupID
     }
 
     public var isRegularFile: Bool { mode & 0o170000 == 0o100000 }
@@ -56,9 +59,12 @@ public protocol SystemFacts {
     /// The name of the user with `uid`, or nil when the user database has none (a drop-in
     /// script runs as its file's owner).
     func userName(uid: UInt32) -> String?
+    /// The uid and groups of the user `name`, or nil when unknown.
+    func userIdentity(_ name: String) -> UserIdentity?
 }
 
 extension SystemFacts {
     /// Only root is known without a user database.
     public func userName(uid: UInt32) -> String? { uid == 0 ? "root" : nil }
+    public func userIdentity(_ name: String) -> UserIdentity? { name == "root" ? UserIdentity(uid: 0, groups: [0]) : nil }
 }

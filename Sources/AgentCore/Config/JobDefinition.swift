@@ -282,6 +282,8 @@ public struct JobDefinition: Hashable, Sendable {
                     + "this agent reads it but runs the job as if it were not set")
             }
         }
+        warnAboutPluginAccess(&input)
+        warnAboutUnenforceableSandbox(&input)
         reader = input.reader
         definition = input.definition
     }

@@ -24,6 +24,9 @@
 ///   kernel enforced, learnt at the end, makes an unstopped run `expired(limit)`.
 /// - The result is recorded once, when both the main process's exit and the end of every
 ///   process are known, in either order; after it, every event is ignored.
+/// - With several `Exec=` lines (``CommandSequence``), a command that succeeded (or whose line
+///   has `-`) is followed, once all its processes are gone, by ``RunAction/spawnCommand(_:)``
+///   for the next; the clocks run on. A stop between two commands spawns no more.
 public struct RunLifecycle: Sendable {
     /// The job's time keys that govern a run.
     public struct Settings: Hashable, Sendable {
@@ -31,17 +34,25 @@ public struct RunLifecycle: Sendable {
         /// Continued runs only: nil for the others, whose progress is optional.
         public var progressTimeout: Duration?
         public var gracePeriod: Duration
+        /// `SuccessExitStatus=`: what else counts as a command's success besides exit 0.
+        public var successExitStatus: SuccessExitStatus
+        /// The run's `Exec=` lines, run in order.
+        public var commands: CommandSequence
 
-        public init(maxRuntime: Duration?, progressTimeout: Duration?, gracePeriod: Duration) {
+        public init(maxRuntime: Duration?, progressTimeout: Duration?, gracePeriod: Duration,
+                    successExitStatus: SuccessExitStatus = SuccessExitStatus(), commands: CommandSequence = CommandSequence()) {
             self.maxRuntime = maxRuntime
             self.progressTimeout = progressTimeout
             self.gracePeriod = gracePeriod
+            self.successExitStatus = successExitStatus
+            self.commands = commands
         }
 
         public init(job: JobDefinition) {
             self.init(maxRuntime: job.maxRuntime,
                       progressTimeout: job.kind == .continued ? job.progressTimeout : nil,
-                      gracePeriod: job.gracePeriod)
+                      gracePeriod: job.gracePeriod, successExitStatus: job.extra.successExitStatus,
+                      commands: CommandSequence(mayFail: job.commands.map(\.mayFail)))
         }
     }
 
@@ -57,6 +68,8 @@ public struct RunLifecycle: Sendable {
     /// Why and since when the run is frozen; nil when it is not.
     public private(set) var pause: Pause?
     public private(set) var termination: ProcessTermination?
+    /// The command running now (an index into ``Settings/commands``).
+    public private(set) var command = 0
     public private(set) var result: StopReason?
     /// The SIGTERM time for `MaxRuntime=` in unix seconds (floored): at launch the value of
     /// `AGENTD_DEADLINE`, later moved by pauses. Nil without `MaxRuntime=`.
@@ -69,6 +82,8 @@ public struct RunLifecycle: Sendable {
     private var teardown: TeardownProgress?
     private var endsWithAgent = false
     private var processesGone = false
+    /// The command that just exited succeeded and another follows: spawned once its processes are gone.
+    private var nextCommand: Int?
 
     public init(settings: Settings) {
         self.settings = settings
@@ -77,6 +92,9 @@ public struct RunLifecycle: Sendable {
     public var isStopping: Bool { stop != nil }
     public var pausedReason: String? { pause?.reason }
     public var isEnded: Bool { result != nil }
+    /// The command that exited succeeded and another follows once its processes are gone:
+    /// the run is not ending (its limits are read at its real end).
+    public var awaitsNextCommand: Bool { nextCommand != nil }
 
     /// When the daemon must send ``RunLifecycleEvent/deadlineReached``; nil when nothing is due
     /// (frozen, no limits, the main process gone, or ended).
@@ -95,6 +113,9 @@ public struct RunLifecycle: Sendable {
         switch event {
         case .started(let wallClock): return start(now: now, wallClock: wallClock)
         case .spawnFailed(let reason): return spawnFailed(reason)
+        case .skipped(let condition):
+            guard termination == nil, !processesGone else { return [] }
+            return record(.skipped(condition))
         case .progress:
             if isRunning { progressWindow?.progressed(at: now) }
             return []
@@ -107,7 +128,7 @@ public struct RunLifecycle: Sendable {
         case .mainExited(let value): return mainExited(value)
         case .allProcessesGone:
             processesGone = true
-            return finishIfDone()
+            return spawnNextCommand() ?? finishIfDone()
         case .deadlineReached: return deadlineReached(now: now)
         }
     }
@@ -177,7 +198,7 @@ public struct RunLifecycle: Sendable {
     // MARK: stopping
 
     private mutating func agentStopping(now: Duration) -> [RunAction] {
-        guard canAct, stop != .cancelled else { return [] }
+        guard canAct || nextCommand != nil, stop != .cancelled else { return [] }
         endsWithAgent = true
         return beginStop(.agentStopping, dueAt: now, now: now)
     }
@@ -185,6 +206,12 @@ public struct RunLifecycle: Sendable {
     /// The first stop starts the teardown, anchored at `dueAt` (when the stop was due); a frozen
     /// run is thawed first, since it could not act on SIGTERM.
     private mutating func beginStop(_ cause: RunStop, dueAt: Duration, now: Duration) -> [RunAction] {
+        if nextCommand != nil, stop == nil {
+            // Between two commands nothing runs to signal: the next is simply not spawned.
+            stop = cause
+            nextCommand = nil
+            return []
+        }
         guard canAct, stop == nil else { return [] }
         stop = cause
         var actions: [RunAction] = []
@@ -224,7 +251,10 @@ public struct RunLifecycle: Sendable {
         let leftoversMayRemain = !processesGone && !(teardown?.isFinished ?? false)
         termination = value
         pause = nil
-        return (leftoversMayRemain ? [.killAll] : []) + finishIfDone()
+        if stop == nil, !endsWithAgent {
+            nextCommand = settings.commands.next(after: command, value, success: settings.successExitStatus)
+        }
+        return (leftoversMayRemain ? [.killAll] : []) + (spawnNextCommand() ?? finishIfDone())
     }
 
     private mutating func finishIfDone() -> [RunAction] {
@@ -234,8 +264,23 @@ public struct RunLifecycle: Sendable {
         case .expired(let reason)?: return record(.expired(reason))
         case .cancelled?: return record(.cancelled)
         case .agentStopping?, nil:
-            return record(StopReason.resolve(termination: termination, expiredFor: nil, cancelled: false))
+            // A `-` command's failure is no failure of the run, the last command's included.
+            if settings.commands.succeeded(command, termination, success: settings.successExitStatus) {
+                return record(.success)
+            }
+            return record(StopReason.resolve(termination: termination, success: settings.successExitStatus))
         }
+    }
+
+    /// The next command once the last one's processes are all gone: its clocks go on (one
+    /// `MaxRuntime=` for the run), and the daemon spawns it into the run's cgroup.
+    private mutating func spawnNextCommand() -> [RunAction]? {
+        guard let next = nextCommand, termination != nil, processesGone else { return nil }
+        nextCommand = nil
+        command = next
+        termination = nil
+        processesGone = false
+        return [.spawnCommand(next)]
     }
 
     private mutating func record(_ reason: StopReason) -> [RunAction] {

@@ -6,6 +6,9 @@ public enum RunLifecycleEvent: Hashable, Sendable {
     case started(wallClock: SchedulerTime)
     /// The plugin could not be started (becomes `spawn-failed(reason)`).
     case spawnFailed(String)
+    /// A `Condition…=` was false right before the spawn (becomes `skipped(condition)`): nothing
+    /// was started.
+    case skipped(String)
     /// A valid `PROGRESS=` line.
     case progress
     /// A condition the run needs was lost and its job says `OnConditionLost=pause`; `reason` is
@@ -45,6 +48,10 @@ public enum RunAction: Hashable, Sendable {
     /// The run's SIGTERM time moved (unix seconds, floored; nil: none), for `agentctl status`.
     /// At launch it is the value to put in `AGENTD_DEADLINE`.
     case setDeadline(Int64?)
+    /// Spawn the run's command at this index (its `Exec=` line) into the run's cgroup: the
+    /// one before it succeeded and every process of it is gone. A spawn that fails is
+    /// ``RunLifecycleEvent/spawnFailed(_:)``; its exit, ``RunLifecycleEvent/mainExited(_:)``.
+    case spawnCommand(Int)
     /// The run's one result: persist it and tell the scheduler. Emitted exactly once per run,
     /// and only when every process of it is gone (or it never started).
     case record(StopReason)

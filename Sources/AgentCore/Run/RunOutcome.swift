@@ -31,4 +31,14 @@ extension StopReason {
         case .signaled(let signal): return .crashed(signal: signal)
         }
     }
+
+    /// How a run that nobody stopped ended: `SuccessExitStatus=` (exit statuses and signals)
+    /// counts as success besides exit 0, as in systemd.service(5).
+    public static func resolve(termination: ProcessTermination, success: SuccessExitStatus) -> StopReason {
+        switch termination {
+        case .exited(let status) where success.countsAsSuccess(exitStatus: status): .success
+        case .signaled(let signal) where success.countsAsSuccess(signal: signal): .success
+        default: resolve(termination: termination, expiredFor: nil, cancelled: false)
+        }
+    }
 }

@@ -10,4 +10,6 @@ public enum RunReason: String, Sendable, Codable, CaseIterable {
     case catchUp = "catch-up"
     case retry
     case chained
+    /// `AfterBoot=`: due that long after the machine booted, once per boot.
+    case boot
 }

@@ -33,9 +33,12 @@ public enum StopReason: Hashable, Sendable, Codable, CustomStringConvertible {
     case spawnFailed(String)
     /// The run was live when the agent stopped; found and recorded when it started again.
     case agentRestart
+    /// A `Condition…=` was false right before the launch: nothing was spawned. Not a failure
+    /// (no retry, no chain); the text names the condition (`ConditionPathExists=/x`).
+    case skipped(String)
 
     /// `success`, `failure(exit 3)`, `expired(max-runtime)`, `cancelled`, `crashed(signal 11)`,
-    /// `spawn-failed(no such file)`, `agent-restart`.
+    /// `spawn-failed(no such file)`, `agent-restart`, `skipped(ConditionPathExists=/x)`.
     public var description: String {
         switch self {
         case .success: "success"
@@ -45,6 +48,7 @@ public enum StopReason: Hashable, Sendable, Codable, CustomStringConvertible {
         case .crashed(let signal): "crashed(signal \(signal))"
         case .spawnFailed(let why): "spawn-failed(\(why))"
         case .agentRestart: "agent-restart"
+        case .skipped(let condition): "skipped(\(condition))"
         }
     }
 
@@ -62,6 +66,8 @@ public enum StopReason: Hashable, Sendable, Codable, CustomStringConvertible {
         }
         if let inner = Self.argument(of: text, name: "spawn-failed") {
             self = .spawnFailed(inner)
+        } else if let inner = Self.argument(of: text, name: "skipped") {
+            self = .skipped(inner)
         } else if let inner = Self.argument(of: text, name: "expired") {
             guard let reason = ExpiryReason(rawValue: inner) else { return nil }
             self = .expired(reason)

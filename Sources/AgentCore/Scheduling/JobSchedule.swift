@@ -93,16 +93,17 @@ struct JobSchedule: Sendable {
     /// With `wallClock` (the scheduler always passes it), `Schedule=` and `RandomizedDelay=` shape
     /// the scheduled launch and `Window=` holds every launch until a window is open.
     func candidate(lastRunStart: SchedulerTime?, triggerSpacing: Duration,
-                   intervalFactor: Int = 1, wallClock: WallClockGate? = nil) -> LaunchCandidate?
+                   intervalFactor: Int = 1, wallClock: WallClockGate? = nil,
+                   bootedAt: SchedulerTime? = nil) -> LaunchCandidate?
     {
         let base = timeGates(lastRunStart: lastRunStart, triggerSpacing: triggerSpacing,
-                             intervalFactor: intervalFactor, wallClock: wallClock)
+                             intervalFactor: intervalFactor, wallClock: wallClock, bootedAt: bootedAt)
         guard let wallClock, let base else { return base }
         return wallClock.inWindow(definition.windows, base)
     }
 
     private func timeGates(lastRunStart: SchedulerTime?, triggerSpacing: Duration,
-                           intervalFactor: Int, wallClock: WallClockGate?) -> LaunchCandidate?
+                           intervalFactor: Int, wallClock: WallClockGate?, bootedAt: SchedulerTime?) -> LaunchCandidate?
     {
         if let slot = catchUp {
             return LaunchCandidate(eligibleAt: slot.at, dueSince: slot.dueSince, reason: .catchUp,
@@ -113,13 +114,23 @@ struct JobSchedule: Sendable {
             if let current = best, current.eligibleAt <= option.eligibleAt { return }
             best = option
         }
+        // AfterBoot= (systemd's OnBootSec=): due SPAN after boot until it has run in this boot;
+        // until then the interval waits (it counts from a run of this boot, as a monotonic
+        // timer's does), after it the interval follows.
+        let awaitsBootRun = definition.extra.afterBoot != nil && isDiscretionary
+            && (bootedAt == nil || lastRunStart.map { $0 < (bootedAt ?? $0) } ?? true)
+        if awaitsBootRun, let afterBoot = definition.extra.afterBoot, let bootedAt {
+            let at = bootedAt + afterBoot
+            consider(LaunchCandidate(eligibleAt: at, dueSince: at, reason: .boot, timeGate: .interval(earliest: at)))
+        }
         if let wallClock, definition.schedule != nil || definition.randomizedDelay > .zero {
             if isDiscretionary, let scheduled = wallClock.scheduled(self, lastRunStart: lastRunStart,
                                                                     intervalFactor: intervalFactor)
             {
                 consider(scheduled)
             }
-        } else if let interval = definition.interval, isDiscretionary {
+        } else if let interval = definition.interval, isDiscretionary, !awaitsBootRun {
+            // Until the boot launch the interval waits: that launch stands in for its first.
             let due = lastRunStart.map { $0 + interval * intervalFactor } ?? firstSeen
             consider(LaunchCandidate(eligibleAt: due, dueSince: due, reason: .scheduled,
                                      timeGate: .interval(earliest: due)))

@@ -22,7 +22,8 @@ extension Scheduler {
     }
 
     /// A run ended: frees its slot and identifier, updates history, schedules a retry after a
-    /// failure (`Retry=`) and a chained run after a success (`OnSuccess=`).
+    /// failure (`Retry=`), a chained run after a success (`OnSuccess=`), and one after a
+    /// failure, crash or expiry (`OnFailure=`: someone hears of it).
     mutating func runEnded(_ id: Identifier, _ run: RunID, _ stop: StopReason, result: String? = nil,
                            now: SchedulerTime) {
         let counted = live.ended(run)
@@ -54,22 +55,41 @@ extension Scheduler {
                 log("\(jobID): \(stop); retry in \(TimeSpan.format(delay)) "
                     + "(failure \(failures), Retry=\(policy))")
             }
-        case .expired, .cancelled, .agentRestart:
+            if case .spawnFailed = stop {} else { chainOnFailure(from: jobID, run, stop, now: now) }
+        case .expired:
+            chainOnFailure(from: jobID, run, stop, now: now)
+        case .cancelled, .agentRestart, .skipped:
+            // Not failures: no retry; a skipped run (a false Condition…=) chains nothing either,
+            // and the interval or schedule moves on from its start.
             break
         }
         if jobs[jobID] != nil { reschedule(jobID, now: now) }
     }
 
+    /// `OnFailure=` after a failure, crash or expiry (not a spawn failure, a cancel or a skip):
+    /// the chained run is told which run ended how (`AGENTD_PREVIOUS_*`).
+    mutating func chainOnFailure(from jobID: Identifier, _ run: RunID, _ stop: StopReason, now: SchedulerTime) {
+        guard let next = jobs[jobID]?.definition.extra.onFailure else { return }
+        chain(from: jobID, to: next, key: "OnFailure",
+              input: ChainedInput(previousRunID: run, previousResult: nil, previousStopReason: stop), now: now)
+    }
+
     /// `OnSuccess=`: a pending `chained` request for the named job, subject to every blocker
-    /// but the interval. The chained run gets `input` (the latest success's, when two merge).
+    /// but the interval. The chained run gets `input` (the latest run's, when two merge).
     mutating func chain(from jobID: Identifier, input: ChainedInput? = nil, now: SchedulerTime) {
         guard let next = jobs[jobID]?.definition.onSuccess else { return }
+        chain(from: jobID, to: next, key: "OnSuccess", input: input, now: now)
+    }
+
+    /// A pending `chained` request for `next`, named by `key` (`OnSuccess`, `OnFailure`) in logs.
+    mutating func chain(from jobID: Identifier, to next: Identifier, key: String, input: ChainedInput?,
+                        now: SchedulerTime) {
         guard let target = jobs[next] else {
-            log("\(jobID): OnSuccess=\(next) is not a registered job; nothing chained")
+            log("\(jobID): \(key)=\(next) is not a registered job; nothing chained")
             return
         }
         guard target.isDiscretionary else {
-            log("\(jobID): OnSuccess=\(next) is a continued job, which starts only through "
+            log("\(jobID): \(key)=\(next) is a continued job, which starts only through "
                 + "agentctl submit; nothing chained")
             return
         }
@@ -82,7 +102,7 @@ extension Scheduler {
                 at = max(now, TriggerSpacing.spacingEnd(lastLaunch: last, spacing: spacing))
             }
             if at > now {
-                log("\(jobID): OnSuccess=\(next) was chained less than TriggerSpacing="
+                log("\(jobID): \(key)=\(next) was chained less than TriggerSpacing="
                     + "\(TimeSpan.format(spacing)) ago; it waits \(TimeSpan.format(at.duration(since: now)))")
             }
             lastChainRequest[next] = at

@@ -58,6 +58,9 @@ public struct Scheduler: Sendable {
     /// The time of the event being (or last) handled: what time-dependent gates (`Window=`) are
     /// judged at when no other time is given.
     var clockNow = SchedulerTime(seconds: 0)
+    /// When this boot began, on the wall clock (the shell's CLOCK_REALTIME − CLOCK_BOOTTIME):
+    /// `AfterBoot=` counts from it. nil: unknown, and no `AfterBoot=` launch is due.
+    public var bootedAt: SchedulerTime?
 
     // Persisted state (see `snapshot`).
     // Tracked so that each event persists only the identifiers it touched.
@@ -476,7 +479,7 @@ public struct Scheduler: Sendable {
         job.candidate(lastRunStart: lastRunStart[job.identifier],
                       triggerSpacing: settings.triggerSpacing,
                       intervalFactor: LaunchPolicy.intervalFactor(job.definition.kind, conditions),
-                      wallClock: wallClock(now))
+                      wallClock: wallClock(now), bootedAt: bootedAt)
     }
 
     /// The reason a discretionary job with `candidate` waits, in the documented order:

@@ -23,7 +23,7 @@ public final class SystemFactsProbe: SystemFacts {
             if code == ENOENT || code == ENOTDIR { return .missing }
             return .unreadable(message: SystemError.text(code))
         }
-        let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode)
+        let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode, groupID: info.st_gid)
         return .present(facts, executable: access(path, X_OK) == 0)
     }
 
@@ -45,6 +45,20 @@ public final class SystemFactsProbe: SystemFacts {
         }, { entry in
             entry.pw_name.map { String(cString: $0) }
         }) ?? nil
+    }
+
+    /// The uid and every group of `name` (getpwnam_r, getgrouplist), for whether it may run a plugin.
+    public func userIdentity(_ name: String) -> UserIdentity? {
+        guard let (uid, gid) = Self.withPasswd(lookup: { entry, buffer, size, result in
+            getpwnam_r(name, entry, buffer, size, result)
+        }, { entry in (entry.pw_uid, entry.pw_gid) }) else { return nil }
+        var count: Int32 = 64
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        if getgrouplist(name, gid, &groups, &count) < 0 {
+            groups = [gid_t](repeating: 0, count: Int(count))
+            _ = getgrouplist(name, gid, &groups, &count)
+        }
+        return UserIdentity(uid: uid, groups: Array(groups.prefix(Int(max(0, count)))) + [gid])
     }
 
     /// Forgets the cached users (for a full reload, e.g. on SIGHUP).

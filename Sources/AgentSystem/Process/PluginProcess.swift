@@ -33,6 +33,8 @@ public final class PluginProcess {
     /// The run's process group (the child leads a new session, so pgid = pid).
     public var processGroup: pid_t { pid }
     public let cgroup: RunCgroup?
+    /// The cgroup outlives this process: the run's next command is spawned into it.
+    public var keepsCgroup = false
     public private(set) var termination: ProcessTermination?
     public private(set) var isGone = false
     /// Lines cut at the 4096-byte limit, per run.
@@ -237,7 +239,7 @@ public final class PluginProcess {
         closePipe(.stdout)
         closePipe(.stderr)
         reapOrphans()
-        cgroup?.remove()
+        if !keepsCgroup { cgroup?.remove() }
         callbacks.onGone()
     }
 

@@ -14,6 +14,11 @@ public struct SpawnRequest {
     /// The child makes `workingDirectory` with this mode (one that exists is fine) and gives it
     /// to `user`, before it drops privileges: nil when it exists already as it should.
     public var makesWorkingDirectory: mode_t?
+    /// The directory `makesWorkingDirectory` makes when it is not the working directory (the
+    /// job's state directory, under a `WorkingDirectory=` of its own); nil: `workingDirectory`.
+    public var madeDirectory: String?
+    /// `WorkingDirectory=-…`: a directory the child cannot enter is no failure; it starts in `/`.
+    public var workingDirectoryMayBeMissing = false
     /// Drop to this user (and its groups) in the child; nil keeps the agent's.
     public var user: UserAccount?
     /// Clone the child straight into this cgroup.
@@ -133,13 +138,15 @@ public enum PluginSpawner {
         let sandbox = request.sandbox ?? ProcessSandbox()
         let rc = withSandboxLists(sandbox) { lists in withCStrings(request.arguments) { argv in
             withCStrings(request.environment) { envp in
-                withOptionalCString(request.workingDirectory) { cwd in
+                withOptionalCString(request.workingDirectory) { cwd in withOptionalCString(request.madeDirectory) { made in
                     let groups = request.user?.groups ?? []
                     return groups.withUnsafeBufferPointer { groupBuffer in
                         var spec = cshim_spawn_request()
                         spec.argv = argv
                         spec.envp = envp
                         spec.working_directory = cwd
+                        spec.made_directory = made
+                        spec.working_directory_may_be_missing = request.workingDirectoryMayBeMissing ? 1 : 0
                         if let mode = request.makesWorkingDirectory {
                             spec.make_working_directory = 1
                             spec.working_directory_mode = mode
@@ -169,7 +176,7 @@ public enum PluginSpawner {
                             return cshim_spawn_plugin(&spec, &started, &failedStep)
                         }
                     }
-                }
+                } }
             }
         } }
         close(out[1])

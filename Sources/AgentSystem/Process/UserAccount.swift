@@ -9,23 +9,28 @@ public struct UserAccount: Sendable, Hashable {
     public var gid: gid_t
     public var groups: [gid_t]
     public var home: String
+    /// The login shell, for `SHELL` (as systemd sets it with `User=`); `/bin/sh` when the entry has none.
+    public var shell: String
 
-    public init(name: String, uid: uid_t, gid: gid_t, groups: [gid_t], home: String) {
+    public init(name: String, uid: uid_t, gid: gid_t, groups: [gid_t], home: String, shell: String = "/bin/sh") {
         self.name = name
         self.uid = uid
         self.gid = gid
         self.groups = groups
         self.home = home
+        self.shell = shell
     }
 
     /// Looks up `name` (getpwnam_r, getgrouplist); nil when there is no such user.
     public static func lookup(_ name: String) -> UserAccount? {
-        let found: (uid: uid_t, gid: gid_t, home: String)? = UserDatabaseBuffer.lookup { buffer, size in
+        let found: (uid: uid_t, gid: gid_t, home: String, shell: String)? = UserDatabaseBuffer.lookup { buffer, size in
             var entry = passwd()
             var result: UnsafeMutablePointer<passwd>?
             let code = getpwnam_r(name, &entry, buffer, size, &result)
             guard code == 0, result != nil else { return (code, nil) }
-            return (0, (entry.pw_uid, entry.pw_gid, entry.pw_dir.map { String(cString: $0) } ?? "/"))
+            let shell = entry.pw_shell.map { String(cString: $0) } ?? ""
+            return (0, (entry.pw_uid, entry.pw_gid, entry.pw_dir.map { String(cString: $0) } ?? "/",
+                        shell.isEmpty ? "/bin/sh" : shell))
         }
         guard let found else { return nil }
         var count: Int32 = 64
@@ -35,7 +40,7 @@ public struct UserAccount: Sendable, Hashable {
             _ = getgrouplist(name, found.gid, &groups, &count)
         }
         return UserAccount(name: name, uid: found.uid, gid: found.gid, groups: Array(groups.prefix(Int(max(0, count)))),
-                           home: found.home)
+                           home: found.home, shell: found.shell)
     }
 
     /// The user the agent itself runs as.

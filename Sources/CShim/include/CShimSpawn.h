@@ -18,6 +18,12 @@ struct cshim_spawn_request {
     // many recent deletions took the agent's loop 25% of its time during a burst of first runs.
     int make_working_directory;
     mode_t working_directory_mode;
+    // The directory make_working_directory makes, when it is not the working directory (the
+    // job's state directory under a WorkingDirectory= of its own); NULL: working_directory.
+    const char *made_directory;
+    // Non-zero: a working directory that cannot be entered (WorkingDirectory=-…, systemd's "-")
+    // is no failure; the child starts in / instead.
+    int working_directory_may_be_missing;
     int stdin_fd, stdout_fd, stderr_fd;
     int cgroup_procs_fd;       // O_WRONLY fd of the run's cgroup.procs, or -1
     int drop_privileges;       // non-zero: setgroups/setgid/setuid below

@@ -22,6 +22,14 @@ struct ScriptInterpreter {
         if verb != "seed" { started = true }
         switch verb {
         case "seed": try seed(args)
+        case "booted":
+            // `booted SPAN`: the machine booted SPAN before now (default: 1h before the start).
+            guard let span = TimeSpan.parse(try Self.only(args, "booted SPAN")) else { throw ScriptError("booted SPAN") }
+            shell.bootedAt = shell.now - span
+        case "reboot":
+            // `reboot DOWNTIME`: the machine is down that long and boots again; the agent starts with it.
+            shell.rebooting = true
+            shell.restart(after: TimeSpan.parse(args.first ?? "0") ?? .zero)
         case "jobs": shell.setJobs(try jobDefinitions(input), replacing: true)
         case "update": shell.setJobs(try jobDefinitions(input), replacing: false)
         case "remove": shell.removeJobs(try args.map(Self.identifier))

@@ -67,6 +67,8 @@ struct ScriptShell {
     var manifests: [String: Manifest] = [:]
     /// Ends the shell owes after the current event (expired runs).
     private var pendingEnds: [(RunID, StopReason)] = []
+    /// The next `restart` is a machine reboot: this boot starts when the agent does.
+    var rebooting = false
 
     static let start = SchedulerTime(seconds: 1_795_996_800 + 8 * 3600)  // 2026-11-30 08:00 UTC
 
@@ -77,6 +79,13 @@ struct ScriptShell {
         now = start
         format = ScriptFormat(start: start, calendar: .utc)
         scheduler = Scheduler(settings: settings, calendar: calendar, seed: seed)
+        scheduler.bootedAt = start - .seconds(3600)
+    }
+
+    /// When the machine booted (`booted SPAN`: that long before the script starts; `reboot`).
+    var bootedAt: SchedulerTime {
+        get { scheduler.bootedAt ?? ScriptShell.start }
+        set { scheduler.bootedAt = newValue }
     }
 
     mutating func emit(_ line: String) {
@@ -262,8 +271,11 @@ struct ScriptShell {
         runs = [:]
         pendingEnds = []
         now = now + downtime
+        let booted = bootedAt
         scheduler = Scheduler(settings: settings, calendar: calendar, seed: seed)
         scheduler.numberRuns(after: highestRun)
+        scheduler.bootedAt = rebooting ? now : booted
+        rebooting = false
         if let database { send(.restored(database)) }
         send(.settingsChanged(settings))
         send(.budgetsChanged(BudgetAccounts(manifests)))

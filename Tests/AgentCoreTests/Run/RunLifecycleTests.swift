@@ -421,6 +421,7 @@ private func checkOneRandomRun(_ random: inout SplitMix64) {
             case .thaw: frozen = false
             case .killAll: killed = true
             case .record, .setDeadline: break
+            case .spawnCommand: Issue.record("a one-command run spawns no next command")
             }
             #expect(!gone || action.isRecord, "only the result once every process is gone")
         }

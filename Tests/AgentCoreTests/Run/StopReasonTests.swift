@@ -77,6 +77,8 @@ private let everyCase: [(StopReason, String)] = [
     (.spawnFailed("\u{301}combining first"), "spawn-failed(\u{301}combining first)"),
     (.spawnFailed("line\nbreak"), "spawn-failed(line\nbreak)"),
     (.agentRestart, "agent-restart"),
+    (.skipped("ConditionPathExists=/x"), "skipped(ConditionPathExists=/x)"),
+    (.skipped("ConditionVirtualization=!container"), "skipped(ConditionVirtualization=!container)"),
 ]
 
 @Test(arguments: everyCase)

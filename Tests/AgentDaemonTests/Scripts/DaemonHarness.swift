@@ -16,6 +16,8 @@ struct ScriptError: Error, CustomStringConvertible {
 /// real SQLite file in a temporary directory. After every command the shell's rules are
 /// checked (`violations`).
 final class DaemonHarness {
+    /// What `Condition…=` keys see: the paths a script said exist.
+    var conditionFacts = TableConditionFacts()
     let trace = Trace()
     let directory: String
     let loop = VirtualEventLoop()
@@ -62,6 +64,7 @@ final class DaemonHarness {
                                          stateWriter: writer, events: events, runs: runs,
                                          time: LocalTimeFollower(loop: loop, kernelLoop: nil, log: Logger()),
                                          seed: 42, offsetRule: nil, machineID: "", logsDecisionTimes: false)
+            runs.conditionFacts = { [unowned harness] in harness.conditionFacts }
             // The agent's own wiring of runs (Agent.wire), with each result written down.
             runs.report(to: events, scheduling: scheduling, ended: { [unowned harness] end in
                 harness.ended[end.run, default: 0] += 1
@@ -129,6 +132,10 @@ final class DaemonHarness {
             default: daemon.syncs.hold = false; daemon.syncs.complete()
             }
         case "refuse-plugin": daemon.launcher.refused.insert(plain.first ?? "")
+        case "path":
+            // `path /x exists|missing`: the machine's file system as Condition…= sees it.
+            guard let path = plain.first else { throw ScriptError("needs a path") }
+            if plain.last == "missing" { conditionFacts.paths.remove(path) } else { conditionFacts.paths.insert(path) }
         case "expire": try expire(plain)
         case "stop": stop()
         case "restart": restart()
@@ -386,4 +393,18 @@ struct ScriptFacts: SystemFacts {
     func plugin(at path: String) -> PluginStatus { .present(FileFacts(ownerUID: 0, mode: 0o100755), executable: true) }
     func userExists(_ name: String) -> Bool { true }
     func userName(uid: UInt32) -> String? { uid == 0 ? "root" : "user\(uid)" }
+}
+
+/// `Condition…=` facts from a table: only the listed paths exist (as directories and
+/// non-empty executable files alike); no virtualization; on external power.
+struct TableConditionFacts: ConditionFacts {
+    var paths: Set<String> = []
+    func pathExists(_ path: String) -> Bool { paths.contains(path) }
+    func globMatches(_ pattern: String) -> Bool { paths.contains(pattern) }
+    func isDirectory(_ path: String) -> Bool { paths.contains(path) }
+    func directoryIsNotEmpty(_ path: String) -> Bool { paths.contains(path) }
+    func fileIsNotEmpty(_ path: String) -> Bool { paths.contains(path) }
+    func fileIsExecutable(_ path: String) -> Bool { paths.contains(path) }
+    var virtualization: Virtualization { .none }
+    var onACPower: Bool { true }
 }

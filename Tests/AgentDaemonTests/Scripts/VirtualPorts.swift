@@ -66,7 +66,8 @@ final class VirtualLauncher: RunLaunching {
                events: PluginProcess.Callbacks) -> Result<any RunProcess, LaunchProblem> {
         let id = run.state.id
         spawned.append(id)
-        let argv = (run.job.exec + arguments).joined(separator: " ")
+        let commands = run.job.commands, index = run.state.lifecycle.command
+        let argv = ((commands.indices.contains(index) ? commands[index].argv : run.job.exec) + arguments).joined(separator: " ")
         if refused.contains(run.job.identifier.rawValue) {
             trace.emit("spawn \(id) \(argv): refused")
             return .failure(LaunchProblem("unsafe: \(run.job.exec.first ?? "") is writable by others"))

@@ -124,15 +124,6 @@ extension JobDefinition {
         input.definition.exec = first.argv
         if commands.count > 1 || first.mayFail {
             input.definition.extra.commands = commands
-            let line = assignments.count > 1 ? assignments[1].line : assignments[0].line
-            input.reader.warning(line, "Exec: \(commands.count > 1 ? "a second Exec= line" : "the - prefix") "
-                + "is not enforced yet: this agent runs only the first command (\(TextBytes.quoted(first.argv[0])))")
-        }
-        if let word = commands.lazy.flatMap({ $0.argv.dropFirst() }).first(where: ExecExpansion.mentionsVariable),
-           let line = assignments.first?.line
-        {
-            input.reader.warning(line, "Exec: \(TextBytes.quoted(word)) is not expanded yet: this agent passes "
-                + "$VAR and ${VAR} to the plugin as written")
         }
     }
 }

@@ -3,8 +3,7 @@
 extension JobKeyTable {
     static let commandRows: [JobKey] = [
         JobKey("WorkingDirectory", default: "STATE_DIRECTORY",
-               doc: "the directory the commands start in: an absolute path or ~ (the user's home); - ignores a missing one",
-               enforced: false) { input in
+               doc: "the directory the commands start in: an absolute path or ~ (the user's home); - ignores a missing one") { input in
             guard let assignment = input.reader.scalar("WorkingDirectory") else { return }
             let (path, mayBeMissing) = JobKeyTable.optionalPrefix(assignment.value)
             guard path == "~" || path.utf8.first == TextBytes.slash else {
@@ -16,8 +15,7 @@ extension JobKeyTable {
             input.definition.extra.workingDirectoryMayBeMissing = mayBeMissing
         },
         JobKey("EnvironmentFile", .list, default: "none",
-               doc: "files of NAME=VALUE lines read at each spawn; a leading - ignores a missing file",
-               enforced: false) { input in
+               doc: "files of NAME=VALUE lines read at each spawn; a leading - ignores a missing file") { input in
             var files: [EnvironmentFileReference] = []
             for (word, line) in input.reader.words("EnvironmentFile") {
                 let (path, mayBeMissing) = JobKeyTable.optionalPrefix(word)
@@ -31,8 +29,7 @@ extension JobKeyTable {
             input.definition.extra.environmentFiles = files
         },
         JobKey("SuccessExitStatus", .list, default: "none",
-               doc: "exit statuses (and signals) that also count as success, e.g. 2 SIGHUP",
-               enforced: false) { input in
+               doc: "exit statuses (and signals) that also count as success, e.g. 2 SIGHUP") { input in
             var statuses = SuccessExitStatus()
             for (word, line) in input.reader.words("SuccessExitStatus") {
                 if let problem = statuses.add(word) {
@@ -50,7 +47,7 @@ extension JobKeyTable {
 
     static let conditionRows: [JobKey] = UnitCondition.Check.allCases.map { check in
         JobKey(check.key, .list, default: "none",
-               doc: conditionDoc[check] ?? "", enforced: false) { input in
+               doc: conditionDoc[check] ?? "") { input in
             for assignment in input.reader.list(check.key) {
                 switch UnitCondition.parse(check, assignment.value) {
                 case .success(let condition): input.definition.extra.conditions.append(condition)

@@ -2,13 +2,11 @@
 /// Rows of boot-relative starts, failure reports, idleness and the names a notification shows.
 extension JobKeyTable {
     static let extraRows: [JobKey] = [
-        JobKey("AfterBoot", default: "none", doc: "due this long after boot, once per boot (systemd's OnBootSec=)",
-               enforced: false) { input in
+        JobKey("AfterBoot", default: "none", doc: "due this long after boot, once per boot (systemd's OnBootSec=)") { input in
             guard input.reader.scalar("AfterBoot") != nil else { return }
             input.definition.extra.afterBoot = input.reader.span("AfterBoot", default: .zero, allowZero: true)
         },
-        JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry",
-               enforced: false) { input in
+        JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry") { input in
             input.definition.extra.onFailure = JobDefinition.readChain("OnFailure", &input)
         },
         JobKey("WakeSystem", default: "no", doc: "Schedule= jobs: wake a sleeping machine for the slot",

@@ -2,8 +2,7 @@
 /// Rows of the job's own sandbox (`JobSandbox`, issue 26 item 2).
 extension JobKeyTable {
     static let sandboxRows: [JobKey] = [
-        JobKey("ProtectSystem", default: "no", doc: "yes: /usr and /boot read-only; full: and /etc; strict: the whole tree",
-               enforced: false) { input in
+        JobKey("ProtectSystem", default: "no", doc: "yes: /usr and /boot read-only; full: and /etc; strict: the whole tree") { input in
             guard let assignment = input.reader.scalar("ProtectSystem") else { return }
             guard let value = JobSandbox.ProtectSystem(setting: assignment.value) else {
                 input.reader.error(assignment.line, "ProtectSystem: \(TextBytes.quoted(assignment.value)) is not "
@@ -12,8 +11,7 @@ extension JobKeyTable {
             }
             input.definition.extra.sandbox.protectSystem = value
         },
-        JobKey("ProtectHome", default: "no", doc: "yes: /home, /root and /run/user inaccessible; read-only; tmpfs",
-               enforced: false) { input in
+        JobKey("ProtectHome", default: "no", doc: "yes: /home, /root and /run/user inaccessible; read-only; tmpfs") { input in
             guard let assignment = input.reader.scalar("ProtectHome") else { return }
             guard let value = JobSandbox.ProtectHome(setting: assignment.value) else {
                 input.reader.error(assignment.line, "ProtectHome: \(TextBytes.quoted(assignment.value)) is not "
@@ -22,17 +20,16 @@ extension JobKeyTable {
             }
             input.definition.extra.sandbox.protectHome = value
         },
-        JobKey("PrivateTmp", default: "no", doc: "a /tmp and /var/tmp of the run's own", enforced: false) { input in
+        JobKey("PrivateTmp", default: "no", doc: "a /tmp and /var/tmp of the run's own") { input in
             input.definition.extra.sandbox.privateTmp = input.reader.bool("PrivateTmp", default: false)
         },
         pathsRow("ReadWritePaths", doc: "paths writable even under ProtectSystem=", \.readWritePaths),
         pathsRow("ReadOnlyPaths", doc: "paths made read-only", \.readOnlyPaths),
         pathsRow("InaccessiblePaths", doc: "paths made inaccessible", \.inaccessiblePaths),
-        JobKey("NoNewPrivileges", default: "no", doc: "no privileges gained through exec (setuid, file capabilities)",
-               enforced: false) { input in
+        JobKey("NoNewPrivileges", default: "no", doc: "no privileges gained through exec (setuid, file capabilities)") { input in
             input.definition.extra.sandbox.noNewPrivileges = input.reader.bool("NoNewPrivileges", default: false)
         },
-        JobKey("PrivateNetwork", default: "no", doc: "a network namespace with loopback only", enforced: false) { input in
+        JobKey("PrivateNetwork", default: "no", doc: "a network namespace with loopback only") { input in
             input.definition.extra.sandbox.privateNetwork = input.reader.bool("PrivateNetwork", default: false)
         },
     ]
@@ -40,7 +37,7 @@ extension JobKeyTable {
     private static func pathsRow(_ name: String, doc: String,
                                  _ field: WritableKeyPath<JobSandbox, [SandboxPath]> & Sendable) -> JobKey
     {
-        JobKey(name, .list, default: "none", doc: doc + "; absolute, - ignores a missing one", enforced: false) { input in
+        JobKey(name, .list, default: "none", doc: doc + "; absolute, - ignores a missing one") { input in
             var paths: [SandboxPath] = []
             for (word, line) in input.reader.words(name) {
                 var (path, mayBeMissing) = JobKeyTable.optionalPrefix(word)
