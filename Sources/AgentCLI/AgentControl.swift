@@ -9,7 +9,9 @@ public enum AgentControl {
         examples: ["agentctl status", "agentctl watch", "agentctl events", "agentctl list --json", "agentctl resources", "agentctl check /etc/agentd"],
         options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
                   OptionSpec(long: "user", help: "Talk to your own agent (agentd --user) at $XDG_RUNTIME_DIR/agentd.sock."),
-                  OptionSpec(long: "version", help: "Print agentctl's version.")],
+                  OptionSpec(long: "version", help: "Print agentctl's version."),
+                  // systemctl and journalctl habits: agentctl never pages, so this changes nothing.
+                  OptionSpec(long: "no-pager", help: "Accepted for systemctl's habit; agentctl never pages its output.")],
         subcommands: [StatusCommand.spec, WatchCommand.spec, EventsCommand.spec, ListCommand.spec, SchedulingCommands.pending,
                       RunCommands.history, SchedulingCommands.explain, StatsCommands.stats,
                       StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,

@@ -21,6 +21,16 @@ private func run(_ arguments: [String]) throws -> ParsedCommand {
     #expect(after.value("socket") == "/tmp/t.sock")
 }
 
+/// Issue 29 item 4: habits from systemctl and journalctl were usage errors.
+@Test func noPagerIsAcceptedAndDashNIsTheLimit() throws {
+    let status = try run(["--no-pager", "status"])
+    #expect(status.path == ["status"])
+    #expect(try run(["history", "--no-pager"]).path == ["history"])
+    let history = try run(["history", "local.tidy-tmp", "-n", "5"])
+    #expect(history.value("limit") == "5")
+    #expect(history.arguments == ["local.tidy-tmp"])
+}
+
 @Test func watchTakesAnIntervalAndACount() throws {
     let parsed = try run(["watch", "--interval", "0.5", "--count", "3"])
     #expect(parsed.path == ["watch"])

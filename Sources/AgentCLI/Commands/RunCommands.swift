@@ -36,7 +36,7 @@ enum RunCommands {
         discussion: "The agent answers in pages (at most 1,000 runs or 128 KiB each); agentctl reads page after page until it has --limit runs, printing --json output as it arrives.",
         examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history -v --limit 3",
                    "agentctl history --json --limit 5000"],
-        options: [jsonOption, OptionSpec(long: "limit", valueName: "N", help: "How many runs (default \(HistoryPager.defaultLimit))."),
+        options: [jsonOption, OptionSpec(long: "limit", short: "n", valueName: "N", help: "How many runs (default \(HistoryPager.defaultLimit)); -n as journalctl has it."),
                   OptionSpec(long: "verbose", short: "v", help: "Under each run, what it said: its last STATUS=, its RESULT=, the checkpoint it was given and left, lines cut and directives ignored.")],
         arguments: [ArgumentSpec(name: "ID", help: "Only runs of this identifier.", isOptional: true)],
         run: { parsed, context in
