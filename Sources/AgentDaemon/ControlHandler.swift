@@ -187,7 +187,7 @@ struct ControlHandler {
             if let refused = catalogue.registry.jobFileWithErrors(id) {
                 return .failure(.notFound, "\(id): \(refused.explanation)")
             }
-            return .failure(.notFound, "no job \(id) (see agentctl list)")
+            return .failure(.notFound, noJob(id))
         }
         var records = scheduling.scheduler.explain(id).map {
             TimelineRecord(time: $0.time.seconds, event: $0.description)
@@ -381,7 +381,26 @@ struct ControlHandler {
             stateWriter.report(error)
             return .failure(.internal, "reading history failed: \(error)")
         }
+        // A typo (`history nope.nope`) is no empty history: say so, with the likely job.
+        if page.records.isEmpty, request.cursor == nil, let target = request.target, let id = Identifier(rawValue: target),
+           !isKnown(id) {
+            return .failure(.notFound, noJob(id))
+        }
         return ControlResponse(runs: page.records, nextCursor: page.nextCursor)
+    }
+
+    /// Whether `id` is a job the agent has, or a dynamic identifier below one (`….export.7f3a`).
+    private func isKnown(_ id: Identifier) -> Bool {
+        let registry = catalogue.registry
+        if registry.job(id) != nil || registry.jobFileWithErrors(id) != nil { return true }
+        return id.parents.contains { registry.job($0) != nil }
+    }
+
+    /// `no job local.tidy-tpm; did you mean local.tidy-tmp? (see agentctl list)`.
+    private func noJob(_ id: Identifier) -> String {
+        let known = catalogue.registry.allJobs.map(\.definition.identifier.rawValue)
+        let hint = NameSuggestion.closest(to: id.rawValue, among: known).map { "; did you mean \($0)?" } ?? ""
+        return "no job \(id)\(hint) (see agentctl list)"
     }
 
     private static func record(_ row: StoredRun, withLogTail: Bool) -> RunRecord {
