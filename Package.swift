@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "AgentTestSupport", path: "Tests/AgentTestSupport", swiftSettings: strict),
 
         // Golden/testdata: the golden scheduler scripts, read by #filePath (docs/testing.md).
-        .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore"], exclude: ["Golden/testdata"],
+        .testTarget(name: "AgentCoreTests", dependencies: ["AgentCore", "AgentTestSupport"], exclude: ["Golden/testdata"],
                     swiftSettings: strict),
         .testTarget(name: "AgentJSONTests", dependencies: ["AgentJSON", "AgentProtocol", "AgentCore"],
                     swiftSettings: strict),
@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "AgentSystemTests", dependencies: ["AgentSystem", "CShim", "AgentTestSupport"], swiftSettings: strict),
         .testTarget(name: "AgentCLITests", dependencies: ["AgentCLI"], swiftSettings: strict),
         .testTarget(name: "BackgroundTasksTests", dependencies: ["BackgroundTasks", "AgentProtocol"], swiftSettings: strict),
-        .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem"], exclude: ["testdata"],
+        .testTarget(name: "AgentDaemonTests", dependencies: ["AgentDaemon", "AgentSystem", "AgentTestSupport"], exclude: ["testdata"],
                     swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore", "AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"], swiftSettings: strict),

@@ -240,29 +240,24 @@ import Testing
         let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
         #expect((status?["metricsFileProblem"] as? String)?.contains("neither replaces nor removes it") == true)
         #expect(try agent.ctl("status").stdout.contains("is not a metrics file agentd wrote"))
-        // The setting goes: the file stays, and so does every byte of it.
-        try sandbox.writeAtomically("agentd.conf", "[Agent]\nMetricsInterval=1s\n")
-        try Self.waitUntil("status no longer names a metrics file problem") {
-            (try? json(try agent.ctl("status", "--json").stdout) as? [String: Any])??["metricsFileProblem"] == nil
-        }
-        #expect(try String(contentsOfFile: passwd, encoding: .utf8) == original)
-        // A file of its own it does write: at a new path.
+        // The setting moves to a path of the agent's own: the old file stays, every byte of it,
+        // and the new one is written (waited for through inotify on its directory).
         let own = sandbox.root + "/agentd.prom"
+        let waiter = InotifyWaiter.directoryChanges(sandbox.root)
         try sandbox.writeAtomically("agentd.conf", "[Agent]\nMetricsFile=\(own)\nMetricsInterval=1s\n")
-        try Self.waitUntil("the metrics file is written") { FileManager.default.fileExists(atPath: own) }
-        #expect(MetricsFileSignature.matches(try String(contentsOfFile: own, encoding: .utf8)))
-    }
-
-    /// Checks `condition` every 50 ms until it holds, failing at the deadline.
-    static func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while try !condition() {
-            guard Date() < deadline else {
-                Issue.record("\(what): not within \(timeout) s")
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: own) {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else {
+                Issue.record("the metrics file \(own) was not written within 20 s")
                 throw POSIXError(.ETIMEDOUT)
             }
-            usleep(50_000)
+            waiter?.wait(seconds: min(left, 1))
         }
+        #expect(MetricsFileSignature.matches(try String(contentsOfFile: own, encoding: .utf8)))
+        let after = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
+        #expect(after?["metricsFileProblem"] == nil)
+        #expect(try String(contentsOfFile: passwd, encoding: .utf8) == original)
     }
 }
 

@@ -3,30 +3,30 @@
 /// input lines, a `----` line and the expected output, up to the next blank line. Comment
 /// (`#`) and blank lines between cases are kept as they are, so the file can be rewritten
 /// with new output (`UPDATE_GOLDEN=1`) without losing them.
-struct ScriptFile {
+public struct ScriptFile {
     /// One command with its input and the output the file expects.
-    struct Case {
+    public struct Case {
         /// 1-based line of the command in the file.
-        var line: Int
-        var command: String
-        var input: [String]
-        var expected: [String]
+        public var line: Int
+        public var command: String
+        public var input: [String]
+        public var expected: [String]
     }
 
-    enum Item {
+    public enum Item {
         case verbatim(String)
         case command(Case)
     }
 
-    var items: [Item] = []
+    public var items: [Item] = []
 
-    var cases: [Case] {
+    public var cases: [Case] {
         items.compactMap { if case .command(let c) = $0 { c } else { nil } }
     }
 
-    static let separator = "----"
+    public static let separator = "----"
 
-    init(parsing text: String) {
+    public init(parsing text: String) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         var index = 0
@@ -60,7 +60,7 @@ struct ScriptFile {
     }
 
     /// The file with every case's output replaced by `outputs[line]` (keyed by command line).
-    func rendered(with outputs: [Int: [String]]) -> String {
+    public func rendered(with outputs: [Int: [String]]) -> String {
         var text: [String] = []
         for item in items {
             switch item {
@@ -76,7 +76,7 @@ struct ScriptFile {
     }
 
     /// A unified-style difference of two outputs, lines prefixed `-` (expected) and `+` (actual).
-    static func difference(expected: [String], actual: [String]) -> String {
+    public static func difference(expected: [String], actual: [String]) -> String {
         // Longest common subsequence: outputs are short, O(n·m) is fine.
         let n = expected.count, m = actual.count
         var lcs = Array(repeating: Array(repeating: 0, count: m + 1), count: n + 1)
