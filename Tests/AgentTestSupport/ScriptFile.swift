@@ -103,3 +103,35 @@ public struct ScriptFile {
         return out.joined(separator: "\n")
     }
 }
+
+/// A script command that cannot be carried out, with the reason.
+public struct ScriptError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension ScriptFile {
+    /// A command line's words: split on spaces, double quotes group (`title="a b"` is one word,
+    /// quotes removed).
+    public static func words(_ line: String) throws -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quoted = false, inWord = false
+        for character in line {
+            if character == "\"" {
+                quoted.toggle()
+                inWord = true
+            } else if character == " ", !quoted {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if quoted { throw ScriptError("unterminated quote in \(line)") }
+        if inWord { words.append(current) }
+        return words
+    }
+}

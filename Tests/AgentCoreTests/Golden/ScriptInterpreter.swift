@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 @testable import AgentCore
-
-/// A script command that cannot be run as written.
-struct ScriptError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// Runs golden-script commands against a ``ScriptShell`` and returns what each printed.
 /// The commands are listed in docs/testing.md.
@@ -427,28 +422,7 @@ struct ScriptInterpreter {
 
     // MARK: - Words
 
-    /// Splits on spaces; double quotes group (`title="a b"` is one word, quotes removed).
-    static func words(_ line: String) throws -> [String] {
-        var words: [String] = []
-        var current = ""
-        var quoted = false, inWord = false
-        for character in line {
-            if character == "\"" {
-                quoted.toggle()
-                inWord = true
-            } else if character == " ", !quoted {
-                if inWord { words.append(current) }
-                current = ""
-                inWord = false
-            } else {
-                current.append(character)
-                inWord = true
-            }
-        }
-        if quoted { throw ScriptError("unterminated quote in \(line)") }
-        if inWord { words.append(current) }
-        return words
-    }
+    static func words(_ line: String) throws -> [String] { try ScriptFile.words(line) }
 
     static func only(_ args: [String], _ usage: String) throws -> String {
         guard args.count == 1 else { throw ScriptError("wants exactly one argument: \(usage)") }

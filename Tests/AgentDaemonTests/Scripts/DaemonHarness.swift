@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import AgentCore
 import AgentProtocol
 import AgentStore
 @testable import AgentDaemon
 import AgentSystem
 import Foundation
-
-struct ScriptError: Error, CustomStringConvertible {
-    var description: String
-    init(_ text: String) { description = text }
-}
 
 /// The daemon's shell — scheduler driver, run supervisor, recorder, state writer, event bus —
 /// on a virtual loop with virtual ports, driven by a daemon script; the state database is a
@@ -364,28 +360,7 @@ final class DaemonHarness {
         }
     }
 
-    /// Splits on spaces; double quotes group.
-    static func words(_ line: String) throws -> [String] {
-        var words: [String] = []
-        var current = ""
-        var quoted = false, inWord = false
-        for character in line {
-            if character == "\"" {
-                quoted.toggle()
-                inWord = true
-            } else if character == " ", !quoted {
-                if inWord { words.append(current) }
-                current = ""
-                inWord = false
-            } else {
-                current.append(character)
-                inWord = true
-            }
-        }
-        if quoted { throw ScriptError("unclosed quote in \(line)") }
-        if inWord { words.append(current) }
-        return words
-    }
+    static func words(_ line: String) throws -> [String] { try ScriptFile.words(line) }
 }
 
 /// Every plugin path is a root-owned executable and every user exists.
