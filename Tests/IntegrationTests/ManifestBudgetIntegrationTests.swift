@@ -63,4 +63,18 @@ import Testing
         #expect(after["com.example.photos"]?["dailyLaunchCount"] as? Int == 2)
         #expect(after["com.example.photos"]?["spentLaunchCount"] as? Int == 2)
     }
+
+    /// The packaged layout: `local.manifest` says `DailyBudget=infinity` and an app's manifest
+    /// has a number. Summing what is left overflowed and killed the agent on `status` (make demo).
+    @Test func statusAnswersWithAnUnlimitedManifestBesideARationedOne() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("manifests.d/local.manifest", "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=refresh processing\nDailyBudget=infinity\n")
+        try sandbox.write("manifests.d/com.example.photos.manifest", photosManifest(budget: 48))
+        let agent = try AgentProcess(sandbox: sandbox)
+        let table = try agent.ctl("status")
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(try agent.ctl("status", "--json").status == 0)
+        #expect(try agent.ctl("metrics").status == 0)
+        #expect(try agent.ctl("status").status == 0, "the agent is still there")
+    }
 }

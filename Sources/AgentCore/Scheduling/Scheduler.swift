@@ -466,8 +466,13 @@ public struct Scheduler: Sendable {
     public var isPaused: Bool { paused }
 
     /// Discretionary launches left today, summed over every manifest's budget, for `status`.
+    /// Saturates at `AgentSettings.unlimitedDailyBudget`: one `DailyBudget=infinity` manifest
+    /// (the shipped `local.manifest`) beside any other must not overflow the sum.
     public func budgetRemaining(now: SchedulerTime) -> Int {
-        budgetStandings(now: now).reduce(0) { $0 + max(0, $1.limit - $1.used) }
+        budgetStandings(now: now).reduce(0) { sum, standing in
+            let (total, overflow) = sum.addingReportingOverflow(max(0, standing.limit - standing.used))
+            return overflow ? AgentSettings.unlimitedDailyBudget : total
+        }
     }
 
     // MARK: - Shared helpers
