@@ -25,7 +25,13 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --scratch-path .build-static \
 	-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --as-needed \
 	-Xcc -D_FORTIFY_SOURCE=2 -Xcc -O2 $(MEMORY_FLAGS)
 
-.PHONY: static-libstdc++ deps build demo test bench bench-peers order-file deb package-test package-test-clean clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
+.PHONY: help static-libstdc++ deps build demo test bench bench-peers order-file deb package-test package-test-clean clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
+
+## help: list the targets and what each does.
+help:
+	@awk '/^## [a-z-]+: / { name = $$2; sub(/:$$/, "", name); text = substr($$0, length($$2) + 5); open = 1 } \
+	     /^## / && !/^## [a-z-]+: / && open { text = text " " substr($$0, 4) } \
+	     !/^## / && open { sub(/\. .*/, ".", text); printf "  make %-19s %s\n", name, text; open = 0 }' $(MAKEFILE_LIST)
 
 deps:
 	@./scripts/install-deps.sh
@@ -71,7 +77,7 @@ bench: deps static-libstdc++
 	swift build $(RELEASE_FLAGS)
 	AGENTD_BIN_DIR=$(CURDIR)/.build-static/release python3 bench/run.py
 
-## order-file: (valgrind) profile which functions the shipped agentd runs from start-up to idle
+## order-file: (valgrind) regenerate packaging/agentd.order. It profiles which functions the shipped agentd runs from start-up to idle
 ## (and the .bss it writes, the .rodata it reads),
 ## then through launches and a reload, and write them to packaging/agentd.order, which the
 ## release link lays out first. Re-run it when start-up code changes (bench/order_file.py).
@@ -80,15 +86,15 @@ order-file: deps static-libstdc++
 	swift build $(RELEASE_FLAGS)
 	python3 bench/order_file.py $(RELEASE_FLAGS)
 
-## deb: build packaging/build/agentd_VERSION_ARCH.deb: a release build with the Swift runtime
+## deb: build packaging/build/agentd_VERSION_ARCH.deb. It is a release build with the Swift runtime
 ## linked statically (the same build as bench), packaged with debhelper.
 deb: deps static-libstdc++
 	@./scripts/install-deps.sh packaging
 	swift build $(RELEASE_FLAGS)
 	@./packaging/build-deb.sh
 
-## package-test: build the .deb, install it into a minimal Debian 12 root (debootstrap, cached as
-## one tar file in $(PACKAGE_TEST_CACHE)), run a job through it, boot it, purge it and check
+## package-test: (root) install the .deb in a Debian 12 root and boot it. It builds the .deb, installs it into a minimal Debian 12 root (debootstrap, cached as
+## one tar file in $(PACKAGE_TEST_CACHE)), runs a job through it, boot it, purge it and check
 ## nothing is left; lintian; the sizes docs/packaging.md states. The unpacked root is removed after.
 PACKAGE_TEST_CACHE := $(or $(AGENTD_TEST_CACHE),/var/cache/agentd-package-test)
 package-test: deb
@@ -100,14 +106,14 @@ package-test-clean:
 		echo "package-test-clean: something is still mounted below packaging/build; unmount it first" >&2; exit 1; fi
 	rm -rf --one-file-system $(PACKAGE_TEST_CACHE) packaging/build/package-test packaging/build/bench-peers packaging/build/cache
 
-## bench-peers: (root) boot the package in the cached Debian 12 root with systemd-nspawn and measure
+## bench-peers: (root) measure agentd beside systemd and cron. It boots the package in the cached Debian 12 root with systemd-nspawn and measures
 ## agentd beside systemd (transient units, systemd-run --wait, daemon-reload) and cron; writes the
 ## "Beside systemd and cron" section of BENCHMARKS.md (bench/peers.py; a few minutes).
 bench-peers: deb
 	@./scripts/install-deps.sh bench
 	AGENTD_TEST_CACHE=$(PACKAGE_TEST_CACHE) python3 bench/peers.py
 
-## fuzz: build the libFuzzer targets (Fuzz/Package.swift, its own package) and run each for
+## fuzz: build and run the libFuzzer targets, FUZZ_SECONDS each. The targets are in Fuzz/Package.swift, its own package; each runs for
 ## FUZZ_SECONDS (default 60). New corpus entries go to $(FUZZ_CACHE)/TARGET, reproducers of a
 ## crash or broken invariant to $(FUZZ_CACHE)/artifacts: copy one to Fuzz/regressions/TARGET/
 ## and it becomes a test in the normal suite (FuzzRegressionTests). FUZZ_TARGETS= picks some.
@@ -130,7 +136,7 @@ fuzz: fuzz-build
 		if [ "$${PIPESTATUS[0]}" != 0 ]; then echo "fuzz-$$t failed: reproducer in $(FUZZ_CACHE)/artifacts"; exit 1; fi; \
 	done
 
-## sanitize: the whole suite built and run under AddressSanitizer (UBSan for the C shims) in
+## sanitize: the suite under ASan+UBSan, then TSan. It is built and run under AddressSanitizer (UBSan for the C shims) in
 ## .build-asan, then under ThreadSanitizer in .build-tsan. SANITIZE_FILTER= narrows the test run.
 ## Skipped there: the tests that bound the agent's memory or hold a burst against real deadlines,
 ## which measure the sanitizer's own cost (shadow memory, 2-10x slower code), not agentd's.

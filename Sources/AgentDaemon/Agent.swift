@@ -37,8 +37,9 @@ public final class Agent {
 
     public init(options: DaemonOptions) throws {
         self.options = options
-        let log = Logger(timestamps: options.logTimestamps, journal: Logger.stderrIsJournal(
-            journalStream: getenv("JOURNAL_STREAM").map { String(cString: $0) }))
+        let journal = Logger.stderrIsJournal(journalStream: getenv("JOURNAL_STREAM").map { String(cString: $0) })
+        let log = Logger(timestamps: options.logTimestamps, journal: journal,
+                         style: Logger.humanStyleFits(journal: journal) ? .human : .priorityPrefix)
         let loop = try EventLoop()
         self.log = log
         self.loop = loop

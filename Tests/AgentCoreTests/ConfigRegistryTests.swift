@@ -95,8 +95,8 @@ struct ConfigRegistryTests {
         let broken = registry.update(source("jobs.d/a.job", jobText("com.example.a", "Interval=1x\n")), facts: facts)
         #expect(broken.added.isEmpty && broken.removed.isEmpty && broken.updated.isEmpty)
         #expect(printed(broken.diagnostics) == [
-            "jobs.d/a.job: note: the last good version of this file stays in force until the errors are fixed",
             "jobs.d/a.job:4: Interval: \"1x\" is not a time span (examples: 30s, 5min, 12h, 1d)",
+            "jobs.d/a.job: note: the last good version of this file stays in force until the errors are fixed",
         ])
         #expect(try #require(registry.job(id("com.example.a"))).definition.interval == .seconds(3600))
         #expect(registry.jobCount == 1)
@@ -329,8 +329,8 @@ struct ConfigRegistryEdgeTests {
         #expect(registry.job(id("com.example.a"))?.state == .registered)
         #expect(registry.manifest(at: "manifests.d/local.manifest")?.permitted.count == 2)
         #expect(printed(registry.diagnostics) == [
-            "manifests.d/local.manifest: note: the last good version of this file stays in force until the errors are fixed",
             "manifests.d/local.manifest:2: PermittedIdentifiers: \"com.*.x\" is not an identifier pattern: * is allowed only once, as the final .* (e.g. com.example.*)",
+            "manifests.d/local.manifest: note: the last good version of this file stays in force until the errors are fixed",
         ])
     }
 

@@ -628,6 +628,9 @@ public struct ConfigRegistry: Sendable {
         return unique.enumerated().sorted { a, b in
             let x = a.element, y = b.element
             if x.path != y.path { return precedes(x.path, y.path) }
+            // A note ("the last good version … stays in force") is about the errors above it.
+            let nx = x.severity == .note, ny = y.severity == .note
+            if nx != ny { return ny }
             let lx = x.line ?? 0, ly = y.line ?? 0
             if lx != ly { return lx < ly }
             return a.offset < b.offset

@@ -26,6 +26,24 @@ public struct Logger: Sendable {
 
         /// Lower raw values are more severe; `a < b` means a is *less* severe than b.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue > rhs.rawValue }
+
+        /// The word a person reads in place of `<N>`.
+        public var word: String {
+            switch self {
+            case .error: return "error"
+            case .warning: return "warning"
+            case .notice: return "notice"
+            case .info: return "info"
+            case .debug: return "debug"
+            }
+        }
+    }
+
+    /// How a line starts: `<N>` for journald and pipes (sd-daemon(3)), or local time and the level
+    /// word for a person watching a terminal (`Dec 02 08:40:12.345 warning: …`).
+    public enum LineStyle: Sendable {
+        case priorityPrefix
+        case human
     }
 
     /// Messages less severe than this are dropped.
@@ -40,10 +58,14 @@ public struct Logger: Sendable {
     public var maxLineBytes: Int
     /// Send lines to journald (native protocol, with fields) rather than to `fd`.
     public var journal: Bool
+    /// How lines written to `fd` start (the journal always gets its priority as a field).
+    public var style: LineStyle
 
     public init(minimumLevel: Level = .info, timestamps: Bool = false, prefix: String = "",
-                fd: Int32 = 2, maxLineBytes: Int = 16_384, journal: Bool = false) {
+                fd: Int32 = 2, maxLineBytes: Int = 16_384, journal: Bool = false,
+                style: LineStyle = .priorityPrefix) {
         self.journal = journal
+        self.style = style
         self.minimumLevel = minimumLevel
         self.timestamps = timestamps
         self.prefix = prefix
@@ -72,9 +94,29 @@ public struct Logger: Sendable {
     /// Writes `message` at `level` as one line; `fields` go along only to the journal.
     public func log(_ level: Level, _ message: @autoclosure () -> String, fields: LogFields = .none) {
         guard isEnabled(level) else { return }
-        let line = format(level, message(), monotonicNanoseconds: timestamps ? cshim_monotonic_ns() : nil)
-        if journal, JournalProtocol.send(journalEntry(level, line: line, fields: fields)) { return }
-        write(line)
+        let text = message()
+        let monotonic = timestamps ? cshim_monotonic_ns() : nil
+        if journal {
+            let line = format(level, text, monotonicNanoseconds: monotonic)
+            if JournalProtocol.send(journalEntry(level, line: line, fields: fields)) { return }
+        }
+        switch style {
+        case .priorityPrefix: write(format(level, text, monotonicNanoseconds: monotonic))
+        case .human: write(formatHuman(level, text, localTime: HumanLogTime.now(), monotonicNanoseconds: monotonic))
+        }
+    }
+
+    /// Whether lines should be written for a person: stderr is a terminal and not the journal.
+    public static func humanStyleFits(journal: Bool, fd: Int32 = 2) -> Bool {
+        !journal && isatty(fd) == 1
+    }
+
+    /// A line for a terminal: `localTime` (e.g. `Dec 02 08:40:12.345`), the level word, the
+    /// message — escaped and capped exactly as `format` does. Exposed for tests.
+    public func formatHuman(_ level: Level, _ message: String, localTime: String,
+                            monotonicNanoseconds: UInt64? = nil) -> [UInt8] {
+        let prefixed = format(level, message, monotonicNanoseconds: monotonicNanoseconds)
+        return Array("\(localTime) \(level.word): ".utf8) + prefixed.dropFirst(3)
     }
 
     /// The journal entry of a formatted line: `MESSAGE=` (the line without `<N>` and newline),

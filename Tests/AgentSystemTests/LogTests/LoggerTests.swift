@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import Glibc
 import CShim
 import Testing
@@ -111,5 +112,42 @@ struct LogRateLimiterTests {
         #expect(limiter.nextReportDeadline == nil)
         // After expiry, the next line is not told about the already reported count.
         #expect(limiter.admit("noisy", now: t0 + .seconds(4)) == .emit(suppressedBefore: 0))
+    }
+}
+
+@Suite("Logger on a terminal")
+struct HumanLoggerTests {
+    private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    @Test func aTerminalLineStartsWithLocalTimeAndTheLevelWordNotAPriorityPrefix() {
+        let logger = Logger(minimumLevel: .debug, prefix: "[local.a r000001] ", style: .human)
+        #expect(text(logger.formatHuman(.warning, "two\nlines", localTime: "Dec 02 08:40:12.345")) ==
+                "Dec 02 08:40:12.345 warning: [local.a r000001] two\\nlines\n")
+        #expect(text(logger.formatHuman(.error, "e", localTime: "T")) == "T error: [local.a r000001] e\n")
+    }
+
+    /// date(1) is the oracle: the same instant in the process's own zone (the test never
+    /// changes TZ: other suites run in this process at the same time).
+    @Test func theLocalTimeIsWhatDateSaysForTheSameInstant() throws {
+        let seconds = 1_764_664_812
+        let output = Process()
+        output.executableURL = URL(fileURLWithPath: "/bin/date")
+        output.arguments = ["-d", "@\(seconds)", "+%b %d %H:%M:%S"]
+        let pipe = Pipe()
+        output.standardOutput = pipe
+        try output.run()
+        output.waitUntilExit()
+        let expected = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(HumanLogTime.text(seconds: seconds, milliseconds: 5) == expected + ".005")
+        #expect(HumanLogTime.text(seconds: seconds, milliseconds: 345) == expected + ".345")
+    }
+
+    @Test func aPipeOrTheJournalKeepsThePriorityPrefix() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        #expect(Logger.humanStyleFits(journal: false, fd: fds[1]) == false)
+        #expect(Logger.humanStyleFits(journal: true, fd: fds[1]) == false)
     }
 }
