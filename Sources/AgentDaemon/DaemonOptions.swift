@@ -60,7 +60,10 @@ public struct DaemonOptions: Sendable, Equatable {
 
     /// Parses `arguments` (without the program name); `environment` gives `--user` its XDG
     /// paths. Errors name the option and the fix.
-    public static func parse(_ arguments: [String], environment: [String: String] = [:])
+    /// Relative paths are taken from `currentDirectory` (the process's working directory) at
+    /// once: the agent's checks walk every directory above a file from `/`.
+    public static func parse(_ arguments: [String], environment: [String: String] = [:],
+                             currentDirectory: String = "/")
         throws(DaemonOptionsError) -> Outcome {
         var options = DaemonOptions()
         var given: Set<String> = []
@@ -82,11 +85,11 @@ public struct DaemonOptions: Sendable, Equatable {
             if name.hasPrefix("--") { given.insert(name) }
             switch name {
             case "--user": options.userMode = true
-            case "--config-dir": options.configDirectory = try value()
-            case "--state-dir": options.stateDirectory = try value()
-            case "--socket": options.socketPath = try value()
-            case "--sysfs-root": options.sysfsRoot = try value()
-            case "--proc-root": options.procRoot = try value()
+            case "--config-dir": options.configDirectory = absolute(try value(), from: currentDirectory)
+            case "--state-dir": options.stateDirectory = absolute(try value(), from: currentDirectory)
+            case "--socket": options.socketPath = absolute(try value(), from: currentDirectory)
+            case "--sysfs-root": options.sysfsRoot = absolute(try value(), from: currentDirectory)
+            case "--proc-root": options.procRoot = absolute(try value(), from: currentDirectory)
             case "--system-bus": options.systemBusAddress = try value()
             case "--simulated-machine": options.simulatedMachine = true
             case "--log-timestamps": options.logTimestamps = true
@@ -101,6 +104,12 @@ public struct DaemonOptions: Sendable, Equatable {
             try UserModePaths.apply(to: &options, environment: environment, given: given)
         }
         return .run(options)
+    }
+
+    static func absolute(_ path: String, from directory: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        return path == "." ? directory : base + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
 }
 

@@ -70,6 +70,9 @@ public struct BudgetFigures: Codable, Sendable, Hashable {
     public var dailyLaunchCount: Int
     public var spentLaunchCount: Int
     public var leftLaunchCount: Int
+    /// `DailyBudget=infinity`: the counts above hold `AgentSettings.unlimitedDailyBudget`
+    /// (Int.max in JSON, as docs/json.md says), which people read as "unlimited" and Prometheus as +Inf.
+    public var isUnlimited: Bool { dailyLaunchCount == AgentSettings.unlimitedDailyBudget }
     /// When it refills: the next local midnight (unix seconds; RFC 3339 in JSON).
     @OptionalInstant<EpochSeconds> public var refillsAt: Int64?
 

@@ -70,11 +70,11 @@ public enum PrometheusText {
 
     private static func budgets(_ s: MetricsSnapshot, _ out: inout Writer) {
         out.family("agentd_budget_launches", .gauge, "Discretionary launches a day, per budget.")
-        for b in s.budgets { out.sample("agentd_budget_launches", [("manifest", b.manifest)], Double(b.dailyLaunchCount)) }
+        for b in s.budgets { out.sample("agentd_budget_launches", [("manifest", b.manifest)], b.isUnlimited ? .infinity : Double(b.dailyLaunchCount)) }
         out.family("agentd_budget_launches_spent", .gauge, "Discretionary launches spent today, per budget.")
         for b in s.budgets { out.sample("agentd_budget_launches_spent", [("manifest", b.manifest)], Double(b.spentLaunchCount)) }
         out.family("agentd_budget_launches_left", .gauge, "Discretionary launches left today, per budget.")
-        for b in s.budgets { out.sample("agentd_budget_launches_left", [("manifest", b.manifest)], Double(b.leftLaunchCount)) }
+        for b in s.budgets { out.sample("agentd_budget_launches_left", [("manifest", b.manifest)], b.isUnlimited ? .infinity : Double(b.leftLaunchCount)) }
     }
 
     static let thermalStates = ["nominal", "fair", "serious", "critical"]

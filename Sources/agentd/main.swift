@@ -26,9 +26,16 @@ func processEnvironment() -> [String: String] {
     return result
 }
 
+/// The working directory relative paths on the command line are read from.
+func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
-    switch try DaemonOptions.parse(arguments, environment: processEnvironment()) {
+    switch try DaemonOptions.parse(arguments, environment: processEnvironment(), currentDirectory: currentDirectory()) {
     case .help:
         print(DaemonOptions.usage, terminator: "")
     case .version:

@@ -113,3 +113,18 @@ import AgentSystem
         #expect(error.message.contains("neither XDG_CONFIG_HOME nor HOME is set"))
     }
 }
+
+/// `agentd --config-dir run/demo/etc` once checked a drop-in's directories from `/run/demo/…`
+/// and refused to spawn it.
+@Test func relativePathsAreTakenFromTheWorkingDirectory() throws {
+    guard case .run(let options) = try DaemonOptions.parse(
+        ["--config-dir", "run/demo/etc", "--state-dir", "./state", "--socket", "/abs/a.sock", "--proc-root", "."],
+        currentDirectory: "/work/main") else {
+        Issue.record("expected options")
+        return
+    }
+    #expect(options.configDirectory == "/work/main/run/demo/etc")
+    #expect(options.stateDirectory == "/work/main/state")
+    #expect(options.socketPath == "/abs/a.sock")
+    #expect(options.procRoot == "/work/main")
+}

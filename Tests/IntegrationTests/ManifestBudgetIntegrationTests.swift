@@ -74,7 +74,10 @@ import Testing
         let table = try agent.ctl("status")
         #expect(table.status == 0, "\(table.stderr)")
         #expect(try agent.ctl("status", "--json").status == 0)
-        #expect(try agent.ctl("metrics").status == 0)
-        #expect(try agent.ctl("status").status == 0, "the agent is still there")
+        let metrics = try agent.ctl("metrics")
+        #expect(metrics.stdout.contains("agentd_budget_launches_left{manifest=\"local\"} +Inf"), "\(metrics.stdout)")
+        #expect(metrics.stdout.contains("agentd_budget_launches_left{manifest=\"com.example.photos\"} 48"))
+        let again = try agent.ctl("status").stdout
+        #expect(again.contains("local               0/unlimited"), "\(again)")
     }
 }

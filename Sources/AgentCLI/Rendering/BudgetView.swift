@@ -13,7 +13,7 @@ enum BudgetView {
         if paused { header += "; PAUSED (agentctl resume)" }
         var lines = [header]
         let nameWidth = budgets.map { $0.manifest.count }.max() ?? 0
-        let counts = budgets.map { "\($0.spentLaunchCount)/\($0.dailyLaunchCount)" }
+        let counts = budgets.map { "\($0.spentLaunchCount)/" + ($0.isUnlimited ? "unlimited" : "\($0.dailyLaunchCount)") }
         let countWidth = counts.map(\.count).max() ?? 0
         for (index, budget) in budgets.enumerated() {
             let name = budget.manifest + String(repeating: " ", count: nameWidth - budget.manifest.count)
