@@ -423,6 +423,30 @@ func cpuTicks(_ pid: Int32) -> Int {
         #expect(!FileManager.default.fileExists(atPath: "/etc/" + tag))
         #expect(FileManager.default.fileExists(atPath: writable + "/f"))
     }
+
+    /// plocate-updatedb's PrivateNetwork=yes ended spawn-failed in a container booted without a
+    /// network of its own (nspawn drops CAP_NET_ADMIN there): the namespace is made, only
+    /// bringing its loopback up is not allowed. The job runs cut off from every network.
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs a root agent (network namespaces) and setpriv (util-linux)"))
+    func privateNetworkRunsWhereTheAgentMayNotConfigureInterfaces() throws {
+        let sandbox = try Sandbox()
+        let plugin = sandbox.root + "/offline.sh"
+        try """
+            #!/bin/sh
+            tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' > "$STATE_DIRECTORY/interfaces.txt"
+
+            """.write(toFile: plugin, atomically: false, encoding: .utf8)
+        chmod(plugin, 0o755)
+        try sandbox.write("jobs.d/offline.job", "[Job]\nIdentifier=local.offline\nExec=\(plugin)\nUser=root\nPrivateNetwork=yes\n")
+        let agent = try AgentProcess(sandbox: sandbox, wrapper: ["/usr/bin/setpriv", "--bounding-set", "-net_admin",
+                                                                  "--inh-caps", "-net_admin", "--"])
+        #expect(try agent.ctl("simulate", "launch", "local.offline").status == 0)
+        try agent.waitForLog("of local.offline ended: success")
+        let seen = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.offline/interfaces.txt", encoding: .utf8)
+        // /proc/net/dev is the reader's namespace: the job's has lo alone.
+        #expect(seen == "lo\n", "\(seen)")
+    }
 }
 
 /// Issue 26 item 7 with a real agent: a false condition skips the run without spawning anything.
