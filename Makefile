@@ -25,7 +25,7 @@ RELEASE_FLAGS := -c release --static-swift-stdlib --scratch-path .build-static \
 	-Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --as-needed \
 	-Xcc -D_FORTIFY_SOURCE=2 -Xcc -O2 $(MEMORY_FLAGS)
 
-.PHONY: help static-libstdc++ deps build demo test bench bench-peers order-file deb package-test package-test-clean clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
+.PHONY: help static-libstdc++ deps build demo test bench bench-peers order-file deb package-test package-test-clean convert-compare clean fuzz fuzz-build sanitize sanitize-address sanitize-thread
 
 ## help: list the targets and what each does.
 help:
@@ -99,6 +99,13 @@ deb: deps static-libstdc++
 PACKAGE_TEST_CACHE := $(or $(AGENTD_TEST_CACHE),/var/cache/agentd-package-test)
 package-test: deb
 	@AGENTD_TEST_CACHE=$(PACKAGE_TEST_CACHE) ./packaging/package-test.sh
+
+## convert-compare: (root, network) run a converted Debian 12 machine beside the original. It installs
+## 18 packages that ship timers and cron jobs into package-test's root, converts them with
+## agentctl convert --system, runs every job once under systemd/cron and once under agentd, and
+## prints the table (packaging/convert-compare.sh; about 20 minutes, anacron's delays).
+convert-compare: deb
+	@./packaging/convert-compare.sh
 
 ## package-test-clean: remove package-test's cache (the Debian 12 root, 225 MB) and its work directories.
 package-test-clean:

@@ -16,11 +16,14 @@ mkdir -p "$out"
 deadline_seconds=900
 
 # The files a run wrote: regular files newer than the stamp, outside what the machine itself,
-# the agent's own state and private temporary directories (PrivateTmp=) change.
+# the agent's own state and private temporary directories (PrivateTmp=) change. sysstat's daily
+# data file is written in the background (it showed up beside whichever job ran at the time, in
+# both copies), so it is left out.
 written() {
     find / -xdev \( -path /proc -o -path /sys -o -path /run -o -path /dev -o -path /tmp -o -path /var/tmp \
         -o -path /var/log/journal -o -path /var/lib/agentd -o -path /root/compare -o -path /var/lib/systemd \
-        -o -path /var/cache/private -o -path /var/lib/private \) -prune -o -type f -newer "$1" -print |
+        -o -path /var/cache/private -o -path /var/lib/private \) -prune -o -type f -newer "$1" \
+        ! -path '/var/log/sysstat/sa[0-9][0-9]' -print |
         sort | tr '\n' ' '
 }
 
@@ -42,7 +45,8 @@ run_systemd() { # LABEL KIND SPEC...
                 case $(systemctl is-active "$unit") in active | activating | deactivating | reloading) sleep 0.2 ;; *) break ;; esac
             done
             ended="$(systemctl show -p Result --value "$unit") exit=$(systemctl show -p ExecMainStatus --value "$unit")"
-            [ "$(systemctl show -p ConditionResult --value "$unit")" = no ] && ended="skipped (condition)"
+            # A false Condition…= starts nothing: no main process was ever started this boot.
+            [ "$(systemctl show -p ExecMainStartTimestampMonotonic --value "$unit")" = 0 ] && ended="skipped (condition)"
             user=$(systemctl show -p User --value "$unit")
             ;;
         cron)
