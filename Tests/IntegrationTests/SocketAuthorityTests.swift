@@ -170,6 +170,41 @@ import Testing
     }
 
     @Test(.enabled(if: enabled, "needs root, setpriv and useradd: the peers are throwaway users"))
+    func anUnlistedSubscriberGetsNoTitleOrStatusEventsOfAJobWhoseFileTheyCannotRead() throws {
+        let world = try World()
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        follower.arguments = world.bob.setpriv + [Binaries.agentctl, "--socket", world.sandbox.socketPath,
+                                                  "events", "--json", "com.example.mail.*"]
+        let out = Pipe()
+        follower.standardOutput = out
+        follower.standardError = FileHandle.nullDevice
+        try follower.run()
+        defer { follower.terminate(); follower.waitUntilExit() }
+        let lines = LogLines()
+        lines.follow(out)
+        // Runs until the stream shows one whole run of each (the subscription may begin late).
+        for id in ["com.example.mail.sync", "com.example.mail.open"] {
+            var seen = false
+            for _ in 0..<20 where !seen {
+                try world.runToEnd(id)
+                seen = lines.firstLine(until: Date().addingTimeInterval(2)) {
+                    $0.contains("\"run-ended\"") && $0.contains("\"identifier\":\"\(id)\"")
+                } != nil
+            }
+            #expect(seen, "no run-ended of \(id) on bob's stream")
+        }
+        let events = lines.lines.withLock { $0 }.compactMap { try? json($0) as? [String: Any] }
+        let hidden = events.filter { $0["identifier"] as? String == "com.example.mail.sync" }
+        let open = events.filter { $0["identifier"] as? String == "com.example.mail.open" }
+        #expect(hidden.contains { $0["type"] as? String == "run-started" })
+        #expect(!hidden.contains { ["run-title", "run-status"].contains($0["type"] as? String) }, "\(hidden)")
+        #expect(!hidden.contains { $0["title"] != nil || $0["status"] != nil })
+        #expect(open.contains { $0["type"] as? String == "run-status" && $0["status"] as? String == "secret status of com.example.mail.open" },
+                "\(open)")
+    }
+
+    @Test(.enabled(if: enabled, "needs root, setpriv and useradd: the peers are throwaway users"))
     func aRunActsForItsOwnManifestsIdentifiersAndNotAnothers() throws {
         let world = try World()
         // The run is nobody's, named by no manifest and in no group agentd: only its cgroup says
