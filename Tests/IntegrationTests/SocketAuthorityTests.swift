@@ -13,12 +13,15 @@ import Testing
         let sandbox: Sandbox
         let alice: TestUser
         let bob: TestUser
+        /// Named through her own group (useradd -U gives each user a group of its name).
+        let carol: TestUser
         var agent: AgentProcess!
 
         init() throws {
             sandbox = try Sandbox()
             alice = try TestUser()
             bob = try TestUser()
+            carol = try TestUser()
             // Others must reach the socket and the plugins (a run is nobody's).
             chmod(sandbox.root, 0o755)
             try sandbox.write("manifests.d/photos.manifest", """
@@ -26,6 +29,7 @@ import Testing
                 PermittedIdentifiers=com.example.photos.*
                 BackgroundModes=refresh processing
                 Users=\(alice.name)
+                Groups=\(carol.name)
                 """)
             try sandbox.write("manifests.d/mail.manifest",
                               "[Manifest]\nPermittedIdentifiers=com.example.mail.*\nBackgroundModes=refresh\n")
@@ -92,6 +96,8 @@ import Testing
         #expect(requested.stdout.contains("requested com.example.photos.refresh"))
         let triggered = try world.ctl(as: world.alice, "trigger", "com.example.photos.refresh")
         #expect(triggered.status == 0, "\(triggered.stderr)")
+        let byGroup = try world.ctl(as: world.carol, "request", "com.example.photos.refresh", "--earliest", "+2h")
+        #expect(byGroup.status == 0, "a member of a group the manifest names: \(byGroup.stderr)")
 
         #expect(try world.agent.ctl("simulate", "launch", "com.example.photos.slow").status == 0)
         try world.agent.waitForLog("of com.example.photos.slow started")
@@ -108,7 +114,7 @@ import Testing
         // Someone the manifest does not name: refused, told that Users=alice may.
         let bob = try world.ctl(as: world.bob, "trigger", "com.example.photos.refresh")
         #expect(bob.status == 1)
-        #expect(bob.stderr.contains("only root, group agentd, or users/groups named by manifest photos (Users=\(world.alice.name)) may"),
+        #expect(bob.stderr.contains("only root, group agentd, or users/groups named by manifest photos (Users=\(world.alice.name) Groups=\(world.carol.name)) may"),
                 "\(bob.stderr)")
         #expect(!bob.stderr.contains("join"))
         // Changes that act for no identifier stay root's and group agentd's.
@@ -183,16 +189,22 @@ import Testing
         defer { follower.terminate(); follower.waitUntilExit() }
         let lines = LogLines()
         lines.follow(out)
-        // Runs until the stream shows one whole run of each (the subscription may begin late).
+        // Runs until the stream shows one whole run of each, start to end (the subscription may
+        // begin late, even in the middle of a run).
+        func wholeRun(_ id: String) -> Bool {
+            let events = lines.lines.withLock { $0 }.compactMap { try? json($0) as? [String: Any] }
+                .filter { $0["identifier"] as? String == id }
+            let started = Set(events.filter { $0["type"] as? String == "run-started" }.compactMap { $0["runID"] as? String })
+            return events.contains { $0["type"] as? String == "run-ended" && started.contains($0["runID"] as? String ?? "") }
+        }
         for id in ["com.example.mail.sync", "com.example.mail.open"] {
-            var seen = false
-            for _ in 0..<20 where !seen {
+            for _ in 0..<20 where !wholeRun(id) {
                 try world.runToEnd(id)
-                seen = lines.firstLine(until: Date().addingTimeInterval(2)) {
+                _ = lines.firstLine(until: Date().addingTimeInterval(5)) {
                     $0.contains("\"run-ended\"") && $0.contains("\"identifier\":\"\(id)\"")
-                } != nil
+                }
             }
-            #expect(seen, "no run-ended of \(id) on bob's stream")
+            #expect(wholeRun(id), "no whole run of \(id) on bob's stream")
         }
         let events = lines.lines.withLock { $0 }.compactMap { try? json($0) as? [String: Any] }
         let hidden = events.filter { $0["identifier"] as? String == "com.example.mail.sync" }
