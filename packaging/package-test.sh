@@ -304,10 +304,10 @@ if [ "$install_ok" = 1 ]; then
     step="agentd listens on /run/agentd/agentd.sock"
     if wait_for 20 "the control socket" test -S "$socket"; then
         mode=$(stat -c '%a %g' "$socket")
-        if [ "$mode" = "660 $(inroot getent group agentd | cut -d: -f3)" ]; then
-            record "$step" PASS "mode 0660, group agentd, $cgroup_note"
+        if [ "$mode" = "666 $(inroot getent group agentd | cut -d: -f3)" ]; then
+            record "$step" PASS "mode 0666, group agentd, $cgroup_note"
         else
-            record "$step" FAIL "socket mode and gid are $mode, expected 660 and group agentd's"
+            record "$step" FAIL "socket mode and gid are $mode, expected 666 and group agentd's"
         fi
         # The job script, written beside and renamed in (a hidden name is ignored).
         cat >"$target/etc/agentd/jobs.d/.hello.tmp" <<'EOF'

@@ -243,7 +243,9 @@ public final class Agent {
                                      loop: loop, about: facts)
         handler.metricsFileProblem = { [unowned metricsWriter] in metricsWriter.problem }
         let ready = handler
-        return try ControlServer(loop: loop, path: options.socketPath, mode: options.userMode ? 0o600 : 0o660,
+        // DESIGN §9: every local user reads the system agent (per-uid limits bound them; what
+        // they see of a job is redacted for them); the per-user agent is its user's alone.
+        return try ControlServer(loop: loop, path: options.socketPath, mode: options.userMode ? 0o600 : 0o666,
                                  group: group) { request in
             ready.handle(request)
         }

@@ -44,11 +44,11 @@ extension ControlHandler {
 
     /// Withdraws pending requests and queued submissions, never a live run, and says what it
     /// withdrew. `all`: every identifier with something pending that the caller may change
-    /// (today every caller allowed to change anything may change every identifier).
-    func cancelRequest(_ request: ControlRequest) -> ControlResponse {
+    /// (`mayWithdraw`: root and group agentd every one; others their manifests').
+    func cancelRequest(_ request: ControlRequest, mayWithdraw: (Identifier) -> Bool) -> ControlResponse {
         let ids: [Identifier]
         if request.all == true {
-            ids = scheduling.scheduler.identifiersWithPendingRequests
+            ids = scheduling.scheduler.identifiersWithPendingRequests.filter(mayWithdraw)
         } else {
             guard let target = request.target, let id = Identifier(rawValue: target) else {
                 return .failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier (or --all) is needed")

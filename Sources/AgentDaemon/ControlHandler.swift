@@ -5,8 +5,9 @@ import AgentStore
 import AgentSystem
 import Glibc
 
-/// Turns control-socket requests into answers. Reads go to anyone who can connect; changes are
-/// checked against the peer's credentials (SO_PEERCRED) before anything happens.
+/// Turns control-socket requests into answers. Reads go to anyone who can connect, redacted for
+/// who they are; changes are checked against the peer's credentials (SO_PEERCRED) before
+/// anything happens (`AccessPolicy`, `ControlHandler+Access.swift`).
 struct ControlHandler {
     let catalogue: JobCatalogue
     let scheduling: SchedulerDriver
@@ -20,6 +21,9 @@ struct ControlHandler {
     /// What `status` says about the agent itself.
     let about: AgentFacts
 
+    /// Who may do what (DESIGN §9).
+    var access: AccessPolicy { AccessPolicy(catalogue: catalogue, runs: runs, userMode: about.options.userMode) }
+
     func handle(_ request: ControlServer.Request) {
         let decoded: ControlRequest
         do {
@@ -29,16 +33,31 @@ struct ControlHandler {
             return
         }
         let commitsBefore = stateWriter.requestCommits
-        if decoded.command == .submit, AccessPolicy.refusal(for: .submit, peer: request.peer, userMode: about.options.userMode) == nil {
+        let policy = access
+        if let refusal = policy.refusal(for: decoded.command, peer: request.peer) {
+            send(.failure(.accessDenied, refusal), to: request)
+            return
+        }
+        let peer = PeerContext(policy: policy, connection: request.connection)
+        if decoded.command.access == .identifier, let refusal = identifierRefusal(decoded, peer) {
+            send(refusal, to: request)
+            return
+        }
+        if decoded.command == .submit {
             // Answered when the scheduler has decided (at once, in practice).
             submit(decoded) { acknowledge($0, to: request, commitsBefore: commitsBefore) }
             return
         }
         if decoded.command == .subscribe {
-            subscribe(decoded, request)
+            subscribe(decoded, request, peer)
             return
         }
-        acknowledge(answer(decoded, peer: request.peer), to: request, commitsBefore: commitsBefore)
+        var response = answer(decoded, peer)
+        // Every read answer passes here: what a reader may not see of a job is taken out.
+        if decoded.command.access == .read, let redaction = peer.redaction {
+            response = redaction.apply(response)
+        }
+        acknowledge(response, to: request, commitsBefore: commitsBefore)
     }
 
     /// Sends the answer to a request that committed a change only once that change is synced
@@ -47,15 +66,16 @@ struct ControlHandler {
         stateWriter.acknowledge(response, commitsBefore: commitsBefore) { send($0, to: request) }
     }
 
-    /// Every peer the socket admits may read every event: reads are not filtered by peer today
-    /// (status, list and history are not either).
-    private func subscribe(_ decoded: ControlRequest, _ request: ControlServer.Request) {
+    /// Events pass through the subscriber's own redaction (`EventBus`): a reader who may not
+    /// see a job's details gets its events without titles and status text.
+    private func subscribe(_ decoded: ControlRequest, _ request: ControlServer.Request, _ peer: PeerContext) {
         let filter = decoded.filter ?? EventFilter()
         if let problem = filter.problem {
             send(.failure(.badRequest, "subscribe: \(problem)"), to: request)
             return
         }
-        let after = events.subscribe(request.connection, filter: filter)
+        let after = events.subscribe(request.connection, filter: filter,
+                                     seesDetails: peer.policy.liveRedaction(for: peer.requester))
         send(ControlResponse(message: "subscribed", sequence: after), to: request)
     }
 
@@ -65,17 +85,14 @@ struct ControlHandler {
         request.respond(line)
     }
 
-    private func answer(_ request: ControlRequest, peer: PeerCredentials) -> ControlResponse {
-        if let refusal = AccessPolicy.refusal(for: request.command, peer: peer, userMode: about.options.userMode) {
-            return .failure(.accessDenied, refusal)
-        }
+    private func answer(_ request: ControlRequest, _ peer: PeerContext) -> ControlResponse {
         switch request.command {
         case .status: return ControlResponse(status: statusReport())
         case .list: return ControlResponse(jobs: jobSummaries())
         case .history: return history(request)
         case .cancel: return cancel(request)
         case .request: return requestRun(request)
-        case .cancelRequest: return cancelRequest(request)
+        case .cancelRequest: return cancelRequest(request, mayWithdraw: { peer.mayAct(for: $0) })
         case .simulateLaunch: return simulateLaunch(request)
         case .simulateExpire: return simulateExpire(request)
         case .pending: return ControlResponse(pending: pendingSummaries(filter: request.target))
@@ -390,7 +407,7 @@ struct ControlHandler {
     }
 
     /// Whether `id` is a job the agent has, or a dynamic identifier below one (`….export.7f3a`).
-    private func isKnown(_ id: Identifier) -> Bool {
+    func isKnown(_ id: Identifier) -> Bool {
         let registry = catalogue.registry
         if registry.job(id) != nil || registry.jobFileWithErrors(id) != nil { return true }
         return id.parents.contains { registry.job($0) != nil }
@@ -495,29 +512,4 @@ extension ControlHandler {
         return " (earliest \(text))"
     }
 
-}
-
-/// DESIGN §9: reads for anyone allowed to connect; changes for root and group `agentd`;
-/// `simulate` and `lowpower` for root.
-enum AccessPolicy {
-    /// `userMode`: the per-user agent, where only its own user (and root) make changes; group
-    /// `agentd` is the system agent's.
-    static func refusal(for command: ControlCommand, peer: PeerCredentials, userMode: Bool = false) -> String? {
-        switch command.access {
-        case .read:
-            return nil
-        case .change:
-            if peer.uid == 0 || peer.uid == geteuid() { return nil }
-            if userMode { return "\(command.rawValue) changes this user's agent: only its own user may" }
-            if isInAgentdGroup(peer) { return nil }
-            return "\(command.rawValue) changes the agent: run it as root or as a member of group agentd"
-        case .root:
-            if peer.uid == 0 || peer.uid == geteuid() { return nil }
-            return "\(command.rawValue) is for root: run it with sudo"
-        }
-    }
-
-    private static func isInAgentdGroup(_ peer: PeerCredentials) -> Bool {
-        GroupMembership.lookup("agentd")?.contains(uid: peer.uid, gid: peer.gid) ?? false
-    }
 }

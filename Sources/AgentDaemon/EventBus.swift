@@ -15,6 +15,9 @@ final class EventBus {
     private struct Subscriber {
         let connection: any EventStreamClient
         let filter: EventFilter.Matcher
+        /// Whether this subscriber sees the details of an identifier's job (DESIGN §9); nil
+        /// for one who sees everything.
+        let seesDetails: ((String) -> Bool)?
     }
 
     /// What run events need to say about a live run that the supervisor's callbacks do not.
@@ -87,9 +90,12 @@ final class EventBus {
     /// Adds `connection` as a subscriber until it closes; returns the sequence number the
     /// stream starts after. Streaming connections are exempt from the idle timeout (they wait
     /// for events, they are not idle) but still count against the per-uid connection limits.
-    func subscribe(_ connection: any EventStreamClient, filter: EventFilter) -> UInt64 {
+    /// `seesDetails`: the subscriber's read rule; its events of other jobs come without titles
+    /// and status text (`ReadRedaction`).
+    func subscribe(_ connection: any EventStreamClient, filter: EventFilter,
+                   seesDetails: ((String) -> Bool)? = nil) -> UInt64 {
         let id = connection.id
-        subscribers[id] = Subscriber(connection: connection, filter: filter.matcher())
+        subscribers[id] = Subscriber(connection: connection, filter: filter.matcher(), seesDetails: seesDetails)
         connection.isStreaming = true
         let previous = connection.onClose
         connection.onClose = { [weak self] reason in
@@ -114,8 +120,18 @@ final class EventBus {
         for observer in observers { observer(event, publishingOrder) }
         guard !interested.isEmpty, let bytes = try? encoder.encode(event) else { return }
         let sequence = lastSequence
+        // Encoded once for all who see everything, once for all who may not see this job's details.
+        var redacted: [UInt8]??
         for (id, subscriber) in interested.sorted(by: { $0.key < $1.key }) {
-            if !subscriber.connection.stream(bytes, lastLine: { overflowLine(missed: sequence) }) {
+            var line = bytes
+            if let identifier, let sees = subscriber.seesDetails, !sees(identifier) {
+                if redacted == nil {
+                    redacted = .some(ReadRedaction(seesDetails: { _ in false }).apply(event).flatMap { try? encoder.encode($0) })
+                }
+                guard let hidden = redacted ?? nil else { continue }  // nothing left to say to it
+                line = hidden
+            }
+            if !subscriber.connection.stream(line, lastLine: { overflowLine(missed: sequence) }) {
                 subscribers[id] = nil
             }
         }

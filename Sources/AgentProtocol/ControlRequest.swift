@@ -67,8 +67,9 @@ public struct SubmitRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// The verbs the agent answers. Reads are open to anyone who can connect; changes need root or
-/// group `agentd` (see `ControlCommand.access`).
+/// The verbs the agent answers. Reads are open to every local user (their details redacted,
+/// `ReadRedaction`); changes need root or group `agentd`, or — for the verbs that act for one
+/// identifier — a manifest's `Users=`/`Groups=` or one of its runs (see `ControlCommand.access`).
 public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case status
     case list
@@ -101,14 +102,23 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// never a live run (`cancel` stops live runs only).
     case cancelRequest = "cancel-request"
 
-    /// Who may use a verb.
-    public enum Access: Sendable { case read, change, root }
+    /// Who may use a verb (DESIGN §9).
+    public enum Access: Sendable {
+        /// Everyone; what a reader sees of a job depends on who they are (`ReadRedaction`).
+        case read
+        /// Root and group `agentd` (the per-user agent: its user).
+        case change
+        /// Acts for one identifier (or run): root and group `agentd`, and also the users and
+        /// groups its manifest names (`Users=`, `Groups=`) and that manifest's own runs.
+        case identifier
+        case root
+    }
 
     public var access: Access {
         switch self {
         case .status, .list, .history, .pending, .explain, .resources, .metrics, .subscribe: return .read
-        case .cancel, .trigger, .submit, .enable, .disable, .pause, .resume, .runIfStale, .request, .cancelRequest:
-            return .change
+        case .cancel, .trigger, .submit, .request, .cancelRequest: return .identifier
+        case .enable, .disable, .pause, .resume, .runIfStale: return .change
         case .simulateLaunch, .simulateExpire, .lowpower: return .root
         }
     }

@@ -130,6 +130,15 @@ int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *pid = cred.pid; *uid = cred.uid; *gid = cred.gid;
     return 0;
 }
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+int cshim_peer_pidfd(int fd) {
+    int pidfd = -1;
+    socklen_t len = sizeof pidfd;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0) return -1;
+    return pidfd;
+}
 int cshim_accept_nonblocking(int listen_fd) {
     return accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }

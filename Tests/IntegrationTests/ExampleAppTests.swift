@@ -5,11 +5,12 @@ import Testing
 /// The ported iOS examples (examples/, docs/app-developers.md) under a real agentd: the
 /// `BackgroundTasks` library's requests, launches, expiration and completion end to end.
 @Suite(.serialized) struct ExampleAppTests {
-    /// A sandbox whose manifest permits the examples' identifiers, and a job running `example`.
-    /// User=root: until per-manifest authority lets a run act for its own identifiers (issue 27
-    /// item 3), only root's runs may change the system agent.
+    /// A sandbox whose manifest permits the examples' identifiers, and a job running `example`
+    /// as the agent's default user (nobody): a run acts for its own manifest's identifiers, so
+    /// the refresh schedules its next refresh without root or group agentd (DESIGN §9).
     private func sandbox(_ job: String, kind: String, example: String, extra: String = "") throws -> Sandbox {
         let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)  // the run (nobody) reaches the socket
         try sandbox.write("manifests.d/colorfeed.manifest",
                           "[Manifest]\nPermittedIdentifiers=com.example.colorfeed.*\nBackgroundModes=refresh processing\n")
         try sandbox.write("jobs.d/\(job).job", """
@@ -17,7 +18,6 @@ import Testing
             Identifier=com.example.colorfeed.\(job)
             Kind=\(kind)
             Exec=\(Binaries.directory)/\(example)
-            User=root
             \(extra)
             """)
         return sandbox

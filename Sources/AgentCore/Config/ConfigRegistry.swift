@@ -15,11 +15,15 @@ public struct RegisteredJob: Hashable, Sendable {
     /// Relative to the config directory (`jobs.d/backup.job`).
     public var sourcePath: String
     public var state: State
+    /// The file's owner, group and mode (who may read it: DESIGN §9's read rule); nil where a
+    /// test built the job without them.
+    public var file: JobFileFacts?
 
-    public init(definition: JobDefinition, sourcePath: String, state: State) {
+    public init(definition: JobDefinition, sourcePath: String, state: State, file: JobFileFacts? = nil) {
         self.definition = definition
         self.sourcePath = sourcePath
         self.state = state
+        self.file = file
     }
 }
 
@@ -94,6 +98,7 @@ public struct ConfigRegistry: Sendable {
         var definition: JobDefinition
         var identifierLine: Int?
         var onSuccessLine: Int?
+        var file: JobFileFacts
     }
     private var jobFiles: [String: JobFile] = [:]
     private var execLines = ExecLinePool()
@@ -146,7 +151,7 @@ public struct ConfigRegistry: Sendable {
         guard let path = pathsByIdentifier[id]?.first, let file = jobFiles[path],
             let state = winnerStates[id]
         else { return nil }
-        return RegisteredJob(definition: file.definition, sourcePath: path, state: state)
+        return RegisteredJob(definition: file.definition, sourcePath: path, state: state, file: file.file)
     }
 
     /// Every parsed job file, including not-permitted and duplicate ones, sorted by identifier
@@ -160,7 +165,8 @@ public struct ConfigRegistry: Sendable {
                 guard let file = jobFiles[path] else { continue }
                 let state = path == winner
                     ? winnerStates[id] ?? .registered : .duplicate(ofPath: winner)
-                result.append(RegisteredJob(definition: file.definition, sourcePath: path, state: state))
+                result.append(RegisteredJob(definition: file.definition, sourcePath: path, state: state,
+                                            file: file.file))
             }
         }
         return result.sorted {
@@ -191,6 +197,31 @@ public struct ConfigRegistry: Sendable {
     /// The manifest in force at `relativePath`, if any.
     public func manifest(at relativePath: String) -> Manifest? {
         ConfigPath.normalized(relativePath).flatMap { manifests[$0] }
+    }
+
+    /// The manifest that owns `id` of `kind` (DESIGN §9: whose `Users=`/`Groups=` act for it),
+    /// by the budget rule (`BudgetAccounts`): an exact pattern over a wildcard, a longer
+    /// wildcard over a shorter one, then the name that sorts first. Nil when none permits it.
+    /// O(length of `id`).
+    public func owningManifest(of id: Identifier, kind: JobKind) -> NamedManifest? {
+        func best(_ paths: [String]?) -> NamedManifest? {
+            var found: NamedManifest?
+            for path in paths ?? [] {
+                guard let manifest = manifests[path], manifest.backgroundModes.contains(kind),
+                      let name = BudgetAccounts.manifestName(ofPath: path) else { continue }
+                if found == nil || name.utf8.lexicographicallyPrecedes(found?.name.utf8 ?? "".utf8) {
+                    found = NamedManifest(name: name, manifest: manifest)
+                }
+            }
+            return found
+        }
+        if let exact = best(exactPermits[id]) { return exact }
+        var raw = Substring(id.rawValue)
+        while let dot = raw.lastIndex(of: ".") {
+            raw = raw[..<dot]
+            if let owner = best(prefixPermits[String(raw) + "."]) { return owner }
+        }
+        return nil
     }
 
     /// Current errors and warnings of every file, sorted by path, then line.
@@ -268,8 +299,12 @@ public struct ConfigRegistry: Sendable {
         case .manifest(let manifest):
             change = setManifest(manifest, at: path)
         case .job(let definition):
+            // Not world-readable: its own mode already keeps others out (a link into a private
+            // directory is looked at only for world-readable files).
+            let reachable = source.facts.isWorldReadable ? source.contentIsPublic : true
             change = setJob(JobFile(definition: definition, identifierLine: lines.identifier,
-                                    onSuccessLine: lines.onSuccess), at: path)
+                                    onSuccessLine: lines.onSuccess,
+                                    file: JobFileFacts(facts: source.facts, reachableByEveryone: reachable)), at: path)
         case .ignored:
             change = removeJob(at: path)
         }

@@ -18,7 +18,9 @@ public struct Manifest: Hashable, Sendable {
     /// `AgentSettings.unlimitedDailyBudget` for `infinity`.
     public var dailyBudget: Int?
     /// `Users=`, `Groups=`: who may act for this manifest's identifiers (request, submit,
-    /// trigger, run, cancel, cancel-request). Parsed; the control socket does not consult them yet.
+    /// trigger, run, cancel, cancel-request) without group `agentd`, and see their jobs'
+    /// details (`ChangeAuthority`, `DetailVisibility`). Names, resolved when a peer asks: a
+    /// user created later counts from then on.
     public var users: [String] = []
     public var groups: [String] = []
 
@@ -102,7 +104,7 @@ public struct Manifest: Hashable, Sendable {
         return ConfigParseResult(value: manifest, diagnostics: diagnostics)
     }
 
-    /// User or group names (`Users=`, `Groups=`); each is said "not enforced yet" once.
+    /// User or group names (`Users=`, `Groups=`).
     private static func names(_ key: String, _ reader: inout KeyReader) -> [String] {
         var names: [String] = []
         for (word, line) in reader.words(key) {
@@ -111,10 +113,6 @@ public struct Manifest: Hashable, Sendable {
             } else if !names.contains(word) {
                 names.append(word)
             }
-        }
-        if !names.isEmpty, let line = reader.list(key).first?.line {
-            reader.warning(line, "\(key): is not enforced yet: this agent reads it but lets only root and "
-                + "the agent's user act for these identifiers")
         }
         return names
     }

@@ -60,7 +60,7 @@ public enum ConfigFileReader {
         case .success(let read): bytes = read
         case .failure(let failure): return .unreadable(message: failure.message)
         }
-        let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode)
+        let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode, groupID: info.st_gid)
         let isPublic = facts.isWorldReadable && !isLinkIntoPrivateDirectory(path)
         return .file(ConfigSource(relativePath: relativePath, bytes: bytes, facts: facts,
                                   contentIsPublic: isPublic))

@@ -32,7 +32,8 @@ public struct GroupMembership: Sendable, Hashable {
         return members.contains(name)
     }
 
-    private static func userName(_ uid: uid_t) -> String? {
+    /// The name of the user with `uid`, or nil when the user database has none.
+    public static func userName(_ uid: uid_t) -> String? {
         UserDatabaseBuffer.lookup { buffer, size in
             var entry = passwd()
             var result: UnsafeMutablePointer<passwd>?

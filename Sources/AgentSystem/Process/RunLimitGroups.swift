@@ -22,6 +22,10 @@ public final class RunLimitGroups {
 
     deinit { closeJoinDescriptors() }
 
+    /// The groups' directories: a process in one of them is this run's (the control socket
+    /// recognises a run's processes by them, DESIGN §9).
+    public var paths: [String] { groups.map(\.path) }
+
     /// Called once the child has joined (or failed to start): a run holds no more descriptors
     /// than it needs.
     public func closeJoinDescriptors() {

@@ -77,6 +77,21 @@ public final class ClientConnection {
     /// Bytes accepted for sending that the socket has not taken yet.
     public var pendingOutputBytes: Int { output.count - outputStart }
 
+    /// `body`'s answer about the peer's process (read from `/proc/PID`), kept only if the
+    /// process that connected is still alive afterwards — so `PID` was not reused by another
+    /// process meanwhile (SO_PEERPIDFD). Nil when it is gone; where the kernel has no
+    /// SO_PEERPIDFD (before 6.5) the answer is kept unchecked.
+    public func whilePeerProcessLives<T>(_ body: (pid_t) -> T?) -> T? {
+        guard isOpen else { return nil }
+        let pidfd = cshim_peer_pidfd(fd)
+        let unsupported = pidfd < 0 && (errno == ENOPROTOOPT || errno == EINVAL)
+        guard pidfd >= 0 || unsupported else { return nil }
+        defer { if pidfd >= 0 { Glibc.close(pidfd) } }
+        let answer = body(peer.pid)
+        if pidfd >= 0, cshim_pidfd_send_signal(pidfd, 0) != 0 { return nil }
+        return answer
+    }
+
     private enum State { case open, closing, closed }
 
     private let fd: Int32

@@ -60,6 +60,10 @@ extern const int CSHIM_CLD_EXITED, CSHIM_CLD_KILLED, CSHIM_CLD_DUMPED;
 // sockets
 /// Peer credentials of a connected unix socket (SO_PEERCRED).
 int cshim_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+/// A pidfd of the process that connected (SO_PEERPIDFD, Linux 6.5): it still names that process
+/// after it exits, so a check through it cannot be fooled by a reused pid. -1 with errno
+/// (ENOPROTOOPT on older kernels).
+int cshim_peer_pidfd(int fd);
 int cshim_accept_nonblocking(int listen_fd);
 /// Creates, binds and listens on a unix stream socket at path (non-blocking, close-on-exec).
 int cshim_unix_listen(const char *path, int backlog);
