@@ -78,8 +78,8 @@ if [ "$notify" = yes ]; then
     if [ -n "$status" ]; then result PASS "STATUS= shown by systemctl: $status"; else result FAIL "no STATUS= text from agentd"; fi
 fi
 sock=$(stat -c '%a %G' /run/agentd/agentd.sock 2>&1) || true
-if [ "$sock" = "660 agentd" ]; then
-    result PASS "/run/agentd/agentd.sock is 0660 group agentd (RuntimeDirectory=)"
+if [ "$sock" = "666 agentd" ]; then
+    result PASS "/run/agentd/agentd.sock is 0666 group agentd: reads for every local user (RuntimeDirectory=)"
 else
     result FAIL "control socket: $sock"
 fi
