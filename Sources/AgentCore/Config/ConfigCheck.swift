@@ -62,7 +62,10 @@ public enum ConfigCheck {
             return (ConfigParseResult(value: .ignored(reason: "not a run-parts name"),
                                       diagnostics: warnings), JobLines())
         }
-        if let problem = ownershipProblem {
+        // A linked file is only as safe as every link and directory on the way to it.
+        if let problem = ownershipProblem ?? PathChainRule.problem(
+            source.linkSteps, path: source.linkPath, agentUID: context.agentUID,
+            agentUserName: context.agentUserName) {
             return (.failure([ConfigDiagnostic(path: path, message: problem)]), JobLines())
         }
         if let expected = role.expectedSection,
