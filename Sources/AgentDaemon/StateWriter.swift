@@ -275,11 +275,14 @@ final class StateWriter {
         let note = "\(wal) \(what) at \(noticed) while agentd had it open; what it held was saved into "
             + "state.db and a new state.db-wal opened, so nothing was lost; find out what removes files in "
             + "\(state.path) (auditctl -w \(wal) -p wa)"
-        log.warning("state database: " + note)
+        // Reopened before it is said: whoever reads the line finds the new WAL in place.
         if state.reopenDatabase() {
             state.recordRepair(note)
+            log.warning("state database: " + note)
         } else {
-            reportOnce(state.problem ?? "state database: cannot be reopened after its WAL \(what)")
+            // The retry timer reopens it (`reopen`); until then requests are refused.
+            reportOnce("state database: \(wal) \(what) at \(noticed) while agentd had it open; what it held "
+                + "was saved into state.db, but the database cannot be reopened: \(state.problem ?? "unknown cause")")
             scheduleRetry()
         }
     }

@@ -80,7 +80,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: plugin, withDestinationPath: target)
         let refused = try launchAndRecord(agent, run: "r000001")
         #expect(refused["stopReason"] as? String
-            == "spawn-failed(unsafe: \(open) (above \(plugin)) is group- and world-writable; run chmod go-w \(open))")
+            == "spawn-failed(unsafe: \(open) (on the way to \(plugin)) is group- and world-writable; run chmod go-w \(open))")
         #expect(!FileManager.default.fileExists(atPath: mark))
     }
 

@@ -51,7 +51,7 @@ import Testing
         link(jobs + "/direct.job", to: shipped + "/direct.job", owner: alice)
         try agent.waitForLog("registered local.direct")
         let line = try agent.waitForLog("unsafe: \(bobs)")
-        let expected = "unsafe: \(bobs) (above \(jobs)/linked.job) is owned by uid \(bob.uid), not root or the "
+        let expected = "unsafe: \(bobs) (on the way to \(jobs)/linked.job) is owned by uid \(bob.uid), not root or the "
             + "agent's user \(alice.name) (uid \(alice.uid)); run chown \(alice.name) \(bobs), or keep the file "
             + "and every link to it in directories of root or \(alice.name)"
         #expect(line.contains(expected), "\(line)")
@@ -83,7 +83,7 @@ import Testing
         let refused = try session.ctl("--user", "submit", "local.tool", "--wait")
         #expect(refused.status != 0, "\(refused.stdout)\(refused.stderr)")
         let history = try json(try session.ctl("--user", "history", "local.tool", "--json").stdout) as? [[String: Any]]
-        let expected = "spawn-failed(unsafe: \(bobs) (above \(named)) is owned by uid \(bob.uid), not root or the "
+        let expected = "spawn-failed(unsafe: \(bobs) (on the way to \(named)) is owned by uid \(bob.uid), not root or the "
             + "agent's user \(alice.name) (uid \(alice.uid)); run chown \(alice.name) \(bobs), or keep the file "
             + "and every link to it in directories of root or \(alice.name))"
         #expect(history?.first?["stopReason"] as? String == expected, "\(history ?? [])")

@@ -35,11 +35,13 @@ public enum PathChainRule {
     public static func problem(_ steps: [PathStep], path: String, agentUID: UInt32,
                                agentUserName: String) -> String?
     {
+        let named = Set(PluginPathRule.directories(above: path))
         for step in steps {
             switch step.kind {
             case .directory:
                 if let problem = PluginPathRule.directoryProblem(step.facts, directory: step.path, plugin: path,
-                                                                 agentUID: agentUID, agentUserName: agentUserName) {
+                                                                 agentUID: agentUID, agentUserName: agentUserName,
+                                                                 above: named.contains(step.path)) {
                     return problem + ownerAdvice(step, agentUID: agentUID, agentUserName: agentUserName)
                 }
             case .symbolicLink(let target):
