@@ -8,8 +8,8 @@
             every 100 ms meanwhile (max, p99).
   filter    a 40,000-line run (a plugin printing STATUS=n and PROGRESS=n/40000 on alternate lines)
             while a subscriber holds a 10,000-pattern filter and reads its events, beside the same
-            run with no subscriber: run duration (started → ended, from history) and root
-            `status` latency meanwhile.
+            run with no subscriber and with a one-pattern subscriber: run duration (started →
+            ended, from history), the agent's CPU time, and root `status` latency meanwhile.
 
 `AGENTD_BIN_DIR` names the build to measure (default: bench/run.py's release build).
 """
@@ -211,7 +211,9 @@ def bench_filter():
         alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
         patterns = [alphabet[i // 1296] + alphabet[i // 36 % 36] + alphabet[i % 36] for i in range(PATTERNS - 1)]
         patterns.append("local.flood")
-        for label, filter_patterns in (("no subscriber", None), ("10,000-pattern subscriber", patterns)):
+        cases = (("no subscriber", None), ("1-pattern subscriber", ["local.flood"]),
+                 ("10,000-pattern subscriber", patterns))
+        for label, filter_patterns in cases:
             took, latencies, events, stop, cpu = one_flood(agent, sandbox, filter_patterns)
             print("filter: %d-line run with %s: %s in %.2f s, agent CPU %.2f s; %d events read; root status: "
                   "%d probes, max %.0f ms, p99 %.0f ms, median %.1f ms"
