@@ -55,7 +55,7 @@ import Testing
             + "agent's user \(alice.name) (uid \(alice.uid)); run chown \(alice.name) \(bobs), or keep the file "
             + "and every link to it in directories of root or \(alice.name)"
         #expect(line.contains(expected), "\(line)")
-        #expect(try diagnostics(session).contains("jobs.d/linked.job: " + expected))
+        #expect(try diagnostics(session).contains("jobs.d/linked.job: " + expected + "; then send agentd SIGHUP to read it again"))
         #expect(!agent.logLines.contains { $0.contains("registered local.linked") })
         let listed = try session.ctl("--user", "list", "--json")
         #expect(listed.stdout.contains("\"local.direct\"") && !listed.stdout.contains("\"local.linked\""), "\(listed.stdout)")
