@@ -34,6 +34,8 @@ public final class Agent {
     private var isStopping = false
     /// The per-user agent's runtime directory, whose removal (logout) stops it.
     private var runtimeWatch: DirectoryRemovalWatch?
+    /// `state.db-wal` removed or renamed behind the agent's back: noticed at once, even while idle.
+    private var walWatch: DirectoryRemovalWatch?
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -215,6 +217,7 @@ public final class Agent {
     private func openState() -> Bool {
         let wasOpen = state.database != nil
         if state.open() {
+            watchWAL()
             if !wasOpen {
                 // First time the database is usable: account for runs of an earlier agent, and
                 // take up what it kept when this agent started without it.
@@ -229,6 +232,20 @@ public final class Agent {
         stateWriter.reportOnce(state.problem ?? "state directory unusable")
         stateWriter.scheduleRetry()
         return false
+    }
+
+    /// The state directory's watch for its WAL's name (issue 28 item 12); the state writer checks
+    /// that the name still leads to the open WAL and repairs it when not.
+    private func watchWAL() {
+        guard walWatch == nil else { return }
+        do {
+            walWatch = try DirectoryRemovalWatch(loop: loop, directory: state.path, name: "state.db-wal",
+                                                 repeating: true) { [unowned stateWriter] in
+                stateWriter.checkWAL()
+            }
+        } catch {
+            log.warning("cannot watch \(state.path) (\(error)): a removed state.db-wal is noticed only at the next write")
+        }
     }
 
     // MARK: control socket

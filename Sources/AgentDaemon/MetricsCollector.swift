@@ -44,7 +44,7 @@ final class MetricsCollector {
         return MetricsSnapshot(
             version: AgentVersion.string, startedAt: startedAtWall, jobCount: registry.jobCount,
             configErrorCount: catalogue.errorCount,
-            paused: scheduling.scheduler.isPaused, stateWritable: state.problem == nil,
+            paused: scheduling.scheduler.isPaused, stateWritable: state.writeProblem == nil,
             running: Self.perKind(running), pending: Self.perKind(pending),
             budgets: budgetFigures(), runsEnded: runMetrics.runsEnded(where: registered.contains),
             durations: runMetrics.durations, jobs: jobFigures(jobs, now: now),

@@ -29,7 +29,7 @@ final class ServiceStatusReporter {
         let errors = catalogue.errorCount
         var text = "\(Self.count(catalogue.registry.jobCount, "job")) loaded, \(runs.liveCount) running, \(waitingCount) waiting"
         if errors > 0 { text += ", \(Self.count(errors, "config error"))" }
-        if state.problem != nil { text += ", state directory unusable" }
+        if state.writeProblem != nil { text += ", state directory unusable" }
         return text
     }
 

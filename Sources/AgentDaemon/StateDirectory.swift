@@ -8,7 +8,13 @@ import Glibc
 final class StateDirectory {
     let path: String
     private(set) var database: Database?
-    private(set) var problem: String?
+    /// Why the state cannot be used or written now; nil while it can.
+    private(set) var writeProblem: String?
+    /// The last thing done to the state behind the agent's back that it repaired (a deleted
+    /// WAL): shown in status until the agent stops, for whoever looks for the culprit.
+    private(set) var repair: String?
+    /// What `status` shows: the current problem, else the last repair.
+    var problem: String? { writeProblem ?? repair }
     /// Why the last open failed (disk full, a lock, not writable), worded for a refused request.
     private(set) var openFailure: StateProblem?
     /// Below this much free space a request is refused before anything is written: a
@@ -30,11 +36,23 @@ final class StateDirectory {
     /// A later failure of the open database (read-only, disk full): shown in status until a
     /// write succeeds again.
     func recordProblem(_ message: String) {
-        problem = message
+        writeProblem = message
     }
 
     func clearProblem() {
-        if database != nil { problem = nil }
+        if database != nil { writeProblem = nil }
+    }
+
+    func recordRepair(_ message: String) {
+        repair = message
+    }
+
+    /// Closes the database and opens it again (a new WAL is made on disk); returns whether it
+    /// is open.
+    func reopenDatabase() -> Bool {
+        database?.close()
+        database = nil
+        return open()
     }
 
     /// Directories and files an earlier version left readable by others are made private.
@@ -55,7 +73,7 @@ final class StateDirectory {
             let db = try Database(path: path + "/state.db")
             try Migrations.apply(to: db)
             database = db
-            problem = nil
+            writeProblem = nil
             openFailure = nil
             return true
         } catch {
@@ -65,7 +83,7 @@ final class StateDirectory {
             let advice = openFailure?.kind == .locked
                 ? "another process holds a lock on state.db (fuser -v \(path)/state.db)"
                 : "check its permissions and free space"
-            problem = "state directory \(path) is not usable: \(error) (\(advice); agentd retries)"
+            writeProblem = "state directory \(path) is not usable: \(error) (\(advice); agentd retries)"
             return false
         }
     }

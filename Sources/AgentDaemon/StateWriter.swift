@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
 import AgentStore
 import AgentSystem
 import Glibc
@@ -146,6 +147,9 @@ final class StateWriter {
     private func run(_ database: Database, label: String, durable: Bool, _ body: (Database) throws -> Void) -> Bool {
         do {
             try commits.commit(database, durable: durable, label: label, body)
+            // Before anything is acknowledged: a commit into a WAL that is no longer on disk
+            // would survive no crash.
+            checkWAL()
             wrote()
             return true
         } catch {
@@ -238,6 +242,48 @@ final class StateWriter {
         state.clearProblem()
         if hadProblem || result.written > 0 {
             log.notice("state database: writable again; \(result.written) waiting records written")
+        }
+    }
+
+    // MARK: a WAL removed behind the agent's back
+
+    /// Checks that `state.db-wal` on disk is still the WAL the connection writes (after each
+    /// commit, and when the state directory's watch says the name went); when it is not, what
+    /// the open WAL holds is checkpointed into `state.db` and the database reopened, so a new
+    /// WAL exists on disk and a crash that follows loses nothing (issue 28 item 12).
+    func checkWAL() {
+        guard let database = state.database, let what = database.walDetachment() else { return }
+        let wal = "\(state.path)/state.db-wal"
+        guard database.databaseFileIsAttached() else {
+            // Reopening would start an empty database: keep the open one, say so.
+            let message = "\(state.path)/state.db was removed while agentd had it open (its WAL too); "
+                + "agentd goes on writing to the open files, but a restart would start from an empty "
+                + "database: restore state.db from a backup before restarting agentd"
+            reportOnce("state database: " + message)
+            return
+        }
+        do {
+            try database.checkpoint(truncate: true)
+        } catch {
+            let message = "\(wal) \(what) while agentd had it open, and what it holds cannot be saved "
+                + "into state.db: \(error); agentd keeps it in the open file and tries again at the next write"
+            reportOnce("state database: " + message)
+            state.recordProblem(message)
+            return
+        }
+        let noticed = RFC3339.text(milliseconds: loop.clock.realtimeMilliseconds)
+        let note = "\(wal) \(what) at \(noticed) while agentd had it open; what it held was saved into "
+            + "state.db and a new state.db-wal opened, so nothing was lost; find out what removes files in "
+            + "\(state.path) (auditctl -w \(wal) -p wa)"
+        // Reopened before it is said: whoever reads the line finds the new WAL in place.
+        if state.reopenDatabase() {
+            state.recordRepair(note)
+            log.warning("state database: " + note)
+        } else {
+            // The retry timer reopens it (`reopen`); until then requests are refused.
+            reportOnce("state database: \(wal) \(what) at \(noticed) while agentd had it open; what it held "
+                + "was saved into state.db, but the database cannot be reopened: \(state.problem ?? "unknown cause")")
+            scheduleRetry()
         }
     }
 

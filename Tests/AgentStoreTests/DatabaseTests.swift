@@ -77,3 +77,21 @@ private func withTempDirectory(_ body: (String) throws -> Void) throws {
         #expect(count.int64(0) == 0)
     }
 }
+
+/// Issue 28 item 12: the connection tells when `state.db-wal` on disk is no longer the WAL it
+/// writes (deleted, renamed away) and when `state.db` itself went.
+@Test func aWALDeletedOrRenamedUnderTheConnectionIsTold() throws {
+    try withTempDirectory { dir in
+        let db = try Database(path: dir + "/state.db")
+        try Migrations.apply(to: db)
+        #expect(access(dir + "/state.db-wal", F_OK) == 0, "the WAL exists once the database is open")
+        #expect(db.walDetachment() == nil)
+        #expect(rename(dir + "/state.db-wal", dir + "/moved") == 0)
+        #expect(db.walDetachment() == "was renamed away")
+        #expect(unlink(dir + "/moved") == 0)
+        #expect(db.walDetachment() == "was deleted")
+        #expect(db.databaseFileIsAttached())
+        #expect(unlink(dir + "/state.db") == 0)
+        #expect(!db.databaseFileIsAttached())
+    }
+}

@@ -62,6 +62,31 @@ import Testing
         #expect(!shown.contains { $0.contains(Self.secret) }, "\(shown)")
     }
 
+    /// Issue 28 item 11, for the system agent: a job file linked through a directory another
+    /// user owns is refused (that user could choose which file is read), naming the directory,
+    /// its owner and the cure; the cure as written lets it in.
+    @Test func aJobFileLinkedThroughAnotherUsersDirectoryIsRefusedUntilTheCure() throws {
+        let sandbox = try Sandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("ready:")
+        let theirs = sandbox.root + "/theirs"
+        try FileManager.default.createDirectory(atPath: theirs, withIntermediateDirectories: false)
+        chmod(theirs, 0o755)
+        chown(theirs, 65534, 65534)
+        try "[Job]\nIdentifier=local.linked\nExec=\(sandbox.pluginPath)\n".write(toFile: theirs + "/x.job", atomically: false, encoding: .utf8)
+        chmod(theirs + "/x.job", 0o644)
+        symlink(theirs + "/x.job", sandbox.jobsDirectory + "/linked.job")
+        let path = sandbox.jobsDirectory + "/linked.job"
+        try agent.waitForLog("jobs.d/linked.job: unsafe: \(theirs) (on the way to \(path)) is owned by uid 65534, not root; run chown root \(theirs)")
+        #expect(try listedJobs(agent)["local.linked"] == nil)
+
+        let mark = agent.logLines.count
+        #expect(try runCommand("/bin/sh", ["-c", "chown root \(theirs)"]).status == 0)
+        // A change on the way to the file is no event in jobs.d: SIGHUP re-reads everything.
+        kill(agent.process.processIdentifier, SIGHUP)
+        try agent.waitForLog("registered local.linked", after: mark)
+    }
+
     @Test func aBinaryIsReportedOnce() throws {
         let sandbox = try Sandbox()
         let agent = try AgentProcess(sandbox: sandbox)

@@ -80,7 +80,27 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: plugin, withDestinationPath: target)
         let refused = try launchAndRecord(agent, run: "r000001")
         #expect(refused["stopReason"] as? String
-            == "spawn-failed(unsafe: \(open) (above \(plugin)) is group- and world-writable; run chmod go-w \(open))")
+            == "spawn-failed(unsafe: \(open) (on the way to \(plugin)) is group- and world-writable; run chmod go-w \(open))")
         #expect(!FileManager.default.fileExists(atPath: mark))
+    }
+
+    /// Issue 28 item 11: every link on the way counts, not only where it ends. A link owned by
+    /// another user (here `nobody`) is refused even in root's directory, with what to do.
+    @Test func aPluginLinkOwnedByAnotherUserNeverRuns() throws {
+        let (agent, plugin, mark) = try agentWithMarkingPlugin()
+        let real = (plugin as NSString).deletingLastPathComponent + "/real-marker.sh"
+        #expect(rename(plugin, real) == 0)
+        #expect(symlink(real, plugin) == 0)
+        lchown(plugin, 65534, 65534)
+        let refused = try launchAndRecord(agent, run: "r000001")
+        #expect(refused["stopReason"] as? String
+            == "spawn-failed(unsafe: \(plugin) (a symbolic link to \(real) on the way to \(plugin)) is owned by "
+            + "uid 65534, not root, so that user could choose which file it leads to; run chown -h root \(plugin))")
+        #expect(!FileManager.default.fileExists(atPath: mark))
+
+        let cure = try runCommand("/bin/sh", ["-c", "chown -h root \(plugin)"])
+        #expect(cure.status == 0)
+        let cured = try launchAndRecord(agent, run: "r000002")
+        #expect(cured["stopReason"] as? String == "success")
     }
 }

@@ -146,6 +146,39 @@ import Testing
         #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3", "runs in the copy: \(count.stdout) \(count.stderr)")
     }
 
+    // MARK: a deleted WAL
+
+    /// Issue 28 item 12: `state.db-wal` deleted under a live agent went unnoticed, and the next
+    /// crash lost every acknowledged request it held. Now the agent notices at once (even while
+    /// idle), saves what the open WAL holds into state.db, and opens a new one on disk.
+    @Test func aDeletedWALIsNoticedSavedAndReplacedSoACrashAfterItLosesNoRequest() throws {
+        let sandbox = try Sandbox()
+        for name in ["feed", "news"] {
+            try sandbox.write("jobs.d/\(name).job", "[Job]\nIdentifier=local.\(name)\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        }
+        let agent = try AgentProcess(sandbox: sandbox)
+        let asked = try agent.ctl("request", "local.feed", "--earliest", "+2h")
+        #expect(asked.status == 0, "\(asked.stderr)")
+        // Acknowledged: in the WAL (the idle checkpoint is a minute away), not in state.db yet.
+        let wal = sandbox.stateDirectory + "/state.db-wal"
+        #expect(((try? FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0) > 0)
+
+        let mark = agent.logLines.count
+        try FileManager.default.removeItem(atPath: wal)
+        try agent.waitForLog("state.db-wal was deleted at", after: mark)
+        #expect(FileManager.default.fileExists(atPath: wal), "a new WAL is on disk")
+        #expect(try stateError(agent)?.contains("\(wal) was deleted at") == true)
+        // Writes go on into the new WAL.
+        #expect(try agent.ctl("request", "local.news", "--earliest", "+3h").status == 0)
+
+        kill(agent.process.processIdentifier, SIGKILL)
+        agent.process.waitUntilExit()
+        let restarted = try AgentProcess(sandbox: sandbox)
+        let pending = try json(try restarted.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+        let requested = Set(pending.filter { $0["request"] != nil }.compactMap { $0["identifier"] as? String })
+        #expect(requested == ["local.feed", "local.news"], "pending after the crash: \(pending)")
+    }
+
     // MARK: an immutable -shm
 
     @Test func anImmutableShmFileNeitherCrashesTheAgentNorStopsItsWrites() throws {

@@ -62,7 +62,12 @@ public enum ConfigCheck {
             return (ConfigParseResult(value: .ignored(reason: "not a run-parts name"),
                                       diagnostics: warnings), JobLines())
         }
-        if let problem = ownershipProblem {
+        // A linked file is only as safe as every link and directory on the way to it. What lies
+        // outside the config directory is not watched: the cure takes a SIGHUP to be seen.
+        let linkProblem = PathChainRule.problem(source.linkSteps, path: source.linkPath,
+                                                agentUID: context.agentUID, agentUserName: context.agentUserName)
+            .map { $0 + "; then send agentd SIGHUP to read it again" }
+        if let problem = ownershipProblem ?? linkProblem {
             return (.failure([ConfigDiagnostic(path: path, message: problem)]), JobLines())
         }
         if let expected = role.expectedSection,

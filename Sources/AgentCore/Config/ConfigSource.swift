@@ -33,12 +33,20 @@ public struct ConfigSource: Sendable {
     /// readers see quote its text.
     public var contentIsPublic: Bool
 
+    /// For a file whose name is a symbolic link: its absolute path and every directory and link
+    /// resolving it went through, for ``PathChainRule``. Empty for a plain file.
+    public var linkSteps: [PathStep]
+    public var linkPath: String
+
     /// `contentIsPublic` defaults to what the file's own mode says.
-    public init(relativePath: String, bytes: [UInt8], facts: FileFacts, contentIsPublic: Bool? = nil) {
+    public init(relativePath: String, bytes: [UInt8], facts: FileFacts, contentIsPublic: Bool? = nil,
+                linkPath: String = "", linkSteps: [PathStep] = []) {
         self.relativePath = relativePath
         self.bytes = bytes
         self.facts = facts
         self.contentIsPublic = contentIsPublic ?? facts.isWorldReadable
+        self.linkPath = linkPath
+        self.linkSteps = linkSteps
     }
 }
 

@@ -28,16 +28,18 @@ public enum PluginPathRule {
             .map { "\(quoted) \($0)" }
     }
 
-    /// Why the directory with `facts` at `directory`, above the plugin at `plugin`, makes the
-    /// plugin unsafe, or nil when it does not.
+    /// Why the directory with `facts` at `directory`, on the way to the plugin at `plugin`, makes
+    /// the plugin unsafe, or nil when it does not. `above`: whether it is one of the directories
+    /// the named path itself lies in (else a link's target passes through it).
     public static func directoryProblem(_ facts: FileFacts, directory: String, plugin: String,
-                                        agentUID: UInt32, agentUserName: String) -> String?
+                                        agentUID: UInt32, agentUserName: String, above: Bool = true) -> String?
     {
         let trustedOwner = facts.ownerUID == 0 || facts.ownerUID == agentUID
         if trustedOwner && facts.mode & sticky != 0 { return nil }
+        let relation = above ? "above" : "on the way to"
         return OwnershipRule.problem(with: facts, absolutePath: directory, agentUID: agentUID,
                                      agentUserName: agentUserName)
-            .map { "unsafe: \(TextBytes.shellQuoted(directory)) (above \(TextBytes.shellQuoted(plugin))) \($0)" }
+            .map { "unsafe: \(TextBytes.shellQuoted(directory)) (\(relation) \(TextBytes.shellQuoted(plugin))) \($0)" }
     }
 
     /// The directories above the absolute `path`, nearest first, ending with `/`:

@@ -62,8 +62,23 @@ public enum ConfigFileReader {
         }
         let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode, groupID: info.st_gid)
         let isPublic = facts.isWorldReadable && !isLinkIntoPrivateDirectory(path)
+        var steps: [PathStep] = []
+        var link = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+            // Who could re-point the link is judged by the core (PathChainRule); the walk must
+            // end at the file just read.
+            switch PathWalk.walk(absolute(path)) {
+            case .success(let walk) where walk.device == UInt64(info.st_dev) && walk.inode == UInt64(info.st_ino):
+                steps = walk.steps
+            case .success:
+                return .unreadable(message: "its symbolic link changed while it was read; find out who is replacing it")
+            case .failure(let failure):
+                return .unreadable(message: "\(failure.path ?? path) on the way to it cannot be checked: "
+                    + SystemError.text(failure.errno))
+            }
+        }
         return .file(ConfigSource(relativePath: relativePath, bytes: bytes, facts: facts,
-                                  contentIsPublic: isPublic))
+                                  contentIsPublic: isPublic, linkPath: path, linkSteps: steps))
     }
 
     /// Every candidate config file under `configDirectory`, as sorted relative paths:
@@ -229,6 +244,15 @@ public enum ConfigFileReader {
         guard !path.isEmpty, !path.hasPrefix("/") else { return false }
         return !path.split(separator: "/", omittingEmptySubsequences: false)
             .contains { $0.isEmpty || $0 == "." || $0 == ".." }
+    }
+
+    /// `path` made absolute against the working directory (`agentctl check DIR` may name a
+    /// relative directory).
+    private static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }
+        return join(String(cString: buffer), path)
     }
 
     private static func join(_ directory: String, _ relativePath: String) -> String {

@@ -3,12 +3,14 @@ import Glibc
 
 /// Says when a directory is removed or moved away, or a file in it (by name) is deleted: the
 /// per-user agent's `$XDG_RUNTIME_DIR`, which logind removes at logout, taking the control socket
-/// with it (DESIGN §10: the per-user agent then stops cleanly).
+/// with it (DESIGN §10: the per-user agent then stops cleanly); the state directory's WAL.
 public final class DirectoryRemovalWatch {
     private var source: WatchedDescriptor?
 
-    /// `onGone` runs once, on the loop, when `directory` or its entry `name` goes.
-    public init(loop: EventLoop, directory: String, name: String, onGone: @escaping () -> Void) throws {
+    /// `onGone` runs on the loop when `directory` or its entry `name` goes: once, or each time
+    /// when `repeating` (the state directory's `state.db-wal`, whose removal the agent repairs).
+    public init(loop: EventLoop, directory: String, name: String, repeating: Bool = false,
+                onGone: @escaping () -> Void) throws {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { throw SystemError(call: "inotify_init1", errno: errno) }
         let mask = UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_DELETE | IN_MOVED_FROM)
@@ -20,7 +22,7 @@ public final class DirectoryRemovalWatch {
         var fired = false
         source = try WatchedDescriptor(loop: loop, fd: fd) { fd in
             guard Self.drain(fd, name: name), !fired else { return }
-            fired = true
+            fired = !repeating
             onGone()
         }
     }

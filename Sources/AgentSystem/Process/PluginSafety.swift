@@ -37,10 +37,10 @@ public struct PluginRefusal: Error, Sendable, Hashable, CustomStringConvertible 
 /// 1. The file is opened (`O_PATH`) and the checks are made on that descriptor (`fstat`), not on
 ///    the name: owner root or the agent's user, not group- or world-writable, a regular
 ///    executable file.
-/// 2. Every directory above the named path and above its resolved path (`realpath`, for a
-///    plugin reached through a symlink) is held to the same owner rule (``PluginPathRule``); the
-///    resolved path must still lead to the opened file. With every directory safe, nobody but
-///    root or the agent's user can rename anything on the way to the plugin.
+/// 2. The path is resolved one component at a time (``PathWalk``): every directory on the way
+///    and every symbolic link followed, each link's target resolved the same way, is held to
+///    the owner rule (``PathChainRule``), and the walk must end at the opened file. With every
+///    step safe, nobody but root or the agent's user can make the name lead anywhere else.
 /// 3. The child, after dropping privileges and just before exec, `fstat`s the descriptor again
 ///    and refuses a file that has become group- or world-writable in the meantime.
 /// 4. An ELF binary is exec'd through the descriptor (`execveat(…, AT_EMPTY_PATH)`): the file
@@ -90,43 +90,26 @@ public final class PluginSafety {
                                                     agentUserName: agentUserName) {
             return .failure(PluginRefusal(message: problem))
         }
-        guard let resolved = resolvedPath(descriptor, path: path, file: file) else {
+        // Every directory and link on the way, each link's target resolved step by step: who
+        // could make the name lead elsewhere (issue 28 item 11: a link through another user's
+        // directory let that user choose the binary).
+        let walk: PathWalk.Result
+        switch PathWalk.walk(path) {
+        case .success(let result): walk = result
+        case .failure(let failure):
+            return .failure(PluginRefusal(message: "unsafe: \(failure.path ?? path) (on the way to \(path)) "
+                + "cannot be checked: \(SystemError.text(failure.errno))"))
+        }
+        guard walk.device == UInt64(file.st_dev), walk.inode == UInt64(file.st_ino) else {
             return .failure(PluginRefusal(message: "unsafe: \(path) changed while it was being checked; "
                 + "find out who is replacing it"))
         }
-        var seen: Set<String> = []
-        for directory in PluginPathRule.directories(above: path) + PluginPathRule.directories(above: resolved)
-            where seen.insert(directory).inserted {
-            var info = stat()
-            guard stat(directory, &info) == 0 else {
-                return .failure(PluginRefusal(message: "unsafe: \(directory) (above \(path)) cannot be checked: "
-                    + SystemError.text(errno)))
-            }
-            if let problem = PluginPathRule.directoryProblem(facts(info), directory: directory, plugin: path,
-                                                             agentUID: agentUID, agentUserName: agentUserName) {
-                return .failure(PluginRefusal(message: problem))
-            }
+        if let problem = PathChainRule.problem(walk.steps, path: path, agentUID: agentUID,
+                                               agentUserName: agentUserName) {
+            return .failure(PluginRefusal(message: problem))
         }
+        let resolved = walk.resolved
         return .success(isELF(descriptor, resolved: resolved, file: file))
-    }
-
-    /// Where the open file really is: the kernel's name for the descriptor (one readlink, and
-    /// it is the open file's by construction), else `realpath` checked to lead to the same file.
-    /// nil when the name no longer leads to it (deleted, or replaced while being checked).
-    private func resolvedPath(_ descriptor: Int32, path: String, file: stat) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = buffer.withUnsafeMutableBufferPointer { raw -> Int in
-            guard let base = raw.baseAddress else { return -1 }
-            return readlink("/proc/self/fd/\(descriptor)", base, raw.count - 1)
-        }
-        if count > 0 {
-            let name = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if name.hasPrefix("/") && !name.hasSuffix(" (deleted)") { return name }
-        }
-        guard let resolved = realPath(path) else { return nil }
-        var named = stat()
-        guard stat(resolved, &named) == 0, named.st_dev == file.st_dev, named.st_ino == file.st_ino else { return nil }
-        return resolved
     }
 
     private func facts(_ info: stat) -> FileFacts {
@@ -135,12 +118,6 @@ public final class PluginSafety {
 
     private func refusal(_ path: String, _ what: String) -> PluginRefusal {
         PluginRefusal(message: "\(path) \(what): \(SystemError.text(errno))")
-    }
-
-    private func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     /// Whether the file starts with the ELF magic: remembered while the file is unchanged, else
