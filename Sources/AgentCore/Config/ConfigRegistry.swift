@@ -193,6 +193,13 @@ public struct ConfigRegistry: Sendable {
         ConfigPath.normalized(relativePath).flatMap { manifests[$0] }
     }
 
+    /// The manifest whose identifiers `id` of `kind` counts as (``BudgetAccounts``' rule: the
+    /// most specific pattern), for what names its app (``AppIdentity``). O(manifests).
+    public func governingManifest(of id: Identifier, kind: JobKind) -> Manifest? {
+        let name = budgetAccounts.account(for: id, kind: kind)
+        return manifests[ConfigPath.manifestsDirectory + "/" + name + ".manifest"]
+    }
+
     /// Current errors and warnings of every file, sorted by path, then line.
     public var diagnostics: [ConfigDiagnostic] {
         var all: [ConfigDiagnostic] = []
