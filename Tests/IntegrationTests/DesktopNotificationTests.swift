@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
         let first = try server.waitForNotify("for the run's first notification") { $0.replaces == 0 }
         #expect(first.call.summary == "Exporting photos")
         #expect(first.call.body == "Holidays")
-        #expect(first.call.actions == "cancel,Cancel")
+        #expect(first.call.actions == "default,Dismiss,cancel,Cancel", "the default action (a click) is not Cancel")
         #expect(first.call.expire == 0, "a running task's notification does not expire")
         let id = first.call.id
         var last = first.index
