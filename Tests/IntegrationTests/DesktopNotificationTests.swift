@@ -211,5 +211,23 @@ import Testing
         #expect(history.contains("\"Photo Export\""), "dunst names the app by the job's Description=: \(history)")
         let runs = try json(try session.ctl("--user", "history", "local.export", "--json").stdout) as? [[String: Any]] ?? []
         #expect(runs.first?["stopReason"] as? String == "success")
+
+        // dunstctl close on a running task's notification (the user closed it, reason 2): it stays
+        // away until the result, which dunst shows again.
+        let stopAgain = session.home + "/stop-again"
+        try continuedJob(session, "second", NotificationAppTests.pluginUntil(stopAgain))
+        try agent.waitForLog("registered local.second")
+        let before = monitor.allLines.count
+        #expect(try session.ctl("--user", "submit", "local.second", "--title", "Second export").status == 0)
+        try monitor.waitForLine(containing: "string \"Second export\"", after: before)
+        try waitForDunst(displayed: 1, dunstEnvironment)
+        _ = try runCommand("/usr/bin/dunstctl", ["close"], environment: dunstEnvironment)
+        try agent.waitForLog("run r000002's notification was dismissed")
+        let closedAt = monitor.allLines.count
+        try session.write(stopAgain, "")
+        let secondDone = try monitor.waitForLine(containing: "string \"Done", after: closedAt)
+        #expect(monitor.allLines[closedAt..<secondDone.index].filter { $0.contains("member=Notify") }.count == 1,
+                "only the result after dunstctl close")
+        try waitForDunst(displayed: 1, dunstEnvironment)
     }
 }
