@@ -19,8 +19,8 @@ fi
 # journal-fields test (a journald in a private mount namespace; no systemd as PID 1 needed).
 # sqlite3: the recovery tests edit a killed agent's state.db; perl: the socket-abuse clients.
 # binutils: readelf, with which AgentctlLinkTests reads agentctl's NEEDED libraries.
-# dunst, xvfb: the user agent's notifications are checked once against a real notification server
-# (dunst on an Xvfb display, read back with dunstctl history); passwd (useradd) and util-linux
+# dunst, xvfb: the user agent's notifications are checked against a real notification server
+# (dunst on an Xvfb display, read back with dunstctl history, driven with dunstctl action); passwd (useradd) and util-linux
 # (setpriv) run the user agent as a throwaway user.
 # libcurl4-openssl-dev, libssl-dev: the transfer plugin (libcurl; OpenSSL's SHA-256 for --sha256);
 # nginx: the HTTP server its tests and benchmark start on 127.0.0.1 (never as a system service).

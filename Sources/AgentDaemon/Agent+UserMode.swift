@@ -28,9 +28,16 @@ extension Agent {
         let client = DesktopNotifications(loop: loop, address: .address(address))
         let runs = self.runs
         let log = self.log
-        let notifier = RunNotifier(client: client, loop: loop, cancelRun: { text in
+        let catalogue = self.config
+        let entries = DesktopEntryLookup(directories: options.applicationDirectories)
+        let opener = DesktopOpener(loop: loop, searchPath: options.searchPath, log: { log.notice("desktop notifications: \($0)") })
+        let notifier = RunNotifier(client: client, loop: loop, appOf: { order in
+            let job = order.job
+            let app = AppIdentity.of(job, manifest: catalogue.registry.governingManifest(of: job.identifier, kind: job.kind))
+            return entries.complete(app)
+        }, cancelRun: { text in
             if let run = RunID(parsing: text) { _ = runs.cancel(run) }
-        }, log: { log.notice($0) })
+        }, open: { opener.open($0) }, log: { log.notice($0) })
         // The bus holds the notifier for the agent's lifetime.
         events.observe { event, order in notifier.handle(event, order: order) }
         log.info("desktop notifications: continued runs are shown through org.freedesktop.Notifications on \(address)")

@@ -12,7 +12,7 @@ public final class Agent {
     let options: DaemonOptions
     let loop: EventLoop
     let log: Logger
-    private let config: ConfigFollower
+    let config: ConfigFollower
     private let state: StateDirectory
     /// Every write to the state database, with its queue, retries and checkpoints.
     private let stateWriter: StateWriter

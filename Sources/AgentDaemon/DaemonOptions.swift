@@ -24,6 +24,11 @@ public struct DaemonOptions: Sendable, Equatable {
     public var userMode = false
     /// `--user`: the read-only `agentd` directories of `$XDG_DATA_DIRS`, in search order.
     public var dataDirectories: [String] = []
+    /// `--user`: where `DesktopEntry=` files are looked for, in order: `$XDG_DATA_HOME/applications`
+    /// (`~/.local/share/applications`), then each `$XDG_DATA_DIRS` entry's `applications`.
+    public var applicationDirectories: [String] = []
+    /// `--user`: the `PATH` `xdg-open` is found on (a result's Open action).
+    public var searchPath = "/usr/local/bin:/usr/bin:/bin"
 
     public init() {}
 

@@ -169,13 +169,16 @@ final class EventBus {
         }
     }
 
-    func runEnded(job: Identifier, run: RunID, stop: StopReason) {
+    /// `status` and `result`: the run's last `STATUS=` and `RESULT=` (what `history -v` shows).
+    func runEnded(job: Identifier, run: RunID, stop: StopReason, status: String? = nil, result: String? = nil) {
         publishProgress(of: run)  // its last progress comes before its end
         let label = runs.removeValue(forKey: run)
         publish(.runEnded, identifier: label?.identifier ?? job.rawValue, runID: run) { event in
             event.kind = label?.kind
             event.requestID = label?.requestID
             event.stopReason = stop.description
+            event.status = status
+            event.result = result
         }
     }
 

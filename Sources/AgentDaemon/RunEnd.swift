@@ -15,4 +15,6 @@ struct RunEnd {
     var endedAtMilliseconds: Int64
     /// Its last `RESULT=`, for the run an `OnSuccess=` chain starts.
     var result: String? = nil
+    /// Its last `STATUS=`, for the event stream and the desktop notification of a failure.
+    var status: String? = nil
 }

@@ -16,7 +16,7 @@ extension RunSupervisor {
         }
         onRunEnded = { [unowned events, unowned scheduling] end in
             ended(end)
-            events.runEnded(job: end.job, run: end.run, stop: end.stop)
+            events.runEnded(job: end.job, run: end.run, stop: end.stop, status: end.status, result: end.result)
             published()
             scheduling.handle(.runEnded(end.job, end.run, end.stop, result: end.result))
         }

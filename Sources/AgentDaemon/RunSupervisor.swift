@@ -236,7 +236,7 @@ final class RunSupervisor {
                                    stopReason: stopReason.description))
         onRunEnded?(RunEnd(job: run.job.identifier, identifier: run.state.identifier, kind: run.job.kind, run: id,
                            stop: stopReason, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: endedMs,
-                           result: run.state.result))
+                           result: run.state.result, status: run.state.statusText))
         if live.isEmpty { onIdle?() }
     }
 

@@ -24,6 +24,24 @@ enum UserModePaths {
             options.socketPath = runtime + "/agentd.sock"
         }
         options.dataDirectories = dataDirectories(environment)
+        options.applicationDirectories = applicationDirectories(environment)
+        if let path = environment["PATH"], !path.isEmpty { options.searchPath = path }
+    }
+
+    /// `$XDG_DATA_HOME/applications` (else `~/.local/share/applications`), then the
+    /// `applications` directory of each `$XDG_DATA_DIRS` entry: the Desktop Entry
+    /// Specification's search order for `.desktop` files.
+    static func applicationDirectories(_ environment: [String: String]) -> [String] {
+        var bases: [String] = []
+        if let home = absolute(environment["XDG_DATA_HOME"]) {
+            bases.append(home)
+        } else if let home = absolute(environment["HOME"]) {
+            bases.append((home == "/" ? "" : home) + "/.local/share")
+        }
+        let list = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultDataDirectories
+        bases += list.split(separator: ":").compactMap { absolute(String($0)) }
+        var seen: Set<String> = []
+        return bases.map { ($0 == "/" ? "" : $0) + "/applications" }.filter { seen.insert($0).inserted }
     }
 
     /// `$NAME`, else `$HOME/home`.

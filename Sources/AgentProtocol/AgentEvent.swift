@@ -29,7 +29,10 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     public var totalUnitCount: Int64?
     public var title: String?
     public var subtitle: String?
+    /// `run-status`: the `STATUS=` text; `run-ended`: the run's last one, if it said any.
     public var status: String?
+    /// `run-ended`: the run's last `RESULT=`, if it said any.
+    public var result: String?
     /// `request-queued`: the place in the job's queue (1 is next).
     public var position: Int?
     /// A sentence for people: why a request was refused, a config error, why a stream ended.

@@ -43,6 +43,7 @@ public struct ReadRedaction {
         copy.title = nil
         copy.subtitle = nil
         copy.status = nil
+        copy.result = nil
         return copy
     }
 
@@ -127,7 +128,7 @@ public struct ReadRedaction {
             "sequence": .kept, "_time": .kept, "type": .kept, "identifier": .kept, "runID": .kept,
             "kind": .kept, "reason": .kept, "stopReason": .kept, "requestID": .kept, "progress": .kept,
             "completedUnitCount": .kept, "totalUnitCount": .kept, "title": .removed, "subtitle": .removed,
-            "status": .removed, "position": .kept, "message": .kept, "inputs": .kept,
+            "status": .removed, "result": .removed, "position": .kept, "message": .kept, "inputs": .kept,
         ],
     ]
 }

@@ -5,8 +5,10 @@ import Testing
 
 /// `agentctl watch` frames, drawn from fixed answers at fixed sizes (Tests/Golden/render/watch-*).
 @Suite struct WatchViewTests {
-    private func frame(_ snapshot: WatchView.Snapshot, width: Int, height: Int?) -> String {
-        WatchView.lines(snapshot, width: width, height: height, clock: Fixture.clock, footer: "Ctrl-C to quit · every 1 s")
+    private func frame(_ snapshot: WatchView.Snapshot, width: Int, height: Int?,
+                       finished: [WatchFinishedRuns.Run] = []) -> String {
+        WatchView.lines(snapshot, width: width, height: height, clock: Fixture.clock, footer: "Ctrl-C to quit · every 1 s",
+                        finished: finished)
             .map { $0.rendered(.plain) }.joined(separator: "\n")
     }
 
@@ -98,5 +100,48 @@ import Testing
     @Test func intervalsReadAsSeconds() {
         #expect(WatchCommand.seconds(1000) == "1 s")
         #expect(WatchCommand.seconds(500) == "0.5 s")
+    }
+
+    static let finished = [
+        WatchFinishedRuns.Run(identifier: "local.fetch", runID: "r000052", stopReason: "failure(exit 3)",
+                              endedAt: Fixture.nowMs - 3_000, title: "Fetching feeds", status: "server said 503"),
+        WatchFinishedRuns.Run(identifier: "com.example.export", runID: "r000049", stopReason: "success",
+                              endedAt: Fixture.nowMs - 42_000, title: "Exporting Photos", status: "copying",
+                              result: "/home/ana/Exports/holidays.zip"),
+        WatchFinishedRuns.Run(identifier: "local.tidy", runID: "r000048", stopReason: "cancelled", endedAt: Fixture.nowMs - 50_000),
+    ]
+
+    @Test func runsThatEndedStayVisibleWithWhatTheySaid() {
+        let text = frame(.status(Fixture.status()), width: 99, height: nil, finished: Self.finished)
+        GoldenFile.expect(text, matches: "render/watch-finished-100.txt")
+        #expect(text.contains("Finished (last 60 s)"))
+        #expect(text.contains("    → /home/ana/Exports/holidays.zip"), "a success shows its RESULT=")
+        #expect(text.contains("    server said 503"), "a failure its last STATUS=")
+        #expect(!text.contains("copying"), "a success's STATUS= is not its result")
+    }
+
+    @Test func finishedRunsAreKeptAMinuteAtMostFiveNewestFirstWithTheirTitles() {
+        var runs = WatchFinishedRuns()
+        var started = AgentEvent(sequence: 1, time: Fixture.nowMs - 70_000, type: .runStarted, identifier: "local.a", runID: "r1")
+        started.title = "First"
+        runs.note(started)
+        for number in 1...7 {
+            var ended = AgentEvent(sequence: UInt64(number + 1), time: Fixture.nowMs - 70_000 + Int64(number) * 10_000,
+                                   type: .runEnded, identifier: "local.a", runID: "r\(number)")
+            ended.stopReason = "success"
+            ended.result = "/tmp/\(number)"
+            runs.note(ended)
+        }
+        #expect(runs.runs.map(\.runID) == ["r7", "r6", "r5", "r4", "r3"], "at most five, newest first")
+        // r3 ended 40 s ago … r7 0 s ago: 25 s later r3 is 65 s old and gone.
+        #expect(runs.visible(at: Fixture.nowMs).count == 5)
+        #expect(runs.visible(at: Fixture.nowMs + 25_000).map(\.runID) == ["r7", "r6", "r5", "r4"])
+        #expect(runs.visible(at: Fixture.nowMs + 61_000).isEmpty)
+        var one = WatchFinishedRuns()
+        one.note(started)
+        var ended = AgentEvent(sequence: 9, time: Fixture.nowMs, type: .runEnded, identifier: "local.a", runID: "r1")
+        ended.stopReason = "failure(exit 1)"
+        one.note(ended)
+        #expect(one.runs.first?.title == "First" && one.runs.first?.failed == true)
     }
 }

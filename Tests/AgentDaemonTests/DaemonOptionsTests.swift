@@ -86,6 +86,9 @@ import AgentSystem
     #expect(options.socketPath == "/run/user/1000/agentd.sock")
     // A relative entry is ignored, as the XDG spec says.
     #expect(options.dataDirectories == ["/opt/share/agentd", "/usr/share/agentd"])
+    // DesktopEntry= files: the user's own applications first, as the Desktop Entry spec says.
+    #expect(options.applicationDirectories == ["/home/ann/.local/share/applications", "/opt/share/applications",
+                                               "/usr/share/applications"])
 }
 
 @Test func theUserAgentsDefaultsFollowHomeAndAGivenPathWins() throws {
@@ -97,6 +100,8 @@ import AgentSystem
     #expect(options.configDirectory == "/home/ann/.config/agentd")
     #expect(options.socketPath == "/tmp/a.sock")
     #expect(options.dataDirectories == ["/usr/local/share/agentd", "/usr/share/agentd"])
+    #expect(options.applicationDirectories == ["/home/ann/.local/share/applications", "/usr/local/share/applications",
+                                               "/usr/share/applications"])
 }
 
 @Test func theUserAgentWithoutXDGRuntimeDirOrHomeSaysWhatToSet() {

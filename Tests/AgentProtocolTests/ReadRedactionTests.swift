@@ -53,6 +53,12 @@ import Testing
         var status = AgentEvent(sequence: 2, time: 0, type: .runStatus, identifier: "com.example.secret")
         status.status = "uploading"
         #expect(hidden.apply(status) == nil)
+        var ended = AgentEvent(sequence: 3, time: 0, type: .runEnded, identifier: "com.example.secret", runID: "r000001")
+        ended.status = "server said 503"
+        ended.result = "/home/a/payroll.pdf"
+        ended.stopReason = "failure(exit 3)"
+        let endedSeen = hidden.apply(ended)
+        #expect(endedSeen?.status == nil && endedSeen?.result == nil && endedSeen?.stopReason == "failure(exit 3)")
         var open = AgentEvent(sequence: 3, time: 0, type: .runStatus, identifier: "com.example.open")
         open.status = "fine"
         #expect(hidden.apply(open) == open)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
         let first = try server.waitForNotify("for the run's first notification") { $0.replaces == 0 }
         #expect(first.call.summary == "Exporting photos")
         #expect(first.call.body == "Holidays")
-        #expect(first.call.actions == "cancel,Cancel")
+        #expect(first.call.actions == "default,Dismiss,cancel,Cancel", "the default action (a click) is not Cancel")
         #expect(first.call.expire == 0, "a running task's notification does not expire")
         let id = first.call.id
         var last = first.index
@@ -131,5 +132,102 @@ import Testing
         #expect(history.contains("\"Dunst export\""), "\(history)")
         #expect(history.contains("\"Done\""), "\(history)")
         #expect(!agent.logLines.contains { $0.contains("desktop notifications: no notification server") || $0.contains("the notification server answered") })
+    }
+
+    /// dunst shows `count` notifications: asked every 50 ms until then, at most 20 s (dunst
+    /// signals nothing when it draws one).
+    private func waitForDunst(displayed count: Int, _ environment: [String: String],
+                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var last = ""
+        for _ in 0..<400 {
+            last = try runCommand("/usr/bin/dunstctl", ["count", "displayed"], environment: environment).stdout
+            if Int(last.filter(\.isNumber)) == count { return }
+            usleep(50_000)
+        }
+        Issue.record("dunst displays \(last) notifications, not \(count), after 20 s", sourceLocation: sourceLocation)
+    }
+
+    /// Issue 29 item 7 under dunst: its default action (`dunstctl action`, a middle click) on a
+    /// running task dismisses the notification and never cancels the run; no progress comes back
+    /// after it; the result shows with the job's app name, and its default action opens RESULT=
+    /// through xdg-open.
+    @Test(.enabled(if: dunstAvailable, "needs dunst and Xvfb (Debian packages dunst, xvfb; scripts/install-deps.sh installs them)"))
+    func underDunstTheDefaultActionDismissesNeverCancelsAndTheResultOpens() throws {
+        let display = try LineCollectingProcess(name: "Xvfb", executable: "/usr/bin/Xvfb",
+                                                arguments: ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "640x480x24"],
+                                                collectStderr: false)
+        let number = try display.waitForLine("with the display number") { Int($0) != nil }.line
+        let bus = try SessionBus()
+        let dunstEnvironment = ["DISPLAY": ":" + number, "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                                "PATH": "/usr/bin:/bin", "HOME": bus.directory]
+        let monitor = try LineCollectingProcess(
+            name: "dbus-monitor", executable: "/usr/bin/dbus-monitor",
+            arguments: ["--address", bus.address,
+                        "type='signal',member='NameOwnerChanged',arg0='org.freedesktop.Notifications'",
+                        "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"],
+            collectStderr: false, quietStderr: true)
+        defer { monitor.stop() }
+        try monitor.waitForLine(containing: "member=NameLost")
+        let dunst = try LineCollectingProcess(name: "dunst", executable: "/usr/bin/dunst", arguments: ["-verbosity", "info"],
+                                              environment: dunstEnvironment, collectStderr: true)
+        defer { dunst.stop() }
+        let owned = try monitor.waitForLine(containing: "string \"org.freedesktop.Notifications\"")
+        let session = try session(bus: bus)
+        // An xdg-open stand-in first on the agent's PATH writes down what it was asked to open.
+        let bin = session.root + "/bin"
+        let record = session.home + "/opened/args"
+        try session.write(session.home + "/opened/.keep", "")
+        try session.write(bin + "/xdg-open", "#!/bin/sh\nprintf '%s|' \"$@\" > \(record).tmp && mv \(record).tmp \(record)\n", mode: 0o755)
+        session.extraEnvironment["PATH"] = bin + ":/usr/bin:/bin"
+        let agent = try UserAgent(session)
+        let made = session.home + "/album.zip"
+        let stop = session.home + "/stop"
+        try continuedJob(session, "export", NotificationAppTests.pluginUntil(stop, result: made), extra: "Description=Photo Export\n")
+        try agent.waitForLog("registered local.export")
+        #expect(try session.ctl("--user", "submit", "local.export", "--title", "Dunst export").status == 0)
+        try monitor.waitForLine(containing: "string \"Dunst export\"", after: owned.index)
+        try waitForDunst(displayed: 1, dunstEnvironment)
+
+        // dunst's default action on the running task: dismissed, not cancelled.
+        _ = try runCommand("/usr/bin/dunstctl", ["action", "0"], environment: dunstEnvironment)
+        try agent.waitForLog("run r000001's notification was dismissed")
+        try waitForDunst(displayed: 0, dunstEnvironment)
+        let dismissedAt = monitor.allLines.count
+        try session.write(stop, "")
+        let done = try monitor.waitForLine(containing: "string \"Done", after: dismissedAt)
+        let notifies = monitor.allLines[dismissedAt..<done.index].filter { $0.contains("member=Notify") }
+        #expect(notifies.count == 1, "only the result after the dismissal: \(notifies)")
+        #expect(!agent.logLines.contains { $0.contains("Cancel pressed") })
+
+        // The result, shown by dunst; its default action opens what the run made.
+        try waitForDunst(displayed: 1, dunstEnvironment)
+        let opened = try #require(InotifyWaiter.directoryChanges(session.home + "/opened"))
+        _ = try runCommand("/usr/bin/dunstctl", ["action", "0"], environment: dunstEnvironment)
+        try agent.waitForLog("Open pressed: xdg-open \(made)")
+        #expect(opened.waitUntil(seconds: 20) { FileManager.default.fileExists(atPath: record) }, "xdg-open ran")
+        #expect((try? String(contentsOfFile: record, encoding: .utf8)) == made + "|")
+        _ = try runCommand("/usr/bin/dunstctl", ["close-all"], environment: dunstEnvironment)
+        let history = try runCommand("/usr/bin/dunstctl", ["history"], environment: dunstEnvironment).stdout
+        #expect(history.contains("\"Photo Export\""), "dunst names the app by the job's Description=: \(history)")
+        let runs = try json(try session.ctl("--user", "history", "local.export", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(runs.first?["stopReason"] as? String == "success")
+
+        // dunstctl close on a running task's notification (the user closed it, reason 2): it stays
+        // away until the result, which dunst shows again.
+        let stopAgain = session.home + "/stop-again"
+        try continuedJob(session, "second", NotificationAppTests.pluginUntil(stopAgain))
+        try agent.waitForLog("registered local.second")
+        let before = monitor.allLines.count
+        #expect(try session.ctl("--user", "submit", "local.second", "--title", "Second export").status == 0)
+        try monitor.waitForLine(containing: "string \"Second export\"", after: before)
+        try waitForDunst(displayed: 1, dunstEnvironment)
+        _ = try runCommand("/usr/bin/dunstctl", ["close"], environment: dunstEnvironment)
+        try agent.waitForLog("run r000002's notification was dismissed")
+        let closedAt = monitor.allLines.count
+        try session.write(stopAgain, "")
+        let secondDone = try monitor.waitForLine(containing: "string \"Done", after: closedAt)
+        #expect(monitor.allLines[closedAt..<secondDone.index].filter { $0.contains("member=Notify") }.count == 1,
+                "only the result after dunstctl close")
+        try waitForDunst(displayed: 1, dunstEnvironment)
     }
 }

@@ -63,11 +63,17 @@ final class NotificationServerStandIn {
         var body: String
         /// When the server received it (CLOCK_MONOTONIC seconds).
         var receivedAt: Double
+        var appName: String
+        var appIcon: String
+        /// The `urgency` hint, -1 without one.
+        var urgency: Int
+        /// The `desktop-entry` hint, empty without one.
+        var desktopEntry: String
 
         init?(_ line: String) {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 9, fields[0] == "notify", let id = UInt32(fields[1]),
-                  let receivedAt = Double(fields[8]),
+            guard fields.count == 13, fields[0] == "notify", let id = UInt32(fields[1]),
+                  let receivedAt = Double(fields[8]), let urgency = Int(fields[11]),
                   let replaces = UInt32(fields[2]), let value = Int(fields[3]), let expire = Int(fields[5]) else { return nil }
             self.id = id
             self.replaces = replaces
@@ -77,6 +83,10 @@ final class NotificationServerStandIn {
             summary = fields[6]
             body = fields[7]
             self.receivedAt = receivedAt
+            appName = fields[9]
+            appIcon = fields[10]
+            self.urgency = urgency
+            desktopEntry = fields[12]
         }
     }
 
@@ -102,5 +112,11 @@ final class NotificationServerStandIn {
     func invoke(_ id: UInt32, _ key: String) throws {
         child.writeLine("invoke \(id) \(key)")
         try child.waitForLine(containing: "invoked \(id) \(key)")
+    }
+
+    /// The user closes notification `id` (NotificationClosed reason 2).
+    func dismiss(_ id: UInt32) throws {
+        child.writeLine("dismiss \(id)")
+        try child.waitForLine(containing: "dismissed \(id)")
     }
 }

@@ -72,4 +72,39 @@ import Testing
         try tmux.waitForScreen { $0.contains("agentctl exited with 0") }
         #expect(try tmux.display("#{cursor_flag}") == "1")
     }
+
+    /// Issue 29: a run that ends while the view is open stays on it, under "Finished", with how it
+    /// ended and its RESULT= (a failure: its last STATUS=), frame after frame.
+    @Test func runsThatEndWhileWatchingStayVisibleWithTheirResult() throws {
+        let fixture = try FixtureAgent()
+        let album = fixture.sandbox.root + "/album.zip"
+        for (name, body) in [("done.sh", "echo TITLE=Packing album\necho STATUS=packing\necho RESULT=\(album)\n"),
+                             ("fetch.sh", "echo 'STATUS=server said 503'\nexit 3\n")] {
+            let path = fixture.sandbox.root + "/" + name
+            try ("#!/bin/sh\n" + body).write(toFile: path, atomically: false, encoding: .utf8)
+            chmod(path, 0o755)
+        }
+        try fixture.sandbox.write("jobs.d/done.job", "[Job]\nIdentifier=local.done\nKind=processing\nExec=\(fixture.sandbox.root)/done.sh\n")
+        try fixture.sandbox.write("jobs.d/fetch.job", "[Job]\nIdentifier=local.fetch\nKind=processing\nExec=\(fixture.sandbox.root)/fetch.sh\n")
+        try fixture.agent.waitForLog("registered local.done")
+        try fixture.agent.waitForLog("registered local.fetch")
+        let tmux = try startWatch(fixture)
+        try tmux.waitForScreen { $0.contains("] 42%") }
+        #expect(!(try tmux.screen()).contains("Finished"), "nothing ended since the view opened")
+        #expect(try fixture.agent.ctl("simulate", "launch", "local.done").status == 0)
+        let screen = try tmux.waitForScreen { $0.contains("Finished (last 60 s)") && $0.contains("→ \(album)") }
+        #expect(screen.contains("local.done"), "\(screen)")
+        #expect(screen.contains("success · "), "\(screen)")
+        #expect(screen.contains("Packing album"), "the title it showed while it ran")
+        #expect(try fixture.agent.ctl("simulate", "launch", "local.fetch").status == 0)
+        let both = try tmux.waitForScreen { $0.contains("failure(exit 3)") && $0.contains("server said 503") }
+        #expect(both.contains("→ \(album)"), "the earlier one is still there: \(both)")
+        // Frames go on (every 0.3 s) and the finished runs stay.
+        let frames = tmux.rawOutput.components(separatedBy: Self.escape + "[H").count - 1
+        try tmux.waitForRawOutput { $0.components(separatedBy: Self.escape + "[H").count - 1 >= frames + 3 }
+        let later = try tmux.screen()
+        #expect(later.contains("→ \(album)") && later.contains("server said 503"), "\(later)")
+        try tmux.sendKeys("C-c")
+        try tmux.waitForScreen { $0.contains("agentctl exited with 0") }
+    }
 }

@@ -9,8 +9,10 @@
 // requests that name and prints "ready" once it owns it. Every call is printed as one line of
 // tab-separated fields:
 //   notify  ID  REPLACES_ID  VALUE_HINT(-1: none)  ACTIONS(key,label,...)  EXPIRE  SUMMARY  BODY
+//           RECEIVED_AT  APP_NAME  APP_ICON  URGENCY_HINT(-1: none)  DESKTOP_ENTRY_HINT
 //   close   ID
-// A line "invoke ID KEY" on stdin emits ActionInvoked(ID, KEY) and prints "invoked ID KEY".
+// A line "invoke ID KEY" on stdin emits ActionInvoked(ID, KEY) and prints "invoked ID KEY";
+// "dismiss ID" emits NotificationClosed(ID, 2) (the user dismissed it) and prints "dismissed ID".
 // Exits 0 at the end of stdin, 1 on any bus error.
 #include <errno.h>
 #include <poll.h>
@@ -46,8 +48,10 @@ static int read_actions(sd_bus_message *m, char *out, size_t size) {
     return sd_bus_message_exit_container(m);
 }
 
-static int read_value_hint(sd_bus_message *m, int *value) {
+static int read_hints(sd_bus_message *m, int *value, int *urgency, char *entry, size_t entry_size) {
     *value = -1;
+    *urgency = -1;
+    entry[0] = '\0';
     int r = sd_bus_message_enter_container(m, 'a', "{sv}");
     if (r < 0) return r;
     while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
@@ -60,6 +64,14 @@ static int read_value_hint(sd_bus_message *m, int *value) {
         if (r < 0) return r;
         if (strcmp(key, "value") == 0 && contents && strcmp(contents, "i") == 0) {
             r = sd_bus_message_read(m, "v", "i", value);
+        } else if (strcmp(key, "urgency") == 0 && contents && strcmp(contents, "y") == 0) {
+            uint8_t level;
+            r = sd_bus_message_read(m, "v", "y", &level);
+            *urgency = level;
+        } else if (strcmp(key, "desktop-entry") == 0 && contents && strcmp(contents, "s") == 0) {
+            const char *text;
+            r = sd_bus_message_read(m, "v", "s", &text);
+            if (r >= 0) snprintf(entry, entry_size, "%s", text);
         } else {
             r = sd_bus_message_skip(m, "v");
         }
@@ -80,8 +92,9 @@ static int method_notify(sd_bus_message *m, void *userdata, sd_bus_error *error)
     char actions[1024];
     r = read_actions(m, actions, sizeof actions);
     if (r < 0) return r;
-    int value;
-    r = read_value_hint(m, &value);
+    int value, urgency;
+    char entry[256];
+    r = read_hints(m, &value, &urgency, entry, sizeof entry);
     if (r < 0) return r;
     int32_t expire;
     r = sd_bus_message_read(m, "i", &expire);
@@ -97,6 +110,10 @@ static int method_notify(sd_bus_message *m, void *userdata, sd_bus_error *error)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     printf("\t%lld.%09ld", (long long)now.tv_sec, now.tv_nsec);
+    print_field(app);
+    print_field(icon);
+    printf("\t%d", urgency);
+    print_field(entry);
     putchar('\n');
     fflush(stdout);
     return sd_bus_reply_method_return(m, "u", id);
@@ -141,6 +158,15 @@ static int fail(const char *what, int r) {
 static int handle_line(sd_bus *bus, char *line) {
     unsigned id;
     char key[128];
+    if (sscanf(line, "dismiss %u", &id) == 1) {
+        int r = sd_bus_emit_signal(bus, object_path, interface_name, "NotificationClosed", "uu", (uint32_t)id, 2u);
+        if (r < 0) return r;
+        r = sd_bus_flush(bus);
+        if (r < 0) return r;
+        printf("dismissed %u\n", id);
+        fflush(stdout);
+        return 0;
+    }
     if (sscanf(line, "invoke %u %127s", &id, key) != 2) return 0;
     int r = sd_bus_emit_signal(bus, object_path, interface_name, "ActionInvoked", "us", (uint32_t)id, key);
     if (r < 0) return r;

@@ -16,6 +16,8 @@ enum WatchCommand {
         discussion: """
         Follows the event stream: redraws as soon as something happens, and every interval to move
         the clocks, until Ctrl-C; the terminal is restored on Ctrl-C and SIGTERM.
+        Runs that end while it watches stay under "Finished" for 60 s (at most 5) with how they
+        ended and what they said: a success its RESULT=, anything else its last STATUS=.
         When output is not a terminal, prints a plain snapshot per frame, separated by blank lines.
         If agentd stops answering, the view says so and reconnects every interval.
         """,
@@ -71,6 +73,7 @@ enum WatchCommand {
         var snapshot = WatchView.Snapshot.failed(message: "connecting…")
         var stale = true
         var fetchedAt: Int64 = 0
+        var finished = WatchFinishedRuns()
         while true {
             if stream == nil {
                 stream = try? EventStream.open(EventFilter(), context: context)
@@ -78,12 +81,14 @@ enum WatchCommand {
             }
             if stale {
                 snapshot = poll(context, lastAnswer: &lastAnswer)
+                if case .status(let status) = snapshot { finished.noteRunning(status.running) }
                 stale = false
                 fetchedAt = context.clock.now()
             }
             if signals.pendingStop() != nil { break }
             frames += 1
-            if !draw(snapshot, screen: screen, frames: frames, footer: footer, context: context) { break }
+            if !draw(snapshot, screen: screen, frames: frames, footer: footer, context: context,
+                     finished: finished.visible(at: context.clock.now())) { break }
             if let count = options.count, frames >= count {
                 if case .status = snapshot { return 0 }
                 return 5
@@ -93,7 +98,7 @@ enum WatchCommand {
                 let left = Int(max(0, deadline - context.clock.now()))
                 switch wait.wait(stream?.client.fileDescriptor ?? -1, milliseconds: left) {
                 case .readable:
-                    guard drain(&stream) else { continue }
+                    guard drain(&stream, into: &finished) else { continue }
                     stale = true
                     // At most one report per minimumGap: a plugin flooding PROGRESS= must not
                     // turn the view into a stream of status requests.
@@ -117,7 +122,7 @@ enum WatchCommand {
 
     /// Reads what arrived; returns whether the view needs a new report (an event came, or the
     /// stream ended, which the report then explains).
-    private static func drain(_ stream: inout EventStream?) -> Bool {
+    private static func drain(_ stream: inout EventStream?, into finished: inout WatchFinishedRuns) -> Bool {
         guard let current = stream else { return true }
         var changed = false
         do {
@@ -126,7 +131,10 @@ enum WatchCommand {
                     stream = nil
                     return true
                 }
-                if case .event = line { changed = true }
+                if case .event(let event, _) = line {
+                    finished.note(event)
+                    changed = true
+                }
             }
         } catch {
             stream = nil
@@ -136,16 +144,18 @@ enum WatchCommand {
     }
 
     private static func draw(_ snapshot: WatchView.Snapshot, screen: ScreenSession?, frames: Int, footer: String,
-                             context: CommandContext) -> Bool {
+                             context: CommandContext, finished: [WatchFinishedRuns.Run]) -> Bool {
         if let screen {
             let size = Terminal.size(context.outputDescriptor)
             // One column short of the edge: a character in the last column leaves the cursor
             // waiting to wrap, and the erase that follows would remove that character.
             let width = size.map { max(20, $0.columns - 1) } ?? 79
-            let lines = WatchView.lines(snapshot, width: width, height: size?.rows, clock: context.clock, footer: footer)
+            let lines = WatchView.lines(snapshot, width: width, height: size?.rows, clock: context.clock, footer: footer,
+                                        finished: finished)
             return screen.draw(lines.map { $0.rendered(context.style) })
         }
-        let lines = WatchView.lines(snapshot, width: context.terminalWidth, height: nil, clock: context.clock, footer: nil)
+        let lines = WatchView.lines(snapshot, width: context.terminalWidth, height: nil, clock: context.clock, footer: nil,
+                                    finished: finished)
         let text = (frames > 1 ? "\n" : "") + lines.map { $0.rendered(context.style) }.joined(separator: "\n") + "\n"
         return Terminal.write(text, to: context.outputDescriptor)
     }

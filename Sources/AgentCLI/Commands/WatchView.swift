@@ -33,12 +33,13 @@ public enum WatchView {
     /// The screen as lines, each at most `width` columns (nil: no limit), at most `height` lines
     /// (nil: no limit; the last shown line then says how many were left out). `footer` is the
     /// hint line at the bottom of the live view (nil for plain snapshots).
+    /// `finished`: the runs seen to end lately (``WatchFinishedRuns``), shown under the running ones.
     public static func lines(_ snapshot: Snapshot, width: Int?, height: Int?, clock: DisplayClock,
-                             footer: String?) -> [StyledText] {
+                             footer: String?, finished: [WatchFinishedRuns.Run] = []) -> [StyledText] {
         var lines: [StyledText]
         switch snapshot {
         case .status(let status):
-            lines = statusLines(status, width: width, clock: clock)
+            lines = statusLines(status, width: width, clock: clock, finished: finished)
         case .unreachable(let path, let lastAnswer):
             lines = [StyledText("agentd is not answering at \(path) (retrying…)", .warning)]
             if let lastAnswer {
@@ -68,7 +69,8 @@ public enum WatchView {
         }
     }
 
-    static func statusLines(_ status: StatusReport, width: Int?, clock: DisplayClock) -> [StyledText] {
+    static func statusLines(_ status: StatusReport, width: Int?, clock: DisplayClock,
+                            finished: [WatchFinishedRuns.Run] = []) -> [StyledText] {
         let now = clock.nowSeconds
         var lines: [StyledText] = [header(status)]
         if let inputs = status.inputs {
@@ -87,6 +89,14 @@ public enum WatchView {
             let identifierWidth = status.running.map { DisplayText.width($0.identifier) }.max() ?? 0
             for run in status.running {
                 lines += runLines(run, identifierWidth: identifierWidth, width: width ?? 80, now: now)
+            }
+        }
+        if !finished.isEmpty {
+            lines.append("")
+            lines.append(StyledText("Finished (last \(WatchFinishedRuns.keptSeconds) s)", .bold))
+            let identifierWidth = finished.map { DisplayText.width($0.identifier) }.max() ?? 0
+            for run in finished {
+                lines += finishedLines(run, identifierWidth: identifierWidth, nowMilliseconds: clock.now())
             }
         }
         lines.append("")
@@ -121,6 +131,21 @@ public enum WatchView {
             text += StyledText(" (agentctl status)", .dim)
         }
         return text
+    }
+
+    /// One or two lines per finished run: who, how it ended and when, its title; under it what it
+    /// said — a success its `RESULT=`, anything else its last `STATUS=`.
+    static func finishedLines(_ run: WatchFinishedRuns.Run, identifierWidth: Int, nowMilliseconds: Int64) -> [StyledText] {
+        let ago = max(0, nowMilliseconds - run.endedAt) / 1000
+        let role: Style.Role = run.stopReason == "success" ? .success : run.failed ? .error : .dim
+        var first = StyledText("  ") + StyledText(DisplayText.pad(DisplayText.sanitized(run.identifier), to: identifierWidth))
+            + StyledText("  \(run.runID)", .dim) + StyledText("  ") + StyledText(DisplayText.sanitized(run.stopReason), role)
+            + StyledText(" · \(HumanTime.span(seconds: ago)) ago", .dim)
+        if let title = run.title { first += StyledText("  " + DisplayText.sanitized(title)) }
+        let said = run.stopReason == "success" ? run.result.map { "→ " + $0 } : run.status
+        guard let said, !said.isEmpty else { return [first] }
+        let oneLine = DisplayText.sanitized(said.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? "")
+        return [first, StyledText("    ") + StyledText(oneLine, run.failed ? .error : .dim)]
     }
 
     /// Two or three lines per run: who, how long and its state (`ends in 4 min`, `expiring`,

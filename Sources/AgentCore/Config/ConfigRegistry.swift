@@ -224,6 +224,12 @@ public struct ConfigRegistry: Sendable {
         return nil
     }
 
+    /// The manifest whose identifiers `id` of `kind` counts as, for what names its app
+    /// (``AppIdentity``): the same rule as ``owningManifest(of:kind:)``.
+    public func governingManifest(of id: Identifier, kind: JobKind) -> Manifest? {
+        owningManifest(of: id, kind: kind)?.manifest
+    }
+
     /// Current errors and warnings of every file, sorted by path, then line.
     public var diagnostics: [ConfigDiagnostic] {
         var all: [ConfigDiagnostic] = []

@@ -7,10 +7,15 @@
 /// PermittedIdentifiers=com.example.photos.refresh com.example.photos.export.*
 /// BackgroundModes=refresh processing continued
 /// DailyBudget=12
+/// Description=Photos
+/// Icon=org.example.Photos
+/// DesktopEntry=org.example.Photos
 /// ```
 /// Both list keys are space-separated, repeatable; an empty assignment clears the list.
 /// A manifest without `BackgroundModes=` permits no kind at all. `DailyBudget=` (optional) is
 /// this manifest's own count of discretionary launches a day; without it, agentd.conf's applies.
+/// `Description=`, `Icon=`, `DesktopEntry=` (optional) name the package's app in the desktop
+/// notifications of the jobs it permits, unless a job names its own (``AppIdentity``).
 public struct Manifest: Hashable, Sendable {
     public var permitted: [IdentifierPattern]
     public var backgroundModes: Set<JobKind>
@@ -23,6 +28,8 @@ public struct Manifest: Hashable, Sendable {
     /// user created later counts from then on.
     public var users: [String] = []
     public var groups: [String] = []
+    /// `Description=`, `Icon=`, `DesktopEntry=`: the app its jobs' notifications name.
+    public var app = AppIdentity()
 
     public init(permitted: [IdentifierPattern], backgroundModes: Set<JobKind>, dailyBudget: Int? = nil) {
         self.permitted = permitted
@@ -60,7 +67,7 @@ public struct Manifest: Hashable, Sendable {
         }
         var reader = KeyReader(
             path: path, assignments: file.entries(in: "Manifest").map(Assignment.init),
-            scalarKeys: ["DailyBudget"],
+            scalarKeys: ["DailyBudget", "Description", "Icon", "DesktopEntry"],
             listKeys: ["PermittedIdentifiers", "BackgroundModes", "Users", "Groups"],
             place: "[Manifest]")
         // Same syntax and range as agentd.conf's key, so one value means the same in both files.
@@ -86,6 +93,14 @@ public struct Manifest: Hashable, Sendable {
         }
         let users = Self.names("Users", &reader)
         let groups = Self.names("Groups", &reader)
+        var app = AppIdentity(name: reader.scalar("Description")?.value.nonEmpty, icon: reader.scalar("Icon")?.value.nonEmpty)
+        if let entry = reader.scalar("DesktopEntry"), !entry.value.isEmpty {
+            if let problem = AppIdentity.desktopEntryProblem(entry.value) {
+                reader.error(entry.line, "DesktopEntry: " + problem)
+            } else {
+                app.desktopEntry = entry.value
+            }
+        }
         if !reader.hasErrors {
             if patterns.isEmpty {
                 reader.warning(sectionLine, "PermittedIdentifiers= is empty, so this manifest "
@@ -101,6 +116,7 @@ public struct Manifest: Hashable, Sendable {
         var manifest = Manifest(permitted: patterns, backgroundModes: modes, dailyBudget: dailyBudget)
         manifest.users = users
         manifest.groups = groups
+        manifest.app = app
         return ConfigParseResult(value: manifest, diagnostics: diagnostics)
     }
 

@@ -26,8 +26,8 @@ public final class DesktopNotifications {
 
     /// An action was invoked: the notification id and the action's key.
     public var onAction: ((UInt32, String) -> Void)?
-    /// A notification was closed (expired, dismissed, closed by a call): its id.
-    public var onClosed: ((UInt32) -> Void)?
+    /// A notification was closed: its id and why (the user dismissed it, it expired, …).
+    public var onClosed: ((UInt32, NotificationCloseReason) -> Void)?
 
     public init(loop: EventLoop, address: BusAddress, appName: String = "agentd") {
         self.loop = loop
@@ -130,8 +130,8 @@ public final class DesktopNotifications {
         }
         try connection.addMatch(rule + "'NotificationClosed'", onInstalled: { _ in }) { [weak self] message in
             guard let self, message.sender != nil, message.sender == self.server,
-                  let id = try? message.readUInt32() else { return }
-            self.deliver { self.onClosed?(id) }
+                  let id = try? message.readUInt32(), let reason = try? message.readUInt32() else { return }
+            self.deliver { self.onClosed?(id, NotificationCloseReason(code: reason)) }
         }
     }
 
@@ -141,16 +141,49 @@ public final class DesktopNotifications {
     }
 }
 
+/// Why a notification was closed (the specification's `NotificationClosed` reason).
+public enum NotificationCloseReason: Sendable, Equatable {
+    case expired
+    /// 2: the user dismissed it (a click, a close button, `dunstctl close`).
+    case dismissedByUser
+    /// 3: closed by a `CloseNotification` call.
+    case closedByCall
+    /// 4, or a code the specification does not define.
+    case undefined
+
+    public init(code: UInt32) {
+        switch code {
+        case 1: self = .expired
+        case 2: self = .dismissedByUser
+        case 3: self = .closedByCall
+        default: self = .undefined
+        }
+    }
+}
+
 /// What to show (the specification's `Notify` arguments).
 public struct DesktopNotification: Sendable, Equatable {
     public var summary: String
     public var body: String
+    /// `app_name`; nil: the client's own (`agentd`).
+    public var appName: String?
+    /// `app_icon`: an icon theme name or an absolute path (sent as a `file://` URI); nil: none.
+    public var icon: String?
+    /// The `desktop-entry` hint: the app's `.desktop` file name without `.desktop`.
+    public var desktopEntry: String?
+    /// The `urgency` hint; nil leaves it out (the server's normal).
+    public var urgency: Urgency?
     /// 0 to 100 in the `value` hint (a progress bar where the server draws one); nil for none.
     public var percent: Int?
     /// Action keys and their labels, e.g. `("cancel", "Cancel")`.
     public var actions: [Action]
     /// Milliseconds until it expires; -1 for the server's default, 0 for never.
     public var expireTimeout: Int32
+
+    /// The specification's urgency levels (the `urgency` hint, a byte).
+    public enum Urgency: UInt8, Sendable, Equatable {
+        case low = 0, normal = 1, critical = 2
+    }
 
     public struct Action: Sendable, Equatable {
         public var key: String
@@ -161,27 +194,55 @@ public struct DesktopNotification: Sendable, Equatable {
         }
     }
 
-    public init(summary: String, body: String, percent: Int? = nil, actions: [Action] = [], expireTimeout: Int32 = -1) {
+    public init(summary: String, body: String, percent: Int? = nil, actions: [Action] = [], expireTimeout: Int32 = -1,
+                appName: String? = nil, icon: String? = nil, desktopEntry: String? = nil, urgency: Urgency? = nil) {
         self.summary = summary
         self.body = body
+        self.appName = appName
+        self.icon = icon
+        self.desktopEntry = desktopEntry
+        self.urgency = urgency
         self.percent = percent
         self.actions = actions
         self.expireTimeout = expireTimeout
     }
 
     /// `susssasa{sv}i`: app name, replaces id, icon, summary, body, actions, hints, timeout.
-    func arguments(appName: String, replacing: UInt32) -> [BusArgument] {
+    func arguments(appName defaultName: String, replacing: UInt32) -> [BusArgument] {
         var hints: [(String, BusVariant)] = []
         if let percent { hints.append(("value", .int32(Int32(max(0, min(100, percent)))))) }
         // Progress updates should not pile up in the server's history, the result may.
         hints.append(("transient", .boolean(percent != nil)))
-        return [.string(appName), .uint32(replacing), .string(""), .string(Self.plain(summary)),
+        if let urgency { hints.append(("urgency", .byte(urgency.rawValue))) }
+        if let desktopEntry { hints.append(("desktop-entry", .string(Self.plain(desktopEntry)))) }
+        let name = appName.map(Self.plain).flatMap { $0.isEmpty ? nil : $0 } ?? defaultName
+        return [.string(name), .uint32(replacing), .string(icon.map(Self.iconArgument) ?? ""), .string(Self.plain(summary)),
                 .string(Self.markupEscaped(body)),
                 .stringArray(actions.flatMap { [$0.key, $0.label] }), .variants(hints), .int32(expireTimeout)]
     }
 }
 
 extension DesktopNotification {
+    /// `app_icon` as the specification reads it: a theme name as it is, an absolute path as a
+    /// `file://` URI (bytes outside RFC 3986's unreserved set and `/` percent-encoded).
+    static func iconArgument(_ icon: String) -> String {
+        let icon = plain(icon)
+        guard icon.hasPrefix("/") else { return icon }
+        var uri = "file://"
+        for byte in icon.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"), UInt8(ascii: "/"):
+                uri.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                uri += "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
+            }
+        }
+        return uri
+    }
+
     /// The body as the specification's markup: every common server (GNOME Shell, Plasma, dunst,
     /// mako, xfce4-notifyd) reads the body as markup, so a plugin's `<a href=…>` or `&` would be
     /// interpreted, not shown. Control characters other than a newline are dropped (an ESC

@@ -28,3 +28,34 @@ import Testing
         #expect(text(arguments[4]) == "server said &lt;503&gt;")
     }
 }
+
+/// Issue 29 item 7: the app, its icon, the desktop-entry hint and the urgency in `Notify`.
+@Suite struct NotificationAppArgumentTests {
+    private func text(_ argument: BusArgument) -> String? {
+        if case .string(let value) = argument { return value }
+        return nil
+    }
+
+    @Test func theAppNameIconAndHintsGoWhereTheSpecificationSays() {
+        let notification = DesktopNotification(summary: "Export", body: "Failed", appName: "Photos",
+                                               icon: "/opt/photos/icon 1.png", desktopEntry: "org.example.Photos",
+                                               urgency: .critical)
+        let arguments = notification.arguments(appName: "agentd", replacing: 0)
+        #expect(text(arguments[0]) == "Photos")
+        #expect(text(arguments[2]) == "file:///opt/photos/icon%201.png", "an absolute path as a file URI")
+        guard case .variants(let hints) = arguments[6] else {
+            Issue.record("no hints")
+            return
+        }
+        #expect(hints.contains { if $0.0 == "urgency", case .byte(2) = $0.1 { return true } else { return false } })
+        #expect(hints.contains { if $0.0 == "desktop-entry", case .string("org.example.Photos") = $0.1 { return true } else { return false } })
+    }
+
+    @Test func withoutAnAppTheAgentNamesItselfWithNoIcon() {
+        let arguments = DesktopNotification(summary: "s", body: "b", icon: "folder-download")
+            .arguments(appName: "agentd", replacing: 7)
+        #expect(text(arguments[0]) == "agentd")
+        #expect(text(arguments[2]) == "folder-download", "a theme icon name as it is")
+        #expect(text(DesktopNotification(summary: "s", body: "b").arguments(appName: "agentd", replacing: 0)[2]) == "")
+    }
+}

@@ -23,20 +23,19 @@ extension JobKeyTable {
             input.definition.extra.idleFor = input.reader.span(
                 "IdleFor", default: JobDefinition.defaultIdleFor, allowZero: false)
         },
-        JobKey("Description", default: "none", doc: "what the job does, in a few words",
-               enforced: false) { input in
-            input.definition.extra.description = input.reader.scalar("Description")?.value
+        JobKey("Description", default: "the manifest's, else none",
+               doc: "what the job does, in a few words: the app name its notifications show") { input in
+            input.definition.extra.description = input.reader.scalar("Description")?.value.nonEmpty
         },
-        JobKey("Icon", default: "none", doc: "an icon name or absolute path for its notifications",
-               enforced: false) { input in
-            input.definition.extra.icon = input.reader.scalar("Icon")?.value
+        JobKey("Icon", default: "the manifest's, else none",
+               doc: "an icon name or absolute path for its notifications") { input in
+            input.definition.extra.icon = input.reader.scalar("Icon")?.value.nonEmpty
         },
-        JobKey("DesktopEntry", default: "none", doc: "the app's desktop entry name (without .desktop) for its notifications",
-               enforced: false) { input in
-            guard let assignment = input.reader.scalar("DesktopEntry") else { return }
-            if assignment.value.hasSuffix(".desktop") || assignment.value.contains("/") {
-                input.reader.error(assignment.line, "DesktopEntry: \(TextBytes.quoted(assignment.value)) is not a "
-                    + "desktop entry name; write the file's name without .desktop (e.g. org.example.Photos)")
+        JobKey("DesktopEntry", default: "the manifest's, else none",
+               doc: "the app's desktop entry name (without .desktop) for its notifications") { input in
+            guard let assignment = input.reader.scalar("DesktopEntry"), !assignment.value.isEmpty else { return }
+            if let problem = AppIdentity.desktopEntryProblem(assignment.value) {
+                input.reader.error(assignment.line, "DesktopEntry: " + problem)
                 return
             }
             input.definition.extra.desktopEntry = assignment.value
