@@ -217,11 +217,13 @@ struct CommandResult {
 }
 
 /// Runs a program to completion, capturing its output.
-func runCommand(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> CommandResult {
+func runCommand(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
+                currentDirectory: String? = nil) throws -> CommandResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     if let environment { process.environment = environment }
+    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err

@@ -54,6 +54,30 @@ import Testing
         #expect(check.stdout.contains("7 jobs, 0 errors, 0 warnings"), "\(check.stdout)")
     }
 
+    /// From `make convert-compare`'s first run: convert wrote mail-report-root.job once per
+    /// crontab with MAILTO=root, repeated fstrim's ConditionVirtualization= (timer and service
+    /// both say it), and read `cron.d/x` given relative to /etc as a user crontab.
+    @Test func convertWritesEachJobOnceEachConditionOnceAndKnowsARelativeCronD() throws {
+        let sandbox = try Sandbox()
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ConvertCorpus").path
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/etc/cron.d", withIntermediateDirectories: true)
+        for name in ["a", "b"] {
+            try "MAILTO=root\n17 3 * * * root /bin/true \(name)\n".write(toFile: sandbox.root + "/etc/cron.d/" + name,
+                                                                      atomically: false, encoding: .utf8)
+        }
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory,
+                                                          corpus + "/systemd/fstrim.timer", "cron.d/a", "cron.d/b"],
+                                       currentDirectory: sandbox.root + "/etc")
+        // Written where the mail-report plugin is installed, else named once as not written.
+        let said = converted.stdout + converted.stderr
+        #expect(said.split(separator: "\n").filter { $0.contains("mail-report-root.job") }.count == 1, "\(said)")
+        let fstrim = try String(contentsOfFile: sandbox.jobsDirectory + "/fstrim.job", encoding: .utf8)
+        #expect(fstrim.components(separatedBy: "ConditionVirtualization=!container").count - 1 == 1, "\(fstrim)")
+        let cron = try String(contentsOfFile: sandbox.jobsDirectory + "/a-1.job", encoding: .utf8)
+        #expect(cron.contains("User=root\n") && cron.contains("-c \"/bin/true a\""), "\(cron)")
+    }
+
     @Test func aTemplateTimerIsRefusedWithWhatToDo() throws {
         let sandbox = try Sandbox()
         let path = sandbox.root + "/pg_dump@.timer"

@@ -42,7 +42,9 @@ enum ConvertCommand {
             for path in paths {
                 ConvertSources.convert(path, prefix: prefix, userCrontab: parsed.flag("user-crontab"), into: &outcome)
             }
-            let checked = ConvertValidation.check(outcome.jobs)
+            // Every crontab with MAILTO=root asks for the same mail-report-root.job: write it once.
+            var seen = Set<ConvertedJob>()
+            let checked = ConvertValidation.check(outcome.jobs.filter { seen.insert($0).inserted })
             for failure in outcome.failures + checked.refusals { context.err("agentctl: " + context.errorStyle.error(failure)) }
             for note in outcome.notes { context.err("agentctl: " + note) }
             if let directory = parsed.value("output-dir") {

@@ -25,7 +25,8 @@ enum ConvertSources {
             return
         }
         guard let text = read(path, into: &outcome) else { return }
-        let withUser = !userCrontab && (name == "crontab" || path.contains("/cron.d/"))
+        // "/" first: `agentctl convert cron.d/x` from /etc is a cron.d file as much as /etc/cron.d/x.
+        let withUser = !userCrontab && (name == "crontab" || ("/" + path).contains("/cron.d/"))
         let owner = withUser ? nil : ownerName(path)
         let result = CronConverter.convert(text, name: name, source: path, withUser: withUser, owner: owner, prefix: prefix)
         outcome.jobs += result.jobs

@@ -14,7 +14,10 @@ enum UnitSectionConversion {
             case _ where conditions.contains(entry.key):
                 if case .check(let check) = UnitConditionKey.check(entry.key),
                    case .success = UnitCondition.parse(check, entry.value) {
-                    job.set(entry.key, entry.value)
+                    // fstrim's timer and service both say ConditionVirtualization=!container.
+                    if !job.keys.contains(where: { $0.key == entry.key && $0.value == entry.value }) {
+                        job.set(entry.key, entry.value)
+                    }
                 } else {
                     job.notConverted.append("\(entry.key)=\(entry.value) (a value agentd cannot check)")
                 }
