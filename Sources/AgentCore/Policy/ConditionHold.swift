@@ -22,6 +22,8 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
     case memoryPressure
     /// `Resources=` names something this machine lacks.
     case resource(String)
+    /// The machine is about to sleep (logind's `PrepareForSleep(true)`).
+    case sleep
 
     public var description: String {
         switch self {
@@ -35,6 +37,7 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .idle: "idle"
         case .memoryPressure: "memory pressure"
         case .resource(let name): "resource \(name)"
+        case .sleep: "machine about to sleep"
         }
     }
 
@@ -47,6 +50,7 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .network, .unmeteredNetwork: .network
         case .memoryPressure, .idle: .pressure
         case .resource: .resource
+        case .sleep: .sleep
         }
     }
 

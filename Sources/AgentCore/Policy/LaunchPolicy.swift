@@ -22,6 +22,8 @@ public enum LaunchPolicy {
     public static func hold(_ job: JobDefinition, _ conditions: Conditions,
                             _ settings: AgentSettings) -> ConditionHold?
     {
+        // Nothing starts between PrepareForSleep(true) and the resume.
+        if conditions.sleeping { return .sleep }
         if let stop = hardStop(conditions, settings) { return stop }
         if let missing = job.resources.first(where: { !conditions.resources.contains($0) }) {
             return .resource(missing)

@@ -17,6 +17,9 @@ public enum RunningWorkPolicy {
     public static func lost(_ job: JobDefinition, _ conditions: Conditions,
                             _ settings: AgentSettings) -> ConditionHold?
     {
+        // Before a suspend every run loses the machine; whether it is frozen or expired is
+        // `SleepPolicy`'s call.
+        if conditions.sleeping { return .sleep }
         if let stop = LaunchPolicy.hardStop(conditions, settings) { return stop }
         if let need = LaunchPolicy.lostNeed(job, conditions) { return need }
         guard job.kind != .continued else { return nil }

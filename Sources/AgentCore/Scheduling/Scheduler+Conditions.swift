@@ -57,10 +57,19 @@ extension Scheduler {
                     note(counted.identifier, job: counted.job, .thawed(run), now: now)
                     output.append(.thaw(run))
                 } else if let lost, lost != frozenRun.hold {
+                    if frozenRun.hold == .sleep, job.onConditionLost != .pause {
+                        // Frozen only for the suspend (a continued run): what it lost since is
+                        // an expiry, as it would have been awake.
+                        frozen[run] = nil
+                        expire(run, counted, lost.expiryReason, because: lost, now: now)
+                        continue
+                    }
                     frozen[run]?.hold = lost
+                    // MaxPause= counts from the resume, not from before the suspend.
+                    if frozenRun.hold == .sleep { frozen[run]?.expiresAt = now + job.maxPause }
                 }
             } else if let lost, !expiring.contains(run) {
-                if job.onConditionLost == .pause {
+                if lost == .sleep ? SleepPolicy.freezes(job) : job.onConditionLost == .pause {
                     frozen[run] = FrozenRun(hold: lost, since: now, expiresAt: now + job.maxPause)
                     note(counted.identifier, job: counted.job, .frozen(run, lost), now: now)
                     output.append(.freeze(run, lost))
@@ -90,7 +99,9 @@ extension Scheduler {
     /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for, in run
     /// order (a dictionary's order would follow the process's hash seed).
     mutating func expireOverduePauses(now: SchedulerTime) {
-        for (run, frozenRun) in frozen.sorted(by: { $0.key < $1.key }) where frozenRun.expiresAt <= now {
+        // A run frozen for the suspend waits for the resume, however long the machine slept.
+        for (run, frozenRun) in frozen.sorted(by: { $0.key < $1.key })
+        where frozenRun.hold != .sleep && frozenRun.expiresAt <= now {
             frozen[run] = nil
             guard let counted = live.startedRuns[run] else { continue }
             log("\(counted.identifier): run \(run) paused longer than MaxPause=: expired")
@@ -121,7 +132,8 @@ extension Scheduler {
     var conditionDeadline: SchedulerTime? {
         let sheddable = live.startedRuns.keys.contains { !expiring.contains($0) }
         var earliest = sheddable ? nextShedAt : nil
-        for frozenRun in frozen.values where earliest.map({ frozenRun.expiresAt < $0 }) ?? true {
+        for frozenRun in frozen.values
+        where frozenRun.hold != .sleep && (earliest.map({ frozenRun.expiresAt < $0 }) ?? true) {
             earliest = frozenRun.expiresAt
         }
         return earliest
@@ -133,6 +145,20 @@ extension Scheduler {
         if let shed = nextShedAt, shed <= now {
             if conditions.memoryPressure { shedForPressure(now: now) } else { nextShedAt = nil }
         }
+    }
+
+    /// Whether the shell should hold logind's sleep delay inhibitor: while any run is live;
+    /// once the machine is about to sleep, only until every run is frozen or gone (then the
+    /// suspend may go ahead).
+    public var wantsSleepLock: Bool {
+        conditions.sleeping ? live.total > frozen.count : live.total > 0
+    }
+
+    /// The live runs that hold an idle block inhibitor (`InhibitIdle=`), in run order.
+    public var idleLockRuns: [RunID] {
+        live.startedRuns.filter { _, counted in
+            jobs[counted.job].map { SleepPolicy.inhibitsIdle($0.definition) } ?? false
+        }.keys.sorted()
     }
 
     /// What holds a continued job's queue under the current conditions.

@@ -116,6 +116,7 @@ struct ScriptFormat {
         if c.memoryPressure { parts.append("memory pressure") }
         if c.cpuBusy { parts.append("cpu busy") }
         if c.lowPower { parts.append("low-power mode") }
+        if c.sleeping { parts.append("about to sleep") }
         parts.append("resources " + (c.resources.isEmpty ? "none" : c.resources.sorted().joined(separator: ",")))
         return parts.joined(separator: ", ")
     }

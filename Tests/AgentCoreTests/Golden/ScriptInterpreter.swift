@@ -33,6 +33,10 @@ struct ScriptInterpreter {
         case "remove-manifest": shell.setManifest(try Self.only(args, "remove-manifest NAME"), nil)
         case "calendar": try calendar(args)
         case "runs": try runs(args)
+        case "locks":
+            // `locks shown`: print the sleep and idle inhibitors the scheduler wants, as they change.
+            shell.showsLocks = try Self.only(args, "locks shown") == "shown"
+            shell.locksSeen = (shell.scheduler.wantsSleepLock, shell.scheduler.idleLockRuns)
         case "advance": try advance(args)
         case "trigger": try simple(args) { .trigger($0) }
         case "cancel-request": try cancelRequest(args)
@@ -234,7 +238,8 @@ struct ScriptInterpreter {
 
     /// `conditions battery=15 discharging`, `ac`, `thermal serious`, `network down`,
     /// `metered yes|no|unknown|checking` (NetworkManager's guess-yes is `yes`),
-    /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`.
+    /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`,
+    /// `sleeping` (logind's PrepareForSleep(true)) and `awake` (PrepareForSleep(false)).
     private mutating func conditions(_ args: [String]) throws {
         var c = shell.scheduler.conditions
         var tokens = args[...]
@@ -276,6 +281,8 @@ struct ScriptInterpreter {
                 c.memoryPressure = kind == "memory"
                 c.cpuBusy = kind == "cpu"
             case "lowpower": c.lowPower = try value(key, inline) == "on"
+            case "sleeping": c.sleeping = true
+            case "awake": c.sleeping = false
             case "resources":
                 let names = try value(key, inline)
                 c.resources = names == "none" ? [] : Set(names.split(separator: ",").map(String.init))
