@@ -137,8 +137,11 @@ public final class Agent {
             MachineConditionFacts(virtualization: self.virtualization,
                                   onACPower: conditions.conditions.power.externalPower)
         }
-        scheduling.onHandled = { [unowned metricsWriter, unowned conditions] scheduler in
+        scheduling.inhibitDelayMax = { [unowned conditions] in conditions.sleep.inhibitDelayMax }
+        scheduling.onHandled = { [unowned metricsWriter, unowned conditions, unowned runs = self.runs] scheduler in
             metricsWriter.markDirty()
+            conditions.sleep.follow(wantsSleepLock: scheduler.wantsSleepLock,
+                                    idleRuns: scheduler.idleLockRuns.map { ($0, runs.inhibitorTitle(of: $0)) })
             conditions.setBusy(scheduler.hasWorkRunningOrDue)
             conditions.setIdleNeeded(scheduler.needsCPUIdleSignal)
         }

@@ -31,12 +31,21 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     public var cpuBusy: Bool
     /// Each input source and how it is read.
     public var sources: [InputSource]
+    /// `awake`, or `about to sleep` between logind's PrepareForSleep(true) and (false); nil
+    /// from an agentd too old to say.
+    public var sleep: String?
+    /// The logind inhibitor locks agentd holds: `sleep delay` while runs are live, `idle block
+    /// (TITLE)` per run that keeps the desktop awake; nil from an agentd too old to say.
+    public var inhibitors: [String]?
 
     public init(power: String, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
                 lowPowerSource: String, thermal: String, hottestZone: String?, hottestCelsius: Double?,
                 marginCelsius: Double?, marginTrip: String?, network: Bool, metered: String? = nil,
-                meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource])
+                meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource],
+                sleep: String? = nil, inhibitors: [String]? = nil)
     {
+        self.sleep = sleep
+        self.inhibitors = inhibitors
         self.power = power
         self.batteryPercent = batteryPercent
         self.batteryStatus = batteryStatus

@@ -19,7 +19,12 @@ public enum SleepPolicy {
     /// The grace period of a run expired before sleep: its own, but at most half of logind's
     /// `InhibitDelayMaxUSec`, so SIGKILL and the reaping still fit before logind stops waiting.
     public static func gracePeriod(_ own: Duration, inhibitDelayMax: Duration) -> Duration {
-        min(own, inhibitDelayMax / 2)
+        min(own, graceLimit(inhibitDelayMax: inhibitDelayMax))
+    }
+
+    /// The longest grace period a run expired before sleep may have.
+    public static func graceLimit(inhibitDelayMax: Duration) -> Duration {
+        inhibitDelayMax / 2
     }
 
     /// `InhibitIdle=`: yes for continued jobs unless they say otherwise, no for the others

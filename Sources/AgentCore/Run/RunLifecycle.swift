@@ -90,6 +90,8 @@ public struct RunLifecycle: Sendable {
     }
 
     public var isStopping: Bool { stop != nil }
+    /// The grace period of the teardown under way (shorter than the job's before sleep).
+    public var teardownGrace: Duration? { teardown?.teardown.totalWait }
     public var pausedReason: String? { pause?.reason }
     public var isEnded: Bool { result != nil }
     /// The command that exited succeeded and another follows once its processes are gone:

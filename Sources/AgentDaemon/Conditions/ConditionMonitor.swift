@@ -44,6 +44,8 @@ final class ConditionMonitor {
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
     private let meteredNetwork = MeteredNetworkInput()
+    /// logind: the machine about to sleep, and the inhibitor locks the scheduler wants.
+    let sleep = SleepInput()
     /// `--system-bus`: where NetworkManager is read from (nil: the system bus).
     private let systemBusAddress: String?
     private var debounce: TimerToken?
@@ -85,6 +87,8 @@ final class ConditionMonitor {
         startPowerProfiles()
         meteredNetwork.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
                              log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
+        sleep.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
+                    log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         recompute()
         for source in sources where source.state != "live" {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
@@ -275,7 +279,7 @@ final class ConditionMonitor {
 
     var sources: [InputSource] {
         ["uevent", "thermal-netlink", "rtnetlink", "psi", "power-profiles"].compactMap { sourceStates[$0] }
-            + [meteredNetwork.source]
+            + [meteredNetwork.source, sleep.source]
     }
 
     // MARK: conditions
@@ -297,11 +301,12 @@ final class ConditionMonitor {
 
     /// Derives `Conditions` from the latest readings and reports a change (with a log line).
     func recompute() {
-        let next = Conditions(
+        var next = Conditions(
             power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
             thermal: thermal.state, network: network, metered: meteredNetwork.metering,
             memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: pressure?.cpuBusy ?? false,
             resources: gpus.isEmpty ? [] : ["gpu"])
+        next.sleeping = sleep.sleeping
         guard next != conditions else { return }
         let old = conditions
         conditions = next
@@ -319,6 +324,7 @@ final class ConditionMonitor {
         if old.memoryPressure != new.memoryPressure { parts.append(new.memoryPressure ? "memory pressure" : "memory pressure over") }
         if old.cpuBusy != new.cpuBusy { parts.append(new.cpuBusy ? "cpu busy" : "cpu idle") }
         if old.resources != new.resources { parts.append("resources \(new.resources.sorted())") }
+        if old.sleeping != new.sleeping { parts.append(new.sleeping ? "about to sleep" : "awake") }
         return parts.joined(separator: ", ")
     }
 
@@ -356,6 +362,7 @@ final class ConditionMonitor {
             marginCelsius: zone.map { Double($0.marginC) }, marginTrip: zone.map { "\($0.referenceTrip)" },
             network: conditions.network, metered: conditions.metered.rawValue,
             meteredSource: meteredNetwork.sourceText, memoryPressure: conditions.memoryPressure,
-            cpuBusy: conditions.cpuBusy, sources: sources)
+            cpuBusy: conditions.cpuBusy, sources: sources,
+            sleep: conditions.sleeping ? "about to sleep" : "awake", inhibitors: sleep.heldInhibitors)
     }
 }

@@ -14,7 +14,7 @@ extension JobKeyTable {
             input.definition.extra.wakeSystem = input.reader.bool("WakeSystem", default: false)
         },
         JobKey("InhibitIdle", default: "yes for continued, else no",
-               doc: "hold a logind idle inhibitor while running", enforced: false) { input in
+               doc: "hold a logind idle block inhibitor, named with the run's title, while running") { input in
             guard input.reader.scalar("InhibitIdle") != nil else { return }
             input.definition.extra.inhibitIdle = input.reader.bool("InhibitIdle", default: false)
         },
