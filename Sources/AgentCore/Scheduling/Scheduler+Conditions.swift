@@ -9,6 +9,7 @@ extension Scheduler {
         let old = conditions
         guard new != old else { return }
         conditions = new
+        presenceCheckedAt = now
         if old.lowPower != new.lowPower {
             // Refresh intervals stretch ×4 in low-power mode and shrink back after.
             for (id, job) in jobs where job.definition.kind == .refresh && job.definition.interval != nil {
@@ -26,17 +27,17 @@ extension Scheduler {
     /// announced again. Continued queues likewise.
     mutating func reexamineHeldWork(now: SchedulerTime) {
         for (id, key) in ready.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil else { continue }
+            guard let job = jobs[id], launchHold(job) != nil else { continue }
             ready.remove(id)
             conditionHeld.set(id, key)
         }
         for (id, key) in budgetHeld.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil else { continue }
+            guard let job = jobs[id], launchHold(job) != nil else { continue }
             budgetHeld.remove(id)
             conditionHeld.set(id, key)
         }
         for (id, key) in conditionHeld.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) == nil else { continue }
+            guard let job = jobs[id], launchHold(job) == nil else { continue }
             conditionHeld.remove(id)
             ready.set(id, key)
             newlyReady.append(id)
@@ -50,7 +51,7 @@ extension Scheduler {
         let onBattery = !conditions.power.externalPower
         for (run, counted) in live.startedRuns.sorted(by: Self.leastProgressFirst) {
             guard let job = jobs[counted.job]?.definition else { continue }
-            let lost = RunningWorkPolicy.lost(job, conditions, settings)
+            let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now)
             if let frozenRun = frozen[run] {
                 if lost == nil {
                     frozen[run] = nil
@@ -132,6 +133,10 @@ extension Scheduler {
     var conditionDeadline: SchedulerTime? {
         let sheddable = live.startedRuns.keys.contains { !expiring.contains($0) }
         var earliest = sheddable ? nextShedAt : nil
+        if let threshold = nextPresenceThreshold(after: presenceCheckedAt ?? clockNow),
+           earliest.map({ threshold < $0 }) ?? true {
+            earliest = threshold
+        }
         for frozenRun in frozen.values
         where frozenRun.hold != .sleep && (earliest.map({ frozenRun.expiresAt < $0 }) ?? true) {
             earliest = frozenRun.expiresAt
@@ -142,6 +147,12 @@ extension Scheduler {
     /// On a tick: pauses past `MaxPause=`, the next pressure step.
     mutating func conditionTick(now: SchedulerTime) {
         expireOverduePauses(now: now)
+        // A RequiresIdle= job's IdleFor= passed while the user stayed away: held work moves.
+        if let checked = presenceCheckedAt, let threshold = nextPresenceThreshold(after: checked), threshold <= now {
+            presenceCheckedAt = now
+            reexamineHeldWork(now: now)
+            applyRunPolicy(now: now)
+        }
         if let shed = nextShedAt, shed <= now {
             if conditions.memoryPressure { shedForPressure(now: now) } else { nextShedAt = nil }
         }
@@ -164,7 +175,25 @@ extension Scheduler {
     /// What holds a continued job's queue under the current conditions.
     func continuedHold(_ jobID: Identifier) -> ConditionHold? {
         guard let job = jobs[jobID] else { return nil }
-        return LaunchPolicy.hold(job.policyDefinition, conditions, settings)
+        return launchHold(job)
+    }
+
+    /// What holds `job` back now (`IdleFor=` judged at `now`, the event's time by default).
+    func launchHold(_ job: JobSchedule, now: SchedulerTime? = nil) -> ConditionHold? {
+        LaunchPolicy.hold(job.policyDefinition, conditions, settings, now: now ?? clockNow)
+    }
+
+    /// When the next `RequiresIdle=` job's `IdleFor=` is reached while the user is away
+    /// (after `now`): a tick then lets it start. O(jobs with RequiresIdle=).
+    func nextPresenceThreshold(after now: SchedulerTime) -> SchedulerTime? {
+        guard case .away(let since) = conditions.presence else { return nil }
+        var earliest: SchedulerTime?
+        for id in idleJobs {
+            guard let job = jobs[id] else { continue }
+            let at = since + job.definition.extra.idleFor
+            if at > now, earliest.map({ at < $0 }) ?? true { earliest = at }
+        }
+        return earliest
     }
 }
 

@@ -125,6 +125,9 @@ public struct Scheduler: Sendable {
     var expiring: Set<RunID> = []
     /// Processing runs whose CPU weight is lowered (on battery).
     var lowered: Set<RunID> = []
+    /// When held work was last looked at for the user's presence (`IdleFor=` thresholds after
+    /// it are still to come).
+    var presenceCheckedAt: SchedulerTime?
     /// The next memory-pressure step while pressure lasts.
     var nextShedAt: SchedulerTime?
     /// Since when discretionary launches wait for the next `.tick`: from the first event until
@@ -492,7 +495,7 @@ public struct Scheduler: Sendable {
         if stopping { return .agentStopping }
         if paused { return .paused }
         if candidate.eligibleAt > now { return candidate.timeGate }
-        if let hold = LaunchPolicy.hold(job.policyDefinition, conditions, settings) { return .condition(hold) }
+        if let hold = launchHold(job, now: now) { return .condition(hold) }
         if let held = sharedBlocker(job, now: now) { return held }
         if let holding = holdingSince, catchUpPending { return .catchUp(at: holding) }
         return nil

@@ -239,7 +239,8 @@ struct ScriptInterpreter {
     /// `conditions battery=15 discharging`, `ac`, `thermal serious`, `network down`,
     /// `metered yes|no|unknown|checking` (NetworkManager's guess-yes is `yes`),
     /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`,
-    /// `sleeping` (logind's PrepareForSleep(true)) and `awake` (PrepareForSleep(false)).
+    /// `sleeping` (logind's PrepareForSleep(true)) and `awake` (PrepareForSleep(false)),
+    /// `presence active|unknown|away|away/SPAN` (the user's, from logind's idle and locked hints).
     private mutating func conditions(_ args: [String]) throws {
         var c = shell.scheduler.conditions
         var tokens = args[...]
@@ -283,6 +284,17 @@ struct ScriptInterpreter {
             case "lowpower": c.lowPower = try value(key, inline) == "on"
             case "sleeping": c.sleeping = true
             case "awake": c.sleeping = false
+            case "presence":
+                // active | unknown | away (since now) | away/SPAN (since SPAN ago)
+                let text = try value(key, inline)
+                switch text {
+                case "active": c.presence = .active
+                case "unknown": c.presence = .unknown
+                case "away": c.presence = .away(since: shell.now)
+                default:
+                    guard text.hasPrefix("away/") else { throw ScriptError("presence is active, unknown, away or away/SPAN") }
+                    c.presence = .away(since: shell.now - (try Self.span(String(text.dropFirst(5)))))
+                }
             case "resources":
                 let names = try value(key, inline)
                 c.resources = names == "none" ? [] : Set(names.split(separator: ",").map(String.init))

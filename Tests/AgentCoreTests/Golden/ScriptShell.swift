@@ -344,7 +344,7 @@ struct ScriptShell {
         for id in ids where rules.denies(id) { violations.append("\(context()): \(name): \(id) is restricted (Deny=)") }
         for id in ids where scheduler.disabled.contains(id) { violations.append("\(context()): \(name): \(id) is disabled") }
         if let definition = scheduler.jobs[job]?.definition,
-           let hold = LaunchPolicy.hold(definition, scheduler.conditions, rules)
+           let hold = LaunchPolicy.hold(definition, scheduler.conditions, rules, now: now)
         {
             violations.append("\(context()): \(name) though \(hold) holds it")
         }

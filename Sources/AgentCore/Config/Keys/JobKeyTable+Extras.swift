@@ -18,8 +18,8 @@ extension JobKeyTable {
             guard input.reader.scalar("InhibitIdle") != nil else { return }
             input.definition.extra.inhibitIdle = input.reader.bool("InhibitIdle", default: false)
         },
-        JobKey("IdleFor", default: "15min", doc: "how long the seat must be idle for RequiresIdle=",
-               enforced: false) { input in
+        JobKey("IdleFor", default: "15min",
+               doc: "how long every session of the seat must be idle or locked for RequiresIdle=") { input in
             input.definition.extra.idleFor = input.reader.span(
                 "IdleFor", default: JobDefinition.defaultIdleFor, allowZero: false)
         },
