@@ -67,7 +67,8 @@ public final class Agent {
                                       roots: KernelRoots(sysfs: options.sysfsRoot, proc: options.procRoot),
                                       stateDirectory: options.stateDirectory, settings: config.settings,
                                       logsRereads: options.benchProbes, simulatedMachine: options.simulatedMachine,
-                                      systemBusAddress: options.systemBusAddress)
+                                      systemBusAddress: options.systemBusAddress,
+                                      sessionsOfUser: options.userMode ? getuid() : nil)
         metrics = MetricsCollector(catalogue: config, loop: loop, state: state, stateWriter: stateWriter,
                                    scheduling: scheduling, runs: runs, conditions: conditions,
                                    startedAtWall: facts.startedAtWall)
@@ -137,10 +138,10 @@ public final class Agent {
             MachineConditionFacts(virtualization: self.virtualization,
                                   onACPower: conditions.conditions.power.externalPower)
         }
-        scheduling.inhibitDelayMax = { [unowned conditions] in conditions.sleep.inhibitDelayMax }
+        scheduling.inhibitDelayMax = { [unowned conditions] in conditions.logind.inhibitDelayMax }
         scheduling.onHandled = { [unowned metricsWriter, unowned conditions, unowned runs = self.runs] scheduler in
             metricsWriter.markDirty()
-            conditions.sleep.follow(wantsSleepLock: scheduler.wantsSleepLock,
+            conditions.logind.follow(wantsSleepLock: scheduler.wantsSleepLock,
                                     idleRuns: scheduler.idleLockRuns.map { ($0, runs.inhibitorTitle(of: $0)) })
             conditions.setBusy(scheduler.hasWorkRunningOrDue)
             conditions.setIdleNeeded(scheduler.needsCPUIdleSignal)

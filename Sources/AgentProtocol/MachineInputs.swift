@@ -37,13 +37,21 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     /// The logind inhibitor locks agentd holds: `sleep delay` while runs are live, `idle block
     /// (TITLE)` per run that keeps the desktop awake; nil from an agentd too old to say.
     public var inhibitors: [String]?
+    /// The user's presence for `RequiresIdle=`: `active`, `away since 2026-12-02 08:33:00 (2
+    /// sessions idle or locked)`, or `unknown`; nil from an agentd too old to say.
+    public var presence: String?
+    /// What `RequiresIdle=` is judged by: `logind sessions and PSI`, or `PSI alone (…why)`.
+    public var idleSource: String?
 
     public init(power: String, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
                 lowPowerSource: String, thermal: String, hottestZone: String?, hottestCelsius: Double?,
                 marginCelsius: Double?, marginTrip: String?, network: Bool, metered: String? = nil,
                 meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource],
-                sleep: String? = nil, inhibitors: [String]? = nil)
+                sleep: String? = nil, inhibitors: [String]? = nil, presence: String? = nil,
+                idleSource: String? = nil)
     {
+        self.presence = presence
+        self.idleSource = idleSource
         self.sleep = sleep
         self.inhibitors = inhibitors
         self.power = power

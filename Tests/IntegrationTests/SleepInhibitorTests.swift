@@ -116,4 +116,56 @@ import Testing
         try logind.waitFor("released what=idle who=agentd mode=block why=Exporting Photos", after: ending)
         #expect(!(try agent.ctl("status", "--json").stdout.contains("idle block")))
     }
+
+    @Test func requiresIdleWaitsUntilEverySessionIsIdleOrLockedForIdleForAndStopsWhenTheUserReturns() throws {
+        let sandbox = try Sandbox()
+        let bus = try PrivateBus(directory: sandbox.root)
+        let logind = try Logind(bus: bus, delay: .seconds(5))
+        try logind.send("session 1 1000 seat0", acknowledged: "session 1")
+        try logind.send("session 2 1001 seat0", acknowledged: "session 2")
+        let plugin = try sandbox.script("index", Self.stubborn)
+        let agent = try Self.agent(sandbox, bus: bus, jobs: [
+            "index": "[Job]\nIdentifier=local.index\nKind=processing\nExec=\(plugin)\nRequiresIdle=yes\nIdleFor=15min\nGracePeriod=1s\n",
+        ])
+        try agent.waitForLog("inputs: active")
+        #expect(try agent.ctl("trigger", "local.index").status == 0)
+        try agent.waitForLog("local.index: due, deferred: user active (idle 0 min of 15)")
+        var inputs = (try json(try agent.ctl("status", "--json").stdout) as? [String: Any])?["inputs"] as? [String: Any]
+        #expect(inputs?["presence"] as? String == "active")
+        #expect(inputs?["idleSource"] as? String == "logind sessions and PSI")
+
+        // One session idle for 20 minutes, the other for 3: away since the later one.
+        let now = UInt64(Date().timeIntervalSince1970 * 1_000_000)
+        try logind.send("idle 1 1 \(now - 20 * 60_000_000)", acknowledged: "idle 1 1")
+        try logind.send("idle 2 1 \(now - 3 * 60_000_000)", acknowledged: "idle 2 1")
+        try agent.waitForLog("inputs: away since")
+        let pending = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(pending.first?["waitingFor"] as? String == "user active (idle 3 min of 15)")
+        #expect(try agent.ctl("explain", "local.index").stdout.contains("waiting: user active (idle 3 min of 15)"))
+
+        // Long enough: it starts at once.
+        try logind.send("idle 2 1 \(now - 16 * 60_000_000)", acknowledged: "idle 2 1")
+        try agent.waitForLog("[local.index r000001] started")
+        // The user comes back (unlocks, moves the mouse): the run is expired.
+        try logind.send("idle 1 0", acknowledged: "idle 1 0")
+        try agent.waitForLog("of local.index ended: expired(pressure)")
+        inputs = (try json(try agent.ctl("status", "--json").stdout) as? [String: Any])?["inputs"] as? [String: Any]
+        #expect(inputs?["presence"] as? String == "active")
+    }
+
+    @Test func withoutASeatRequiresIdleIsPSIAloneAndStatusSaysSo() throws {
+        let sandbox = try Sandbox()
+        let bus = try PrivateBus(directory: sandbox.root)
+        let logind = try Logind(bus: bus, delay: .seconds(5))
+        _ = logind  // on the bus, with no session: a server
+        let plugin = try sandbox.script("index", "echo done\n")
+        let agent = try Self.agent(sandbox, bus: bus, jobs: [
+            "index": "[Job]\nIdentifier=local.index\nKind=processing\nExec=\(plugin)\nRequiresIdle=yes\n",
+        ])
+        #expect(try agent.ctl("trigger", "local.index").status == 0)
+        try agent.waitForLog("of local.index ended: success")
+        let inputs = (try json(try agent.ctl("status", "--json").stdout) as? [String: Any])?["inputs"] as? [String: Any]
+        #expect(inputs?["presence"] as? String == "unknown")
+        #expect(inputs?["idleSource"] as? String == "PSI alone (no session with a seat: a server)")
+    }
 }

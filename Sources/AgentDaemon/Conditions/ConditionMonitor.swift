@@ -44,8 +44,9 @@ final class ConditionMonitor {
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
     private let meteredNetwork = MeteredNetworkInput()
-    /// logind: the machine about to sleep, and the inhibitor locks the scheduler wants.
-    let sleep = SleepInput()
+    /// logind: the machine about to sleep, the user's presence, and the inhibitor locks the
+    /// scheduler wants.
+    let logind: LogindInput
     /// `--system-bus`: where NetworkManager is read from (nil: the system bus).
     private let systemBusAddress: String?
     private var debounce: TimerToken?
@@ -59,8 +60,9 @@ final class ConditionMonitor {
     enum Hint: Hashable, Sendable { case power, thermal }
 
     init(loop: EventLoop, log: Logger, roots: KernelRoots, stateDirectory: String, settings: AgentSettings,
-         logsRereads: Bool, simulatedMachine: Bool, systemBusAddress: String? = nil) {
+         logsRereads: Bool, simulatedMachine: Bool, systemBusAddress: String? = nil, sessionsOfUser: UInt32? = nil) {
         self.systemBusAddress = systemBusAddress
+        logind = LogindInput(scope: sessionsOfUser.map { .user($0) } ?? .seat)
         self.loop = loop
         self.log = log
         self.roots = roots
@@ -87,7 +89,7 @@ final class ConditionMonitor {
         startPowerProfiles()
         meteredNetwork.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
                              log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
-        sleep.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
+        logind.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
                     log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         recompute()
         for source in sources where source.state != "live" {
@@ -279,7 +281,7 @@ final class ConditionMonitor {
 
     var sources: [InputSource] {
         ["uevent", "thermal-netlink", "rtnetlink", "psi", "power-profiles"].compactMap { sourceStates[$0] }
-            + [meteredNetwork.source, sleep.source]
+            + [meteredNetwork.source, logind.source]
     }
 
     // MARK: conditions
@@ -306,7 +308,8 @@ final class ConditionMonitor {
             thermal: thermal.state, network: network, metered: meteredNetwork.metering,
             memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: pressure?.cpuBusy ?? false,
             resources: gpus.isEmpty ? [] : ["gpu"])
-        next.sleeping = sleep.sleeping
+        next.sleeping = logind.sleeping
+        next.presence = logind.presence
         guard next != conditions else { return }
         let old = conditions
         conditions = next
@@ -325,6 +328,7 @@ final class ConditionMonitor {
         if old.cpuBusy != new.cpuBusy { parts.append(new.cpuBusy ? "cpu busy" : "cpu idle") }
         if old.resources != new.resources { parts.append("resources \(new.resources.sorted())") }
         if old.sleeping != new.sleeping { parts.append(new.sleeping ? "about to sleep" : "awake") }
+        if old.presence != new.presence { parts.append(logind.presenceText(new.presence)) }
         return parts.joined(separator: ", ")
     }
 
@@ -363,6 +367,7 @@ final class ConditionMonitor {
             network: conditions.network, metered: conditions.metered.rawValue,
             meteredSource: meteredNetwork.sourceText, memoryPressure: conditions.memoryPressure,
             cpuBusy: conditions.cpuBusy, sources: sources,
-            sleep: conditions.sleeping ? "about to sleep" : "awake", inhibitors: sleep.heldInhibitors)
+            sleep: conditions.sleeping ? "about to sleep" : "awake", inhibitors: logind.heldInhibitors,
+            presence: logind.presenceText(conditions.presence), idleSource: logind.idleSourceText)
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import Glibc
 
 /// Follows systemd-logind over D-Bus for the sleep input of DESIGN §6, and takes its inhibitor
@@ -13,8 +14,29 @@ import Glibc
 /// owner's unique name; logind is never started by the monitor (auto-start off, calls to the
 /// owner's unique name). Callbacks run on the loop thread outside D-Bus processing.
 ///
+/// The user's presence comes from the sessions `ListSessions` names that have a seat (the
+/// per-user agent: its own user's among them): their `IdleHint`, `IdleSinceHint` and
+/// `LockedHint`, followed through `PropertiesChanged` under `/org/freedesktop/login1/session`,
+/// and the list read again on `SessionNew`/`SessionRemoved`.
+///
 /// Loop-thread only.
 public final class LogindMonitor {
+    /// Whose sessions say whether the user is away.
+    public enum SessionScope: Sendable, Equatable {
+        /// Every session with a seat (the system agent).
+        case seat
+        /// This user's sessions with a seat (the per-user agent).
+        case user(UInt32)
+    }
+
+    private struct SessionState {
+        var known = false
+        var idle = false
+        var idleSince: SchedulerTime?
+        var locked = false
+        var lockedSince: SchedulerTime?
+    }
+
     public enum Status: Sendable, Equatable, CustomStringConvertible {
         case stopped
         case connecting(bus: String)
@@ -56,9 +78,21 @@ public final class LogindMonitor {
     /// After `status` changed (also when logind appears or goes).
     public var onStatusChange: ((Status) -> Void)?
 
-    public init(loop: EventLoop, bus: BusAddress = .system) {
+    private let scope: SessionScope
+    /// Tracked sessions by object path.
+    private var sessions: [String: SessionState] = [:]
+    private var sessionReads: [String: BusConnection.Token] = [:]
+    /// Whether the user is away, from the tracked sessions; `.unknown` without any.
+    public private(set) var presence: UserPresence = .unknown
+    /// How many sessions `presence` is read from.
+    public var sessionCount: Int { sessions.count }
+    /// After `presence` changed.
+    public var onPresenceChange: ((UserPresence) -> Void)?
+
+    public init(loop: EventLoop, bus: BusAddress = .system, scope: SessionScope = .seat) {
         self.loop = loop
         self.bus = bus
+        self.scope = scope
     }
 
     deinit { connection?.close() }
@@ -91,6 +125,20 @@ public final class LogindMonitor {
                 "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
                     + "member='PrepareForSleep'", onInstalled: installed) { [weak self] message in
                 self?.prepareForSleep(message)
+            }
+            try opened.addMatch(
+                "type='signal',sender='\(Self.service)',interface='org.freedesktop.DBus.Properties',"
+                    + "member='PropertiesChanged',path_namespace='\(Self.path)/session'",
+                onInstalled: installed) { [weak self] message in
+                self?.sessionPropertiesChanged(message)
+            }
+            for member in ["SessionNew", "SessionRemoved"] {
+                try opened.addMatch(
+                    "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
+                        + "member='\(member)'", onInstalled: installed) { [weak self] message in
+                    guard let self, message.sender == self.owner else { return }
+                    self.listSessions()
+                }
             }
             try opened.askOwner(of: Self.service, timeout: Self.callTimeout) { [weak self] owner in
                 self?.ownerChanged(to: owner)
@@ -158,10 +206,12 @@ public final class LogindMonitor {
         if ownerKnown, newOwner == owner { return }
         ownerKnown = true
         owner = newOwner
+        forgetSessions()
         guard let newOwner, let connection else {
             setStatus(.watching(logind: false))
             return
         }
+        listSessions()
         do {
             try connection.readProperty("InhibitDelayMaxUSec", of: Self.interface, at: Self.path, from: newOwner,
                                         timeout: Self.callTimeout) { [weak self] reply in
@@ -186,9 +236,126 @@ public final class LogindMonitor {
         }
     }
 
+    // MARK: - Sessions and the user's presence
+
+    private func listSessions() {
+        guard let connection, let owner else { return }
+        do {
+            try connection.call(destination: owner, path: Self.path, interface: Self.interface, member: "ListSessions",
+                                timeout: Self.callTimeout) { [weak self] reply in
+                guard let self, reply.error == nil, let entries = try? reply.readSessionList() else { return }
+                self.sessionsListed(entries)
+            }
+        } catch {
+            return
+        }
+    }
+
+    private func sessionsListed(_ entries: [BusMessage.SessionEntry]) {
+        let wanted = Set(entries.filter { entry in
+            guard !entry.seat.isEmpty else { return false }
+            if case .user(let uid) = scope { return entry.uid == uid }
+            return true
+        }.map(\.path))
+        for path in sessions.keys where !wanted.contains(path) {
+            sessions[path] = nil
+            if let token = sessionReads.removeValue(forKey: path) { connection?.cancel(token) }
+        }
+        for path in wanted where sessions[path] == nil {
+            sessions[path] = SessionState()
+            readSession(path)
+        }
+        updatePresence()
+    }
+
+    private func readSession(_ path: String) {
+        guard let connection, let owner else { return }
+        if let token = sessionReads.removeValue(forKey: path) { connection.cancel(token) }
+        do {
+            sessionReads[path] = try connection.call(
+                destination: owner, path: path, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+                arguments: ["org.freedesktop.login1.Session"], timeout: Self.callTimeout) { [weak self] reply in
+                guard let self else { return }
+                self.sessionReads[path] = nil
+                guard reply.error == nil, let values = try? reply.readPropertyValues() else {
+                    // Gone between the list and the read: the next SessionRemoved drops it.
+                    return
+                }
+                self.apply(values, to: path)
+            }
+        } catch {
+            return
+        }
+    }
+
+    private func sessionPropertiesChanged(_ message: BusMessage) {
+        guard let owner, message.sender == owner, let path = message.path, sessions[path] != nil,
+              (try? message.readString()) == "org.freedesktop.login1.Session",
+              let values = try? message.readPropertyValues() else { return }
+        apply(values, to: path)
+        if !values.keys.contains("IdleHint") && !values.keys.contains("LockedHint") {
+            // Invalidated rather than sent: read them.
+            readSession(path)
+        }
+    }
+
+    private func apply(_ values: [String: BusMessage.PropertyValue], to path: String) {
+        guard var state = sessions[path] else { return }
+        let now = SchedulerTime(seconds: loop.clock.realtimeSeconds)
+        state.known = true
+        if case .bool(let idle)? = values["IdleHint"] { state.idle = idle }
+        if case .uint64(let micros)? = values["IdleSinceHint"] {
+            state.idleSince = micros == 0 ? now : SchedulerTime(seconds: Double(micros) / 1_000_000)
+        }
+        if case .bool(let locked)? = values["LockedHint"] {
+            if locked, !state.locked || state.lockedSince == nil { state.lockedSince = now }
+            state.locked = locked
+        }
+        sessions[path] = state
+        updatePresence()
+    }
+
+    private func forgetSessions() {
+        for token in sessionReads.values { connection?.cancel(token) }
+        sessionReads = [:]
+        sessions = [:]
+        updatePresence()
+    }
+
+    /// Away when every session read so far is idle or locked, since the latest of those moments.
+    private func updatePresence() {
+        let known = sessions.values.filter(\.known)
+        var new: UserPresence = .unknown
+        if !known.isEmpty {
+            var since: SchedulerTime?
+            var everyoneAway = true
+            for state in known {
+                guard state.idle || state.locked else {
+                    everyoneAway = false
+                    break
+                }
+                let from = state.idle ? state.idleSince : state.lockedSince
+                if let from, since.map({ from > $0 }) ?? true { since = from }
+            }
+            if everyoneAway {
+                new = .away(since: since ?? SchedulerTime(seconds: loop.clock.realtimeSeconds))
+            } else {
+                new = .active
+            }
+        }
+        guard new != presence else { return }
+        presence = new
+        let current = session
+        loop.execute { [weak self] in
+            guard let self, self.session == current else { return }
+            self.onPresenceChange?(self.presence)
+        }
+    }
+
     private func lost(_ reason: String) {
         connection?.close()
         connection = nil
+        forgetSessions()
         owner = nil
         setStatus(.unavailable(reason))
     }

@@ -14,13 +14,42 @@ import AgentSystem
 /// (no bus, nothing owning `org.freedesktop.login1`, a simulated machine without
 /// `--system-bus`) nothing is taken, the machine is never "about to sleep", and the source
 /// line of `status` says so. Loop-thread only.
-final class SleepInput {
+final class LogindInput {
     /// logind said PrepareForSleep(true) and not yet (false).
     private(set) var sleeping = false
     /// The `logind` line of `status`'s sources.
     private(set) var source = InputSource(name: "logind", state: "unavailable", detail: "not started")
 
     private var monitor: LogindMonitor?
+    private let scope: LogindMonitor.SessionScope
+
+    init(scope: LogindMonitor.SessionScope) {
+        self.scope = scope
+    }
+
+    /// The user's presence for `RequiresIdle=` (`.unknown`: PSI alone).
+    var presence: UserPresence { monitor?.presence ?? .unknown }
+
+    /// `active`, `away since … (2 sessions idle or locked)`, `unknown`.
+    func presenceText(_ presence: UserPresence) -> String {
+        switch presence {
+        case .unknown: return "unknown"
+        case .active: return "active"
+        case .away(let since):
+            let count = monitor?.sessionCount ?? 0
+            return "away since \(LocalClockText.text(since.seconds, now: Double(WallClock.now()) / 1_000_000_000)) (\(count) session\(count == 1 ? "" : "s") idle or locked)"
+        }
+    }
+
+    /// What RequiresIdle= is judged by, for `status`.
+    var idleSourceText: String {
+        guard let monitor else { return "PSI alone (logind \(source.detail ?? "not consulted"))" }
+        if monitor.status != .watching(logind: true) { return "PSI alone (\(monitor.status))" }
+        if monitor.sessionCount == 0 {
+            return scope == .seat ? "PSI alone (no session with a seat: a server)" : "PSI alone (no session of this user with a seat)"
+        }
+        return "logind sessions and PSI"
+    }
     private var log: (String) -> Void = { _ in }
     private var onChange: () -> Void = {}
 
@@ -48,7 +77,8 @@ final class SleepInput {
             source = InputSource(name: "logind", state: "unavailable", detail: "not consulted on a simulated machine")
             return
         }
-        let monitor = LogindMonitor(loop: loop, bus: busAddress.map { .address($0) } ?? .system)
+        let monitor = LogindMonitor(loop: loop, bus: busAddress.map { .address($0) } ?? .system, scope: scope)
+        monitor.onPresenceChange = { [unowned self] _ in self.onChange() }
         monitor.onPrepareForSleep = { [unowned self] going in self.prepareForSleep(going) }
         monitor.onStatusChange = { [unowned self] status in self.statusChanged(status) }
         self.monitor = monitor
