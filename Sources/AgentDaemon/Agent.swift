@@ -138,9 +138,14 @@ public final class Agent {
             MachineConditionFacts(virtualization: self.virtualization,
                                   onACPower: conditions.conditions.power.externalPower)
         }
+        // The machine woke for a WakeSystem= slot: decide now rather than at the monotonic
+        // timer, which stood still while it slept.
+        conditions.wake.onFired = { [unowned scheduling] in scheduling.handle(.tick) }
         scheduling.inhibitDelayMax = { [unowned conditions] in conditions.logind.inhibitDelayMax }
-        scheduling.onHandled = { [unowned metricsWriter, unowned conditions, unowned runs = self.runs] scheduler in
+        scheduling.onHandled = { [unowned metricsWriter, unowned conditions, unowned runs = self.runs,
+                                  unowned scheduling] scheduler in
             metricsWriter.markDirty()
+            conditions.wake.follow(scheduler.wakeSlot(now: scheduling.now))
             conditions.logind.follow(wantsSleepLock: scheduler.wantsSleepLock,
                                     idleRuns: scheduler.idleLockRuns.map { ($0, runs.inhibitorTitle(of: $0)) })
             conditions.setBusy(scheduler.hasWorkRunningOrDue)

@@ -42,14 +42,21 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     public var presence: String?
     /// What `RequiresIdle=` is judged by: `logind sessions and PSI`, or `PSI alone (…why)`.
     public var idleSource: String?
+    /// `WakeSystem=`: `armed for Thu 03:00 (local.backup)`, or `refused: …` where the machine
+    /// cannot wake itself; nil without a WakeSystem= slot to come.
+    public var wakeAlarm: String?
+    /// The instant the wake-up alarm is armed for, as the kernel reads it back (unix seconds).
+    public var wakeAlarmAt: Double?
 
     public init(power: String, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
                 lowPowerSource: String, thermal: String, hottestZone: String?, hottestCelsius: Double?,
                 marginCelsius: Double?, marginTrip: String?, network: Bool, metered: String? = nil,
                 meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource],
                 sleep: String? = nil, inhibitors: [String]? = nil, presence: String? = nil,
-                idleSource: String? = nil)
+                idleSource: String? = nil, wakeAlarm: String? = nil, wakeAlarmAt: Double? = nil)
     {
+        self.wakeAlarm = wakeAlarm
+        self.wakeAlarmAt = wakeAlarmAt
         self.presence = presence
         self.idleSource = idleSource
         self.sleep = sleep

@@ -127,7 +127,7 @@ import Testing
         let agent = try Self.agent(sandbox, bus: bus, jobs: [
             "index": "[Job]\nIdentifier=local.index\nKind=processing\nExec=\(plugin)\nRequiresIdle=yes\nIdleFor=15min\nGracePeriod=1s\n",
         ])
-        try agent.waitForLog("inputs: active")
+        try agent.waitForLog("user active")
         #expect(try agent.ctl("trigger", "local.index").status == 0)
         try agent.waitForLog("local.index: due, deferred: user active (idle 0 min of 15)")
         var inputs = (try json(try agent.ctl("status", "--json").stdout) as? [String: Any])?["inputs"] as? [String: Any]
@@ -138,7 +138,7 @@ import Testing
         let now = UInt64(Date().timeIntervalSince1970 * 1_000_000)
         try logind.send("idle 1 1 \(now - 20 * 60_000_000)", acknowledged: "idle 1 1")
         try logind.send("idle 2 1 \(now - 3 * 60_000_000)", acknowledged: "idle 2 1")
-        try agent.waitForLog("inputs: away since")
+        try agent.waitForLog("user away since")
         let pending = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
         #expect(pending.first?["waitingFor"] as? String == "user active (idle 3 min of 15)")
         #expect(try agent.ctl("explain", "local.index").stdout.contains("waiting: user active (idle 3 min of 15)"))

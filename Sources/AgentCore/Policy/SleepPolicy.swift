@@ -33,3 +33,28 @@ public enum SleepPolicy {
         job.extra.inhibitIdle ?? (job.kind == .continued)
     }
 }
+
+/// The slot the shell's wake-up alarm (`CLOCK_REALTIME_ALARM`) is armed for.
+public struct WakeSlot: Sendable, Hashable {
+    public var at: SchedulerTime
+    public var identifier: Identifier
+}
+
+extension Scheduler {
+    /// The next slot of a `WakeSystem=yes` `Schedule=` job after `now` whose job could run
+    /// then as far as is known now: not restricted or disabled, and not `RequiresExternalPower=`
+    /// while on battery (a machine asleep on battery stays on battery). nil: no alarm.
+    /// O(jobs with WakeSystem=).
+    public func wakeSlot(now: SchedulerTime) -> WakeSlot? {
+        var best: WakeSlot?
+        for id in wakeJobs.sorted() {
+            guard let job = jobs[id], !job.restricted, !disabled.contains(id),
+                  !(job.definition.requiresExternalPower && !conditions.power.externalPower),
+                  let candidate = candidate(job, now: now), candidate.eligibleAt > now else { continue }
+            if best.map({ candidate.eligibleAt < $0.at }) ?? true {
+                best = WakeSlot(at: candidate.eligibleAt, identifier: id)
+            }
+        }
+        return best
+    }
+}

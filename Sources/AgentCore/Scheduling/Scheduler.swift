@@ -117,6 +117,8 @@ public struct Scheduler: Sendable {
     var restrictedJobs: Set<Identifier> = []
     /// Jobs with `RequiresIdle=yes`: without any, CPU pressure need not be watched.
     var idleJobs: Set<Identifier> = []
+    /// `Schedule=` jobs with `WakeSystem=yes`: the wake-up alarm is armed for the next of them.
+    var wakeJobs: Set<Identifier> = []
     /// Continued jobs whose queue waits for a condition.
     var continuedHeld: Set<Identifier> = []
     /// Runs frozen by `OnConditionLost=pause`.

@@ -47,6 +47,8 @@ final class ConditionMonitor {
     /// logind: the machine about to sleep, the user's presence, and the inhibitor locks the
     /// scheduler wants.
     let logind: LogindInput
+    /// `WakeSystem=`: the alarm armed for the next slot.
+    let wake = WakeAlarmFollower()
     /// `--system-bus`: where NetworkManager is read from (nil: the system bus).
     private let systemBusAddress: String?
     private var debounce: TimerToken?
@@ -89,6 +91,7 @@ final class ConditionMonitor {
         startPowerProfiles()
         meteredNetwork.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
                              log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
+        wake.start(loop: loop, log: { [log] in log.notice($0) })
         logind.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
                     log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         recompute()
@@ -328,7 +331,7 @@ final class ConditionMonitor {
         if old.cpuBusy != new.cpuBusy { parts.append(new.cpuBusy ? "cpu busy" : "cpu idle") }
         if old.resources != new.resources { parts.append("resources \(new.resources.sorted())") }
         if old.sleeping != new.sleeping { parts.append(new.sleeping ? "about to sleep" : "awake") }
-        if old.presence != new.presence { parts.append(logind.presenceText(new.presence)) }
+        if old.presence != new.presence { parts.append("user " + logind.presenceText(new.presence)) }
         return parts.joined(separator: ", ")
     }
 
@@ -368,6 +371,7 @@ final class ConditionMonitor {
             meteredSource: meteredNetwork.sourceText, memoryPressure: conditions.memoryPressure,
             cpuBusy: conditions.cpuBusy, sources: sources,
             sleep: conditions.sleeping ? "about to sleep" : "awake", inhibitors: logind.heldInhibitors,
-            presence: logind.presenceText(conditions.presence), idleSource: logind.idleSourceText)
+            presence: logind.presenceText(conditions.presence), idleSource: logind.idleSourceText,
+            wakeAlarm: wake.statusText, wakeAlarmAt: wake.armedAt)
     }
 }

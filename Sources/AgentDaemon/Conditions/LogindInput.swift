@@ -101,8 +101,10 @@ final class LogindInput {
         case .stopped, .connecting:
             source = InputSource(name: "logind", state: "live", detail: status.description)
         case .watching(logind: false), .unavailable:
+            let why: String
+            if case .unavailable(let reason) = status { why = reason } else { why = status.description }
             source = InputSource(name: "logind", state: "unavailable",
-                                 detail: "\(status); no sleep inhibitor, runs sleep with the machine")
+                                 detail: "\(why); no sleep inhibitor, runs sleep with the machine")
             // Without logind no PrepareForSleep(false) is coming: do not stay "about to sleep".
             if sleeping {
                 sleeping = false

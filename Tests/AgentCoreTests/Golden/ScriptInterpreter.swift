@@ -67,6 +67,10 @@ struct ScriptInterpreter {
         case "status": status()
         case "db": database()
         case "deadline": shell.emit("next: \(nextDeadline())")
+        case "wake-slot":
+            // The slot the shell's CLOCK_REALTIME_ALARM would be armed for (WakeSystem=).
+            let slot = shell.scheduler.wakeSlot(now: shell.now)
+            shell.emit("wake: " + (slot.map { "\(shell.format.time($0.at)) \($0.identifier)" } ?? "none"))
         default: throw ScriptError("unknown command \(verb)")
         }
         return shell.output

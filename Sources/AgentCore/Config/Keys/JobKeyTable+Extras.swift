@@ -9,8 +9,8 @@ extension JobKeyTable {
         JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry") { input in
             input.definition.extra.onFailure = JobDefinition.readChain("OnFailure", &input)
         },
-        JobKey("WakeSystem", default: "no", doc: "Schedule= jobs: wake a sleeping machine for the slot",
-               enforced: false) { input in
+        JobKey("WakeSystem", default: "no",
+               doc: "Schedule= jobs: wake a sleeping machine for the slot (CLOCK_REALTIME_ALARM)") { input in
             input.definition.extra.wakeSystem = input.reader.bool("WakeSystem", default: false)
         },
         JobKey("InhibitIdle", default: "yes for continued, else no",
