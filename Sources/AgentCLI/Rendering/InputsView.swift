@@ -58,8 +58,9 @@ public enum InputsView {
         }
         if let presence = inputs.presence {
             var value = DisplayText.sanitized(presence)
+            // Why it is PSI alone is in --json's idleSource; the line stays short.
             if let source = inputs.idleSource, source.hasPrefix("PSI alone") {
-                value += " — RequiresIdle= is " + DisplayText.sanitized(source)
+                value += " (RequiresIdle= is PSI alone)"
             }
             items.append(Item(label: "user", value: value, role: nil))
         }
@@ -178,7 +179,8 @@ public enum InputsView {
     /// sources wrap under their value column to fit `width` (nil: one line).
     public static func block(_ inputs: MachineInputs, indent: String = "  ", width: Int?) -> [StyledText] {
         var lines = items(inputs).map { item in
-            StyledText(indent + DisplayText.pad(item.label, to: labelWidth)) + StyledText(item.value, item.role)
+            let line = StyledText(indent + DisplayText.pad(item.label, to: labelWidth)) + StyledText(item.value, item.role)
+            return width.map { line.cut(to: $0) } ?? line
         }
         if !inputs.sources.isEmpty {
             let valueColumn = indent + String(repeating: " ", count: labelWidth)
