@@ -43,6 +43,7 @@ final class ConditionMonitor {
     private var routes: RouteMonitor?
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
+    private var profilesReconnect: BusReconnect?
     private let meteredNetwork = MeteredNetworkInput()
     /// logind: the machine about to sleep, the user's presence, and the inhibitor locks the
     /// scheduler wants.
@@ -162,11 +163,14 @@ final class ConditionMonitor {
     }
 
     private func startPowerProfiles() {
-        guard !simulatedMachine else {
+        // --system-bus names the bus to read, also on a simulated machine (tests' private bus).
+        guard !simulatedMachine || systemBusAddress != nil else {
             setSource("power-profiles", "unavailable", "not consulted on a simulated machine")
             return
         }
-        let monitor = PowerProfilesMonitor(loop: loop) { [unowned self] profile in
+        profilesReconnect = BusReconnect(loop: loop)
+        let monitor = PowerProfilesMonitor(loop: loop, bus: systemBusAddress.map { .address($0) } ?? .system) {
+            [unowned self] profile in
             self.profilesLowPower = PowerProfilesMonitor.isLowPower(profile)
             self.recompute()
         }
@@ -177,10 +181,19 @@ final class ConditionMonitor {
 
     private func profilesStatus(_ status: PowerProfilesMonitor.Status) {
         if case .unavailable(let reason) = status {
-            setSource("power-profiles", "unavailable", reason)
+            profilesReconnect?.down { [unowned self] in self.retryPowerProfiles() }
+            setSource("power-profiles", "unavailable", reason + (profilesReconnect?.note ?? ""))
         } else {
+            if case .watching = status { profilesReconnect?.up() }
             setSource("power-profiles", "live", status.description)
         }
+    }
+
+    private func retryPowerProfiles() {
+        guard let profiles else { return }
+        let status = profiles.start()
+        if status.isUnavailable { profilesReconnect?.down { [unowned self] in self.retryPowerProfiles() } }
+        profilesStatus(status)
     }
 
     // MARK: events

@@ -21,6 +21,8 @@ final class LogindInput {
     private(set) var source = InputSource(name: "logind", state: "unavailable", detail: "not started")
 
     private var monitor: LogindMonitor?
+    private var reconnect: BusReconnect?
+    private var started = false
     private let scope: LogindMonitor.SessionScope
 
     init(scope: LogindMonitor.SessionScope) {
@@ -82,8 +84,10 @@ final class LogindInput {
         monitor.onPrepareForSleep = { [unowned self] going in self.prepareForSleep(going) }
         monitor.onStatusChange = { [unowned self] status in self.statusChanged(status) }
         self.monitor = monitor
+        reconnect = BusReconnect(loop: loop)
         statusChanged(monitor.start())
         self.onChange = onChange
+        started = true
     }
 
     private func prepareForSleep(_ going: Bool) {
@@ -94,6 +98,13 @@ final class LogindInput {
     }
 
     private func statusChanged(_ status: LogindMonitor.Status) {
+        let before = source.state
+        defer {
+            // Said when it changes after the start (ConditionMonitor names it once at start).
+            if started, source.state != before {
+                log("inputs: logind \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
+            }
+        }
         switch status {
         case .watching(logind: true):
             source = InputSource(name: "logind", state: "live",
@@ -102,7 +113,12 @@ final class LogindInput {
             source = InputSource(name: "logind", state: "live", detail: status.description)
         case .watching(logind: false), .unavailable:
             let why: String
-            if case .unavailable(let reason) = status { why = reason } else { why = status.description }
+            if case .unavailable(let reason) = status {
+                reconnect?.down { [unowned self] in self.retry() }
+                why = reason + (reconnect?.note ?? "")
+            } else {
+                why = status.description
+            }
             source = InputSource(name: "logind", state: "unavailable",
                                  detail: "\(why); no sleep inhibitor, runs sleep with the machine")
             // Without logind no PrepareForSleep(false) is coming: do not stay "about to sleep".
@@ -111,10 +127,28 @@ final class LogindInput {
                 onChange()
             }
         }
+        if case .watching = status { reconnect?.up() }
+        if status != .watching(logind: true) {
+            // Locks of a logind that went are worth nothing: the next one is asked anew.
+            sleepLock?.release()
+            sleepLock = nil
+            for id in idleLocks.keys {
+                idleLocks[id]?.lock?.release()
+                idleLocks[id]?.lock = nil
+            }
+        }
         // logind came (or went): ask again for what was refused.
         sleepLockRefused = false
         for id in idleLocks.keys { idleLocks[id]?.refused = false }
         sync()
+    }
+
+    /// A reconnection attempt; one that fails at once waits twice as long for the next.
+    private func retry() {
+        guard let monitor else { return }
+        let status = monitor.start()
+        if case .unavailable = status { reconnect?.down { [unowned self] in self.retry() } }
+        statusChanged(status)
     }
 
     /// After every scheduler event: hold exactly the locks the scheduler wants.
