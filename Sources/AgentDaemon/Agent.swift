@@ -151,6 +151,7 @@ public final class Agent {
             conditions.setBusy(scheduler.hasWorkRunningOrDue)
             conditions.setIdleNeeded(scheduler.needsCPUIdleSignal)
         }
+        conditions.logind.onSleep = { [unowned events] going in events.sleepChanged(going) }
         conditions.onChange = { [unowned conditions, unowned scheduling, unowned events] new in
             scheduling.handle(.conditionsChanged(new))
             events.conditionsChanged(conditions.inputs)

@@ -69,6 +69,7 @@ import Testing
         let held = (inputs?["inputs"] as? [String: Any])?["inhibitors"] as? [String]
         #expect(held == ["sleep delay"])
 
+        let events = try EventSubscriber(socket: sandbox.socketPath, filter: ["kinds": ["sleep", "resume", "run-ended"]])
         let before = logind.lineCount
         let asked = Date()
         try logind.send("sleep", acknowledged: "signal PrepareForSleep true")
@@ -84,6 +85,10 @@ import Testing
         try logind.send("wake", acknowledged: "signal PrepareForSleep false")
         try logind.waitFor(Self.sleepLock, after: woke)
         try agent.waitForLog("run r000002 of local.backup: resumed after")
+        // The stream says it: sleep, the expired run's end, resume.
+        let seen = try events.events(until: { $0["type"] as? String == "resume" })
+        #expect(seen.map { $0["type"] as? String ?? "" } == ["sleep", "run-ended", "resume"])
+        #expect(seen.dropFirst().first?["stopReason"] as? String == "expired(sleep)")
         let history = try json(try agent.ctl("history", "local.index", "--json").stdout) as? [[String: Any]] ?? []
         #expect(history.first?["stopReason"] as? String == "expired(sleep)")
 

@@ -54,6 +54,8 @@ final class LogindInput {
     }
     private var log: (String) -> Void = { _ in }
     private var onChange: () -> Void = {}
+    /// PrepareForSleep, before the conditions change (the events stream says it first).
+    var onSleep: (Bool) -> Void = { _ in }
 
     private var sleepLock: InhibitorLock?
     private var sleepLockPending = false
@@ -94,6 +96,7 @@ final class LogindInput {
         guard going != sleeping else { return }
         sleeping = going
         log(going ? "sleep: logind says the machine is about to sleep" : "sleep: the machine resumed")
+        onSleep(going)
         onChange()
     }
 
