@@ -50,7 +50,13 @@ extension Scheduler {
     mutating func applyRunPolicy(now: SchedulerTime) {
         let onBattery = !conditions.power.externalPower
         for (run, counted) in live.startedRuns.sorted(by: Self.leastProgressFirst) {
-            guard let job = jobs[counted.job]?.definition else { continue }
+            guard let job = jobs[counted.job]?.definition else {
+                // A run whose job was removed still must not run into the suspend.
+                if conditions.sleeping, frozen[run] == nil, !expiring.contains(run) {
+                    expire(run, counted, .sleep, because: .sleep, now: now)
+                }
+                continue
+            }
             let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now)
             if let frozenRun = frozen[run] {
                 if lost == nil {
@@ -147,14 +153,20 @@ extension Scheduler {
     /// On a tick: pauses past `MaxPause=`, the next pressure step.
     mutating func conditionTick(now: SchedulerTime) {
         expireOverduePauses(now: now)
-        // A RequiresIdle= job's IdleFor= passed while the user stayed away: held work moves.
+        presenceThresholdsPassed(now: now)
+        if let shed = nextShedAt, shed <= now {
+            if conditions.memoryPressure { shedForPressure(now: now) } else { nextShedAt = nil }
+        }
+    }
+
+    /// A RequiresIdle= job's IdleFor= passed while the user stayed away — at a tick, or during a
+    /// suspend, with no tick at that moment: held work moves, frozen runs thaw. Looked at before
+    /// every event. O(jobs with RequiresIdle=).
+    mutating func presenceThresholdsPassed(now: SchedulerTime) {
         if let checked = presenceCheckedAt, let threshold = nextPresenceThreshold(after: checked), threshold <= now {
             presenceCheckedAt = now
             reexamineHeldWork(now: now)
             applyRunPolicy(now: now)
-        }
-        if let shed = nextShedAt, shed <= now {
-            if conditions.memoryPressure { shedForPressure(now: now) } else { nextShedAt = nil }
         }
     }
 

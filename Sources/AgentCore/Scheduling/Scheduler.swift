@@ -185,6 +185,7 @@ public struct Scheduler: Sendable {
         clockNow = now
         if !firstTickSeen, holdingSince == nil { holdingSince = now }
         if budgets.roll(now: now, calendar: calendar) { dirty = true }
+        if case .away = conditions.presence { presenceThresholdsPassed(now: now) }
 
         switch event {
         case .jobsChanged(let definitions): jobsChanged(definitions, now: now)
