@@ -105,6 +105,10 @@ let package = Package(
         // network tests (AgentSystemTests and IntegrationTests); never shipped either.
         .executableTarget(name: "network-manager-stand-in", path: "Tests/NetworkManagerStandIn",
                           linkerSettings: [.linkedLibrary("systemd")]),
+        // A systemd-logind stand-in (C, sd-bus): Inhibit (the descriptor's close is seen),
+        // PrepareForSleep on command, sessions' IdleHint/LockedHint; for the sleep and idle tests.
+        .executableTarget(name: "login1-stand-in", path: "Tests/LogindStandIn",
+                          linkerSettings: [.linkedLibrary("systemd")]),
         // The invariants the fuzz targets check (Fuzz/), and the suite that replays their seed
         // corpora and every reproducer found (Fuzz/corpus, Fuzz/regressions) through them.
         .target(name: "FuzzChecks", dependencies: ["AgentCore", "AgentProtocol", "AgentSystem"],

@@ -70,7 +70,8 @@ public final class Agent {
                                       roots: KernelRoots(sysfs: options.sysfsRoot, proc: options.procRoot),
                                       stateDirectory: options.stateDirectory, settings: config.settings,
                                       logsRereads: options.benchProbes, simulatedMachine: options.simulatedMachine,
-                                      systemBusAddress: options.systemBusAddress)
+                                      systemBusAddress: options.systemBusAddress,
+                                      sessionsOfUser: options.userMode ? getuid() : nil)
         metrics = MetricsCollector(catalogue: config, loop: loop, state: state, stateWriter: stateWriter,
                                    scheduling: scheduling, runs: runs, conditions: conditions,
                                    startedAtWall: facts.startedAtWall)
@@ -140,11 +141,20 @@ public final class Agent {
             MachineConditionFacts(virtualization: self.virtualization,
                                   onACPower: conditions.conditions.power.externalPower)
         }
-        scheduling.onHandled = { [unowned metricsWriter, unowned conditions] scheduler in
+        // The machine woke for a WakeSystem= slot: decide now rather than at the monotonic
+        // timer, which stood still while it slept.
+        conditions.wake.onFired = { [unowned scheduling] in scheduling.handle(.tick) }
+        scheduling.inhibitDelayMax = { [unowned conditions] in conditions.logind.inhibitDelayMax }
+        scheduling.onHandled = { [unowned metricsWriter, unowned conditions, unowned runs = self.runs,
+                                  unowned scheduling] scheduler in
             metricsWriter.markDirty()
+            conditions.wake.follow(scheduler.wakeSlot(now: scheduling.now))
+            conditions.logind.follow(wantsSleepLock: scheduler.wantsSleepLock,
+                                    idleRuns: scheduler.idleLockRuns.map { ($0, runs.inhibitorTitle(of: $0)) })
             conditions.setBusy(scheduler.hasWorkRunningOrDue)
             conditions.setIdleNeeded(scheduler.needsCPUIdleSignal)
         }
+        conditions.logind.onSleep = { [unowned events] going in events.sleepChanged(going) }
         conditions.onChange = { [unowned conditions, unowned scheduling, unowned events] new in
             scheduling.handle(.conditionsChanged(new))
             events.conditionsChanged(conditions.inputs)

@@ -298,6 +298,14 @@ final class EventBus {
         publish(.conditionsChanged) { $0.inputs = inputs() }
     }
 
+    /// logind's PrepareForSleep: `going` true before the suspend, false after the resume.
+    func sleepChanged(_ going: Bool) {
+        publish(going ? .sleep : .resume) {
+            $0.message = going ? "runs are frozen or expired before the suspend, then the sleep lock is released"
+                               : "frozen runs are thawed and overdue work catches up"
+        }
+    }
+
     func agentStopping() {
         publish(.agentStopping) { $0.message = "agentd is stopping: live runs get SIGTERM and their grace period" }
     }

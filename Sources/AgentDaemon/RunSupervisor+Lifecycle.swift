@@ -37,6 +37,20 @@ extension RunSupervisor {
         return startsStop(.expire(reason), run)
     }
 
+    /// What a run's idle inhibitor is named by (`systemd-inhibit --list` shows it): its title,
+    /// else its job's `Description=`, else its identifier.
+    func inhibitorTitle(of id: RunID) -> String {
+        guard let run = live[id] else { return id.description }
+        return run.state.title ?? run.job.extra.description ?? run.state.identifier.rawValue
+    }
+
+    /// Expires a run with its grace period shortened to at most `graceAtMost` (before sleep).
+    @discardableResult
+    func expire(_ id: RunID, reason: ExpiryReason, graceAtMost: Duration) -> Bool {
+        guard let run = live[id] else { return false }
+        return startsStop(.expireWithin(reason, grace: graceAtMost), run)
+    }
+
     /// Stops a run because a person asked (`agentctl cancel`), with the same teardown.
     @discardableResult
     func cancel(_ id: RunID) -> Bool {
@@ -66,7 +80,7 @@ extension RunSupervisor {
         // Benchmarks read how late each teardown step went out, against when it was due.
         let due: MonotonicInstant? = switch event {
         case .deadlineReached: run.state.lifecycle.nextDeadline.map { .zero + $0 }
-        case .expire, .cancel, .agentStopping: instant
+        case .expire, .expireWithin, .cancel, .agentStopping: instant
         default: nil
         }
         let stopBefore = run.state.lifecycle.stop
@@ -103,7 +117,7 @@ extension RunSupervisor {
         let prefix = "run \(run.state.id) of \(run.state.identifier)"
         switch stop {
         case .expired(let reason):
-            log.notice("\(prefix): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.job.gracePeriod))",
+            log.notice("\(prefix): expiring (\(reason.rawValue)), SIGTERM and SIGCONT, then SIGKILL after \(TimeSpan.format(run.state.lifecycle.teardownGrace ?? run.job.gracePeriod))",
                              fields: LogFields(.runExpired, identifier: run.state.identifier.rawValue, runID: run.state.id.description,
                                                stopReason: StopReason.expired(reason).description))
         case .cancelled:

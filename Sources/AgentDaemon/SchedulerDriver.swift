@@ -20,6 +20,8 @@ final class SchedulerDriver {
     private let runs: RunSupervisor
     /// Benchmarks read how long each decision took.
     private let logsDecisionTimes: Bool
+    /// logind's `InhibitDelayMaxUSec`: runs expired before sleep get a grace period that fits it.
+    var inhibitDelayMax: () -> Duration = { LogindMonitor.defaultInhibitDelay }
     /// After every event, with the scheduler as it now is (metrics, the inputs' sampling).
     var onHandled: ((Scheduler) -> Void)?
     private(set) var scheduler: Scheduler
@@ -261,6 +263,8 @@ final class SchedulerDriver {
                 persist(changes, cadence)
             case .log(let text):
                 log.info(text)
+            case .expire(let run, .sleep):
+                runs.expire(run, reason: .sleep, graceAtMost: SleepPolicy.graceLimit(inhibitDelayMax: inhibitDelayMax()))
             case .expire(let run, let reason):
                 runs.expire(run, reason: reason)
             case .freeze(let run, let hold):

@@ -69,6 +69,11 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     case jobError = "job-error"
     case conditionsChanged = "conditions-changed"
     case agentStopping = "agent-stopping"
+    /// logind's PrepareForSleep(true): the machine is about to sleep (runs are frozen or
+    /// expired `expired(sleep)` next).
+    case sleep
+    /// logind's PrepareForSleep(false): the machine resumed.
+    case resume
     /// The last event of a subscriber that fell behind; the agent closes the connection after it.
     case overflow
 
@@ -76,5 +81,6 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     /// them through.
     public var isAgentWide: Bool {
         self == .conditionsChanged || self == .agentStopping || self == .overflow || self == .jobError
+            || self == .sleep || self == .resume
     }
 }

@@ -31,12 +31,36 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     public var cpuBusy: Bool
     /// Each input source and how it is read.
     public var sources: [InputSource]
+    /// `awake`, or `about to sleep` between logind's PrepareForSleep(true) and (false); nil
+    /// from an agentd too old to say.
+    public var sleep: String?
+    /// The logind inhibitor locks agentd holds: `sleep delay` while runs are live, `idle block
+    /// (TITLE)` per run that keeps the desktop awake; nil from an agentd too old to say.
+    public var inhibitors: [String]?
+    /// The user's presence for `RequiresIdle=`: `active`, `away since 2026-12-02 08:33:00 (2
+    /// sessions idle or locked)`, or `unknown`; nil from an agentd too old to say.
+    public var presence: String?
+    /// What `RequiresIdle=` is judged by: `logind sessions and PSI`, or `PSI alone (…why)`.
+    public var idleSource: String?
+    /// `WakeSystem=`: `armed for Thu 03:00 (local.backup)`, or `refused: …` where the machine
+    /// cannot wake itself; nil without a WakeSystem= slot to come.
+    public var wakeAlarm: String?
+    /// The instant the wake-up alarm is armed for, as the kernel reads it back (unix seconds).
+    public var wakeAlarmAt: Double?
 
     public init(power: String, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
                 lowPowerSource: String, thermal: String, hottestZone: String?, hottestCelsius: Double?,
                 marginCelsius: Double?, marginTrip: String?, network: Bool, metered: String? = nil,
-                meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource])
+                meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource],
+                sleep: String? = nil, inhibitors: [String]? = nil, presence: String? = nil,
+                idleSource: String? = nil, wakeAlarm: String? = nil, wakeAlarmAt: Double? = nil)
     {
+        self.wakeAlarm = wakeAlarm
+        self.wakeAlarmAt = wakeAlarmAt
+        self.presence = presence
+        self.idleSource = idleSource
+        self.sleep = sleep
+        self.inhibitors = inhibitors
         self.power = power
         self.batteryPercent = batteryPercent
         self.batteryStatus = batteryStatus

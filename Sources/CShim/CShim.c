@@ -57,6 +57,21 @@ int cshim_timerfd_set_absolute(int fd, uint64_t ns) {
     its.it_value.tv_nsec = (long)(ns % 1000000000ull);
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
+int cshim_alarm_timerfd_create(void) {
+    return timerfd_create(CLOCK_REALTIME_ALARM, TFD_CLOEXEC | TFD_NONBLOCK);
+}
+int cshim_alarm_timerfd_set(int fd, uint64_t realtime_ns) {
+    return cshim_timerfd_set_absolute(fd, realtime_ns);
+}
+int64_t cshim_alarm_timerfd_armed_at(int fd) {
+    struct itimerspec its;
+    if (timerfd_gettime(fd, &its) < 0) return -1;
+    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return ((int64_t)now.tv_sec + (int64_t)its.it_value.tv_sec) * 1000000000LL
+        + (int64_t)now.tv_nsec + (int64_t)its.it_value.tv_nsec;
+}
 static uint64_t clock_ns(clockid_t id) {
     struct timespec ts;
     clock_gettime(id, &ts);

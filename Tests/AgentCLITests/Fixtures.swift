@@ -77,6 +77,7 @@ enum Fixture {
         InputSource(name: "platform_profile", state: "live"),
         InputSource(name: "power-profiles", state: "live"),
         InputSource(name: "networkmanager", state: "live", detail: "watching NetworkManager"),
+        InputSource(name: "logind", state: "live", detail: "watching systemd-logind; InhibitDelayMaxUSec 5s"),
     ]
 
     /// A laptop on its charger, cool, online, every source live.
@@ -85,7 +86,9 @@ enum Fixture {
         lowPowerSource: "auto (platform_profile)", thermal: "nominal", hottestZone: "x86_pkg_temp",
         hottestCelsius: 48, marginCelsius: 42, marginTrip: "passive", network: true,
         metered: "no", meteredSource: "NetworkManager: no", memoryPressure: false, cpuBusy: false,
-        sources: liveSources)
+        sources: liveSources, sleep: "awake", inhibitors: ["sleep delay", "idle block (Exporting Photos)"],
+        presence: "away since 02:41 (1 session idle or locked)", idleSource: "logind sessions and PSI",
+        wakeAlarm: "armed for Thu 03:00 (local.backup)", wakeAlarmAt: 1_796_266_800)
 
     /// On battery at 15 % and falling, low-power mode forced on, offline, memory pressure.
     static let inputsOnBattery = MachineInputs(

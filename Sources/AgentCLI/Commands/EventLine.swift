@@ -38,6 +38,8 @@ enum EventLine {
                     + (inputs.memoryPressure ? ", memory pressure" : "")
             } ?? "changed")
         case .agentStopping?: return "agentd stopping"
+        case .sleep?: return "machine about to sleep: " + clean(event.message)
+        case .resume?: return "machine resumed: " + clean(event.message)
         case .overflow?: return "overflow: \(clean(event.message))"
         case nil: return clean(event.type)
         }

@@ -41,6 +41,33 @@ public enum InputsView {
             + (metered(inputs).map { [Item(label: "metered", value: $0, role: inputs.metered == "yes" ? .warning : nil)] } ?? [])
             + [Item(label: "pressure", value: pressure(inputs),
                     role: inputs.memoryPressure || inputs.cpuBusy ? .warning : nil)]
+            + sleepItems(inputs)
+    }
+
+    /// From an agentd that says: `sleep  awake · holding sleep delay, idle block (Exporting)`,
+    /// `user  away since 08:33 (2 sessions idle or locked)` or `unknown — RequiresIdle= is PSI
+    /// alone (…)`, `wake  armed for Thu 03:00 (local.backup)`.
+    static func sleepItems(_ inputs: MachineInputs) -> [Item] {
+        var items: [Item] = []
+        if let sleep = inputs.sleep {
+            var value = DisplayText.sanitized(sleep)
+            if let held = inputs.inhibitors, !held.isEmpty {
+                value += " · holding " + held.map(DisplayText.sanitized).joined(separator: ", ")
+            }
+            items.append(Item(label: "sleep", value: value, role: sleep == "awake" ? nil : .warning))
+        }
+        if let presence = inputs.presence {
+            var value = DisplayText.sanitized(presence)
+            // Why it is PSI alone is in --json's idleSource; the line stays short.
+            if let source = inputs.idleSource, source.hasPrefix("PSI alone") {
+                value += " (RequiresIdle= is PSI alone)"
+            }
+            items.append(Item(label: "user", value: value, role: nil))
+        }
+        if let wake = inputs.wakeAlarm {
+            items.append(Item(label: "wake", value: DisplayText.sanitized(wake), role: wake.hasPrefix("refused") ? .warning : nil))
+        }
+        return items
     }
 
     /// `no (NetworkManager: no)`, `yes (NetworkManager: guess-yes)`, `no (no system bus)`: the
@@ -152,7 +179,8 @@ public enum InputsView {
     /// sources wrap under their value column to fit `width` (nil: one line).
     public static func block(_ inputs: MachineInputs, indent: String = "  ", width: Int?) -> [StyledText] {
         var lines = items(inputs).map { item in
-            StyledText(indent + DisplayText.pad(item.label, to: labelWidth)) + StyledText(item.value, item.role)
+            let line = StyledText(indent + DisplayText.pad(item.label, to: labelWidth)) + StyledText(item.value, item.role)
+            return width.map { line.cut(to: $0) } ?? line
         }
         if !inputs.sources.isEmpty {
             let valueColumn = indent + String(repeating: " ", count: labelWidth)
@@ -166,7 +194,9 @@ public enum InputsView {
     /// The line or two of `watch`: every input, packed to `width`, then the sources that are not
     /// live (the ones worth a look), or nothing more when every source is live.
     public static func summary(_ inputs: MachineInputs, width: Int?) -> [StyledText] {
-        let parts = items(inputs).map { item in
+        // The sleep, user and wake lines only when they hold something back: watch is small.
+        let quiet: Set<String> = inputs.sleep == "awake" ? ["sleep", "user", "wake"] : ["user", "wake"]
+        let parts = items(inputs).filter { !quiet.contains($0.label) || $0.role != nil }.map { item in
             StyledText(item.label + " ", .dim) + StyledText(item.value, item.role)
         }
         var lines = packed(parts, first: StyledText(), continuation: StyledText("  "), separator: " · ", width: width)

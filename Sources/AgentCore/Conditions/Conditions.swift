@@ -20,6 +20,11 @@ public struct Conditions: Sendable, Hashable, Codable {
     public var cpuBusy: Bool
     /// `Resources=` names the machine has (`gpu`).
     public var resources: Set<String>
+    /// logind said the machine is about to sleep (`PrepareForSleep(true)`) and has not yet said
+    /// it resumed: nothing starts, runs are frozen or expired `expired(sleep)` (DESIGN §6).
+    public var sleeping: Bool = false
+    /// Whether the user is away (logind's idle and locked hints), for `RequiresIdle=`.
+    public var presence: UserPresence = .unknown
 
     public init(power: PowerState = .mains, lowPower: Bool = false, thermal: ThermalState = .nominal,
                 network: Bool = true, metered: NetworkMetering = .no, memoryPressure: Bool = false, cpuBusy: Bool = false,

@@ -69,9 +69,14 @@ public protocol SystemFacts {
     func userName(uid: UInt32) -> String?
     /// The uid and groups of the user `name`, or nil when unknown.
     func userIdentity(_ name: String) -> UserIdentity?
+    func wakeAlarmRefusal() -> String?
 }
 
 extension SystemFacts {
+    /// Why this machine cannot arm a wake-up alarm for `WakeSystem=` (no CAP_WAKE_ALARM, no
+    /// alarm timers), or nil when it can. By default it can.
+    public func wakeAlarmRefusal() -> String? { nil }
+
     /// Only root is known without a user database.
     public func userName(uid: UInt32) -> String? { uid == 0 ? "root" : nil }
     public func userIdentity(_ name: String) -> UserIdentity? { name == "root" ? UserIdentity(uid: 0, groups: [0]) : nil }

@@ -282,6 +282,7 @@ public struct JobDefinition: Hashable, Sendable {
                     + "this agent reads it but runs the job as if it were not set")
             }
         }
+        warnAboutWakeSystem(&input)
         warnAboutPluginAccess(&input)
         warnAboutUnenforceableSandbox(&input)
         reader = input.reader
@@ -294,5 +295,20 @@ public struct JobDefinition: Hashable, Sendable {
             let la = a.element.line ?? 0, lb = b.element.line ?? 0
             return la != lb ? la < lb : a.offset < b.offset
         }.map(\.element)
+    }
+}
+
+extension JobDefinition {
+    /// `WakeSystem=yes` wakes the machine only for a `Schedule=` slot, and only where the kernel
+    /// gives the agent an alarm timer: `check` says so rather than let the job sleep through.
+    static func warnAboutWakeSystem(_ input: inout JobKeyInput) {
+        guard input.definition.extra.wakeSystem, let line = input.reader.assignment("WakeSystem")?.line else { return }
+        if input.definition.schedule == nil {
+            input.reader.warning(line, "WakeSystem: only a Schedule= slot wakes the machine, and this job has no "
+                + "Schedule=; add one or drop WakeSystem=")
+        } else if let refusal = input.facts.wakeAlarmRefusal() {
+            input.reader.warning(line, "WakeSystem: this machine cannot wake itself (\(refusal)); the job runs at "
+                + "its slot only while the machine is awake")
+        }
     }
 }

@@ -22,6 +22,11 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
     case memoryPressure
     /// `Resources=` names something this machine lacks.
     case resource(String)
+    /// The machine is about to sleep (logind's `PrepareForSleep(true)`).
+    case sleep
+    /// `RequiresIdle=yes` while the user is at the machine, or has been away for less than
+    /// `IdleFor=` (whole minutes).
+    case userActive(idleMinutes: Int, of: Int)
 
     public var description: String {
         switch self {
@@ -35,6 +40,8 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .idle: "idle"
         case .memoryPressure: "memory pressure"
         case .resource(let name): "resource \(name)"
+        case .sleep: "machine about to sleep"
+        case .userActive(let idle, let needed): "user active (idle \(idle) min of \(needed))"
         }
     }
 
@@ -45,8 +52,10 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .batteryLow, .batteryCritical: .battery
         case .thermal: .thermal
         case .network, .unmeteredNetwork: .network
-        case .memoryPressure, .idle: .pressure
+        // RequiresIdle= lost (the CPU got busy, the user came back): §7 has no reason of its own.
+        case .memoryPressure, .idle, .userActive: .pressure
         case .resource: .resource
+        case .sleep: .sleep
         }
     }
 

@@ -19,15 +19,21 @@ public enum LaunchPolicy {
     /// The first condition that holds `job` back, or nil when it may start. Hard stops come
     /// first (critical battery, critical heat, a missing resource), then the job's own
     /// requirements, then the discretionary rows.
+    /// `now` is when `IdleFor=` is judged (nil: a user away counts as away long enough).
     public static func hold(_ job: JobDefinition, _ conditions: Conditions,
-                            _ settings: AgentSettings) -> ConditionHold?
+                            _ settings: AgentSettings, now: SchedulerTime? = nil) -> ConditionHold?
     {
+        // Nothing starts between PrepareForSleep(true) and the resume.
+        if conditions.sleeping { return .sleep }
         if let stop = hardStop(conditions, settings) { return stop }
         if let missing = job.resources.first(where: { !conditions.resources.contains($0) }) {
             return .resource(missing)
         }
         if let need = lostNeed(job, conditions) { return need }
-        if job.requiresIdle, conditions.cpuBusy { return .idle }
+        if job.requiresIdle {
+            if conditions.cpuBusy { return .idle }
+            if let away = conditions.presence.hold(idleFor: job.extra.idleFor, now: now) { return away }
+        }
         guard job.kind != .continued else { return nil }
         if let stop = discretionaryStop(conditions, settings) { return stop }
         if conditions.memoryPressure { return .memoryPressure }

@@ -14,11 +14,18 @@
 /// at a time (the scheduler's pressure step), not through this rule. The pieces are the launch
 /// policy's own, so a run is stopped only by what would also keep it from starting.
 public enum RunningWorkPolicy {
+    /// `now`: when `IdleFor=` is judged for a run frozen because the user came back (it thaws
+    /// once the user has been away that long again); nil: away counts as long enough.
     public static func lost(_ job: JobDefinition, _ conditions: Conditions,
-                            _ settings: AgentSettings) -> ConditionHold?
+                            _ settings: AgentSettings, now: SchedulerTime? = nil) -> ConditionHold?
     {
+        // Before a suspend every run loses the machine; whether it is frozen or expired is
+        // `SleepPolicy`'s call.
+        if conditions.sleeping { return .sleep }
         if let stop = LaunchPolicy.hardStop(conditions, settings) { return stop }
         if let need = LaunchPolicy.lostNeed(job, conditions) { return need }
+        // The user came back: a RequiresIdle= run stops (or pauses) whatever its kind.
+        if job.requiresIdle, let hold = conditions.presence.hold(idleFor: job.extra.idleFor, now: now) { return hold }
         guard job.kind != .continued else { return nil }
         return LaunchPolicy.discretionaryStop(conditions, settings)
     }

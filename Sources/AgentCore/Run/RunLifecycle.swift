@@ -90,6 +90,8 @@ public struct RunLifecycle: Sendable {
     }
 
     public var isStopping: Bool { stop != nil }
+    /// The grace period of the teardown under way (shorter than the job's before sleep).
+    public var teardownGrace: Duration? { teardown?.teardown.totalWait }
     public var pausedReason: String? { pause?.reason }
     public var isEnded: Bool { result != nil }
     /// The command that exited succeeded and another follows once its processes are gone:
@@ -122,6 +124,8 @@ public struct RunLifecycle: Sendable {
         case .frozen(let reason): return freeze(reason, now: now)
         case .thawed: return thaw(now: now)
         case .expire(let reason): return beginStop(.expired(reason), dueAt: now, now: now)
+        case .expireWithin(let reason, let grace):
+            return beginStop(.expired(reason), dueAt: now, now: now, grace: min(settings.gracePeriod, grace))
         case .cancel: return beginStop(.cancelled, dueAt: now, now: now)
         case .agentStopping: return agentStopping(now: now)
         case .limitReached: return limitReached(now: now)
@@ -205,7 +209,8 @@ public struct RunLifecycle: Sendable {
 
     /// The first stop starts the teardown, anchored at `dueAt` (when the stop was due); a frozen
     /// run is thawed first, since it could not act on SIGTERM.
-    private mutating func beginStop(_ cause: RunStop, dueAt: Duration, now: Duration) -> [RunAction] {
+    private mutating func beginStop(_ cause: RunStop, dueAt: Duration, now: Duration,
+                                    grace: Duration? = nil) -> [RunAction] {
         if nextCommand != nil, stop == nil {
             // Between two commands nothing runs to signal: the next is simply not spawned.
             stop = cause
@@ -219,7 +224,7 @@ public struct RunLifecycle: Sendable {
             pause = nil
             actions.append(.thaw)
         }
-        teardown = TeardownProgress(teardown: Teardown(gracePeriod: settings.gracePeriod), startedAt: min(dueAt, now))
+        teardown = TeardownProgress(teardown: Teardown(gracePeriod: grace ?? settings.gracePeriod), startedAt: min(dueAt, now))
         return actions + advanceTeardown(now: now)
     }
 

@@ -18,6 +18,9 @@ public enum RunLifecycleEvent: Hashable, Sendable {
     case thawed
     /// The scheduler's policy, `MaxPause=`, or `agentctl simulate expire` expires the run.
     case expire(ExpiryReason)
+    /// As `.expire`, with the grace period shortened to at most `grace`: the machine is about
+    /// to sleep and logind waits only so long (`InhibitDelayMaxUSec`).
+    case expireWithin(ExpiryReason, grace: Duration)
     /// `agentctl cancel`.
     case cancel
     /// The agent is stopping (SIGTERM, SIGINT): its runs get the teardown and end `agent-restart`.

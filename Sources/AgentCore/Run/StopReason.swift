@@ -16,6 +16,9 @@ public enum ExpiryReason: String, Sendable, Codable, CaseIterable {
     /// A `Resources=` resource the run needs went away (DESIGN §7). The running-work policy does
     /// not stop runs for it yet: it is the reason a hold on a resource maps to.
     case resource
+    /// The machine was about to sleep (logind's `PrepareForSleep`): a discretionary run that
+    /// cannot be frozen is stopped before the suspend, within logind's delay (DESIGN §6).
+    case sleep
 }
 
 /// How a run ended, kept in history for every run (DESIGN §7).

@@ -9,6 +9,7 @@ extension Scheduler {
         let old = conditions
         guard new != old else { return }
         conditions = new
+        presenceCheckedAt = now
         if old.lowPower != new.lowPower {
             // Refresh intervals stretch ×4 in low-power mode and shrink back after.
             for (id, job) in jobs where job.definition.kind == .refresh && job.definition.interval != nil {
@@ -26,17 +27,17 @@ extension Scheduler {
     /// announced again. Continued queues likewise.
     mutating func reexamineHeldWork(now: SchedulerTime) {
         for (id, key) in ready.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil else { continue }
+            guard let job = jobs[id], launchHold(job) != nil else { continue }
             ready.remove(id)
             conditionHeld.set(id, key)
         }
         for (id, key) in budgetHeld.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil else { continue }
+            guard let job = jobs[id], launchHold(job) != nil else { continue }
             budgetHeld.remove(id)
             conditionHeld.set(id, key)
         }
         for (id, key) in conditionHeld.entries {
-            guard let job = jobs[id], LaunchPolicy.hold(job.policyDefinition, conditions, settings) == nil else { continue }
+            guard let job = jobs[id], launchHold(job) == nil else { continue }
             conditionHeld.remove(id)
             ready.set(id, key)
             newlyReady.append(id)
@@ -49,18 +50,33 @@ extension Scheduler {
     mutating func applyRunPolicy(now: SchedulerTime) {
         let onBattery = !conditions.power.externalPower
         for (run, counted) in live.startedRuns.sorted(by: Self.leastProgressFirst) {
-            guard let job = jobs[counted.job]?.definition else { continue }
-            let lost = RunningWorkPolicy.lost(job, conditions, settings)
+            guard let job = jobs[counted.job]?.definition else {
+                // A run whose job was removed still must not run into the suspend.
+                if conditions.sleeping, frozen[run] == nil, !expiring.contains(run) {
+                    expire(run, counted, .sleep, because: .sleep, now: now)
+                }
+                continue
+            }
+            let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now)
             if let frozenRun = frozen[run] {
                 if lost == nil {
                     frozen[run] = nil
                     note(counted.identifier, job: counted.job, .thawed(run), now: now)
                     output.append(.thaw(run))
                 } else if let lost, lost != frozenRun.hold {
+                    if frozenRun.hold == .sleep, job.onConditionLost != .pause {
+                        // Frozen only for the suspend (a continued run): what it lost since is
+                        // an expiry, as it would have been awake.
+                        frozen[run] = nil
+                        expire(run, counted, lost.expiryReason, because: lost, now: now)
+                        continue
+                    }
                     frozen[run]?.hold = lost
+                    // MaxPause= counts from the resume, not from before the suspend.
+                    if frozenRun.hold == .sleep { frozen[run]?.expiresAt = now + job.maxPause }
                 }
             } else if let lost, !expiring.contains(run) {
-                if job.onConditionLost == .pause {
+                if lost == .sleep ? SleepPolicy.freezes(job) : job.onConditionLost == .pause {
                     frozen[run] = FrozenRun(hold: lost, since: now, expiresAt: now + job.maxPause)
                     note(counted.identifier, job: counted.job, .frozen(run, lost), now: now)
                     output.append(.freeze(run, lost))
@@ -90,7 +106,9 @@ extension Scheduler {
     /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for, in run
     /// order (a dictionary's order would follow the process's hash seed).
     mutating func expireOverduePauses(now: SchedulerTime) {
-        for (run, frozenRun) in frozen.sorted(by: { $0.key < $1.key }) where frozenRun.expiresAt <= now {
+        // A run frozen for the suspend waits for the resume, however long the machine slept.
+        for (run, frozenRun) in frozen.sorted(by: { $0.key < $1.key })
+        where frozenRun.hold != .sleep && frozenRun.expiresAt <= now {
             frozen[run] = nil
             guard let counted = live.startedRuns[run] else { continue }
             log("\(counted.identifier): run \(run) paused longer than MaxPause=: expired")
@@ -121,7 +139,12 @@ extension Scheduler {
     var conditionDeadline: SchedulerTime? {
         let sheddable = live.startedRuns.keys.contains { !expiring.contains($0) }
         var earliest = sheddable ? nextShedAt : nil
-        for frozenRun in frozen.values where earliest.map({ frozenRun.expiresAt < $0 }) ?? true {
+        if let threshold = nextPresenceThreshold(after: presenceCheckedAt ?? clockNow),
+           earliest.map({ threshold < $0 }) ?? true {
+            earliest = threshold
+        }
+        for frozenRun in frozen.values
+        where frozenRun.hold != .sleep && (earliest.map({ frozenRun.expiresAt < $0 }) ?? true) {
             earliest = frozenRun.expiresAt
         }
         return earliest
@@ -130,15 +153,59 @@ extension Scheduler {
     /// On a tick: pauses past `MaxPause=`, the next pressure step.
     mutating func conditionTick(now: SchedulerTime) {
         expireOverduePauses(now: now)
+        presenceThresholdsPassed(now: now)
         if let shed = nextShedAt, shed <= now {
             if conditions.memoryPressure { shedForPressure(now: now) } else { nextShedAt = nil }
         }
     }
 
+    /// A RequiresIdle= job's IdleFor= passed while the user stayed away — at a tick, or during a
+    /// suspend, with no tick at that moment: held work moves, frozen runs thaw. Looked at before
+    /// every event. O(jobs with RequiresIdle=).
+    mutating func presenceThresholdsPassed(now: SchedulerTime) {
+        if let checked = presenceCheckedAt, let threshold = nextPresenceThreshold(after: checked), threshold <= now {
+            presenceCheckedAt = now
+            reexamineHeldWork(now: now)
+            applyRunPolicy(now: now)
+        }
+    }
+
+    /// Whether the shell should hold logind's sleep delay inhibitor: while any run is live;
+    /// once the machine is about to sleep, only until every run is frozen or gone (then the
+    /// suspend may go ahead).
+    public var wantsSleepLock: Bool {
+        conditions.sleeping ? live.total > frozen.count : live.total > 0
+    }
+
+    /// The live runs that hold an idle block inhibitor (`InhibitIdle=`), in run order.
+    public var idleLockRuns: [RunID] {
+        live.startedRuns.filter { _, counted in
+            jobs[counted.job].map { SleepPolicy.inhibitsIdle($0.definition) } ?? false
+        }.keys.sorted()
+    }
+
     /// What holds a continued job's queue under the current conditions.
     func continuedHold(_ jobID: Identifier) -> ConditionHold? {
         guard let job = jobs[jobID] else { return nil }
-        return LaunchPolicy.hold(job.policyDefinition, conditions, settings)
+        return launchHold(job)
+    }
+
+    /// What holds `job` back now (`IdleFor=` judged at `now`, the event's time by default).
+    func launchHold(_ job: JobSchedule, now: SchedulerTime? = nil) -> ConditionHold? {
+        LaunchPolicy.hold(job.policyDefinition, conditions, settings, now: now ?? clockNow)
+    }
+
+    /// When the next `RequiresIdle=` job's `IdleFor=` is reached while the user is away
+    /// (after `now`): a tick then lets it start. O(jobs with RequiresIdle=).
+    func nextPresenceThreshold(after now: SchedulerTime) -> SchedulerTime? {
+        guard case .away(let since) = conditions.presence else { return nil }
+        var earliest: SchedulerTime?
+        for id in idleJobs {
+            guard let job = jobs[id] else { continue }
+            let at = since + job.definition.extra.idleFor
+            if at > now, earliest.map({ at < $0 }) ?? true { earliest = at }
+        }
+        return earliest
     }
 }
 

@@ -60,7 +60,7 @@ extension Scheduler {
                 due.set(top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key))
                 continue
             }
-            let hold = LaunchPolicy.hold(job.policyDefinition, conditions, settings)
+            let hold = launchHold(job)
             let key = TimedKey(time: candidate.dueSince, identifier: top.key)
             if hold != nil { conditionHeld.set(top.key, key) } else { ready.set(top.key, key) }
             trackWindowClose(top.key, now: now)
@@ -93,7 +93,7 @@ extension Scheduler {
         }
         if wasReady, candidate.eligibleAt <= now {
             let key = TimedKey(time: candidate.dueSince, identifier: id)
-            if LaunchPolicy.hold(job.policyDefinition, conditions, settings) != nil {
+            if launchHold(job) != nil {
                 conditionHeld.set(id, key)
             } else {
                 ready.set(id, key)

@@ -37,7 +37,7 @@ extension Scheduler {
                     continue
                 }
                 if !job.isDiscretionary { problems.append("continued job \(id) is in the \(name) heap") }
-                let hold = LaunchPolicy.hold(job.policyDefinition, conditions, settings)
+                let hold = launchHold(job)
                 if name == "ready" || name == "budgetHeld", let hold {
                     problems.append("\(id) is in the \(name) heap though \(hold) holds it")
                 }

@@ -34,6 +34,7 @@ extension Scheduler {
     private mutating func upsert(_ definition: JobDefinition, now: SchedulerTime) {
         let id = definition.identifier
         if definition.requiresIdle { idleJobs.insert(id) } else { idleJobs.remove(id) }
+        if definition.extra.wakeSystem, definition.schedule != nil { wakeJobs.insert(id) } else { wakeJobs.remove(id) }
         do {
             if var job = jobs[id] {
                 guard job.definition != definition else { return }
@@ -117,6 +118,7 @@ extension Scheduler {
         continuedHeld.remove(id)
         restrictedJobs.remove(id)
         idleJobs.remove(id)
+        wakeJobs.remove(id)
         windowCloses.remove(id)
         note(id, .removed, now: now)
         jobs[id] = nil

@@ -9,6 +9,9 @@ extension Scheduler {
             lowered.insert(run)
             output.append(.setCPUWeight(run, lowered: true))
         }
+        // Launched just before logind said the machine is going to sleep: frozen or expired
+        // like the runs that were already live.
+        if conditions.sleeping { applyRunPolicy(now: now) }
         guard !launchedByUs else { return }
         // A start under a run id no launch carried: the agent sends none (every launch is
         // decided here), but such a run is still a run of the identifier — interval and trigger

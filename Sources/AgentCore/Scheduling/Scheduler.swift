@@ -117,6 +117,8 @@ public struct Scheduler: Sendable {
     var restrictedJobs: Set<Identifier> = []
     /// Jobs with `RequiresIdle=yes`: without any, CPU pressure need not be watched.
     var idleJobs: Set<Identifier> = []
+    /// `Schedule=` jobs with `WakeSystem=yes`: the wake-up alarm is armed for the next of them.
+    var wakeJobs: Set<Identifier> = []
     /// Continued jobs whose queue waits for a condition.
     var continuedHeld: Set<Identifier> = []
     /// Runs frozen by `OnConditionLost=pause`.
@@ -125,6 +127,9 @@ public struct Scheduler: Sendable {
     var expiring: Set<RunID> = []
     /// Processing runs whose CPU weight is lowered (on battery).
     var lowered: Set<RunID> = []
+    /// When held work was last looked at for the user's presence (`IdleFor=` thresholds after
+    /// it are still to come).
+    var presenceCheckedAt: SchedulerTime?
     /// The next memory-pressure step while pressure lasts.
     var nextShedAt: SchedulerTime?
     /// Since when discretionary launches wait for the next `.tick`: from the first event until
@@ -180,6 +185,7 @@ public struct Scheduler: Sendable {
         clockNow = now
         if !firstTickSeen, holdingSince == nil { holdingSince = now }
         if budgets.roll(now: now, calendar: calendar) { dirty = true }
+        if case .away = conditions.presence { presenceThresholdsPassed(now: now) }
 
         switch event {
         case .jobsChanged(let definitions): jobsChanged(definitions, now: now)
@@ -497,7 +503,7 @@ public struct Scheduler: Sendable {
         if stopping { return .agentStopping }
         if paused { return .paused }
         if candidate.eligibleAt > now { return candidate.timeGate }
-        if let hold = LaunchPolicy.hold(job.policyDefinition, conditions, settings) { return .condition(hold) }
+        if let hold = launchHold(job, now: now) { return .condition(hold) }
         if let held = sharedBlocker(job, now: now) { return held }
         if let holding = holdingSince, catchUpPending { return .catchUp(at: holding) }
         return nil

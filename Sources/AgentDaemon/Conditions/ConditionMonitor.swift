@@ -43,7 +43,13 @@ final class ConditionMonitor {
     private var routes: RouteMonitor?
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
+    private var profilesReconnect: BusReconnect?
     private let meteredNetwork = MeteredNetworkInput()
+    /// logind: the machine about to sleep, the user's presence, and the inhibitor locks the
+    /// scheduler wants.
+    let logind: LogindInput
+    /// `WakeSystem=`: the alarm armed for the next slot.
+    let wake = WakeAlarmFollower()
     /// `--system-bus`: where NetworkManager is read from (nil: the system bus).
     private let systemBusAddress: String?
     private var debounce: TimerToken?
@@ -57,8 +63,9 @@ final class ConditionMonitor {
     enum Hint: Hashable, Sendable { case power, thermal }
 
     init(loop: EventLoop, log: Logger, roots: KernelRoots, stateDirectory: String, settings: AgentSettings,
-         logsRereads: Bool, simulatedMachine: Bool, systemBusAddress: String? = nil) {
+         logsRereads: Bool, simulatedMachine: Bool, systemBusAddress: String? = nil, sessionsOfUser: UInt32? = nil) {
         self.systemBusAddress = systemBusAddress
+        logind = LogindInput(scope: sessionsOfUser.map { .user($0) } ?? .seat)
         self.loop = loop
         self.log = log
         self.roots = roots
@@ -85,6 +92,9 @@ final class ConditionMonitor {
         startPowerProfiles()
         meteredNetwork.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
                              log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
+        wake.start(loop: loop, log: { [log] in log.notice($0) })
+        logind.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
+                    log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         recompute()
         for source in sources where source.state != "live" {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
@@ -153,11 +163,14 @@ final class ConditionMonitor {
     }
 
     private func startPowerProfiles() {
-        guard !simulatedMachine else {
+        // --system-bus names the bus to read, also on a simulated machine (tests' private bus).
+        guard !simulatedMachine || systemBusAddress != nil else {
             setSource("power-profiles", "unavailable", "not consulted on a simulated machine")
             return
         }
-        let monitor = PowerProfilesMonitor(loop: loop) { [unowned self] profile in
+        profilesReconnect = BusReconnect(loop: loop)
+        let monitor = PowerProfilesMonitor(loop: loop, bus: systemBusAddress.map { .address($0) } ?? .system) {
+            [unowned self] profile in
             self.profilesLowPower = PowerProfilesMonitor.isLowPower(profile)
             self.recompute()
         }
@@ -168,10 +181,19 @@ final class ConditionMonitor {
 
     private func profilesStatus(_ status: PowerProfilesMonitor.Status) {
         if case .unavailable(let reason) = status {
-            setSource("power-profiles", "unavailable", reason)
+            profilesReconnect?.down { [unowned self] in self.retryPowerProfiles() }
+            setSource("power-profiles", "unavailable", reason + (profilesReconnect?.note ?? ""))
         } else {
+            if case .watching = status { profilesReconnect?.up() }
             setSource("power-profiles", "live", status.description)
         }
+    }
+
+    private func retryPowerProfiles() {
+        guard let profiles else { return }
+        let status = profiles.start()
+        if status.isUnavailable { profilesReconnect?.down { [unowned self] in self.retryPowerProfiles() } }
+        profilesStatus(status)
     }
 
     // MARK: events
@@ -275,7 +297,7 @@ final class ConditionMonitor {
 
     var sources: [InputSource] {
         ["uevent", "thermal-netlink", "rtnetlink", "psi", "power-profiles"].compactMap { sourceStates[$0] }
-            + [meteredNetwork.source]
+            + [meteredNetwork.source, logind.source]
     }
 
     // MARK: conditions
@@ -297,11 +319,13 @@ final class ConditionMonitor {
 
     /// Derives `Conditions` from the latest readings and reports a change (with a log line).
     func recompute() {
-        let next = Conditions(
+        var next = Conditions(
             power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
             thermal: thermal.state, network: network, metered: meteredNetwork.metering,
             memoryPressure: pressure?.memoryPressure ?? false, cpuBusy: pressure?.cpuBusy ?? false,
             resources: gpus.isEmpty ? [] : ["gpu"])
+        next.sleeping = logind.sleeping
+        next.presence = logind.presence
         guard next != conditions else { return }
         let old = conditions
         conditions = next
@@ -319,6 +343,8 @@ final class ConditionMonitor {
         if old.memoryPressure != new.memoryPressure { parts.append(new.memoryPressure ? "memory pressure" : "memory pressure over") }
         if old.cpuBusy != new.cpuBusy { parts.append(new.cpuBusy ? "cpu busy" : "cpu idle") }
         if old.resources != new.resources { parts.append("resources \(new.resources.sorted())") }
+        if old.sleeping != new.sleeping { parts.append(new.sleeping ? "about to sleep" : "awake") }
+        if old.presence != new.presence { parts.append("user " + logind.presenceText(new.presence)) }
         return parts.joined(separator: ", ")
     }
 
@@ -356,6 +382,9 @@ final class ConditionMonitor {
             marginCelsius: zone.map { Double($0.marginC) }, marginTrip: zone.map { "\($0.referenceTrip)" },
             network: conditions.network, metered: conditions.metered.rawValue,
             meteredSource: meteredNetwork.sourceText, memoryPressure: conditions.memoryPressure,
-            cpuBusy: conditions.cpuBusy, sources: sources)
+            cpuBusy: conditions.cpuBusy, sources: sources,
+            sleep: conditions.sleeping ? "about to sleep" : "awake", inhibitors: logind.heldInhibitors,
+            presence: logind.presenceText(conditions.presence), idleSource: logind.idleSourceText,
+            wakeAlarm: wake.statusText, wakeAlarmAt: wake.armedAt)
     }
 }

@@ -19,6 +19,7 @@ final class MeteredNetworkInput {
     private(set) var source = InputSource(name: "networkmanager", state: "unavailable", detail: "not started")
 
     private var monitor: NetworkMeteredMonitor?
+    private var reconnect: BusReconnect?
     private var log: (String) -> Void = { _ in }
     private var onChange: () -> Void = {}
     private var started = false
@@ -41,12 +42,20 @@ final class MeteredNetworkInput {
         }
         monitor.onStatusChange = { [unowned self] _ in self.update() }
         self.monitor = monitor
+        reconnect = BusReconnect(loop: loop)
         // ConditionMonitor's start-up line names a source that is not live; later changes are
         // logged here, and reported once `start` has returned.
         monitor.start()
         update()
         self.onChange = onChange
         started = true
+    }
+
+    /// A reconnection attempt; one that fails at once waits twice as long for the next.
+    private func retry() {
+        guard let monitor else { return }
+        if monitor.start().isUnavailable { reconnect?.down { [unowned self] in self.retry() } }
+        update()
     }
 
     /// SIGHUP: read `Metered` again.
@@ -79,8 +88,10 @@ final class MeteredNetworkInput {
         case .unavailable(let reason):
             metering = .no
             sourceText = "no system bus"
-            source = InputSource(name: "networkmanager", state: "unavailable", detail: reason)
+            reconnect?.down { [unowned self] in self.retry() }
+            source = InputSource(name: "networkmanager", state: "unavailable", detail: reason + (reconnect?.note ?? ""))
         }
+        if case .watching = status { reconnect?.up() }
         guard before != (metering, sourceText, source) else { return }
         if started, source.state != "live", before.2 != source {
             log("inputs: networkmanager unavailable: \(source.detail ?? sourceText); every network counts as unmetered")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import CShim
 import Glibc
 
 /// Answers the core's questions about plugins and users from the real system.
@@ -13,6 +14,28 @@ public final class SystemFactsProbe: SystemFacts {
     private var knownUsers: Set<String> = []
 
     public init() {}
+
+    /// Asked once per probe: a wake-up alarm is a kernel and capability question that does
+    /// not change while it runs.
+    private lazy var alarmRefusal: String?? = nil
+
+    /// Tries `timerfd_create(CLOCK_REALTIME_ALARM)` (closed at once).
+    public func wakeAlarmRefusal() -> String? {
+        if let known = alarmRefusal { return known }
+        let fd = cshim_alarm_timerfd_create()
+        let answer: String?
+        if fd >= 0 {
+            close(fd)
+            answer = nil
+        } else {
+            let code = errno
+            answer = code == EPERM ? "the agent lacks CAP_WAKE_ALARM"
+                : code == EINVAL || code == ENOTSUP ? "the kernel has no alarm timers"
+                : "timerfd_create(CLOCK_REALTIME_ALARM): \(SystemError.text(code))"
+        }
+        alarmRefusal = .some(answer)
+        return answer
+    }
 
     /// `stat` (following symlinks) for type, owner and mode; `access(X_OK)` for whether the
     /// agent may execute it.

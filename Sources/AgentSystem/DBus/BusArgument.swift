@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CSystemd
+import Glibc
 
 /// A method-call argument of the few D-Bus types the agent sends: enough for
 /// `org.freedesktop.Notifications.Notify` (`susssasa{sv}i`).
@@ -73,6 +74,48 @@ enum BusVariant {
 }
 
 extension BusMessage {
+    /// Reads a `b` at the cursor (a 32-bit int on the wire, as sd-bus reads it).
+    func readBool() throws(BusError) -> Bool {
+        var value: Int32 = 0
+        let result = csd_bus_message_read_basic(raw, BusArgument.code("b"), &value)
+        guard result > 0 else { throw BusError(name: nil, message: "expected a boolean (\(result))") }
+        return value != 0
+    }
+
+    /// Reads a `t` (uint64) inside a variant at the cursor; nil (skipped) for another type.
+    func readVariantUInt64() throws(BusError) -> UInt64? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        let peeked = csd_bus_message_peek_type(raw, &type, &contents)
+        guard peeked > 0, type == BusArgument.code("v") else { throw BusError(name: nil, message: "expected a variant") }
+        guard let contents, String(cString: contents) == "t" else {
+            let skipped = csd_bus_message_skip(raw, "v")
+            guard skipped >= 0 else { throw BusError(call: "sd_bus_message_skip", result: skipped) }
+            return nil
+        }
+        var result = csd_bus_message_enter_container(raw, BusArgument.code("v"), "t")
+        guard result > 0 else { throw BusError(call: "sd_bus_message_enter_container(t)", result: result) }
+        var value: UInt64 = 0
+        result = csd_bus_message_read_basic(raw, BusArgument.code("t"), &value)
+        guard result > 0 else { throw BusError(call: "sd_bus_message_read_basic(t)", result: result) }
+        result = csd_bus_message_exit_container(raw)
+        guard result >= 0 else { throw BusError(call: "sd_bus_message_exit_container", result: result) }
+        return value
+    }
+
+    /// Reads a `h` (a unix descriptor) at the cursor and returns a duplicate the caller owns
+    /// (close-on-exec): the message's own copy goes with the message.
+    func readDescriptor() throws(BusError) -> Int32 {
+        var borrowed: Int32 = -1
+        let result = csd_bus_message_read_basic(raw, BusArgument.code("h"), &borrowed)
+        guard result > 0, borrowed >= 0 else {
+            throw BusError(name: nil, message: "expected a unix descriptor (\(result)); is fd passing on?")
+        }
+        let owned = fcntl(borrowed, F_DUPFD_CLOEXEC, 3)
+        guard owned >= 0 else { throw BusError(name: nil, message: "fcntl(F_DUPFD_CLOEXEC): \(SystemError.text(errno))") }
+        return owned
+    }
+
     /// Reads a `u` at the cursor.
     func readUInt32() throws(BusError) -> UInt32 {
         var value: UInt32 = 0

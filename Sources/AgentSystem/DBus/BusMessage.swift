@@ -139,20 +139,20 @@ struct BusMessage {
         return (interface, strings, uint32s, invalidated)
     }
 
-    private func enter(_ type: CChar, _ contents: String) throws(BusError) {
+    func enter(_ type: CChar, _ contents: String) throws(BusError) {
         guard try enterIfPresent(type, contents) else {
             throw BusError(name: nil, message: "expected a container of \(contents)")
         }
     }
 
     /// Enters a container; false at the end of the enclosing array.
-    private func enterIfPresent(_ type: CChar, _ contents: String) throws(BusError) -> Bool {
+    func enterIfPresent(_ type: CChar, _ contents: String) throws(BusError) -> Bool {
         let result = csd_bus_message_enter_container(raw, type, contents)
         guard result >= 0 else { throw BusError(call: "sd_bus_message_enter_container(\(contents))", result: result) }
         return result > 0
     }
 
-    private func exit() throws(BusError) {
+    func exit() throws(BusError) {
         let result = csd_bus_message_exit_container(raw)
         guard result >= 0 else { throw BusError(call: "sd_bus_message_exit_container", result: result) }
     }

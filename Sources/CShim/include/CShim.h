@@ -106,6 +106,16 @@ int cshim_peer_groups(int fd, gid_t *groups, int max, int *needed);
 ssize_t cshim_send_nonblocking(int fd, const void *buf, size_t len);
 /// send(2) with MSG_NOSIGNAL only (blocking sockets); retries EINTR.
 ssize_t cshim_send_nosignal(int fd, const void *buf, size_t len);
+/// A non-blocking, close-on-exec timerfd on CLOCK_REALTIME_ALARM (WakeSystem=): it wakes a
+/// suspended machine when it expires. -1 with errno EPERM without CAP_WAKE_ALARM, EINVAL (or
+/// ENOTSUP) where the kernel has no alarm timers (no RTC that can wake the machine).
+int cshim_alarm_timerfd_create(void);
+/// Arms it for an absolute CLOCK_REALTIME time in nanoseconds since the epoch (0 disarms).
+int cshim_alarm_timerfd_set(int fd, uint64_t realtime_ns);
+/// The absolute CLOCK_REALTIME time it is armed for, read back from the kernel
+/// (timerfd_gettime + now); 0 when disarmed, -1 on error.
+int64_t cshim_alarm_timerfd_armed_at(int fd);
+
 /// Reads a timerfd's expiration count without blocking; 0 when it has not expired.
 uint64_t cshim_timerfd_drain(int fd);
 /// Sets the disposition of sig to SIG_IGN (1) or SIG_DFL (0) process-wide.

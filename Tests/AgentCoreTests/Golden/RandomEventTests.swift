@@ -196,7 +196,12 @@ struct RandomDriver {
         case 5: c.memoryPressure = chance(0.3)  // sheds a run every 10 s while it lasts: keep it short
         case 6: c.cpuBusy.toggle()
         case 7: c.lowPower.toggle()
-        default: break
+        default:
+            // logind's inputs, from the step count (no draw: the seeds keep their sequences): now
+            // and then the machine about to sleep, and the user active, away or unknown.
+            c.sleeping = steps % 5 == 0
+            let presences: [UserPresence] = [.unknown, .active, .away(since: shell.now - .seconds(600)), .away(since: shell.now)]
+            c.presence = presences[steps % presences.count]
         }
         record("conditions \(shell.format.conditions(c))")
         shell.send(.conditionsChanged(c))

@@ -116,6 +116,12 @@ struct ScriptFormat {
         if c.memoryPressure { parts.append("memory pressure") }
         if c.cpuBusy { parts.append("cpu busy") }
         if c.lowPower { parts.append("low-power mode") }
+        if c.sleeping { parts.append("about to sleep") }
+        switch c.presence {
+        case .unknown: break
+        case .active: parts.append("user active")
+        case .away(let since): parts.append("user away since \(time(since))")
+        }
         parts.append("resources " + (c.resources.isEmpty ? "none" : c.resources.sorted().joined(separator: ",")))
         return parts.joined(separator: ", ")
     }

@@ -33,6 +33,10 @@ struct ScriptInterpreter {
         case "remove-manifest": shell.setManifest(try Self.only(args, "remove-manifest NAME"), nil)
         case "calendar": try calendar(args)
         case "runs": try runs(args)
+        case "locks":
+            // `locks shown`: print the sleep and idle inhibitors the scheduler wants, as they change.
+            shell.showsLocks = try Self.only(args, "locks shown") == "shown"
+            shell.locksSeen = (shell.scheduler.wantsSleepLock, shell.scheduler.idleLockRuns)
         case "advance": try advance(args)
         case "trigger": try simple(args) { .trigger($0) }
         case "cancel-request": try cancelRequest(args)
@@ -63,6 +67,10 @@ struct ScriptInterpreter {
         case "status": status()
         case "db": database()
         case "deadline": shell.emit("next: \(nextDeadline())")
+        case "wake-slot":
+            // The slot the shell's CLOCK_REALTIME_ALARM would be armed for (WakeSystem=).
+            let slot = shell.scheduler.wakeSlot(now: shell.now)
+            shell.emit("wake: " + (slot.map { "\(shell.format.time($0.at)) \($0.identifier)" } ?? "none"))
         default: throw ScriptError("unknown command \(verb)")
         }
         return shell.output
@@ -234,7 +242,9 @@ struct ScriptInterpreter {
 
     /// `conditions battery=15 discharging`, `ac`, `thermal serious`, `network down`,
     /// `metered yes|no|unknown|checking` (NetworkManager's guess-yes is `yes`),
-    /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`.
+    /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`,
+    /// `sleeping` (logind's PrepareForSleep(true)) and `awake` (PrepareForSleep(false)),
+    /// `presence active|unknown|away|away/SPAN` (the user's, from logind's idle and locked hints).
     private mutating func conditions(_ args: [String]) throws {
         var c = shell.scheduler.conditions
         var tokens = args[...]
@@ -276,6 +286,19 @@ struct ScriptInterpreter {
                 c.memoryPressure = kind == "memory"
                 c.cpuBusy = kind == "cpu"
             case "lowpower": c.lowPower = try value(key, inline) == "on"
+            case "sleeping": c.sleeping = true
+            case "awake": c.sleeping = false
+            case "presence":
+                // active | unknown | away (since now) | away/SPAN (since SPAN ago)
+                let text = try value(key, inline)
+                switch text {
+                case "active": c.presence = .active
+                case "unknown": c.presence = .unknown
+                case "away": c.presence = .away(since: shell.now)
+                default:
+                    guard text.hasPrefix("away/") else { throw ScriptError("presence is active, unknown, away or away/SPAN") }
+                    c.presence = .away(since: shell.now - (try Self.span(String(text.dropFirst(5)))))
+                }
             case "resources":
                 let names = try value(key, inline)
                 c.resources = names == "none" ? [] : Set(names.split(separator: ",").map(String.init))

@@ -69,6 +69,9 @@ struct ScriptShell {
     private var pendingEnds: [(RunID, StopReason)] = []
     /// The next `restart` is a machine reboot: this boot starts when the agent does.
     var rebooting = false
+    /// `locks shown`: print changes of the sleep delay and idle block inhibitors the scheduler wants.
+    var showsLocks = false
+    var locksSeen: (sleep: Bool, idle: [RunID]) = (false, [])
 
     static let start = SchedulerTime(seconds: 1_795_996_800 + 8 * 3600)  // 2026-11-30 08:00 UTC
 
@@ -123,9 +126,32 @@ struct ScriptShell {
         checkOrdering(actions, of: event, context: context)
         play(actions, indent: indent, context: context, pausedBefore: pausedBefore)
         checkDatabase(context: context)
+        checkSleep(context: context)
+        if showsLocks { showLocks(indent: indent) }
         let ends = pendingEnds
         pendingEnds = []
         for (run, stop) in ends { end(run, stop) }
+    }
+
+    /// Once the sleep lock goes while the machine is about to sleep, every live run is frozen:
+    /// nothing is left running into the suspend.
+    private mutating func checkSleep(context: () -> String) {
+        guard scheduler.conditions.sleeping else { return }
+        for (run, shellRun) in runs.sorted(by: { $0.key < $1.key }) {
+            if !shellRun.frozen, !shellRun.expiring {
+                violations.append("\(context()): \(format.run(run)) is neither frozen nor expiring before sleep")
+            } else if !shellRun.frozen, !scheduler.wantsSleepLock {
+                violations.append("\(context()): sleep lock released while \(format.run(run)) is not frozen")
+            }
+        }
+    }
+
+    private mutating func showLocks(indent: String) {
+        let now = (sleep: scheduler.wantsSleepLock, idle: scheduler.idleLockRuns)
+        if now.sleep != locksSeen.sleep { emit(indent + "sleep-lock \(now.sleep ? "taken" : "released")") }
+        for run in now.idle where !locksSeen.idle.contains(run) { emit(indent + "idle-lock \(format.run(run)) taken") }
+        for run in locksSeen.idle where !now.idle.contains(run) { emit(indent + "idle-lock \(format.run(run)) released") }
+        locksSeen = now
     }
 
     private mutating func play(_ actions: [SchedulerAction], indent: String, context: () -> String,
@@ -318,7 +344,7 @@ struct ScriptShell {
         for id in ids where rules.denies(id) { violations.append("\(context()): \(name): \(id) is restricted (Deny=)") }
         for id in ids where scheduler.disabled.contains(id) { violations.append("\(context()): \(name): \(id) is disabled") }
         if let definition = scheduler.jobs[job]?.definition,
-           let hold = LaunchPolicy.hold(definition, scheduler.conditions, rules)
+           let hold = LaunchPolicy.hold(definition, scheduler.conditions, rules, now: now)
         {
             violations.append("\(context()): \(name) though \(hold) holds it")
         }

@@ -102,7 +102,7 @@ func stopReasonCodesAsItsText(_ reason: StopReason, _ text: String) throws {
     for reason in ExpiryReason.allCases {
         #expect(StopReason(parsing: StopReason.expired(reason).description) == .expired(reason))
     }
-    #expect(ExpiryReason.allCases.count == 10)
+    #expect(ExpiryReason.allCases.count == 11)
 }
 
 @Test(arguments: [

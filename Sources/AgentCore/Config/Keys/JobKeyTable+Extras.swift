@@ -9,17 +9,17 @@ extension JobKeyTable {
         JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry") { input in
             input.definition.extra.onFailure = JobDefinition.readChain("OnFailure", &input)
         },
-        JobKey("WakeSystem", default: "no", doc: "Schedule= jobs: wake a sleeping machine for the slot",
-               enforced: false) { input in
+        JobKey("WakeSystem", default: "no",
+               doc: "Schedule= jobs: wake a sleeping machine for the slot (CLOCK_REALTIME_ALARM)") { input in
             input.definition.extra.wakeSystem = input.reader.bool("WakeSystem", default: false)
         },
         JobKey("InhibitIdle", default: "yes for continued, else no",
-               doc: "hold a logind idle inhibitor while running", enforced: false) { input in
+               doc: "hold a logind idle block inhibitor, named with the run's title, while running") { input in
             guard input.reader.scalar("InhibitIdle") != nil else { return }
             input.definition.extra.inhibitIdle = input.reader.bool("InhibitIdle", default: false)
         },
-        JobKey("IdleFor", default: "15min", doc: "how long the seat must be idle for RequiresIdle=",
-               enforced: false) { input in
+        JobKey("IdleFor", default: "15min",
+               doc: "how long every session of the seat must be idle or locked for RequiresIdle=") { input in
             input.definition.extra.idleFor = input.reader.span(
                 "IdleFor", default: JobDefinition.defaultIdleFor, allowZero: false)
         },
