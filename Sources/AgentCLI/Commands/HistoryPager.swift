@@ -51,7 +51,7 @@ struct StartRange: Equatable {
         func instant(_ option: String, _ text: String?) throws(UsageError) -> Int64? {
             guard let text else { return nil }
             guard let seconds = TimeSpec.parse(text, now: context.now, rule: rule) else {
-                throw UsageError(message: "--\(option): \"\(text)\" is not a time (today, yesterday, -2h, \"2 h ago\", \"2026-12-01 10:00\", @1700000000)",
+                throw UsageError(message: "--\(option): \"\(text)\" is not a time (today, yesterday, -2h, \"2h ago\", \"2026-12-01 10:00\", @1700000000)",
                                  commandPath: command)
             }
             return seconds * 1000

@@ -27,7 +27,7 @@ enum RunCommands {
     static let runNow = CommandSpec(
         name: "run", abstract: "Run a job now (reason manual): policy bypassed, permission not (root or group agentd).",
         discussion: "Like every launch it is decided by the agent's scheduler: refused while the job already runs (one run at a time for refresh and processing jobs) or while the agent stops. A continued job is started with agentctl submit. Prints the run it started; agentctl logs RUN -f follows its output.",
-        examples: ["agentctl run local.backup", "agentctl run local.backup && agentctl logs local.backup -f"],
+        examples: ["agentctl run local.backup", "agentctl run com.example.demo.refresh"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
         run: { parsed, context in
             try change(.run, parsed.argument(0), context)
