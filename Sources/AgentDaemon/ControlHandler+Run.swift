@@ -81,6 +81,10 @@ extension ControlHandler {
             return at + ": the daily budget is spent (\(budget.used)/\(budget.limit)) until it refills\(runNow)"
         case .retry:
             return at + ": retry backoff after a failure\(runNow)"
+        case .catchUp:
+            return at + ": work overdue after downtime or a suspend is spread over CatchUpSpread=, the most overdue first\(runNow)"
+        case .requested:
+            return at + ": the earliest begin of its pending request\(runNow)"
         default:
             return at + ": waiting for \(reason)\(runNow)"
         }
