@@ -14,7 +14,7 @@ enum LogsCommand {
         directives. Runs are printed oldest first, each under a header with its start time, reason and
         result; each line starts with its run id. Without -n, the last 1,000 lines kept.
         -f follows: a run id until that run ends, an identifier until Ctrl-C (its later runs too).
-        A follower that falls far behind a flooding plugin sees "(N lines left out)", never a broken stream.
+        A plugin writing more in one go than an event carries (64 lines) shows "(N lines left out)", never a broken stream.
         """,
         examples: ["agentctl logs local.backup", "agentctl logs r000042", "agentctl logs local.backup -n 20 -f",
                    "agentctl logs local.backup --json"],
