@@ -144,6 +144,14 @@ import Testing
         #expect(RunNotesView.failedOutput(Self.runs[2], indent: "  ", width: 80).isEmpty, "a live run shows none")
     }
 
+    /// A reader who may not see a job's details gets none of its output events (DESIGN §9).
+    @Test func outputEventsAreDetailsOfTheirJob() {
+        var output = AgentEvent(sequence: 8, time: Fixture.nowMs, type: .runOutput, identifier: "local.backup", runID: "r000044")
+        output.lines = ["secret"]
+        #expect(ReadRedaction(seesDetails: { _ in false }).apply(output) == nil)
+        #expect(ReadRedaction(seesDetails: { _ in true }).apply(output)?.lines == ["secret"])
+    }
+
     @Test func logsJSONShape() throws {
         var output = AgentEvent(sequence: 8, time: Fixture.nowMs, type: .runOutput, identifier: "local.backup", runID: "r000044")
         output.lines = ["copied 12 files"]

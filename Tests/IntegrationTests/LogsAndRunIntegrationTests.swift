@@ -251,6 +251,49 @@ import Testing
     }
 }
 
+/// DESIGN §9 for the new verbs, with throwaway users: `logs` shows a reader the lines only of
+/// jobs whose file they could read (or whose manifest names them), and `run` is for root, group
+/// `agentd` and the manifest's `Users=`.
+@Suite(.serialized) struct LogsAndRunAuthorityTests {
+    private static let enabled = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+        && FileManager.default.isExecutableFile(atPath: "/usr/sbin/useradd")
+
+    @Test(.enabled(if: enabled, "needs root, setpriv and useradd: the peers are throwaway users"))
+    func logsShowAReaderOnlyWhatTheJobFilesTheyCanReadWouldTell() throws {
+        let sandbox = try Sandbox()
+        let alice = try TestUser()
+        let bob = try TestUser()
+        chmod(sandbox.root, 0o755)
+        try sandbox.write("manifests.d/local.manifest",
+                          "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=refresh processing\nUsers=\(alice.name)\n")
+        let talker = try sandbox.script("talker", "echo \"secret output of $AGENTD_IDENTIFIER\"\n")
+        try sandbox.write("jobs.d/secret.job", "[Job]\nIdentifier=local.secret\nKind=processing\nExec=\(talker)\n", mode: 0o600)
+        try sandbox.write("jobs.d/open.job", "[Job]\nIdentifier=local.open\nKind=processing\nExec=\(talker)\n", mode: 0o644)
+        let agent = try AgentProcess(sandbox: sandbox)
+        func ctl(as user: TestUser, _ arguments: String...) throws -> CommandResult {
+            try runCommand("/usr/bin/setpriv", user.setpriv + [Binaries.agentctl, "--socket", sandbox.socketPath] + arguments)
+        }
+
+        // run: refused to bob, allowed to alice (named by Users=).
+        let refused = try ctl(as: bob, "run", "local.secret")
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("run"), "\(refused.stderr)")
+        let started = try ctl(as: alice, "run", "local.secret")
+        #expect(started.status == 0, "\(started.stderr)")
+        try agent.waitForLog("run r000001 of local.secret ended:")
+        #expect(try agent.ctl("run", "local.open").status == 0)
+        try agent.waitForLog("run r000002 of local.open ended:")
+
+        let hidden = try ctl(as: bob, "logs", "local.secret", "--json")
+        #expect(hidden.status == 0, "\(hidden.stderr)")
+        #expect(!hidden.stdout.contains("secret output"), "\(hidden.stdout)")
+        let open = try ctl(as: bob, "logs", "local.open")
+        #expect(open.stdout.contains("r000002: secret output of local.open"), "\(open.stdout)")
+        let hers = try ctl(as: alice, "logs", "local.secret")
+        #expect(hers.stdout.contains("r000001: secret output of local.secret"), "\(hers.stdout)")
+    }
+}
+
 /// A FIFO a plugin reads a line from (`read line < FIFO`), held open by the test for reading and
 /// writing from the start: the plugin's open never waits for a writer, the test never waits for
 /// a reader (a failed plugin cannot hang the test), and the line waits in the pipe until read.

@@ -25,7 +25,7 @@ enum RunCommands {
 
     /// `agentctl run ID`: the administrator's "run it now" (DESIGN §8).
     static let runNow = CommandSpec(
-        name: "run", abstract: "Run a job now (reason manual): policy bypassed, permission not (root or group agentd).",
+        name: "run", abstract: "Run a job now (reason manual): policy bypassed, permission not (root, group agentd, or the manifest's Users=/Groups=).",
         discussion: "Like every launch it is decided by the agent's scheduler: refused while the job already runs (one run at a time for refresh and processing jobs) or while the agent stops. A continued job is started with agentctl submit. Prints the run it started; agentctl logs RUN -f follows its output.",
         examples: ["agentctl run local.backup", "agentctl run com.example.demo.refresh"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
