@@ -6,16 +6,16 @@ public enum AgentControl {
     public static let root = CommandSpec(
         name: "agentctl", abstract: "Look at and steer agentd, the background-task agent.",
         discussion: "The socket is --socket PATH, else with --user $XDG_RUNTIME_DIR/agentd.sock (your agentd --user), else AGENTD_SOCKET, else your agentd --user's socket when you are not root and it exists, else /run/agentd/agentd.sock.",
-        examples: ["agentctl status", "agentctl watch", "agentctl events", "agentctl list --json", "agentctl resources", "agentctl check /etc/agentd"],
+        examples: ["agentctl status", "agentctl watch", "agentctl events", "agentctl list --json", "agentctl logs local.backup -f", "agentctl resources", "agentctl check /etc/agentd"],
         options: [OptionSpec(long: "socket", valueName: "PATH", help: "Control socket of the agent."),
                   OptionSpec(long: "user", help: "Talk to your own agent (agentd --user) at $XDG_RUNTIME_DIR/agentd.sock."),
                   OptionSpec(long: "version", help: "Print agentctl's version."),
                   // systemctl and journalctl habits: agentctl never pages, so this changes nothing.
                   OptionSpec(long: "no-pager", help: "Accepted for systemctl's habit; agentctl never pages its output.")],
         subcommands: [StatusCommand.spec, WatchCommand.spec, EventsCommand.spec, ListCommand.spec, SchedulingCommands.pending,
-                      RunCommands.history, SchedulingCommands.explain, StatsCommands.stats,
+                      RunCommands.history, LogsCommand.spec, SchedulingCommands.explain, StatsCommands.stats,
                       StatsCommands.runIfStale, SchedulingCommands.submit, SchedulingCommands.trigger,
-                      RunCommands.cancel, RequestCommands.request, RequestCommands.cancelRequest, SchedulingCommands.enable, SchedulingCommands.disable,
+                      RunCommands.runNow, RunCommands.cancel, RequestCommands.request, RequestCommands.cancelRequest, SchedulingCommands.enable, SchedulingCommands.disable,
                       SchedulingCommands.pause, SchedulingCommands.resume, MachineCommands.resources,
                       MachineCommands.lowpower, MetricsCommand.spec, RunCommands.simulate, CheckCommand.spec, ConvertCommand.spec,
                       CalendarCommand.spec, versionSpec, helpSpec])

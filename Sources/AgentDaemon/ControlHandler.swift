@@ -95,7 +95,7 @@ struct ControlHandler {
         case .cancelRequest: return cancelRequest(request, mayWithdraw: { peer.mayAct(for: $0) })
         case .simulateLaunch: return simulateLaunch(request)
         case .simulateExpire: return simulateExpire(request)
-        case .pending: return ControlResponse(pending: pendingSummaries(filter: request.target))
+        case .pending: return pending(request)
         case .explain: return explain(request)
         case .trigger: return trigger(request)
         case .enable, .disable: return setEnabled(request, request.command == .enable)
@@ -106,6 +106,8 @@ struct ControlHandler {
         case .lowpower: return lowPower(request)
         case .resources: return ControlResponse(gpus: conditions.gpus, inputs: conditions.inputs)
         case .metrics: return ControlResponse(metrics: metrics.snapshot())
+        case .logs: return logs(request)
+        case .run: return runNow(request)
         }
     }
 
@@ -144,10 +146,9 @@ struct ControlHandler {
             guard job.kind != .continued else {
                 return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
             }
+            let before = Set(runs.runs(of: job.identifier).map(\.state.id))
             if let refusal = scheduling.request(.trigger(job.identifier)) { return .failure(.unavailable, refusal) }
-            let waiting = pendingSummaries(filter: job.identifier.rawValue).first
-            let note = waiting.map { "; waiting: \($0.waitingFor)" } ?? ""
-            return ControlResponse(message: "triggered \(job.identifier)\(note)")
+            return triggerAnswer(job, runsBefore: before)
         }
     }
 
@@ -231,7 +232,8 @@ struct ControlHandler {
                 reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
                 return
             }
-            reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
+            let hint = isKnown(id) ? "" : NameSuggestion.closest(to: id.rawValue, among: catalogue.registry.allJobs.map(\.definition.identifier.rawValue)).map { "; did you mean \($0)?" } ?? ""
+            reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id)\(hint) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
             return
         }
         let details = request.submission ?? SubmitRequest()
@@ -303,7 +305,7 @@ struct ControlHandler {
             if let refused = catalogue.registry.jobFileWithErrors(id) {
                 return .failure(ControlError(code: .notFound, message: "\(id): \(refused.explanation)"))
             }
-            return .failure(ControlError(code: .notFound, message: "no job \(id) (see agentctl list)"))
+            return .failure(ControlError(code: .notFound, message: noJob(id)))
         }
         switch job.state {
         case .registered:
@@ -328,7 +330,7 @@ struct ControlHandler {
     }
 
     /// A run now, decided by the scheduler like every other launch.
-    private func launchNow(_ job: JobDefinition, reason: RunReason) -> Result<RunID, ControlError> {
+    func launchNow(_ job: JobDefinition, reason: RunReason) -> Result<RunID, ControlError> {
         switch scheduling.launchNow(job.identifier, reason: reason) {
         case .success(let run):
             return .success(run)
@@ -345,6 +347,7 @@ struct ControlHandler {
     private func simulateExpire(_ request: ControlRequest) -> ControlResponse {
         let targets = liveRuns(for: request.target)
         guard !targets.isEmpty else {
+            if let unknown = unknownJob(request.target) { return unknown }
             return .failure(.notFound, "\(request.target ?? "?") has no live run (see agentctl status)")
         }
         let expired = targets.filter { runs.expire($0, reason: .simulated) }
@@ -357,6 +360,7 @@ struct ControlHandler {
     private func cancel(_ request: ControlRequest) -> ControlResponse {
         let targets = liveRuns(for: request.target)
         guard !targets.isEmpty else {
+            if let unknown = unknownJob(request.target) { return unknown }
             let target = request.target ?? "?"
             let pending = Identifier(rawValue: target).map { scheduling.scheduler.withdrawable($0) } ?? WithdrawnWork()
             let hint = pending.isEmpty ? " (see agentctl status)" : "; its pending request stays: agentctl cancel-request \(target) withdraws it"
@@ -391,7 +395,8 @@ struct ControlHandler {
             }
             // One row more than the page holds tells whether another page follows.
             let withLogTail = request.omitLogTails != true
-            try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1) { row in
+            try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1,
+                                  startedFrom: request.since, startedBefore: request.until) { row in
                 page.add(Self.record(row, withLogTail: withLogTail))
             }
         } catch {
@@ -414,7 +419,7 @@ struct ControlHandler {
     }
 
     /// `no job local.tidy-tpm; did you mean local.tidy-tmp? (see agentctl list)`.
-    private func noJob(_ id: Identifier) -> String {
+    func noJob(_ id: Identifier) -> String {
         let known = catalogue.registry.allJobs.map(\.definition.identifier.rawValue)
         let hint = NameSuggestion.closest(to: id.rawValue, among: known).map { "; did you mean \($0)?" } ?? ""
         return "no job \(id)\(hint) (see agentctl list)"

@@ -34,6 +34,11 @@ final class EventBus {
         var pendingTitle: String?
         var pendingSubtitle: String?
         var pendingStatus: String?
+        /// Output lines read this loop iteration, the newest at most `OutputBound` of them, and
+        /// how many older ones were left out (DESIGN §5: merged per read, bounded).
+        var pendingLines: [String] = []
+        var pendingLineBytes = 0
+        var droppedLines = 0
         /// The pending kinds in the order of their first line in this read: the events keep the
         /// order the plugin wrote them in.
         var pendingOrder: [EventKind] = []
@@ -48,6 +53,8 @@ final class EventBus {
     /// The sequence number of the last event published (0 before the first).
     private(set) var lastSequence: UInt64 = 0
     private var subscribers: [UInt64: Subscriber] = [:]
+    /// Subscribers that named `run-output`: output lines are collected only while there is one.
+    private var outputFollowers: Set<UInt64> = []
     private var runs: [RunID: RunLabel] = [:]
     /// The launch being carried out, read by `runStarted` (the supervisor's callback knows the
     /// job, not the submission's dynamic identifier or request).
@@ -95,14 +102,21 @@ final class EventBus {
     func subscribe(_ connection: any EventStreamClient, filter: EventFilter,
                    seesDetails: ((String) -> Bool)? = nil) -> UInt64 {
         let id = connection.id
-        subscribers[id] = Subscriber(connection: connection, filter: filter.matcher(), seesDetails: seesDetails)
+        let matcher = filter.matcher()
+        subscribers[id] = Subscriber(connection: connection, filter: matcher, seesDetails: seesDetails)
+        if matcher.wantsOutput { outputFollowers.insert(id) }
         connection.isStreaming = true
         let previous = connection.onClose
         connection.onClose = { [weak self] reason in
-            self?.subscribers[id] = nil
+            self?.drop(id)
             previous?(reason)
         }
         return lastSequence
+    }
+
+    private func drop(_ id: UInt64) {
+        subscribers[id] = nil
+        outputFollowers.remove(id)
     }
 
     // MARK: publishing
@@ -117,7 +131,8 @@ final class EventBus {
         var event = AgentEvent(sequence: lastSequence, time: wallClock(), type: kind,
                                identifier: identifier, runID: runID?.description)
         fill(&event)
-        for observer in observers { observer(event, publishingOrder) }
+        // In-process followers never asked for output lines.
+        if !kind.isOptIn { for observer in observers { observer(event, publishingOrder) } }
         guard !interested.isEmpty, let bytes = try? encoder.encode(event) else { return }
         let sequence = lastSequence
         // Encoded once for all who see everything, once for all who may not see this job's details.
@@ -132,7 +147,7 @@ final class EventBus {
                 line = hidden
             }
             if !subscriber.connection.stream(line, lastLine: { overflowLine(missed: sequence) }) {
-                subscribers[id] = nil
+                drop(id)
             }
         }
     }
@@ -194,11 +209,49 @@ final class EventBus {
         case .status(let text): runs[run]?.pendingStatus = text; runs[run]?.note(.runStatus)
         default: return
         }
-        if !label.hasPending { progressed.append(run) }
+        scheduleFlush(run, hadPending: label.hasPending)
+    }
+
+    /// The most one `run-output` event carries: a plugin flooding its output costs a follower
+    /// one event of at most this size per read, never its stream.
+    enum OutputBound {
+        static let lines = 64
+        static let bytes = 16 * 1024
+    }
+
+    /// An output line of a live run (stderr, or a stdout line that is no directive): published
+    /// with the others of the same read as one `run-output` event, to subscribers that asked.
+    func runOutput(_ run: RunID, _ line: String) {
+        guard !outputFollowers.isEmpty, let label = runs[run] else { return }
+        let size = line.utf8.count
+        runs[run]?.pendingLines.append(line)
+        runs[run]?.pendingLineBytes += size
+        // Keep the newest: drop the oldest until both bounds hold (one line alone may exceed
+        // the bytes bound: LogTail already cut it to 64 KiB, and it is sent alone).
+        while let held = runs[run], held.pendingLines.count > OutputBound.lines
+                || (held.pendingLineBytes > OutputBound.bytes && held.pendingLines.count > 1) {
+            let oldest = runs[run]?.pendingLines.removeFirst() ?? ""
+            runs[run]?.pendingLineBytes -= oldest.utf8.count
+            runs[run]?.droppedLines += 1
+        }
+        runs[run]?.note(.runOutput)
+        scheduleFlush(run, hadPending: label.hasPending)
+    }
+
+    private func scheduleFlush(_ run: RunID, hadPending: Bool) {
+        if !hadPending { progressed.append(run) }
         if !progressFlushScheduled {
             progressFlushScheduled = true
             loop.execute { [weak self] in self?.publishProgress() }
         }
+    }
+
+    /// Publishes what was read and not yet published now (before an answer that must come after
+    /// those events on the stream: `logs` answers with the lines read so far).
+    func flushPending() {
+        let runs = progressed
+        progressed = []
+        for run in runs { publishProgress(of: run) }
     }
 
     private func publishProgress() {
@@ -216,6 +269,9 @@ final class EventBus {
         runs[run]?.pendingTitle = nil
         runs[run]?.pendingSubtitle = nil
         runs[run]?.pendingStatus = nil
+        runs[run]?.pendingLines = []
+        runs[run]?.pendingLineBytes = 0
+        runs[run]?.droppedLines = 0
         runs[run]?.pendingOrder = []
         for kind in label.pendingOrder {
             switch kind {
@@ -231,6 +287,11 @@ final class EventBus {
                 publish(.runTitle, identifier: label.identifier, runID: run) { $0.title = label.pendingTitle }
             case .runSubtitle:
                 publish(.runSubtitle, identifier: label.identifier, runID: run) { $0.subtitle = label.pendingSubtitle }
+            case .runOutput:
+                publish(.runOutput, identifier: label.identifier, runID: run) { event in
+                    event.lines = label.pendingLines
+                    event.droppedLineCount = label.droppedLines > 0 ? label.droppedLines : nil
+                }
             default:
                 publish(.runStatus, identifier: label.identifier, runID: run) { $0.status = label.pendingStatus }
             }

@@ -28,6 +28,7 @@ extension RunSupervisor {
                 recorder.checkpointChanged(run)
             case .logLine(let text):
                 logPluginLine(run, text)
+                onRunOutput?(run.state.id, text)
             case .none:
                 onRunDirective?(run.state.id, directive)
             case .invalid:
@@ -37,6 +38,7 @@ extension RunSupervisor {
             let text = String(decoding: bytes, as: UTF8.self)
             run.state.appendLog(text)
             logPluginLine(run, text)
+            onRunOutput?(run.state.id, text)
         }
     }
 

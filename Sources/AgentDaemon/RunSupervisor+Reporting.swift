@@ -22,5 +22,6 @@ extension RunSupervisor {
         }
         onRunProgress = { [unowned scheduling] run, fraction in scheduling.handle(.runProgress(run, fraction)) }
         onRunDirective = { [unowned events] run, directive in events.runDirective(run, directive) }
+        onRunOutput = { [unowned events] run, line in events.runOutput(run, line) }
     }
 }

@@ -39,6 +39,11 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     public var message: String?
     /// `conditions-changed`: the inputs as `agentctl resources` shows them.
     public var inputs: MachineInputs?
+    /// `run-output`: the run's output lines read in one go, oldest first (at most 64 lines and
+    /// 16 KiB per event: the newest are kept).
+    public var lines: [String]?
+    /// `run-output`: lines read in that go but left out of `lines` to keep the event bounded.
+    public var droppedLineCount: Int?
 
     public init(sequence: UInt64, time: Int64, type: EventKind, identifier: String? = nil,
                 runID: String? = nil) {
@@ -61,6 +66,9 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     case runSubtitle = "run-subtitle"
     case runStatus = "run-status"
     case runEnded = "run-ended"
+    /// A run's output lines (stderr, and stdout lines that are not directives), merged per read.
+    /// Sent only to subscribers whose filter names this kind: a chatty plugin costs nobody else.
+    case runOutput = "run-output"
     case requestQueued = "request-queued"
     case requestRefused = "request-refused"
     case jobRegistered = "job-registered"
@@ -76,6 +84,9 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     case resume
     /// The last event of a subscriber that fell behind; the agent closes the connection after it.
     case overflow
+
+    /// Kinds a subscriber gets only by naming them in its filter's `kinds`.
+    public var isOptIn: Bool { self == .runOutput }
 
     /// Kinds that concern no identifier (a config error names a file): an identifier filter lets
     /// them through.

@@ -28,11 +28,17 @@ public struct ControlRequest: Codable, Sendable, Hashable {
     public var request: RunRequestOptions?
     /// `cancel-request`: every identifier the caller may change (`--all`), not `target`.
     public var all: Bool?
+    /// `history`: only runs started at or after / before this instant (RFC 3339 in JSON), so a
+    /// page and its cursor stay right (`agentctl history --since T --until T`).
+    @OptionalInstant<EpochMilliseconds> public var since: Int64?
+    @OptionalInstant<EpochMilliseconds> public var until: Int64?
 
     public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
                 submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil,
                 cursor: String? = nil, omitLogTails: Bool? = nil, filter: EventFilter? = nil,
-                request: RunRequestOptions? = nil, all: Bool? = nil) {
+                request: RunRequestOptions? = nil, all: Bool? = nil, since: Int64? = nil, until: Int64? = nil) {
+        self.since = since
+        self.until = until
         self.request = request
         self.all = all
         self.filter = filter
@@ -101,6 +107,13 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// `agentctl cancel-request ID|--all`: withdraws pending requests and queued submissions,
     /// never a live run (`cancel` stops live runs only).
     case cancelRequest = "cancel-request"
+    /// `agentctl logs ID|RUN [-n N]`: the output lines a job's runs (or one run) kept, newest
+    /// run last, at most `limit` lines (`ControlResponse.runs`, each run's `logTail`, oldest
+    /// run first). Live lines follow through `subscribe` with kind `run-output`.
+    case logs
+    /// `agentctl run ID`: a run now, policy bypassed, reason `manual` (the administrator's
+    /// "run it now"; `simulate-launch` is the iOS-minded root-only form).
+    case run
 
     /// Who may use a verb (DESIGN §9).
     public enum Access: Sendable {
@@ -116,8 +129,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
 
     public var access: Access {
         switch self {
-        case .status, .list, .history, .pending, .explain, .resources, .metrics, .subscribe: return .read
-        case .cancel, .trigger, .submit, .request, .cancelRequest: return .identifier
+        case .status, .list, .history, .pending, .explain, .resources, .metrics, .subscribe, .logs: return .read
+        case .cancel, .trigger, .submit, .request, .cancelRequest, .run: return .identifier
         case .enable, .disable, .pause, .resume, .runIfStale: return .change
         case .simulateLaunch, .simulateExpire, .lowpower: return .root
         }

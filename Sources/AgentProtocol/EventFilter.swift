@@ -46,6 +46,7 @@ public struct EventFilter: Codable, Sendable, Hashable {
 
     public func matches(kind: EventKind, identifier: String?) -> Bool {
         if let kinds, !kinds.contains(kind.rawValue) { return false }
+        if kind.isOptIn, kinds == nil { return false }
         guard let identifiers, !kind.isAgentWide else { return true }
         guard let identifier else { return false }
         return identifiers.contains { Self.pattern($0, matches: identifier) }
@@ -71,8 +72,13 @@ public struct EventFilter: Codable, Sendable, Hashable {
             stems = Set((patterns ?? []).filter { $0.hasSuffix(".*") }.map { String($0.dropLast(2)) })
         }
 
+        /// Whether it names an opt-in kind (`run-output`): the bus collects output lines only
+        /// while such a subscriber is there.
+        public var wantsOutput: Bool { kinds?.contains(.runOutput) == true }
+
         public func matches(kind: EventKind, identifier: String?) -> Bool {
             if let kinds, !kinds.contains(kind) { return false }
+            if kind.isOptIn, kinds == nil { return false }
             if everyIdentifier || kind.isAgentWide { return true }
             guard let identifier else { return false }
             if exact.contains(identifier) || stems.contains(identifier) { return true }

@@ -32,11 +32,11 @@ public struct ReadRedaction {
     }
 
     /// The event as this reader may see it; nil when it carries nothing but a detail (a
-    /// `run-title`, `run-subtitle` or `run-status` of a job the reader may not see).
+    /// `run-title`, `run-subtitle`, `run-status` or `run-output` of a job the reader may not see).
     public func apply(_ event: AgentEvent) -> AgentEvent? {
         guard let id = event.identifier, !seesDetails(id) else { return event }
         switch event.eventKind {
-        case .runTitle?, .runSubtitle?, .runStatus?: return nil
+        case .runTitle?, .runSubtitle?, .runStatus?, .runOutput?: return nil
         default: break
         }
         var copy = event
@@ -44,6 +44,7 @@ public struct ReadRedaction {
         copy.subtitle = nil
         copy.status = nil
         copy.result = nil
+        copy.lines = nil
         return copy
     }
 
@@ -129,6 +130,7 @@ public struct ReadRedaction {
             "kind": .kept, "reason": .kept, "stopReason": .kept, "requestID": .kept, "progress": .kept,
             "completedUnitCount": .kept, "totalUnitCount": .kept, "title": .removed, "subtitle": .removed,
             "status": .removed, "result": .removed, "position": .kept, "message": .kept, "inputs": .kept,
+            "lines": .removed, "droppedLineCount": .kept,
         ],
     ]
 }

@@ -120,12 +120,23 @@ public struct RunStore {
     /// for the newest). Rows are handed to `visit` one at a time, and reading stops when it
     /// returns false, so a page never holds more rows than its caller keeps.
     public func historyPage(identifier: String?, before: String?, limit: Int,
+                            startedFrom: Int64? = nil, startedBefore: Int64? = nil,
                             _ visit: (StoredRun) throws -> Bool) throws {
         var conditions: [String] = []
         var values: [StoreValue?] = []
         if let identifier {
             conditions.append("identifier = ?")
             values.append(.text(identifier))
+        }
+        // `history --since/--until` (milliseconds): in the query, so a page and its cursor
+        // count only the runs shown.
+        if let startedFrom {
+            conditions.append("started_at >= ?")
+            values.append(.integer(startedFrom))
+        }
+        if let startedBefore {
+            conditions.append("started_at < ?")
+            values.append(.integer(startedBefore))
         }
         if let before {
             conditions.append("(started_at, run_id) < (SELECT started_at, run_id FROM runs WHERE run_id = ?)")

@@ -19,7 +19,7 @@ import Testing
 
     @Test func everyCommandWithJSONHasAGoldenAndASection() {
         let commands = Set(Self.goldens.map(JSONDocumentation.command(of:)))
-        for command in ["status", "list", "history", "pending", "explain", "stats", "resources", "check", "metrics"] {
+        for command in ["status", "list", "history", "logs", "pending", "explain", "stats", "resources", "check", "metrics"] {
             #expect(commands.contains(command), "no golden json/\(command).json")
             #expect(Self.documentation.sections["\(command) --json"] != nil, "docs/json.md has no section for \(command) --json")
         }

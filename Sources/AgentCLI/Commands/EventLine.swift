@@ -25,6 +25,9 @@ enum EventLine {
         case .runSubtitle?: return "subtitle: \(clean(event.subtitle))"
         case .runStatus?: return "status: \(clean(event.status))"
         case .runEnded?: return "ended: \(clean(event.stopReason))"
+        case .runOutput?:
+            return "output: " + (event.lines ?? []).map(clean).joined(separator: " | ")
+                + (event.droppedLineCount.map { " (\(DisplayText.plural($0, "line")) left out)" } ?? "")
         case .requestQueued?: return "queued (\(request ?? "request"), position \(event.position ?? 0))"
         case .requestRefused?: return "refused (\(request ?? "request")): \(clean(event.message))"
         case .jobRegistered?: return "registered"

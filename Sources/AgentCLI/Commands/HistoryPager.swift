@@ -7,13 +7,14 @@ enum HistoryPager {
     /// Runs shown when `--limit` is not given.
     static let defaultLimit = 20
 
-    static func forEachPage(target: String?, limit: Int, withLogTails: Bool = true, context: CommandContext,
-                            _ body: ([RunRecord]) throws -> Void) throws {
+    static func forEachPage(target: String?, limit: Int, withLogTails: Bool = true, range: StartRange = StartRange(),
+                            context: CommandContext, _ body: ([RunRecord]) throws -> Void) throws {
         var remaining = limit
         var cursor: String?
         repeat {
             let response = try context.request(ControlRequest(command: .history, target: target, limit: remaining,
-                                                              cursor: cursor, omitLogTails: withLogTails ? nil : true))
+                                                              cursor: cursor, omitLogTails: withLogTails ? nil : true,
+                                                              since: range.since, until: range.until))
             let runs = Array((response.runs ?? []).prefix(remaining))
             remaining -= runs.count
             try body(runs)
@@ -24,9 +25,9 @@ enum HistoryPager {
 
     /// Up to `limit` runs without their log tails (not even sent): what tables and statistics
     /// need, small enough to hold even for thousands of runs.
-    static func summaries(target: String?, limit: Int, context: CommandContext) throws -> [RunRecord] {
+    static func summaries(target: String?, limit: Int, range: StartRange = StartRange(), context: CommandContext) throws -> [RunRecord] {
         var all: [RunRecord] = []
-        try forEachPage(target: target, limit: limit, withLogTails: false, context: context) { page in
+        try forEachPage(target: target, limit: limit, withLogTails: false, range: range, context: context) { page in
             all += page.map { run in
                 var run = run
                 run.logTail = []
@@ -34,6 +35,32 @@ enum HistoryPager {
             }
         }
         return all
+    }
+}
+
+/// `history --since T --until T`: runs started at or after `since` and before `until`
+/// (milliseconds), filtered by the agent so pages stay full and cursors right.
+struct StartRange: Equatable {
+    var since: Int64?
+    var until: Int64?
+
+    /// From the options as systemd.time(7) timestamps (`today`, `-2h`, `2026-12-01 10:00`,
+    /// `@1700000000`), read at `context`'s clock and zone.
+    static func parse(since: String?, until: String?, context: CommandContext, command: [String]) throws(UsageError) -> StartRange {
+        let rule = DisplayZoneRule(zone: context.clock.zone)
+        func instant(_ option: String, _ text: String?) throws(UsageError) -> Int64? {
+            guard let text else { return nil }
+            guard let seconds = TimeSpec.parse(text, now: context.now, rule: rule) else {
+                throw UsageError(message: "--\(option): \"\(text)\" is not a time (today, yesterday, -2h, \"2h ago\", \"2026-12-01 10:00\", @1700000000)",
+                                 commandPath: command)
+            }
+            return seconds * 1000
+        }
+        let range = StartRange(since: try instant("since", since), until: try instant("until", until))
+        if let from = range.since, let to = range.until, from >= to {
+            throw UsageError(message: "--since \(since ?? "") is not before --until \(until ?? ""): no run can be in between", commandPath: command)
+        }
+        return range
     }
 }
 

@@ -23,6 +23,16 @@ enum RunCommands {
                 }),
         ])
 
+    /// `agentctl run ID`: the administrator's "run it now" (DESIGN §8).
+    static let runNow = CommandSpec(
+        name: "run", abstract: "Run a job now (reason manual): policy bypassed, permission not (root, group agentd, or the manifest's Users=/Groups=).",
+        discussion: "Like every launch it is decided by the agent's scheduler: refused while the job already runs (one run at a time for refresh and processing jobs) or while the agent stops. A continued job is started with agentctl submit. Prints the run it started; agentctl logs RUN -f follows its output.",
+        examples: ["agentctl run local.backup", "agentctl run com.example.demo.refresh"],
+        arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
+        run: { parsed, context in
+            try change(.run, parsed.argument(0), context)
+        })
+
     static let cancel = CommandSpec(
         name: "cancel", abstract: "Stop a live run (SIGTERM, grace period, SIGKILL); it is recorded cancelled. Pending requests stay (cancel-request).",
         examples: ["agentctl cancel r000042", "agentctl cancel com.example.demo.export"],
@@ -35,9 +45,12 @@ enum RunCommands {
         name: "history", abstract: "Show finished and live runs, newest first, with stop reasons and durations.",
         discussion: "The agent answers in pages (at most 1,000 runs or 128 KiB each); agentctl reads page after page until it has --limit runs, printing --json output as it arrives.",
         examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history -v --limit 3",
+                   "agentctl history --since yesterday --until today", "agentctl history --since -2h",
                    "agentctl history --json --limit 5000"],
         options: [jsonOption, OptionSpec(long: "limit", short: "n", valueName: "N", help: "How many runs (default \(HistoryPager.defaultLimit)); -n as journalctl has it."),
-                  OptionSpec(long: "verbose", short: "v", help: "Under each run, what it said: its last STATUS=, its RESULT=, the checkpoint it was given and left, lines cut and directives ignored.")],
+                  OptionSpec(long: "verbose", short: "v", help: "Under each run, what it said: its last STATUS=, its RESULT=, the checkpoint it was given and left, lines cut and directives ignored, and a failed run's last output lines."),
+                  OptionSpec(long: "since", valueName: "TIME", help: "Only runs started at or after TIME (systemd.time(7): today, yesterday, -2h, '2026-12-01 10:00', @1700000000)."),
+                  OptionSpec(long: "until", valueName: "TIME", help: "Only runs started before TIME (same forms as --since).")],
         arguments: [ArgumentSpec(name: "ID", help: "Only runs of this identifier.", isOptional: true)],
         run: { parsed, context in
             var limit = HistoryPager.defaultLimit
@@ -47,19 +60,34 @@ enum RunCommands {
                 }
                 limit = value
             }
+            let range = try StartRange.parse(since: parsed.value("since"), until: parsed.value("until"),
+                                             context: context, command: ["history"])
             if parsed.flag("json") {
                 var writer = PrettyJSONArrayWriter(descriptor: context.outputDescriptor)
-                try HistoryPager.forEachPage(target: parsed.argument(0), limit: limit, context: context) { page in
+                try HistoryPager.forEachPage(target: parsed.argument(0), limit: limit, range: range, context: context) { page in
                     for run in page { try writer.write(run) }
                 }
                 writer.finish()
+            } else if parsed.flag("verbose") {
+                // Failed runs show their last lines: tails are read, and only those few kept.
+                var runs: [RunRecord] = []
+                try HistoryPager.forEachPage(target: parsed.argument(0), limit: limit, range: range, context: context) { page in
+                    runs += page.map { run in
+                        var run = run
+                        if run.stopReason == "success" { run.logTail = [] }
+                        return run
+                    }
+                }
+                context.out(runs.isEmpty && range != StartRange() ? noRunsInRange : render(runs, context: context, verbose: true))
             } else {
                 // A table needs every row for its column widths; rows without log tails are small.
-                let runs = try HistoryPager.summaries(target: parsed.argument(0), limit: limit, context: context)
-                context.out(render(runs, context: context, verbose: parsed.flag("verbose")))
+                let runs = try HistoryPager.summaries(target: parsed.argument(0), limit: limit, range: range, context: context)
+                context.out(runs.isEmpty && range != StartRange() ? noRunsInRange : render(runs, context: context))
             }
             return 0
         })
+
+    static let noRunsInRange = "No runs started in that time (agentctl history without --since/--until shows the newest)."
 
     /// Runs newest first: when they started (`2 h ago`, `12:05`), how long they took, and how they
     /// ended, coloured by outcome; `verbose`: each row followed by what the run said.
@@ -88,7 +116,8 @@ enum RunCommands {
         for (index, line) in lines.dropFirst().enumerated() {
             out.append(line)
             if index < runs.count {
-                out += RunNotesView.lines(runs[index].notes, indent: "    ", width: context.terminalWidth)
+                out += (RunNotesView.lines(runs[index].notes, indent: "    ", width: context.terminalWidth)
+                    + RunNotesView.failedOutput(runs[index], indent: "    ", width: context.terminalWidth))
                     .map { context.style.apply(.dim, $0) }
             }
         }

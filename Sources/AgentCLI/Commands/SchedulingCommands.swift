@@ -6,10 +6,11 @@ import Glibc
 enum SchedulingCommands {
     static let pending = CommandSpec(
         name: "pending", abstract: "Show waiting requests and why each waits (getPendingTaskRequests).",
-        examples: ["agentctl pending", "agentctl pending --json"],
+        examples: ["agentctl pending", "agentctl pending local.backup", "agentctl pending --json"],
         options: [jsonOption],
+        arguments: [ArgumentSpec(name: "ID", help: "Only this identifier's entries (an unknown one is an error).", isOptional: true)],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .pending))
+            let response = try context.request(ControlRequest(command: .pending, target: parsed.argument(0)))
             let items = response.pending ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(items))
@@ -27,6 +28,7 @@ enum SchedulingCommands {
 
     static let trigger = CommandSpec(
         name: "trigger", abstract: "Ask for a run soon (the silent-push analog): rate-limited, repeated triggers merge.",
+        discussion: "Says the run it started, or when the launch will be at the earliest and what keeps it from being sooner (TriggerSpacing=, the interval, a condition). agentctl run ID runs a job now.",
         examples: ["agentctl trigger com.example.demo.refresh"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
         run: { parsed, context in try change(.trigger, parsed.argument(0), context) })
@@ -119,7 +121,8 @@ enum SchedulingCommands {
                     // Counts are recorded at every end by this agentd: none means an older one, or an agent restart.
                     let silent = last.notes.truncatedLineCount == nil
                         ? "  nothing recorded" : "  nothing: no STATUS=, RESULT= or CHECKPOINT=, no line cut, no directive ignored"
-                    lines += said.isEmpty ? [silent] : said
+                    let output = RunNotesView.failedOutput(last, indent: "  ", width: context.terminalWidth)
+                    lines += said.isEmpty && output.isEmpty ? [silent] : said + output
                 }
             }
             context.out(lines.joined(separator: "\n"))

@@ -79,6 +79,10 @@ enum SubmitWait {
         /// Submissions dropped before our answer came: the answer waits for the state's sync,
         /// the events do not, so a queued submission cancelled at once is told first.
         var refusedEarly: [Int64: String] = [:]
+        /// Titles and progress of those runs, before our answer came (the answer waits for the
+        /// sync; a plugin's first PROGRESS= often does not): shown once the answer names the run.
+        var titleEarly: [String: String] = [:]
+        var progressEarly: [String: Double] = [:]
         var runID: String?
         var title: String?
         /// `--title`: shown until the plugin sets one.
@@ -103,7 +107,10 @@ enum SubmitWait {
                 if let requestID, let why = refusedEarly[requestID] { throw dropped(why) }
                 if let requestID, let run = startedFor[requestID] {
                     runID = run
+                    title = titleEarly[run] ?? title
+                    progress = progressEarly[run] ?? progress
                     if let stop = endedEarly[run] { return ended(run, stop) }
+                    show()
                 }
                 return nil
             case .event(let event, _):
@@ -116,11 +123,23 @@ enum SubmitWait {
             case .runStarted?:
                 guard let run = event.runID else { return nil }
                 if let request = event.requestID {
-                    if request == requestID { runID = run; title = event.title ?? title } else { startedFor[request] = run }
+                    if request == requestID {
+                        runID = run
+                        title = event.title ?? title
+                    } else {
+                        startedFor[request] = run
+                        if requestID == nil, let text = event.title { titleEarly[run] = text }
+                    }
                 }
                 if run == runID { show() }
             case .runProgress?, .runTitle?:
-                guard event.runID != nil, event.runID == runID else { return nil }
+                guard let run = event.runID else { return nil }
+                if requestID == nil, startedFor.values.contains(run) {
+                    if let value = event.progress { progressEarly[run] = value }
+                    if let text = event.title { titleEarly[run] = text }
+                    return nil
+                }
+                guard run == runID else { return nil }
                 if let value = event.progress { progress = value }
                 if let text = event.title { title = text }
                 show()

@@ -6,7 +6,7 @@ enum Token: Equatable {
     case long(name: String, value: String?)
     /// `-x` (one letter; clusters like `-jx` are split into several).
     case short(Character)
-    /// A plain word.
+    /// A plain word (also `-2h`: a word that starts with a dash and a digit).
     case word(String)
     /// Everything after `--`, passed through untouched.
     case passthrough([String])
@@ -26,7 +26,10 @@ enum Token: Equatable {
                 } else {
                     tokens.append(.long(name: String(body), value: nil))
                 }
-            } else if argument.hasPrefix("-"), argument.count > 1 {
+            } else if argument.hasPrefix("-"), argument.count > 1,
+                      !(argument.dropFirst().first?.isNumber ?? false) {
+                // `-2h` is a relative time (`--since -2h`, as journalctl reads it), never
+                // options: no option is a digit.
                 tokens.append(contentsOf: argument.dropFirst().map { Token.short($0) })
             } else {
                 tokens.append(.word(argument))

@@ -29,6 +29,27 @@ enum RunNotesView {
         }
     }
 
+    /// Lines of a failed run's output shown under it (the rest: `agentctl logs RUN`).
+    static let failedOutputLines = 5
+
+    /// The last lines a run that did not succeed wrote, under a `log:` label (`history -v`,
+    /// `explain`); nothing for a success, a live run, or a run that kept no output.
+    static func failedOutput(_ run: RunRecord, indent: String, width: Int?) -> [String] {
+        guard let stop = run.stopReason, stop != "success", !run.logTail.isEmpty else { return [] }
+        let shown = run.logTail.suffix(failedOutputLines)
+        let pad = String(repeating: " ", count: 12)
+        var lines: [String] = []
+        if run.logTail.count > shown.count {
+            lines.append(indent + "log:" + String(repeating: " ", count: 8)
+                + "… last \(shown.count) of \(run.logTail.count) lines (agentctl logs \(DisplayText.sanitized(run.runID)))")
+        }
+        for (index, text) in shown.enumerated() {
+            let label = lines.isEmpty && index == 0 ? "log:" + String(repeating: " ", count: 8) : pad
+            lines.append(indent + label + DisplayText.sanitized(text))
+        }
+        return lines.map { line in width.map { DisplayText.cut(line, to: $0) } ?? line }
+    }
+
     /// `batch-1 → batch-2`, `batch-1 (kept)`, `none → batch-1`; nil when it had none and left none.
     private static func checkpointText(given: String?, left: String?) -> String? {
         switch (given, left) {

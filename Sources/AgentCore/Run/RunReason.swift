@@ -7,6 +7,8 @@ public enum RunReason: String, Sendable, Codable, CaseIterable {
     case triggered
     case submitted
     case simulated
+    /// `agentctl run`: an administrator's "run it now", policy bypassed.
+    case manual
     case catchUp = "catch-up"
     case retry
     case chained

@@ -107,7 +107,7 @@ final class DaemonHarness {
         case "pause": request(client) { self.change(client, .setPaused(true), "paused") }
         case "resume": request(client) { self.change(client, .setPaused(false), "resumed") }
         case "cancel": request(client) { self.cancel(try self.identifier(plain), client: client) }
-        case "subscribe": subscribe(plain.first ?? client)
+        case "subscribe": subscribe(plain.first ?? client, kinds: options["kinds"].map { $0.split(separator: ",").map(String.init) })
         case "stop-reading": clients[plain.first ?? client]?.subscriber?.reading = false
         case "stdout", "stderr": try line(verb, plain, command: command)
         case "stdout-burst": try burst(command)
@@ -259,13 +259,14 @@ final class DaemonHarness {
         writer.acknowledge(response, commitsBefore: before) { self.answer(client, self.text(of: $0), commits: commits) }
     }
 
-    private func subscribe(_ name: String) {
+    /// `subscribe NAME [kinds=run-output,run-ended]`: every event, or those kinds only.
+    private func subscribe(_ name: String, kinds: [String]? = nil) {
         let client = clients[name] ?? Client()
         clients[name] = client
         let subscriber = VirtualSubscriber(id: nextSubscriber, name: name, trace: trace)
         nextSubscriber += 1
         client.subscriber = subscriber
-        let after = daemon.events.subscribe(subscriber, filter: EventFilter())
+        let after = daemon.events.subscribe(subscriber, filter: EventFilter(kinds: kinds))
         trace.emit("answer \(name): subscribed after \(after)")
     }
 
