@@ -39,6 +39,14 @@ import Testing
             try agent.waitForLog("refresh \(run) done; next no earlier than 1 s from now")
         }
         try agent.waitForLog("run r000004 of com.example.colorfeed.refresh ended: success")
+        // Each run asked for the next no earlier than 1 s later, and got it then: not 15 minutes of
+        // trigger spacing, not before its own earliestBeginDate.
+        let runs = try json(try agent.ctl("history", "--json", "com.example.colorfeed.refresh").stdout) as? [[String: Any]] ?? []
+        let starts = Array(runs.compactMap { JSONInstant.milliseconds($0["startedAt"]) }.sorted().prefix(4))
+        #expect(starts.count == 4, "\(runs)")
+        for (earlier, later) in zip(starts, starts.dropFirst()) {
+            #expect(later - earlier >= 1000 && later - earlier < 60_000, "runs started at \(starts) (ms)")
+        }
         let pending = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
         #expect(pending.contains { $0["identifier"] as? String == "com.example.colorfeed.refresh" && $0["request"] != nil },
                 "the fourth run asked for a fifth")
