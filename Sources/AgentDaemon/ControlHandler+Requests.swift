@@ -10,7 +10,7 @@ extension ControlHandler {
         // A dynamic identifier (`com.example.feed.news` under a manifest's `com.example.feed.*`)
         // is its job's request, as a continued submission is its job's: one pending per job.
         if let target = request.target.flatMap(Identifier.init(rawValue:)), catalogue.registry.job(target) == nil,
-           let dynamic = self.job(accepting: target, kind: { $0 != .continued }) {
+           let dynamic = self.job(accepting: target, kind: { _ in true }) {
             job = dynamic
         } else {
             switch registeredJob(request.target) {
@@ -21,7 +21,9 @@ extension ControlHandler {
         let id = job.identifier
         let asDynamic = request.target == id.rawValue ? "" : " (\(request.target ?? "?") is a dynamic identifier of job \(id): one request is pending per job, and its run is the job's)"
         guard job.kind != .continued else {
-            return .failure(.notPermitted, "\(id) is a continued job: it is submitted (agentctl submit \(id)), not requested")
+            let target = request.target ?? id.rawValue
+            let of = target == id.rawValue ? "" : " (a dynamic identifier of \(id))"
+            return .failure(.notPermitted, "\(target) is a continued job\(of): it is submitted (agentctl submit \(target)), not requested")
         }
         let options = request.request ?? RunRequestOptions()
         if let earliest = options.earliestBegin, !earliest.isFinite {

@@ -130,6 +130,22 @@ import Testing
         #expect(unpermitted.stderr.contains("no job com.example.tidy.now"), "\(unpermitted.stderr)")
     }
 
+    @Test func aContinuedJobsDynamicIdentifierIsSubmittedNotRequested() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("manifests.d/photos.manifest", """
+            [Manifest]
+            PermittedIdentifiers=com.example.export com.example.export.*
+            BackgroundModes=continued
+
+            """)
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=com.example.export\nKind=continued\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let refused = try agent.ctl("request", "com.example.export.holidays")
+        #expect(refused.status == 3, "\(refused.stderr)")
+        #expect(refused.stderr.contains("com.example.export.holidays is a continued job (a dynamic identifier of com.example.export): it is submitted (agentctl submit com.example.export.holidays), not requested"),
+                "\(refused.stderr)")
+    }
+
     @Test func requestsAndTheirWithdrawalAreOnTheEventStream() throws {
         let sandbox = try Sandbox()
         try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=processing\nExec=\(sandbox.pluginPath)\n")
