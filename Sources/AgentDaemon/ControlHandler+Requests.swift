@@ -10,7 +10,7 @@ extension ControlHandler {
         // A dynamic identifier (`com.example.feed.news` under a manifest's `com.example.feed.*`)
         // is its job's request, as a continued submission is its job's: one pending per job.
         if let target = request.target.flatMap(Identifier.init(rawValue:)), catalogue.registry.job(target) == nil,
-           let dynamic = self.job(accepting: target, kind: { _ in true }) {
+           let dynamic = catalogue.registry.job(accepting: target) {
             job = dynamic
         } else {
             switch registeredJob(request.target) {
@@ -73,7 +73,7 @@ extension ControlHandler {
                 return ControlResponse(ok: false, error: registeredJob(target).failureValue)
             }
             // A requested dynamic identifier's request is its job's (see requestRun).
-            let requested = catalogue.registry.job(id) == nil ? job(accepting: id, kind: { $0 != .continued })?.identifier : nil
+            let requested = catalogue.registry.job(id) == nil ? catalogue.registry.job(accepting: id, kind: { $0 != .continued })?.identifier : nil
             ids = [requested ?? id]
         }
         var withdrawn = WithdrawnWork()

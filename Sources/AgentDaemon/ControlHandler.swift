@@ -277,26 +277,9 @@ struct ControlHandler {
         }
     }
 
-    /// The continued job a submission resolves to (`job(accepting:kind:)`).
+    /// The continued job a submission resolves to (`ConfigRegistry.job(accepting:kind:)`).
     private func continuedJob(for id: Identifier) -> JobDefinition? {
-        job(accepting: id) { $0 == .continued }
-    }
-
-    /// The one resolution of a submitted or requested identifier to a job: its own registered
-    /// job, or the longest registered job identifier it extends with a dynamic suffix that a
-    /// manifest permits (`X.*`) for that job's kind.
-    func job(accepting id: Identifier, kind accepts: (JobKind) -> Bool) -> JobDefinition? {
-        let registry = catalogue.registry
-        if let job = registry.job(id), case .registered = job.state, accepts(job.definition.kind) {
-            return job.definition
-        }
-        for parent in id.parents {
-            if let job = registry.job(parent), case .registered = job.state,
-               accepts(job.definition.kind), registry.isPermitted(id, kind: job.definition.kind) {
-                return job.definition
-            }
-        }
-        return nil
+        catalogue.registry.job(accepting: id) { $0 == .continued }
     }
 
     /// Resolves a request's target to a registered job, or says why not.
