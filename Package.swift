@@ -65,6 +65,10 @@ let package = Package(
                           path: "examples/ColorFeedRefresh", swiftSettings: strict),
         .executableTarget(name: "colorfeed-db-cleaning", dependencies: ["BackgroundTasks"],
                           path: "examples/DatabaseCleaning", swiftSettings: strict),
+        .executableTarget(name: "photos-export", dependencies: ["BackgroundTasks"],
+                          path: "examples/ContinuedExport", swiftSettings: strict),
+        .executableTarget(name: "colorfeed-download", dependencies: ["BackgroundTasks"],
+                          path: "examples/BackgroundDownload", swiftSettings: strict),
         // The transfer plugin: its pure parts (arguments, checkpoint, resume decision, progress
         // throttle, exit statuses) and the libcurl shell around them. It links none of the agent.
         .target(name: "TransferCore", swiftSettings: strict),

@@ -7,13 +7,23 @@ import AgentProtocol
 extension ControlHandler {
     func requestRun(_ request: ControlRequest) -> ControlResponse {
         let job: JobDefinition
-        switch registeredJob(request.target) {
-        case .failure(let error): return ControlResponse(ok: false, error: error)
-        case .success(let found): job = found
+        // A dynamic identifier (`com.example.feed.news` under a manifest's `com.example.feed.*`)
+        // is its job's request, as a continued submission is its job's: one pending per job.
+        if let target = request.target.flatMap(Identifier.init(rawValue:)), catalogue.registry.job(target) == nil,
+           let dynamic = catalogue.registry.job(accepting: target) {
+            job = dynamic
+        } else {
+            switch registeredJob(request.target) {
+            case .failure(let error): return ControlResponse(ok: false, error: error)
+            case .success(let found): job = found
+            }
         }
         let id = job.identifier
+        let asDynamic = request.target == id.rawValue ? "" : " (\(request.target ?? "?") is a dynamic identifier of job \(id): one request is pending per job, and its run is the job's)"
         guard job.kind != .continued else {
-            return .failure(.notPermitted, "\(id) is a continued job: it is submitted (agentctl submit \(id)), not requested")
+            let target = request.target ?? id.rawValue
+            let of = target == id.rawValue ? "" : " (a dynamic identifier of \(id))"
+            return .failure(.notPermitted, "\(target) is a continued job\(of): it is submitted (agentctl submit \(target)), not requested")
         }
         let options = request.request ?? RunRequestOptions()
         if let earliest = options.earliestBegin, !earliest.isFinite {
@@ -34,11 +44,15 @@ extension ControlHandler {
         case .decided(let outcome):
             let replaced = outcome == .requested(replaced: true) ? " (replacing the pending request)" : ""
             if let run = runs.runs(of: id).first(where: { !before.contains($0.state.id) }) {
-                return ControlResponse(message: "requested \(id)\(replaced): started run \(run.state.id)",
+                return ControlResponse(message: "requested \(id)\(replaced): started run \(run.state.id)\(asDynamic)",
                                        runID: run.state.id.description)
             }
+            // Pending, not started at once (one that starts says so with its run-started).
+            var pending = Self.options(asked)
+            pending.earliestBegin = max(options.earliestBegin ?? scheduling.now.seconds, scheduling.now.seconds)
+            events.requestPending(id, kind: job.kind, replaced: !replaced.isEmpty, pending)
             let waiting = pendingSummaries(filter: id.rawValue).first.map { "; waiting: \($0.waitingFor)" } ?? ""
-            return ControlResponse(message: "requested \(id)\(replaced)\(waiting)")
+            return ControlResponse(message: "requested \(id)\(replaced)\(waiting)\(asDynamic)")
         }
     }
 
@@ -58,13 +72,16 @@ extension ControlHandler {
             else {
                 return ControlResponse(ok: false, error: registeredJob(target).failureValue)
             }
-            ids = [id]
+            // A requested dynamic identifier's request is its job's (see requestRun).
+            let requested = catalogue.registry.job(id) == nil ? catalogue.registry.job(accepting: id, kind: { $0 != .continued })?.identifier : nil
+            ids = [requested ?? id]
         }
         var withdrawn = WithdrawnWork()
         for id in ids {
             let work = scheduling.scheduler.withdrawable(id)
             guard !work.isEmpty else { continue }
             if let refusal = scheduling.request(.cancelPending(id)) { return .failure(.unavailable, refusal) }
+            events.requestWithdrawn(id, work.description)
             withdrawn = withdrawn + work
         }
         let scope = request.all == true ? "" : " for \(request.target ?? "?")"

@@ -279,20 +279,9 @@ struct ControlHandler {
         }
     }
 
-    /// The continued job a submission resolves to: its own identifier, or the longest registered
-    /// job identifier it extends with a dynamic suffix that a manifest permits (`X.*`).
+    /// The continued job a submission resolves to (`ConfigRegistry.job(accepting:kind:)`).
     private func continuedJob(for id: Identifier) -> JobDefinition? {
-        let registry = catalogue.registry
-        if let job = registry.job(id), case .registered = job.state, job.definition.kind == .continued {
-            return job.definition
-        }
-        for parent in id.parents {
-            if let job = registry.job(parent), case .registered = job.state,
-               job.definition.kind == .continued, registry.isPermitted(id, kind: .continued) {
-                return job.definition
-            }
-        }
-        return nil
+        catalogue.registry.job(accepting: id) { $0 == .continued }
     }
 
     /// Resolves a request's target to a registered job, or says why not.

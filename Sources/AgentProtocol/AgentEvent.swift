@@ -35,6 +35,9 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     public var result: String?
     /// `request-queued`: the place in the job's queue (1 is next).
     public var position: Int?
+    /// `request-added`/`request-replaced`: the pending request's own earliest begin and
+    /// requirements, as `pending --json` shows them.
+    public var request: RunRequestOptions?
     /// A sentence for people: why a request was refused, a config error, why a stream ended.
     public var message: String?
     /// `conditions-changed`: the inputs as `agentctl resources` shows them.
@@ -71,6 +74,12 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     case runOutput = "run-output"
     case requestQueued = "request-queued"
     case requestRefused = "request-refused"
+    /// A refresh or processing identifier's run-time request is pending (`request`).
+    case requestAdded = "request-added"
+    /// A new request replaced the identifier's pending one (one pending per identifier).
+    case requestReplaced = "request-replaced"
+    /// `cancel-request` withdrew the identifier's pending request or queued submissions.
+    case requestWithdrawn = "request-withdrawn"
     case jobRegistered = "job-registered"
     case jobUpdated = "job-updated"
     case jobUnregistered = "job-unregistered"

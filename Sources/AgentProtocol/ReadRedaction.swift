@@ -129,7 +129,7 @@ public struct ReadRedaction {
             "sequence": .kept, "_time": .kept, "type": .kept, "identifier": .kept, "runID": .kept,
             "kind": .kept, "reason": .kept, "stopReason": .kept, "requestID": .kept, "progress": .kept,
             "completedUnitCount": .kept, "totalUnitCount": .kept, "title": .removed, "subtitle": .removed,
-            "status": .removed, "result": .removed, "position": .kept, "message": .kept, "inputs": .kept,
+            "status": .removed, "result": .removed, "position": .kept, "request": .kept, "message": .kept, "inputs": .kept,
             "lines": .removed, "droppedLineCount": .kept,
         ],
     ]

@@ -25,6 +25,19 @@ import Testing
         #expect(EventLine.text(stopping, clock: clock) == "09:00:02.000  -  -  agentd stopping")
     }
 
+    @Test func requestsAreShownWithTheirOwnEarliestBeginAndRequirements() {
+        let added = event(.requestAdded) {
+            $0.runID = nil
+            $0.request = RunRequestOptions(earliestBegin: 1_796_115_600.5, requiresNetwork: .unmetered, requiresExternalPower: true)
+        }
+        #expect(EventLine.text(added, clock: clock)
+                == "09:00:01.042  com.example.export  -  requested (earliest 10:00:00, requires unmetered network, requires external power)")
+        let replaced = event(.requestReplaced) { $0.request = RunRequestOptions(earliestBegin: 1_796_112_060) }
+        #expect(EventLine.text(replaced, clock: clock).hasSuffix("requested again, replacing the pending request (earliest 09:01:00)"))
+        #expect(EventLine.text(event(.requestWithdrawn) { $0.message = "withdrew 1 request" }, clock: clock)
+                .hasSuffix("withdrew 1 request"))
+    }
+
     @Test func pluginTextIsShownWithoutTerminalControls() {
         let line = EventLine.text(event(.runTitle) { $0.title = "evil\u{1B}[2Jtitle" }, clock: clock)
         #expect(!line.contains("\u{1B}"))

@@ -241,6 +241,21 @@ struct ConfigRegistryTests {
         #expect(registry.allJobs.isEmpty)
     }
 
+    @Test func aDynamicIdentifierResolvesToTheLongestRegisteredJobItsManifestPermitsWithAWildcard() {
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/x.manifest",
+                                   "[Manifest]\nPermittedIdentifiers=com.example.feed com.example.feed.* com.example.tidy\nBackgroundModes=refresh processing\n"),
+                            facts: facts)
+        _ = registry.update(source("jobs.d/feed.job", jobText("com.example.feed", kind: "refresh")), facts: facts)
+        _ = registry.update(source("jobs.d/tidy.job", jobText("com.example.tidy", kind: "processing")), facts: facts)
+        #expect(registry.job(accepting: id("com.example.feed"))?.identifier == id("com.example.feed"))
+        #expect(registry.job(accepting: id("com.example.feed.news.today"))?.identifier == id("com.example.feed"))
+        // No `.*` for com.example.tidy: its dynamic identifiers name no job.
+        #expect(registry.job(accepting: id("com.example.tidy.now")) == nil)
+        // Narrowed to continued work (a submission), the refresh job does not accept it.
+        #expect(registry.job(accepting: id("com.example.feed.news")) { $0 == .continued } == nil)
+    }
+
     @Test func settingsComeFromAgentdConfAndFallBackToDefaults() {
         var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
         #expect(registry.settings == .defaults)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import Foundation
+import Glibc
 import Testing
 
 /// The ported iOS examples (examples/, docs/app-developers.md) under a real agentd: the
@@ -37,6 +39,14 @@ import Testing
             try agent.waitForLog("refresh \(run) done; next no earlier than 1 s from now")
         }
         try agent.waitForLog("run r000004 of com.example.colorfeed.refresh ended: success")
+        // Each run asked for the next no earlier than 1 s later, and got it then: not 15 minutes of
+        // trigger spacing, not before its own earliestBeginDate.
+        let runs = try json(try agent.ctl("history", "--json", "com.example.colorfeed.refresh").stdout) as? [[String: Any]] ?? []
+        let starts = Array(runs.compactMap { JSONInstant.milliseconds($0["startedAt"]) }.sorted().prefix(4))
+        #expect(starts.count == 4, "\(runs)")
+        for (earlier, later) in zip(starts, starts.dropFirst()) {
+            #expect(later - earlier >= 1000 && later - earlier < 60_000, "runs started at \(starts) (ms)")
+        }
         let pending = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
         #expect(pending.contains { $0["identifier"] as? String == "com.example.colorfeed.refresh" && $0["request"] != nil },
                 "the fourth run asked for a fifth")
@@ -62,5 +72,154 @@ import Testing
 
         #expect(try agent.ctl("simulate", "launch", "com.example.colorfeed.db-cleaning").status == 0)
         try agent.waitForLog("cleaning entries \(left ?? "?") to 600")
+    }
+
+    // MARK: a continued export (Apple's "Performing long-running tasks on iOS and iPadOS")
+
+    private func exportSandbox() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)
+        // One run at a time, so a second export cannot start while the first runs.
+        try sandbox.write("agentd.conf", "[Agent]\nMaxConcurrent=1\n")
+        try sandbox.write("manifests.d/photos.manifest", """
+            [Manifest]
+            PermittedIdentifiers=com.example.photos.export com.example.photos.export.*
+            BackgroundModes=continued
+
+            """)
+        try sandbox.write("jobs.d/export.job", """
+            [Job]
+            Identifier=com.example.photos.export
+            Kind=continued
+            Exec=\(Binaries.directory)/photos-export
+            Environment=PHOTOS_EXPORT_COUNT=20 PHOTOS_EXPORT_SECONDS_PER_PHOTO=0.05
+
+            """)
+        return sandbox
+    }
+
+    @Test func aContinuedExportReportsItsProgressAndTitleAndAFailStrategyIsRefusedWhileItRuns() throws {
+        let sandbox = try exportSandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        let events = try EventSubscriber(socket: sandbox.socketPath,
+                                         filter: ["kinds": ["run-started", "run-title", "run-subtitle", "run-progress", "run-ended", "request-queued"]])
+        let app = Binaries.directory + "/photos-export"
+        let socket = ["AGENTD_SOCKET": sandbox.socketPath]
+        let holidays = try runCommand(app, ["Holidays"], environment: socket)
+        #expect(holidays.status == 0, "\(holidays.stdout)\(holidays.stderr)")
+        #expect(holidays.stdout.contains("submitted the export of Holidays"))
+        try agent.waitForLog("run r000001 of com.example.photos.export.Holidays started (submitted")
+        // One run at a time (MaxConcurrent=1): `.fail` is refused while Holidays runs, `.queue` waits.
+        let failing = try runCommand(app, ["Birthdays", "--fail"], environment: socket)
+        #expect(failing.status == 1)
+        #expect(failing.stdout.contains("could not start the export of Birthdays now: BGTaskScheduler.Error(immediateRunIneligible)"),
+                "\(failing.stdout)")
+        let queued = try runCommand(app, ["Birthdays"], environment: socket)
+        #expect(queued.status == 0, "\(queued.stdout)")
+
+        let seen = try events.events { $0["type"] as? String == "run-ended" && $0["runID"] as? String == "r000001" }
+        let ofHolidays = seen.filter { $0["runID"] as? String == "r000001" }
+        #expect(ofHolidays.contains { $0["type"] as? String == "run-title" && $0["title"] as? String == "Exporting Holidays" })
+        #expect(ofHolidays.contains { $0["type"] as? String == "run-subtitle" && ($0["subtitle"] as? String)?.hasSuffix(" of 20") == true })
+        let last = ofHolidays.last { $0["type"] as? String == "run-progress" }
+        #expect(last?["completedUnitCount"] as? Int == 20 && last?["totalUnitCount"] as? Int == 20, "\(last ?? [:])")
+        #expect(ofHolidays.last?["stopReason"] as? String == "success")
+        #expect(seen.contains { $0["type"] as? String == "request-queued" && $0["identifier"] as? String == "com.example.photos.export.Birthdays" })
+        try agent.waitForLog("[com.example.photos.export.Holidays r000001] exported 20 photos of Holidays")
+        try agent.waitForLog("run r000002 of com.example.photos.export.Birthdays started (submitted")
+        try agent.waitForLog("run r000002 of com.example.photos.export.Birthdays ended: success")
+    }
+
+    @Test func cancellingAContinuedExportReachesItsExpirationHandler() throws {
+        let sandbox = try exportSandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        let events = try EventSubscriber(socket: sandbox.socketPath, filter: ["kinds": ["run-progress"]])
+        let socket = ["AGENTD_SOCKET": sandbox.socketPath]
+        #expect(try runCommand(Binaries.directory + "/photos-export", ["Holidays"], environment: socket).status == 0)
+        _ = try events.events { ($0["completedUnitCount"] as? Int ?? 0) >= 2 }
+        #expect(try agent.ctl("cancel", "com.example.photos.export.Holidays").status == 0)
+        let stopped = try agent.waitForLog("export of Holidays stopped after ")
+        #expect(!stopped.contains("after 20 of"), "\(stopped)")
+        let ended = try agent.waitForLog("run r000001 of com.example.photos.export.Holidays ended:")
+        #expect(ended.contains("cancelled"), "\(ended)")
+    }
+
+    // MARK: a background download (Apple's "Downloading files in the background")
+
+    @Test(.enabled(if: NginxServer.available, "nginx is not installed (apt-get install nginx; install-deps.sh does)"))
+    func aDownloadThroughTheTransferPluginIsChainedIntoTheAppWithItsFile() throws {
+        let server = try NginxServer()
+        let feed = #"{"entries":[{"color":"red"},{"color":"green"},{"color":"blue"}]}"#
+        try feed.write(toFile: server.files + "/feed.json", atomically: false, encoding: .utf8)
+        chmod(server.files + "/feed.json", 0o644)
+        let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)
+        try sandbox.write("manifests.d/colorfeed.manifest",
+                          "[Manifest]\nPermittedIdentifiers=com.example.colorfeed.*\nBackgroundModes=processing\n")
+        try sandbox.write("jobs.d/download.job", """
+            [Job]
+            Identifier=com.example.colorfeed.download
+            Kind=processing
+            Exec=\(Binaries.transfer) \(server.url("feed.json")) feed.json
+            OnSuccess=com.example.colorfeed.import
+
+            """)
+        try sandbox.write("jobs.d/import.job", """
+            [Job]
+            Identifier=com.example.colorfeed.import
+            Kind=processing
+            Exec=\(Binaries.directory)/colorfeed-download
+
+            """)
+        let agent = try AgentProcess(sandbox: sandbox)
+        let app = try runCommand(Binaries.directory + "/colorfeed-download", [],
+                                 environment: ["AGENTD_SOCKET": sandbox.socketPath, "COLORFEED_DOWNLOAD_SECONDS": "1"])
+        #expect(app.status == 0, "\(app.stdout)\(app.stderr)")
+        #expect(app.stdout.contains("scheduled com.example.colorfeed.download no earlier than 1 s from now"))
+        let pending = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+        let request = pending.first { $0["identifier"] as? String == "com.example.colorfeed.download" }?["request"] as? [String: Any]
+        #expect(request?["requiresNetwork"] as? String == "any", "\(pending)")
+
+        try agent.waitForLog("run r000001 of com.example.colorfeed.download started (requested")
+        try agent.waitForLog("run r000001 of com.example.colorfeed.download ended: success")
+        try agent.waitForLog("run r000002 of com.example.colorfeed.import started (chained")
+        let downloaded = sandbox.stateDirectory + "/jobs/com.example.colorfeed.download/feed.json"
+        try agent.waitForLog("imported 3 entries (\(feed.utf8.count) bytes) from \(downloaded)")
+        try agent.waitForLog("run r000002 of com.example.colorfeed.import ended: success")
+        let kept = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/com.example.colorfeed.import/feed.json", encoding: .utf8)
+        #expect(kept == feed)
+    }
+
+    // MARK: under the per-user agent
+
+    @Test func theRefreshReschedulesItselfUnderThePerUserAgent() throws {
+        let session = try UserSession(user: try TestUser())
+        try session.write(session.configDirectory + "/manifests.d/colorfeed.manifest",
+                          "[Manifest]\nPermittedIdentifiers=com.example.colorfeed.*\nBackgroundModes=refresh processing\n")
+        try session.write(session.configDirectory + "/jobs.d/refresh.job", """
+            [Job]
+            Identifier=com.example.colorfeed.refresh
+            Kind=refresh
+            Exec=\(Binaries.directory)/colorfeed-refresh
+            Environment=COLORFEED_REFRESH_SECONDS=1
+
+            """)
+        let agent = try UserAgent(session)
+        defer { agent.stop() }
+        // The app as the user, in the session: no AGENTD_SOCKET, $XDG_RUNTIME_DIR/agentd.sock by rule.
+        let first = try runCommand("/usr/bin/setpriv", session.user.setpriv + [Binaries.directory + "/colorfeed-refresh"],
+                                   environment: session.environment.merging(["COLORFEED_REFRESH_SECONDS": "1"]) { $1 })
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.stdout.contains("scheduled com.example.colorfeed.refresh"), "\(first.stdout)")
+        // Each run reaches the user's agent through the AGENTD_SOCKET it is given.
+        for run in 1...3 {
+            try agent.waitForLog("run r00000\(run) of com.example.colorfeed.refresh started (requested")
+            try agent.waitForLog("refresh \(run) done; next no earlier than 1 s from now")
+        }
+        try agent.waitForLog("run r000003 of com.example.colorfeed.refresh ended: success")
+        let pending = try session.ctl("pending", "--json")
+        let waiting = try json(pending.stdout) as? [[String: Any]] ?? []
+        #expect(waiting.contains { $0["identifier"] as? String == "com.example.colorfeed.refresh" && $0["request"] != nil },
+                "\(pending.stdout)\(pending.stderr)")
     }
 }

@@ -100,4 +100,70 @@ import Testing
         try agent.waitForLog("run r000003 of local.feed started (requested")
         try agent.waitForLog("run r000003 of local.feed ended: success")
     }
+
+    @Test func aDynamicIdentifierAManifestPermitsIsRequestedAsItsJobsRequest() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("manifests.d/feed.manifest", """
+            [Manifest]
+            PermittedIdentifiers=com.example.feed com.example.feed.* com.example.tidy
+            BackgroundModes=refresh processing
+
+            """)
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=com.example.feed\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        try sandbox.write("jobs.d/tidy.job", "[Job]\nIdentifier=com.example.tidy\nKind=processing\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let news = try agent.ctl("request", "com.example.feed.news", "--earliest", "+1h")
+        #expect(news.status == 0, "\(news.stderr)")
+        #expect(news.stdout.contains("requested com.example.feed; waiting: requested (earliest "), "\(news.stdout)")
+        #expect(news.stdout.contains("(com.example.feed.news is a dynamic identifier of job com.example.feed: one request is pending per job, and its run is the job's)"))
+        #expect(try pending(agent).contains { $0["identifier"] as? String == "com.example.feed" && $0["request"] != nil })
+        // Another dynamic identifier of the same job replaces it: one pending request per job.
+        #expect(try agent.ctl("request", "com.example.feed.sports", "--earliest", "+2h").stdout
+                    .contains("(replacing the pending request)"))
+        let withdrawn = try agent.ctl("cancel-request", "com.example.feed.news")
+        #expect(withdrawn.stdout.contains("withdrew 1 request for com.example.feed.news"), "\(withdrawn.stdout)")
+        #expect(try pending(agent).isEmpty)
+
+        // No `.*` for com.example.tidy: its dynamic identifiers are not permitted.
+        let unpermitted = try agent.ctl("request", "com.example.tidy.now")
+        #expect(unpermitted.status != 0)
+        #expect(unpermitted.stderr.contains("no job com.example.tidy.now"), "\(unpermitted.stderr)")
+    }
+
+    @Test func aContinuedJobsDynamicIdentifierIsSubmittedNotRequested() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("manifests.d/photos.manifest", """
+            [Manifest]
+            PermittedIdentifiers=com.example.export com.example.export.*
+            BackgroundModes=continued
+
+            """)
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=com.example.export\nKind=continued\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let refused = try agent.ctl("request", "com.example.export.holidays")
+        #expect(refused.status == 3, "\(refused.stderr)")
+        #expect(refused.stderr.contains("com.example.export.holidays is a continued job (a dynamic identifier of com.example.export): it is submitted (agentctl submit com.example.export.holidays), not requested"),
+                "\(refused.stderr)")
+    }
+
+    @Test func requestsAndTheirWithdrawalAreOnTheEventStream() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=processing\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let events = try EventSubscriber(socket: sandbox.socketPath, filter: [
+            "kinds": ["request-added", "request-replaced", "request-withdrawn", "run-started"]])
+        #expect(try agent.ctl("request", "local.feed", "--earliest", "+1h").status == 0)
+        #expect(try agent.ctl("request", "local.feed", "--earliest", "+2h", "--requires-external-power").status == 0)
+        #expect(try agent.ctl("cancel-request", "local.feed").status == 0)
+        let seen = try events.events { $0["type"] as? String == "request-withdrawn" }
+        #expect(seen.map { $0["type"] as? String ?? "?" } == ["request-added", "request-replaced", "request-withdrawn"])
+        #expect(seen[0]["kind"] as? String == "processing")
+        #expect((seen[0]["request"] as? [String: Any])?["earliestBegin"] is String, "an RFC 3339 instant")
+        #expect((seen[1]["request"] as? [String: Any])?["requiresExternalPower"] as? Bool == true)
+        #expect(seen[2]["message"] as? String == "withdrew 1 request")
+        // A request that starts a run at once says so with its run-started, as a submission does.
+        #expect(try agent.ctl("request", "local.feed").status == 0)
+        let started = try events.events { $0["type"] as? String == "run-started" }
+        #expect(started.count == 1 && started.first?["reason"] as? String == "requested", "\(started)")
+    }
 }

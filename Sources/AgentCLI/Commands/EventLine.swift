@@ -10,10 +10,10 @@ enum EventLine {
         let when = clock.format(seconds, "%H:%M:%S") + "." + String(String(millis + 1000).dropFirst())
         let identifier = event.identifier.map(DisplayText.sanitized) ?? "-"
         let run = event.runID.map(DisplayText.sanitized) ?? "-"
-        return "\(when)  \(identifier)  \(run)  \(what(event))"
+        return "\(when)  \(identifier)  \(run)  \(what(event, clock: clock))"
     }
 
-    static func what(_ event: AgentEvent) -> String {
+    static func what(_ event: AgentEvent, clock: DisplayClock = .system) -> String {
         func clean(_ text: String?) -> String { DisplayText.sanitized(text ?? "") }
         let request = event.requestID.map { "request \($0)" }
         switch event.eventKind {
@@ -30,6 +30,9 @@ enum EventLine {
                 + (event.droppedLineCount.map { " (\(DisplayText.plural($0, "line")) left out)" } ?? "")
         case .requestQueued?: return "queued (\(request ?? "request"), position \(event.position ?? 0))"
         case .requestRefused?: return "refused (\(request ?? "request")): \(clean(event.message))"
+        case .requestAdded?: return "requested" + requestDetails(event.request, clock: clock)
+        case .requestReplaced?: return "requested again, replacing the pending request" + requestDetails(event.request, clock: clock)
+        case .requestWithdrawn?: return clean(event.message)
         case .jobRegistered?: return "registered"
         case .jobUpdated?: return "updated"
         case .jobUnregistered?: return "unregistered"
@@ -46,5 +49,22 @@ enum EventLine {
         case .overflow?: return "overflow: \(clean(event.message))"
         case nil: return clean(event.type)
         }
+    }
+
+    /// ` (earliest 12:30:00, requires unmetered network, external power)`: the request's own
+    /// earliest begin (local time of day) and requirements.
+    static func requestDetails(_ request: RunRequestOptions?, clock: DisplayClock) -> String {
+        guard let request else { return "" }
+        var parts: [String] = []
+        if let earliest = request.earliestBegin {
+            parts.append("earliest " + clock.format(Int64(earliest.rounded(.down)), "%H:%M:%S"))
+        }
+        switch request.requiresNetwork {
+        case .any?: parts.append("requires network")
+        case .unmetered?: parts.append("requires unmetered network")
+        case nil: break
+        }
+        if request.requiresExternalPower == true { parts.append("requires external power") }
+        return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
     }
 }
