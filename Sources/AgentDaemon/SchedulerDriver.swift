@@ -31,6 +31,9 @@ final class SchedulerDriver {
     private var persistTimer: TimerToken?
     private var unsavedGlobals: PersistedSchedule?
     private var unsavedRows: [Identifier: IdentifierSchedule] = [:]
+    /// What of the unsaved state a failed write gave back (older than any change made since).
+    private var globalsTakenBack = false
+    private var rowsTakenBack: Set<Identifier> = []
     /// Clock steps, time-zone and daylight-saving changes, suspends.
     private let time: LocalTimeFollower
 
@@ -296,6 +299,8 @@ final class SchedulerDriver {
     private func persist(_ changes: ScheduleChanges, _ cadence: PersistCadence) {
         unsavedGlobals = changes.globals
         unsavedRows.merge(changes.records) { _, new in new }
+        globalsTakenBack = false
+        rowsTakenBack.subtract(changes.records.keys)
         if cadence == .now {
             if flush() { stateWriter.syncRequestCommit() }
         } else if persistTimer == nil {
@@ -323,13 +328,27 @@ final class SchedulerDriver {
             log.error("state database: the scheduler's state cannot be encoded: \(error)")
             return false
         }
-        let written = stateWriter.attempt(durable: durable) { database in
-            try SchedulerStateStore(database: database).write(globals: json, rows: rows,
-                                                              at: self.loop.clock.realtimeMilliseconds)
-        }
+        let at = loop.clock.realtimeMilliseconds
+        let handed = (globals: globals, rows: unsavedRows)
+        let written = stateWriter.attempt(durable: durable, { database in
+            try SchedulerStateStore(database: database).write(globals: json, rows: rows, at: at)
+        }, takeBack: { [unowned self] in
+            // The write failed on the writer's thread: its changes are unsaved again, under
+            // any change made since (failed writes give theirs back oldest first).
+            if self.unsavedGlobals == nil || self.globalsTakenBack {
+                self.unsavedGlobals = handed.globals
+                self.globalsTakenBack = true
+            }
+            for (id, record) in handed.rows where self.unsavedRows[id] == nil || self.rowsTakenBack.contains(id) {
+                self.unsavedRows[id] = record
+                self.rowsTakenBack.insert(id)
+            }
+        })
         if written {
             unsavedGlobals = nil
             unsavedRows = [:]
+            globalsTakenBack = false
+            rowsTakenBack = []
         }
         return written
     }
@@ -351,11 +370,14 @@ final class SchedulerDriver {
         guard let database = state.database else { return nil }
         do {
             let store = SchedulerStateStore(database: database)
-            guard let json = try store.load() else { return nil }
+            guard let (document, storedRows) = try database.locked({ () -> (String, [(identifier: String, state: String)])? in
+                guard let json = try store.load() else { return nil }
+                return (json, try store.loadRows())
+            }) else { return nil }
             let decoder = JSONLineDecoder()
-            var snapshot = try decoder.decode(PersistedSchedule.self, from: Array(json.utf8))
+            var snapshot = try decoder.decode(PersistedSchedule.self, from: Array(document.utf8))
             let legacy = snapshot.recordedIdentifiers
-            for row in try store.loadRows() {
+            for row in storedRows {
                 guard let id = Identifier(rawValue: row.identifier),
                       let record = try? decoder.decode(IdentifierSchedule.self, from: Array(row.state.utf8))
                 else {
