@@ -330,6 +330,13 @@ final class SchedulerDriver {
         }
         let at = loop.clock.realtimeMilliseconds
         let handed = (globals: globals, rows: unsavedRows)
+        let takenBack = (globals: globalsTakenBack, rows: rowsTakenBack)
+        // Cleared before the handover: a writer that runs the job at once (at the stop) may
+        // give it back before `attempt` returns.
+        unsavedGlobals = nil
+        unsavedRows = [:]
+        globalsTakenBack = false
+        rowsTakenBack = []
         let written = stateWriter.attempt(durable: durable, { database in
             try SchedulerStateStore(database: database).write(globals: json, rows: rows, at: at)
         }, takeBack: { [unowned self] in
@@ -344,11 +351,12 @@ final class SchedulerDriver {
                 self.rowsTakenBack.insert(id)
             }
         })
-        if written {
-            unsavedGlobals = nil
-            unsavedRows = [:]
-            globalsTakenBack = false
-            rowsTakenBack = []
+        if !written {
+            // Not handed over (a write is failing, or the database is not open): kept for later.
+            unsavedGlobals = handed.globals
+            unsavedRows = handed.rows
+            globalsTakenBack = takenBack.globals
+            rowsTakenBack = takenBack.rows
         }
         return written
     }

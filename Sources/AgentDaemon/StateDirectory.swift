@@ -58,14 +58,6 @@ final class StateDirectory {
         repair = message
     }
 
-    /// Closes the database and opens it again (a new WAL is made on disk); returns whether it
-    /// is open.
-    func reopenDatabase() -> Bool {
-        if let database { database.locked { database.close() } }
-        database = nil
-        return open()
-    }
-
     /// Directories and files an earlier version left readable by others are made private.
     private func tightenExisting() {
         for directory in [path, path + "/jobs"] { chmod(directory, 0o700) }
