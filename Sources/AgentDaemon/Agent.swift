@@ -219,6 +219,7 @@ public final class Agent {
     private func openState() -> Bool {
         let wasOpen = state.database != nil
         if state.open() {
+            stateWriter.databaseOpened()
             watchWAL()
             if !wasOpen {
                 // First time the database is usable: account for runs of an earlier agent, and

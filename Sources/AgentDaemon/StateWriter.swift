@@ -116,6 +116,12 @@ final class StateWriter {
         return true
     }
 
+    /// The database was opened: the writer gets the connection now (its mailbox and wakeup
+    /// descriptors are made here, before the agent is ready, not at the first write).
+    func databaseOpened() {
+        _ = databaseOpen
+    }
+
     // MARK: requests
 
     /// Why a request that must be persisted cannot be accepted now, or nil: the last write
