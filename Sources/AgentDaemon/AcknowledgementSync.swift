@@ -3,10 +3,10 @@ import AgentSystem
 import Glibc
 
 /// Acknowledgements that wait for the state log's sync (DESIGN §10: a request is acknowledged
-/// only once it is durable). A request's change is committed on the loop without a sync; the
-/// sync runs off the loop (``StateSyncing``: ``FileSyncWorker``'s thread), and the answers wait
-/// here until it reports. The loop
-/// meanwhile serves deadlines and other clients; requests that commit while a sync runs share the
+/// only once it is durable). A request's change is handed to the state writer's thread, and its
+/// sync queued behind it there (``StateSyncing``: ``WriterSyncs``); the answers wait here until
+/// the sync reports, which it does only after the write (a failed write fails the sync that
+/// follows it). The loop meanwhile serves deadlines and other clients; requests that commit while a sync runs share the
 /// next one. Each connection is answered in order anyway: the server hands a connection its next
 /// request only after the answer to the one before.
 final class AcknowledgementSync {

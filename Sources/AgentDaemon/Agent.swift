@@ -50,8 +50,10 @@ public final class Agent {
         config = ConfigFollower(directory: options.configDirectory, dataDirectories: options.dataDirectories,
                                 loop: loop, log: log)
         state = StateDirectory(path: options.stateDirectory, isPrivate: options.userMode)
-        stateWriter = StateWriter(state: state, loop: loop, log: log, commits: SQLiteCommits(),
-                                  syncs: FileSyncPort(loop: loop))
+        // Every write, sync and checkpoint of the state database runs on this writer's thread.
+        let databaseWriter = SQLiteWriter(loop: loop)
+        stateWriter = StateWriter(state: state, loop: loop, log: log, commits: databaseWriter,
+                                  syncs: WriterSyncs(writer: databaseWriter))
         events = EventBus(loop: loop, wallClock: { WallClock.now() / 1_000_000 })
         let launcher = RunLauncher(loop: loop, log: log, catalogue: config, stateDirectory: options.stateDirectory,
                                    procRoot: options.procRoot, lang: getenv("LANG").map { String(cString: $0) })
@@ -227,6 +229,7 @@ public final class Agent {
     private func openState() -> Bool {
         let wasOpen = state.database != nil
         if state.open() {
+            stateWriter.databaseOpened()
             watchWAL()
             if !wasOpen {
                 // First time the database is usable: account for runs of an earlier agent, and
@@ -244,8 +247,8 @@ public final class Agent {
         return false
     }
 
-    /// The state directory's watch for its WAL's name (issue 28 item 12); the state writer checks
-    /// that the name still leads to the open WAL and repairs it when not.
+    /// The state directory's watch for its WAL's name (issue 28 item 12); the state writer's
+    /// thread checks that the name still leads to the open WAL and repairs it when not.
     private func watchWAL() {
         guard walWatch == nil else { return }
         do {

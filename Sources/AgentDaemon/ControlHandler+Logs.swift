@@ -17,13 +17,24 @@ extension ControlHandler {
         guard let target = request.target, !target.isEmpty else {
             return .failure(.badRequest, "logs: an identifier or a run id (r000042) is needed")
         }
-        guard let store = state.runStore else {
+        guard state.database != nil else {
             return .failure(.unavailable, state.problem ?? "the state database is not open")
         }
         // Lines read before this answer go out as events before it (`logs -f` subscribes first
         // and skips what came before the answer: those lines are in it).
         events.flushPending()
         let wanted = max(1, request.limit ?? Self.defaultLogLines)
+        do {
+            // On the loop, holding the writer's connection: waits only while a write job runs.
+            let answer = try state.reading { store in try logs(of: target, wanted: wanted, request, store) }
+            return answer ?? .failure(.unavailable, state.problem ?? "the state database is not open")
+        } catch {
+            stateWriter.report(error)
+            return .failure(.internal, "reading the runs' output failed: \(error)")
+        }
+    }
+
+    private func logs(of target: String, wanted: Int, _ request: ControlRequest, _ store: RunStore) throws -> ControlResponse {
         var page = HistoryPage(limit: HistoryPage.maxRows)
         var lines = 0
         do {
@@ -67,9 +78,6 @@ extension ControlHandler {
             let next = full ? page.nextCursor : (scanned == Self.maxRunsScanned && lines < wanted ? lastScanned : nil)
             // Oldest run first, as journalctl prints.
             return ControlResponse(runs: page.records.reversed(), nextCursor: next, sequence: events.lastSequence)
-        } catch {
-            stateWriter.report(error)
-            return .failure(.internal, "reading the runs' output failed: \(error)")
         }
     }
 

@@ -171,11 +171,11 @@ struct ControlHandler {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
-            guard let store = state.runStore else {
+            guard state.database != nil else {
                 return .failure(.unavailable, state.problem ?? "the state database is not open")
             }
             let last: Int64?
-            do { last = try store.lastSuccess(identifier: job.identifier.rawValue) } catch {
+            do { last = try state.reading { try $0.lastSuccess(identifier: job.identifier.rawValue) } ?? nil } catch {
                 stateWriter.report(error)
                 return .failure(.internal, "reading the last success failed: \(error)")
             }
@@ -374,19 +374,24 @@ struct ControlHandler {
     /// One page of runs, newest first, bounded in rows and bytes (`HistoryPage`); `nextCursor`
     /// says where the next page starts.
     private func history(_ request: ControlRequest) -> ControlResponse {
-        guard let store = state.runStore else {
+        guard state.database != nil else {
             return .failure(.unavailable, state.problem ?? "the state database is not open")
         }
         var page = HistoryPage(limit: request.limit ?? 20)
         do {
-            if let cursor = request.cursor, try store.run(cursor) == nil {
-                return .failure(.badRequest, "history: no run \(cursor) to continue after (pass the nextCursor of the previous answer, or no cursor for the newest runs)")
+            // On the loop, holding the connection: waits only while a write job runs.
+            let known = try state.reading { store -> Bool in
+                if let cursor = request.cursor, try store.run(cursor) == nil { return false }
+                // One row more than the page holds tells whether another page follows.
+                let withLogTail = request.omitLogTails != true
+                try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1,
+                                      startedFrom: request.since, startedBefore: request.until) { row in
+                    page.add(Self.record(row, withLogTail: withLogTail))
+                }
+                return true
             }
-            // One row more than the page holds tells whether another page follows.
-            let withLogTail = request.omitLogTails != true
-            try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1,
-                                  startedFrom: request.since, startedBefore: request.until) { row in
-                page.add(Self.record(row, withLogTail: withLogTail))
+            if known == false, let cursor = request.cursor {
+                return .failure(.badRequest, "history: no run \(cursor) to continue after (pass the nextCursor of the previous answer, or no cursor for the newest runs)")
             }
         } catch {
             stateWriter.report(error)

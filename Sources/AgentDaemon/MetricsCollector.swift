@@ -71,11 +71,15 @@ final class MetricsCollector {
     }
 
     private func jobFigures(_ jobs: [JobDefinition], now: Int64) -> [JobFigures] {
-        if !successHistory.isSeeded, let store = state.runStore {
+        if !successHistory.isSeeded, state.database != nil {
             // Once, when the state database is first readable; afterwards run ends keep it current.
             do {
-                successHistory.seed(lastSuccesses: try store.lastSuccesses(),
-                                    successStarts: try store.successStarts(since: (now - FreshDays.lookbackSeconds) * 1000))
+                let since = (now - FreshDays.lookbackSeconds) * 1000
+                if let (last, starts) = try state.reading({ store in
+                    (try store.lastSuccesses(), try store.successStarts(since: since))
+                }) {
+                    successHistory.seed(lastSuccesses: last, successStarts: starts)
+                }
             } catch {
                 stateWriter.report(error)
             }

@@ -26,9 +26,8 @@ final class RunRecorder {
     /// The checkpoint a new run of `identifier` is handed. A checkpoint that cannot be read is
     /// not silently taken for none: the returned problem goes to the log and the run's tail.
     func checkpoint(of identifier: Identifier) -> (value: String?, problem: String?) {
-        guard let store = state.runStore else { return (nil, nil) }
         do {
-            return (try store.checkpoint(identifier: identifier.rawValue), nil)
+            return (try state.reading { try $0.checkpoint(identifier: identifier.rawValue) } ?? nil, nil)
         } catch {
             stateWriter.report(error)
             return (nil, "the checkpoint of \(identifier) cannot be read (\(error)): this run starts without one")
@@ -105,7 +104,7 @@ final class RunRecorder {
 
     /// Writes through the state writer: at once when the state can be written, else queued
     /// (bounded) and written when it can be again. `key` lets a newer write replace a queued one.
-    private func persist(_ label: String, key: String? = nil, _ body: @escaping (RunStore) throws -> Void) {
+    private func persist(_ label: String, key: String? = nil, _ body: @escaping @Sendable (RunStore) throws -> Void) {
         stateWriter.write(label, key: key) { database in try body(RunStore(database: database)) }
     }
 }

@@ -71,17 +71,21 @@ final class RunSupervisor {
     /// database holds (the scheduler numbers new runs after it), nil when it cannot be read.
     @discardableResult
     func recoverUnfinishedRuns() -> UInt64? {
-        guard let store = state.runStore else { return nil }
         do {
-            let highest = try store.highestRunNumber()
-            for run in try store.unfinishedRuns() {
+            guard let (highest, unfinished) = try state.reading({ store in
+                (try store.highestRunNumber(), try store.unfinishedRuns())
+            }) else { return nil }
+            for run in unfinished {
                 let done = launcher.recover(RecordedRunPlace(
                     runID: run.runID, identifier: run.identifier, bootID: run.bootID,
                     cgroup: run.cgroup, processGroup: run.processGroup))
                 var ended = run
                 ended.endedAt = loop.clock.realtimeMilliseconds
                 ended.stopReason = StopReason.agentRestart.description
-                try store.finish(ended)
+                let record = ended
+                stateWriter.write("the end of run \(run.runID) (agent-restart)") { database in
+                    try RunStore(database: database).finish(record)
+                }
                 log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart; \(done)")
             }
             return highest

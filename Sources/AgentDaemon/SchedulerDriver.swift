@@ -33,6 +33,9 @@ final class SchedulerDriver {
     private var persistTimer: TimerToken?
     private var unsavedGlobals: PersistedSchedule?
     private var unsavedRows: [Identifier: IdentifierSchedule] = [:]
+    /// What of the unsaved state a failed write gave back (older than any change made since).
+    private var globalsTakenBack = false
+    private var rowsTakenBack: Set<Identifier> = []
     /// Clock steps, time-zone and daylight-saving changes, suspends.
     private let time: LocalTimeFollower
 
@@ -300,6 +303,8 @@ final class SchedulerDriver {
     private func persist(_ changes: ScheduleChanges, _ cadence: PersistCadence) {
         unsavedGlobals = changes.globals
         unsavedRows.merge(changes.records) { _, new in new }
+        globalsTakenBack = false
+        rowsTakenBack.subtract(changes.records.keys)
         if cadence == .now {
             if flush() { stateWriter.syncRequestCommit() }
         } else if persistTimer == nil {
@@ -327,13 +332,35 @@ final class SchedulerDriver {
             log.error("state database: the scheduler's state cannot be encoded: \(error)")
             return false
         }
-        let written = stateWriter.attempt(durable: durable) { database in
-            try SchedulerStateStore(database: database).write(globals: json, rows: rows,
-                                                              at: self.loop.clock.realtimeMilliseconds)
-        }
-        if written {
-            unsavedGlobals = nil
-            unsavedRows = [:]
+        let at = loop.clock.realtimeMilliseconds
+        let handed = (globals: globals, rows: unsavedRows)
+        let takenBack = (globals: globalsTakenBack, rows: rowsTakenBack)
+        // Cleared before the handover: a writer that runs the job at once (at the stop) may
+        // give it back before `attempt` returns.
+        unsavedGlobals = nil
+        unsavedRows = [:]
+        globalsTakenBack = false
+        rowsTakenBack = []
+        let written = stateWriter.attempt(durable: durable, { database in
+            try SchedulerStateStore(database: database).write(globals: json, rows: rows, at: at)
+        }, takeBack: { [unowned self] in
+            // The write failed on the writer's thread: its changes are unsaved again, under
+            // any change made since (failed writes give theirs back oldest first).
+            if self.unsavedGlobals == nil || self.globalsTakenBack {
+                self.unsavedGlobals = handed.globals
+                self.globalsTakenBack = true
+            }
+            for (id, record) in handed.rows where self.unsavedRows[id] == nil || self.rowsTakenBack.contains(id) {
+                self.unsavedRows[id] = record
+                self.rowsTakenBack.insert(id)
+            }
+        })
+        if !written {
+            // Not handed over (a write is failing, or the database is not open): kept for later.
+            unsavedGlobals = handed.globals
+            unsavedRows = handed.rows
+            globalsTakenBack = takenBack.globals
+            rowsTakenBack = takenBack.rows
         }
         return written
     }
@@ -355,11 +382,14 @@ final class SchedulerDriver {
         guard let database = state.database else { return nil }
         do {
             let store = SchedulerStateStore(database: database)
-            guard let json = try store.load() else { return nil }
+            guard let (document, storedRows) = try database.locked({ () -> (String, [(identifier: String, state: String)])? in
+                guard let json = try store.load() else { return nil }
+                return (json, try store.loadRows())
+            }) else { return nil }
             let decoder = JSONLineDecoder()
-            var snapshot = try decoder.decode(PersistedSchedule.self, from: Array(json.utf8))
+            var snapshot = try decoder.decode(PersistedSchedule.self, from: Array(document.utf8))
             let legacy = snapshot.recordedIdentifiers
-            for row in try store.loadRows() {
+            for row in storedRows {
                 guard let id = Identifier(rawValue: row.identifier),
                       let record = try? decoder.decode(IdentifierSchedule.self, from: Array(row.state.utf8))
                 else {

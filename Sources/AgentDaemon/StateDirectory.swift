@@ -30,8 +30,19 @@ final class StateDirectory {
         self.isPrivate = isPrivate
     }
 
-    /// The database's run records, while it is open.
-    var runStore: RunStore? { database.map(RunStore.init) }
+    /// Reads the database's run records on the loop, while it is open (nil when it is not). The
+    /// connection is the writer thread's too: the read holds it (``Database/locked``), so it
+    /// waits while a write job runs — a commit's WAL append, or a checkpoint's two syncs.
+    func reading<T>(_ body: (RunStore) throws -> T) rethrows -> T? {
+        guard let database else { return nil }
+        return try database.locked { try body(RunStore(database: database)) }
+    }
+
+    /// The connection was closed behind this object (a WAL repair whose reopen failed): `open`
+    /// makes a new one.
+    func forgetDatabase() {
+        database = nil
+    }
 
     /// A later failure of the open database (read-only, disk full): shown in status until a
     /// write succeeds again.
@@ -45,14 +56,6 @@ final class StateDirectory {
 
     func recordRepair(_ message: String) {
         repair = message
-    }
-
-    /// Closes the database and opens it again (a new WAL is made on disk); returns whether it
-    /// is open.
-    func reopenDatabase() -> Bool {
-        database?.close()
-        database = nil
-        return open()
     }
 
     /// Directories and files an earlier version left readable by others are made private.

@@ -4,25 +4,27 @@ import AgentStore
 import AgentSystem
 import Glibc
 
-/// Every write to the state database goes through here (DESIGN §10). A write that cannot be
-/// made (disk full, read-only, locked) never stalls the loop and is never silently lost: run
-/// records wait in a bounded queue, the scheduler keeps its unsaved changes, and one timer
-/// retries with backoff until the state is writable again. Meanwhile `refusal` tells requests
-/// why they cannot be accepted. One more timer checkpoints the WAL once writes have stopped.
+/// Every write to the state database goes through here (DESIGN §10). The loop never waits for
+/// the disk: each write, sync and checkpoint is a job handed to the writer's thread
+/// (``StateCommitting``: ``SQLiteWriter``), and its outcome comes back through a mailbox, in
+/// handover order. What stays here, on the loop, are the durability rules: a write that cannot
+/// be made (disk full, read-only, locked) is never silently lost — run records wait in a bounded
+/// queue, the scheduler keeps its unsaved changes — and one timer retries with backoff until the
+/// state is writable again; meanwhile `refusal` tells requests why they cannot be accepted; a
+/// request is answered only once its write and its sync are done (``AcknowledgementSync``).
 ///
-/// Checkpoints sync two files (~10–25 ms on a laptop disk) and so never run inside a write that
-/// a deadline may be waiting behind: a WAL of `busyFrames` or more is checkpointed once writes
-/// have paused for `quietCheckpoint` (a burst of run ends is over), a smaller one after
-/// `idleCheckpoint`; only a WAL that reaches `mostFrames` under writes that never pause is
-/// checkpointed at once, so it stays bounded (about 40 MB with 4 KiB pages). The kernel is
-/// asked to write the WAL out as it grows (``Database``), so those syncs find little to do, and
-/// a checkpoint while busy restarts the WAL instead of truncating it: only the idle one (and
-/// the one at stop) truncates.
+/// Checkpoints sync two files, and are timed here so they come between bursts of writes: a WAL
+/// of `busyFrames` or more is checkpointed once writes have paused for `quietCheckpoint`, a
+/// smaller one after `idleCheckpoint`; only a WAL that reaches `mostFrames` under writes that
+/// never pause is checkpointed at once, so it stays bounded (about 40 MB with 4 KiB pages). The
+/// kernel is asked to write the WAL out as it grows (``Database``), so those syncs find little to
+/// do, and a checkpoint while busy restarts the WAL instead of truncating it: only the idle one
+/// (and the one at stop) truncates.
 final class StateWriter {
     private let state: StateDirectory
     private let loop: any EventLooping
     private let log: Logger
-    /// Transactions, the queue's drain and the space check (SQLite and statvfs, or virtual).
+    /// The writer's thread (SQLite and statvfs, or virtual).
     private let commits: any StateCommitting
     private let syncs: any StateSyncing
     private var queue = UnwrittenQueue(capacity: 1_000)
@@ -35,7 +37,7 @@ final class StateWriter {
     /// The last read or open failure logged, to say each distinct one once.
     private var lastReported: String?
     /// Writers that keep their own unsaved state (the scheduler): called on each retry, each
-    /// returns whether everything it had is written.
+    /// returns whether everything it had is handed over.
     var flushers: [() -> Bool] = []
     /// Called when the database is not open at a retry: opens it, returns whether it is.
     var reopen: (() -> Bool)?
@@ -43,6 +45,28 @@ final class StateWriter {
     private let acknowledgements: AcknowledgementSync
     /// The last sync failed: a retry syncs again before the state counts as writable.
     private var syncFailed = false
+
+    /// Writes handed to the writer's thread and not reported yet: what to do if they fail.
+    private var handedOver: [UInt64: HandedOver] = [:]
+    private struct HandedOver {
+        var label: String
+        var key: String?
+        var body: @Sendable (Database) throws -> Void
+        /// A scheduler write takes its changes back; nil for a record, which is queued.
+        var takeBack: (() -> Void)?
+    }
+    /// Numbers the writes, in the order they are made (``UnwrittenQueue/Entry/sequence``).
+    private var sequence: UInt64 = 0
+    /// The queue is with the writer's thread: nothing else is handed over until it reports.
+    private var draining = false
+    /// Whether the drain in progress was a retry (it logs "writable again").
+    private var drainIsRetry = false
+    private var checkpointing = false
+    private var stopping = false
+    /// The connection the writer was last given.
+    private weak var writerDatabase: Database?
+    /// The WAL's frames, as the writer's last outcome said.
+    private var walFrames = 0
 
     static let firstRetry: Duration = .seconds(5)
     static let longestRetry: Duration = .seconds(30)
@@ -64,6 +88,10 @@ final class StateWriter {
         acknowledgements.onOutcome = { [unowned self] failure in
             if let failure { self.recordSyncFailure(failure) }
         }
+        commits.onOutcome = { [unowned self] outcomes in
+            for outcome in outcomes { self.take(outcome) }
+            self.handOverQueueIfIdle()
+        }
     }
 
     /// When a WAL that has grown is checkpointed (see the type's comment).
@@ -75,6 +103,24 @@ final class StateWriter {
     }
 
     var unwrittenCount: Int { queue.count }
+    /// Writes handed to the writer's thread and not yet reported.
+    var inFlight: Int { handedOver.count }
+
+    /// Whether the database is open; gives the writer the connection when it is new.
+    private var databaseOpen: Bool {
+        guard let database = state.database else { return false }
+        if writerDatabase !== database {
+            writerDatabase = database
+            commits.use(database, mostFrames: limits.mostFrames)
+        }
+        return true
+    }
+
+    /// The database was opened: the writer gets the connection now (its mailbox and wakeup
+    /// descriptors are made here, before the agent is ready, not at the first write).
+    func databaseOpened() {
+        _ = databaseOpen
+    }
 
     // MARK: requests
 
@@ -94,17 +140,21 @@ final class StateWriter {
     /// Request commits so far: a request whose handling raised it waits for `afterSync`.
     var requestCommits: UInt64 { acknowledgements.committed }
 
-    /// A request's change was just committed (without a sync): the sync is asked for, off the loop.
+    /// A request's change was just handed over (without a sync): the sync is asked for, queued
+    /// behind it on the writer's thread.
     func syncRequestCommit() {
         guard let database = state.database else { return }
         acknowledgements.commit(database: database.path)
     }
 
-    /// Runs `then` once every request commit so far is on disk: with nil, or with the refusal to
-    /// send instead when the sync failed.
+    /// Runs `then` once every request commit so far is written and on disk: with nil, or with
+    /// the refusal to send instead when the write or the sync failed.
     func afterSync(_ then: @escaping (String?) -> Void) {
         acknowledgements.afterSync { [unowned self] failure in
-            then(failure.map { _ in (self.problem?.refusal ?? "state directory not writable") + Self.unsyncedNote })
+            then(failure.map { failure in
+                let note = failure.call == "commit" ? SchedulerDriver.heldNote : Self.unsyncedNote
+                return (self.problem?.refusal ?? "state directory not writable") + note
+            })
         }
     }
 
@@ -112,6 +162,7 @@ final class StateWriter {
     static let unsyncedNote = "; this request was written but its sync to disk failed: it is kept, but may not survive a power cut until the state can be written again"
 
     private func recordSyncFailure(_ failure: SystemError) {
+        if failure.call == "commit" { return } // the write's own failure was taken in before it
         syncFailed = true
         let kind: StoreErrorKind = failure.errno == ENOSPC || failure.errno == EDQUOT ? .full : .notWritable
         let new = StateProblem(kind: kind, directory: state.path, detail: failure.description)
@@ -123,38 +174,121 @@ final class StateWriter {
 
     // MARK: writing
 
-    /// Writes now, in one transaction, unless a write is already failing (then it is not even
-    /// tried: the retry timer will). Nothing is queued: a caller that keeps its own unsaved
-    /// state (the scheduler) uses this, and tries again when its flusher is called.
+    /// Hands a write over now, in one transaction, unless a write is already failing (then it is
+    /// not even tried: the retry timer will). Nothing is queued: a caller that keeps its own
+    /// unsaved state (the scheduler) uses this; should the write fail, `takeBack` is called (it
+    /// takes its changes back) and the caller tries again when its flusher is called.
     @discardableResult
-    func attempt(_ label: String = "the schedule", durable: Bool = false, _ body: (Database) throws -> Void) -> Bool {
-        guard problem == nil, let database = state.database else { return false }
-        return run(database, label: label, durable: durable, body)
+    func attempt(_ label: String = "the schedule", durable: Bool = false,
+                 _ body: @escaping @Sendable (Database) throws -> Void, takeBack: @escaping () -> Void) -> Bool {
+        guard problem == nil, databaseOpen else { return false }
+        sequence += 1
+        handedOver[sequence] = HandedOver(label: label, key: nil, body: body, takeBack: takeBack)
+        if commits.submit(.write(id: sequence, label: label, durable: durable, body: body)) { return true }
+        handedOver[sequence] = nil
+        return false
     }
 
-    /// Writes now, or queues the write when it cannot be made; `label` names it in the log.
-    func write(_ label: String, key: String? = nil, _ body: @escaping (Database) throws -> Void) {
-        if problem == nil, queue.isEmpty, let database = state.database, run(database, label: label, durable: false, body) {
-            return
+    /// Hands a write over, or queues it when it cannot be made now; `label` names it in the log.
+    func write(_ label: String, key: String? = nil, _ body: @escaping @Sendable (Database) throws -> Void) {
+        sequence += 1
+        if problem == nil, queue.isEmpty, !draining, databaseOpen {
+            handedOver[sequence] = HandedOver(label: label, key: key, body: body, takeBack: nil)
+            if commits.submit(.write(id: sequence, label: label, durable: false, body: body)) { return }
+            handedOver[sequence] = nil
         }
-        guard problem != nil || state.database == nil else { return } // failed for good: logged
-        if let dropped = queue.append(label, key: key, body) {
+        enqueue(UnwrittenQueue.Entry(label: label, key: key, sequence: sequence, write: body))
+        // With no problem, the queue goes to the writer when it has room (its next outcome).
+        if problem != nil || state.database == nil { scheduleRetry() }
+    }
+
+    private func enqueue(_ entry: UnwrittenQueue.Entry) {
+        if let dropped = queue.putBack(entry) {
             log.error("state database: \(queue.capacity) records wait to be written: dropped the oldest, \(dropped.label) (\(queue.dropped) dropped since start)")
         }
-        scheduleRetry()
     }
 
-    private func run(_ database: Database, label: String, durable: Bool, _ body: (Database) throws -> Void) -> Bool {
-        do {
-            try commits.commit(database, durable: durable, label: label, body)
-            // Before anything is acknowledged: a commit into a WAL that is no longer on disk
-            // would survive no crash.
-            checkWAL()
-            wrote()
-            return true
-        } catch {
+    // MARK: outcomes
+
+    private func take(_ outcome: StateJobOutcome) {
+        switch outcome {
+        case .wrote(let id, let error, let frames):
+            guard let write = handedOver.removeValue(forKey: id) else { return }
+            walFrames = frames
+            guard let error else {
+                wrote()
+                return
+            }
+            guard error.kind.isTransient else {
+                log.error("state database: \(write.label) cannot be written and is given up: \(error)")
+                return
+            }
+            if let takeBack = write.takeBack {
+                takeBack()
+            } else {
+                enqueue(UnwrittenQueue.Entry(label: write.label, key: write.key, sequence: id, write: write.body))
+            }
             failed(error)
-            return false
+        case .drained(let written, let left, let error, let abandoned, let syncFailure, let frames):
+            draining = false
+            walFrames = frames
+            for entry in left { enqueue(entry) }
+            for (label, error) in abandoned {
+                log.error("state database: \(label) cannot be written and is given up: \(error)")
+            }
+            if let syncFailure {
+                recordSyncFailure(syncFailure)
+                return
+            }
+            syncFailed = false
+            if let error {
+                failed(error) // logs only when the trouble changed
+                return
+            }
+            drained(written: written)
+        case .synced:
+            break // delivered to the sync port
+        case .checkpointed(let truncate, let error):
+            checkpointing = false
+            checkpointed(truncate: truncate, error: error)
+        case .walRepair(let repair):
+            walRepaired(repair)
+        }
+    }
+
+    /// The queue is empty again (a retry's drain, or a drain after the writer's queue was full).
+    private func drained(written: Int) {
+        let hadProblem = problem != nil
+        let wasRetry = drainIsRetry
+        drainIsRetry = false
+        problem = nil
+        for flusher in flushers where !flusher() {
+            if problem == nil { scheduleRetry() }
+            return
+        }
+        if written > 0 { wrote() }
+        retryDelay = Self.firstRetry
+        state.clearProblem()
+        if hadProblem || (wasRetry && written > 0) {
+            log.notice("state database: writable again; \(written) waiting records written")
+        }
+    }
+
+    /// Records that wait while nothing fails (the writer's queue was full) go over once it
+    /// reports.
+    private func handOverQueueIfIdle() {
+        guard problem == nil, !queue.isEmpty, !draining, retryTimer == nil, databaseOpen else { return }
+        handOverQueue(retrying: false)
+    }
+
+    private func handOverQueue(retrying: Bool) {
+        let entries = queue.takeAll()
+        draining = true
+        drainIsRetry = retrying
+        if !commits.submit(.drain(entries: entries, syncFirst: syncFailed)) {
+            draining = false
+            for entry in entries { enqueue(entry) }
+            scheduleRetry()
         }
     }
 
@@ -208,81 +342,61 @@ final class StateWriter {
         }
     }
 
-    /// Writes what waits: the queue in order, then every flusher. Stops at the first failure
-    /// (which re-arms the timer with a longer delay).
+    /// Hands over what waits: the queue in order (after the log's sync again, if the last one
+    /// failed); once the writer reports it written, every flusher. A failure re-arms the timer
+    /// with a longer delay.
     func retry() {
         if state.database == nil, reopen?() != true {
             scheduleRetry()
             return
         }
-        guard let database = state.database else { return }
-        let hadProblem = problem != nil
-        if syncFailed {
-            // What the failed sync covered is synced again (on the loop: only after a failure).
-            if let failure = syncs.syncNow(database.path) {
-                recordSyncFailure(failure)
-                return
-            }
-            syncFailed = false
-        }
-        let result = commits.drain(&queue, into: database) { entry, error in
-            log.error("state database: \(entry.label) cannot be written and is given up: \(error)")
-        }
-        if let error = result.error {
-            failed(error) // logs only when the trouble changed
-            return
-        }
-        problem = nil
-        for flusher in flushers where !flusher() {
-            if problem == nil { scheduleRetry() }
-            return
-        }
-        if result.written > 0 { wrote() }
-        retryDelay = Self.firstRetry
-        state.clearProblem()
-        if hadProblem || result.written > 0 {
-            log.notice("state database: writable again; \(result.written) waiting records written")
-        }
+        guard databaseOpen, !draining else { return }
+        handOverQueue(retrying: true)
     }
 
     // MARK: a WAL removed behind the agent's back
 
-    /// Checks that `state.db-wal` on disk is still the WAL the connection writes (after each
-    /// commit, and when the state directory's watch says the name went); when it is not, what
-    /// the open WAL holds is checkpointed into `state.db` and the database reopened, so a new
-    /// WAL exists on disk and a crash that follows loses nothing (issue 28 item 12).
+    /// Asks the writer whether `state.db-wal` on disk is still the WAL the connection writes
+    /// (it checks after each commit by itself; this is for the state directory's watch, which
+    /// saw the name go). When it is not, the writer checkpoints what the open WAL holds into
+    /// `state.db` and reopens the database, so a new WAL exists on disk and a crash that follows
+    /// loses nothing (issue 28 item 12); `walRepaired` says so.
     func checkWAL() {
-        guard let database = state.database, let what = database.walDetachment() else { return }
+        guard databaseOpen else { return }
+        _ = commits.submit(.checkWAL)
+    }
+
+    private func walRepaired(_ repair: WALRepair) {
         let wal = "\(state.path)/state.db-wal"
-        guard database.databaseFileIsAttached() else {
+        switch repair {
+        case .intact:
+            return
+        case .databaseRemoved:
             // Reopening would start an empty database: keep the open one, say so.
             let message = "\(state.path)/state.db was removed while agentd had it open (its WAL too); "
                 + "agentd goes on writing to the open files, but a restart would start from an empty "
                 + "database: restore state.db from a backup before restarting agentd"
             reportOnce("state database: " + message)
-            return
-        }
-        do {
-            try database.checkpoint(truncate: true)
-        } catch {
+        case .saveFailed(let what, let error):
             let message = "\(wal) \(what) while agentd had it open, and what it holds cannot be saved "
                 + "into state.db: \(error); agentd keeps it in the open file and tries again at the next write"
             reportOnce("state database: " + message)
             state.recordProblem(message)
-            return
-        }
-        let noticed = RFC3339.text(milliseconds: loop.clock.realtimeMilliseconds)
-        let note = "\(wal) \(what) at \(noticed) while agentd had it open; what it held was saved into "
-            + "state.db and a new state.db-wal opened, so nothing was lost; find out what removes files in "
-            + "\(state.path) (auditctl -w \(wal) -p wa)"
-        // Reopened before it is said: whoever reads the line finds the new WAL in place.
-        if state.reopenDatabase() {
+        case .repaired(let what):
+            let noticed = RFC3339.text(milliseconds: loop.clock.realtimeMilliseconds)
+            let note = "\(wal) \(what) at \(noticed) while agentd had it open; what it held was saved into "
+                + "state.db and a new state.db-wal opened, so nothing was lost; find out what removes files in "
+                + "\(state.path) (auditctl -w \(wal) -p wa)"
+            // Reopened (on the writer's thread) before it is said: whoever reads the line finds
+            // the new WAL in place.
             state.recordRepair(note)
             log.warning("state database: " + note)
-        } else {
+        case .reopenFailed(let what, let error):
+            let noticed = RFC3339.text(milliseconds: loop.clock.realtimeMilliseconds)
             // The retry timer reopens it (`reopen`); until then requests are refused.
+            state.forgetDatabase()
             reportOnce("state database: \(wal) \(what) at \(noticed) while agentd had it open; what it held "
-                + "was saved into state.db, but the database cannot be reopened: \(state.problem ?? "unknown cause")")
+                + "was saved into state.db, but the database cannot be reopened: \(error)")
             scheduleRetry()
         }
     }
@@ -293,7 +407,7 @@ final class StateWriter {
     /// checkpointed and nothing was written since; brought forward when the WAL has grown.
     private func wrote() {
         lastWriteAt = loop.now
-        let frames = state.database?.walFrames ?? 0
+        let frames = walFrames
         if frames >= limits.mostFrames {
             checkpoint(truncate: false)
             return
@@ -319,7 +433,7 @@ final class StateWriter {
         checkpointTimer = loop.schedule(at: deadline, leeway: leeway) { [unowned self] in
             self.checkpointTimer = nil
             guard let last = self.lastWriteAt else { return }
-            let frames = self.state.database?.walFrames ?? 0
+            let frames = self.walFrames
             let delay = self.checkpointDelay(frames: frames)
             let due = last + delay
             if due > self.loop.now {
@@ -332,42 +446,62 @@ final class StateWriter {
         }
     }
 
+    /// When the checkpoint was handed over: a write reported after it re-arms the timer.
+    private var checkpointHandedAt: MonotonicInstant?
+
     private func checkpoint(truncate: Bool) {
         if let token = checkpointTimer { loop.cancel(token); checkpointTimer = nil }
-        guard problem == nil, let database = state.database else { return }
-        do {
-            try database.checkpoint(truncate: truncate)
-            if truncate {
-                lastWriteAt = nil
-            } else {
-                // The WAL file keeps its size: truncated once writes have stopped for long.
-                armCheckpoint(at: (lastWriteAt ?? loop.now) + idleCheckpoint, delay: idleCheckpoint)
-            }
-        } catch {
-            // Harmless: the WAL keeps everything; the next write re-arms the timer.
-            log.info("state database: WAL checkpoint deferred: \(error)")
+        guard problem == nil, databaseOpen, !checkpointing else { return }
+        checkpointing = true
+        checkpointHandedAt = loop.now
+        if !commits.submit(.checkpoint(truncate: truncate)) {
+            checkpointing = false
+            armCheckpoint(at: loop.now + limits.quietCheckpoint, delay: limits.quietCheckpoint)
         }
     }
 
-    /// At a clean stop: one last try at everything unwritten, then a checkpoint (so `state.db`
-    /// alone is a complete copy) and the close.
+    private func checkpointed(truncate: Bool, error: StoreError?) {
+        if let error {
+            if stopping { log.warning("state database: checkpoint at stop failed: \(error)"); return }
+            // Harmless: the WAL keeps everything; the next write re-arms the timer.
+            log.info("state database: WAL checkpoint deferred: \(error)")
+            return
+        }
+        walFrames = 0
+        let writtenSince = lastWriteAt.map { at in checkpointHandedAt.map { at > $0 } ?? true } ?? false
+        if writtenSince { return } // the write after it armed the timer again
+        if truncate {
+            lastWriteAt = nil
+        } else if checkpointTimer == nil {
+            // The WAL file keeps its size: truncated once writes have stopped for long.
+            armCheckpoint(at: (lastWriteAt ?? loop.now) + idleCheckpoint, delay: idleCheckpoint)
+        }
+    }
+
+    /// At a clean stop: what was handed over is finished (the writer's thread ends), one last
+    /// try at everything unwritten (on this thread now: the loop has stopped), then a checkpoint
+    /// (so `state.db` alone is a complete copy) and the close.
     func shutdown() {
         if let token = retryTimer { loop.cancel(token); retryTimer = nil }
         if let token = checkpointTimer { loop.cancel(token); checkpointTimer = nil }
+        stopping = true
+        commits.finish()
         guard state.database != nil else {
             if !queue.isEmpty { log.error("state database: not open; \(queue.count) records were never written") }
             acknowledgements.finish(database: nil)
             return
         }
+        // With the thread gone, jobs run at once and report before `submit` returns.
         retry()
         if let token = retryTimer { loop.cancel(token); retryTimer = nil }
         if !queue.isEmpty {
             log.error("state database: \(queue.count) records could not be written before stopping and are lost: \(problem?.refusal ?? "")")
         }
         if let database = state.database {
-            do { try database.checkpoint() } catch { log.warning("state database: checkpoint at stop failed: \(error)") }
+            checkpointing = false
+            _ = commits.submit(.checkpoint(truncate: true))
             acknowledgements.finish(database: database.path)
-            database.close()
+            database.locked { database.close() }
         }
     }
 }

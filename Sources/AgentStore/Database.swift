@@ -3,10 +3,16 @@ import CShim
 import CSQLite
 import Glibc
 
-/// One SQLite connection in WAL mode. Not thread-safe by design: the agent's single event loop
-/// owns it. No C type leaves this module.
-public final class Database {
+/// One SQLite connection in WAL mode. No C type leaves this module.
+///
+/// Two threads share the agent's connection (`locking_mode=EXCLUSIVE` admits no second one in
+/// the process): the state writer's thread makes every write, sync and checkpoint, and the loop
+/// reads. Each holds `locked` around its whole use (a transaction, a read with its statements),
+/// which is what makes the type Sendable; nothing else touches it from two threads.
+public final class Database: @unchecked Sendable {
     public let path: String
+    private let exclusive: Bool
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var handle: OpaquePointer?
     /// Statements the agent runs again and again (one per run launched and ended), compiled once.
     private var cache: [String: Statement] = [:]
@@ -37,6 +43,30 @@ public final class Database {
     ///   caller retries from a timer instead of stalling its event loop.
     public init(path: String, exclusive: Bool = true) throws {
         self.path = path
+        self.exclusive = exclusive
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        try connect()
+    }
+
+    /// Runs `body` holding the connection: the writer's thread around each job, the loop around
+    /// each read. Not reentrant.
+    public func locked<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+
+    /// Closes the connection and opens the same file again in this same object (everyone
+    /// holding it keeps it): after the WAL was removed behind the agent's back, so that SQLite
+    /// makes a new one on disk. On failure the connection stays closed.
+    public func reopen() throws {
+        close()
+        try connect()
+    }
+
+    private func connect() throws {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -101,6 +131,9 @@ public final class Database {
 
     deinit {
         close()
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
     }
 
     /// Closes the connection (SQLite checkpoints what it can on the way); later calls fail.
@@ -115,6 +148,8 @@ public final class Database {
         walFD = -1
         databaseFD = -1
         handle = nil
+        walFrames = 0
+        framesAtWriteback = 0
     }
 
     /// Asks the kernel to start writing the WAL's dirty pages out now, without waiting (commits

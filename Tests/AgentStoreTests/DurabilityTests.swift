@@ -96,24 +96,28 @@ private let diskFull = StoreError(operation: "step", path: "state.db", code: 13,
 @Test func drainingWritesInOrderAndStopsAtTroubleThatMayPass() throws {
     try withDatabase { db, _ in
         var queue = UnwrittenQueue()
-        var written: [Int] = []
-        var full = false
+        // Entries are Sendable (the writer's thread runs them): what they touch is in a box.
+        final class Disk: @unchecked Sendable {
+            var written: [Int] = []
+            var full = false
+        }
+        let disk = Disk()
         for number in 1...4 {
             queue.append("record \(number)") { _ in
-                if number == 3 && full { throw diskFull }
-                written.append(number)
+                if number == 3 && disk.full { throw diskFull }
+                disk.written.append(number)
             }
         }
-        full = true
+        disk.full = true
         let first = queue.drain(into: db) { _, _ in Issue.record("nothing is given up") }
         #expect(first.written == 2)
         #expect(first.error?.kind == .full)
         #expect(queue.entries.map(\.label) == ["record 3", "record 4"])
-        full = false
+        disk.full = false
         let second = queue.drain(into: db) { _, _ in }
         #expect(second.written == 2)
         #expect(second.error == nil)
-        #expect(written == [1, 2, 3, 4])
+        #expect(disk.written == [1, 2, 3, 4])
         #expect(queue.isEmpty)
     }
 }

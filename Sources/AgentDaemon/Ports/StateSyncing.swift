@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentSystem
+import Glibc
 
 /// How the state log reaches the disk: the port under ``AcknowledgementSync``. The real one
-/// (``FileSyncPort``) syncs on ``FileSyncWorker``'s thread and reports through a mailbox; daemon
+/// (``WriterSyncs``) syncs on the state writer's thread and reports through its mailbox; daemon
 /// scripts use one whose syncs finish (or fail) when the script says.
 protocol StateSyncing: AnyObject {
     /// Where finished syncs are reported (on the loop).
@@ -15,46 +16,25 @@ protocol StateSyncing: AnyObject {
     func finish()
 }
 
-/// The real sync: a thread that `fdatasync`s the WAL, and a mailbox back to the loop.
-final class FileSyncPort: StateSyncing {
-    private let loop: EventLoop
-    private var worker: FileSyncWorker?
-    private var mailbox: Mailbox<FileSyncWorker.Outcome>?
+/// The real sync: a job on the state writer's thread (``SQLiteWriter``), queued after the writes
+/// it must cover, reported in its place among their outcomes.
+final class WriterSyncs: StateSyncing {
+    private let writer: SQLiteWriter
     var onOutcome: (([FileSyncWorker.Outcome]) -> Void)?
 
-    init(loop: EventLoop) {
-        self.loop = loop
+    init(writer: SQLiteWriter) {
+        self.writer = writer
+        writer.onSynced = { [unowned self] outcome in self.onOutcome?([outcome]) }
     }
 
     func request(_ number: UInt64, database: String) {
-        guard let worker = worker(for: database) else {
-            // No mailbox (eventfd exhausted): sync here, on the loop.
-            onOutcome?([FileSyncWorker.Outcome(upTo: number, failure: FileSyncWorker.syncNow(database))])
-            return
+        // Syncs are never refused for a full queue; only with no database is there no writer.
+        if !writer.submit(.sync(upTo: number)) {
+            onOutcome?([FileSyncWorker.Outcome(upTo: number, failure: SystemError(call: "sync", errno: EBADF, path: database))])
         }
-        worker.request(number)
     }
 
     func syncNow(_ database: String) -> SystemError? { FileSyncWorker.syncNow(database) }
 
-    func finish() {
-        worker?.finish()
-        mailbox?.close()
-        worker = nil
-        mailbox = nil
-    }
-
-    private func worker(for database: String) -> FileSyncWorker? {
-        if let worker, worker.database == database { return worker }
-        worker?.finish()
-        if mailbox == nil {
-            mailbox = try? Mailbox<FileSyncWorker.Outcome>(loop: loop) { [unowned self] outcomes in
-                self.onOutcome?(outcomes)
-            }
-        }
-        guard let mailbox else { return nil }
-        let made = FileSyncWorker(database: database, report: mailbox.sender)
-        worker = made
-        return made
-    }
+    func finish() { writer.finish() }
 }

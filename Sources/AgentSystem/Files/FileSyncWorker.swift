@@ -112,7 +112,7 @@ public final class FileSyncWorker: Sendable {
     }
 
     /// Which file was synced last, to know when a log is new.
-    struct FileIdentity: Equatable {
+    public struct FileIdentity: Equatable, Sendable {
         var device: UInt64
         var inode: UInt64
     }
@@ -126,7 +126,7 @@ public final class FileSyncWorker: Sendable {
 
     /// `fdatasync` of the log (or of the database when there is no log), and of the directory
     /// when the log is one not synced before.
-    static func sync(_ database: String, known: inout FileIdentity?) -> SystemError? {
+    public static func sync(_ database: String, known: inout FileIdentity?) -> SystemError? {
         var path = database + "-wal"
         var fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0, errno == ENOENT {

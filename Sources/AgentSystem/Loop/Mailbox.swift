@@ -173,4 +173,10 @@ public final class Mailbox<Message: Sendable>: Sendable {
 
     /// Whether `close()` was called.
     public var isClosed: Bool { queue.isClosed }
+
+    /// Takes what is queued now, without waiting for the loop (loop thread only): for a stop,
+    /// when the loop no longer runs but a helper thread's last outcomes must still be taken in.
+    public func takeNow() -> [Message] {
+        queue.take(limit: .max)
+    }
 }

@@ -50,6 +50,7 @@ final class DaemonHarness {
             let trace = harness.trace, loop = harness.loop
             commits = VirtualCommits(trace: trace)
             syncs = VirtualSyncs(trace: trace)
+            syncs.commits = commits
             launcher = VirtualLauncher(trace: trace)
             state = StateDirectory(path: harness.directory)
             writer = StateWriter(state: state, loop: loop, log: Logger(), commits: commits, syncs: syncs)
@@ -121,11 +122,16 @@ final class DaemonHarness {
         case "advance": loop.advance(by: try span(plain.first))
         case "disk": daemon.commits.full = plain.first == "full"
         case "retry": daemon.writer.retry()
+        case "writes":
+            switch plain.first {
+            case "hold": daemon.commits.hold = true
+            default: daemon.commits.hold = false; daemon.commits.complete()
+            }
         case "sync":
             switch plain.first {
             case "hold": daemon.syncs.hold = true
-            case "fail": daemon.syncs.complete(failing: true)
-            default: daemon.syncs.hold = false; daemon.syncs.complete()
+            case "fail": daemon.syncs.complete(failing: true, asked: true)
+            default: daemon.syncs.hold = false; daemon.syncs.complete(asked: true)
             }
         case "refuse-plugin": daemon.launcher.refused.insert(plain.first ?? "")
         case "path":
@@ -141,6 +147,7 @@ final class DaemonHarness {
         }
         // What is due now fires in the next iteration, as on the real loop.
         loop.advance(by: .zero)
+        if !daemon.commits.hold { daemon.commits.complete() }
         if !daemon.syncs.hold { daemon.syncs.complete() }
         check()
         return trace.lines
@@ -310,7 +317,9 @@ final class DaemonHarness {
         let old = daemon
         old.runs.onRunEnded = nil
         old.runs.onRunStarted = nil
-        // SIGKILL ends the process: its database lock goes with it.
+        // SIGKILL ends the process: its database lock goes with it, and what its writer had
+        // not written yet.
+        old.commits.drop()
         old.state.database?.close()
         daemon = Daemon(harness: self)
         clients = [:]
@@ -319,8 +328,10 @@ final class DaemonHarness {
     }
 
     private func database() throws {
-        guard let store = daemon.state.runStore else { throw ScriptError("the state is not open") }
-        for run in try store.history(identifier: nil, limit: 100).reversed() {
+        guard let runs = try daemon.state.reading({ try $0.history(identifier: nil, limit: 100) }) else {
+            throw ScriptError("the state is not open")
+        }
+        for run in runs.reversed() {
             var text = "run \(run.runID) \(run.identifier) \(run.reason): \(run.stopReason ?? "live")"
             if let title = run.title { text += " title=\"\(title)\"" }
             trace.emit(text)
@@ -346,8 +357,13 @@ final class DaemonHarness {
         for (run, count) in ended where count > 1 {
             violations.append("run \(run) has \(count) results (one result per run)")
         }
-        if let store = daemon.state.runStore, daemon.writer.unwrittenCount == 0 {
-            for run in daemon.launcher.spawned where (try? store.run(run.description)) == nil {
+        // Once the writer has written what it was handed (a write and its completion are two
+        // steps) and nothing waits in the queue.
+        if daemon.writer.unwrittenCount == 0, daemon.writer.inFlight == 0 {
+            let recorded = { (run: RunID) -> Bool in
+                ((try? self.daemon.state.reading { try $0.run(run.description) }) ?? nil) != nil
+            }
+            for run in daemon.launcher.spawned where !recorded(run) {
                 violations.append("run \(run) was spawned but is not recorded")
             }
         }

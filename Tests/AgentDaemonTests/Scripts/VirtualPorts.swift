@@ -92,46 +92,97 @@ final class VirtualLauncher: RunLaunching {
     func reapStrays(keeping: Set<Int32>) {}
 }
 
-/// The real SQLite transactions, written down, and a disk that fills on cue.
+/// The writer's thread, virtual: each job handed over is written down, and run with the real
+/// SQLite (``StateJobRunner``) at the end of the script's step, or, while held
+/// (`writes hold`), when the script says (`writes ok`): the handover and the write's outcome
+/// as separate steps. The disk fills on cue.
 final class VirtualCommits: StateCommitting {
     let trace: Trace
-    private let real = SQLiteCommits()
+    var onOutcome: (([StateJobOutcome]) -> Void)?
     var full = false
+    var hold = false
+    private var runner: StateJobRunner?
+    private var pending: [(job: StateJob, label: String?, held: Bool)] = []
+    /// A write failed since the last sync: the sync behind it fails too, as on the real thread.
+    var failedSinceSync = false
+    private var finished = false
 
     init(trace: Trace) { self.trace = trace }
 
-    private func diskFull(_ label: String, _ path: String) -> StoreError {
-        StoreError(operation: label, path: path, code: 13, message: "database or disk is full")
+    /// Jobs handed over and not yet run.
+    var waiting: Int { pending.count }
+
+    func use(_ database: Database, mostFrames: Int) { runner = StateJobRunner(database: database, mostFrames: mostFrames) }
+
+    private func diskFull(_ label: String) -> StoreError {
+        StoreError(operation: label, path: "STATE/state.db", code: 13, message: "database or disk is full")
     }
 
-    func commit(_ database: Database, durable: Bool, label: String, _ body: (Database) throws -> Void) throws {
-        if full {
-            trace.emit("write \(label): disk full")
-            throw diskFull(label, database.path)
+    func submit(_ job: StateJob) -> Bool {
+        var label: String?
+        switch job {
+        case .write(_, let name, _, _): label = name
+        case .drain(let entries, let syncFirst):
+            if syncFirst { trace.emit("sync now") }
+            if !entries.isEmpty { label = "\(entries.count) queued records" }
+        case .sync, .checkpoint, .checkWAL: break
         }
-        trace.emit("write \(label)")
-        try real.commit(database, durable: durable, label: label, body)
+        // Unless held, the job runs at the end of this step, when the disk is as it is now.
+        if let label {
+            trace.emit(hold ? "write \(label): handed over" : full ? "write \(label): disk full" : "write \(label)")
+        }
+        pending.append((job, label, hold))
+        if finished { complete() }
+        return true
     }
 
-    func drain(_ queue: inout UnwrittenQueue, into database: Database,
-               abandoned: (UnwrittenQueue.Entry, StoreError) -> Void) -> (written: Int, error: StoreError?) {
-        if full {
-            trace.emit("write \(queue.count) queued records: disk full")
-            return (0, diskFull("queued records", database.path))
+    /// The thread runs what was handed over, in order, and reports (the loop takes it in).
+    func complete() {
+        while !pending.isEmpty, let runner {
+            let batch = pending
+            pending = []
+            var outcomes: [StateJobOutcome] = []
+            for (job, label, held) in batch {
+                let fails = full && label != nil
+                if fails, let label {
+                    failedSinceSync = true
+                    switch job {
+                    case .write(let id, _, _, _):
+                        outcomes.append(.wrote(id: id, error: diskFull(label), walFrames: 0))
+                    case .drain(let entries, _):
+                        outcomes.append(.drained(written: 0, left: entries, error: diskFull(label), abandoned: [],
+                                                 syncFailure: nil, walFrames: 0))
+                    default: break
+                    }
+                } else {
+                    if case .drain = job { failedSinceSync = false }
+                    outcomes += runner.runAll([job])
+                }
+                if held, let label { trace.emit(fails ? "write \(label): disk full" : "write \(label): done") }
+            }
+            onOutcome?(outcomes)
         }
-        guard !queue.isEmpty else { return (0, nil) }
-        trace.emit("write \(queue.count) queued records")
-        return real.drain(&queue, into: database, abandoned: abandoned)
     }
 
     func spaceProblem(of state: StateDirectory) -> StateProblem? {
         full ? StateProblem(kind: .full, directory: "STATE", detail: "0 KiB free, 256 KiB needed") : nil
     }
+
+    func finish() {
+        finished = true
+        hold = false
+        complete()
+    }
+
+    /// The agent was killed: what was handed over and not written is lost with it.
+    func drop() { pending = [] }
 }
 
-/// Syncs that finish when the script says (or, unless held, at the end of each step).
+/// Syncs that finish when the script says (or, unless held, at the end of each step). Like the
+/// real one, a sync runs after the writes handed over before it, and fails when one of them did.
 final class VirtualSyncs: StateSyncing {
     let trace: Trace
+    weak var commits: VirtualCommits?
     var onOutcome: (([FileSyncWorker.Outcome]) -> Void)?
     private(set) var requested: UInt64 = 0
     private(set) var synced: UInt64 = 0
@@ -145,10 +196,22 @@ final class VirtualSyncs: StateSyncing {
     }
 
     /// The sync thread reports: everything requested so far is on disk, or the sync failed.
-    func complete(failing: Bool = false) {
+    /// It runs only after the writes handed over before it (`asked`: the script said so, and
+    /// hears why not).
+    func complete(failing: Bool = false, asked: Bool = false) {
         guard requested > synced else { return }
+        if let commits, commits.waiting > 0 {
+            if asked { trace.emit("sync waits for \(commits.waiting) writes handed over before it") }
+            return
+        }
         let upTo = requested
         synced = upTo
+        if let commits, commits.failedSinceSync {
+            commits.failedSinceSync = false
+            trace.emit("sync up to commit \(upTo): failed (a write before it failed)")
+            onOutcome?([FileSyncWorker.Outcome(upTo: upTo, failure: SystemError(call: "commit", errno: 28))])
+            return
+        }
         trace.emit(failing ? "sync up to commit \(upTo): failed (ENOSPC)" : "sync up to commit \(upTo): done")
         onOutcome?([FileSyncWorker.Outcome(upTo: upTo, failure: failing ? SystemError(call: "fdatasync", errno: 28) : nil)])
     }
