@@ -197,11 +197,11 @@ mount_root
 # 2. Install.
 
 phase_start=$(date +%s)
-snapshot() { # the root's files, less what apt, dpkg, logs and booting (timer stamps) change by themselves
+snapshot() { # the root's files, less what apt, dpkg, logs and booting (timer stamps, logind's linger directory) change by themselves
     (cd "$target" && find . -xdev \( -path ./proc -o -path ./sys -o -path ./dev -o -path ./tmp \
         -o -path ./run -o -path ./var/cache/apt -o -path ./var/lib/apt -o -path ./var/lib/dpkg \
         -o -path ./var/log -o -path ./var/cache/debconf -o -path ./var/cache/ldconfig \
-        -o -path ./var/lib/systemd/timers \) -prune -o -print) |
+        -o -path ./var/lib/systemd/timers -o -path ./var/lib/systemd/linger \) -prune -o -print) |
         sort
 }
 
@@ -210,6 +210,11 @@ if ! inroot apt-get update >"$log_dir/apt-update.log" 2>&1; then
     show_log "$log_dir/apt-update.log"
     record "apt-get update in the root" FAIL "log: $log_dir/apt-update.log"
 else
+    # The machine's D-Bus (as on every desktop and most servers), so that the booted root's
+    # systemd-logind runs and lists agentd's inhibitors (issue 30); part of the root before the
+    # install, so the purge check does not count it.
+    inroot apt-get install -y --no-install-recommends dbus >"$log_dir/dbus-install.log" 2>&1 ||
+        record "apt-get install dbus (for systemd-logind)" FAIL "log: $log_dir/dbus-install.log"
     snapshot >"$work/before.txt"
     cp "$deb" "$target/tmp/"
     if inroot apt-get install -y --no-install-recommends "/tmp/$(basename "$deb")" \

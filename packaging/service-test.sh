@@ -25,6 +25,10 @@ wait_until() {
     done
 }
 journal_has() { journalctl -u agentd --no-pager -o cat | grep -q "$1"; }
+# agentd's line in `systemd-inhibit --list` (WHO agentd, WHAT sleep, MODE delay), if any.
+inhibitor_line() { systemd-inhibit --list --no-pager 2>/dev/null | grep -E '^ *agentd +.*sleep.*delay' | tr -s ' '; }
+inhibitor_listed() { [ -n "$(inhibitor_line)" ]; }
+no_inhibitor() { [ -z "$(inhibitor_line)" ]; }
 # listed ID: agentctl list shows the job loaded (registered, or waiting for its schedule), not an
 # error, a duplicate or not permitted.
 listed() { agentctl list | grep -F "$1 " | grep -q -v -e ' error' -e 'not-permitted' -e 'duplicate of'; }
@@ -130,6 +134,12 @@ if wait_until 10 listed local.sleeper && agentctl simulate launch local.sleeper 
     else
         result FAIL "a root job could not write /usr: $(cat "$state/usr-error" 2>&1) (the unit must not set ProtectSystem=)"
     fi
+    # Issue 30: the real systemd-logind lists agentd's delay inhibitor while a run is live.
+    if wait_until 10 inhibitor_listed; then
+        result PASS "systemd-inhibit --list shows agentd's sleep delay lock while a run is live: $(inhibitor_line)"
+    else
+        result FAIL "no agentd sleep delay lock in systemd-inhibit --list while local.sleeper runs: $(systemd-inhibit --list --no-pager 2>&1 | tr -s ' ' | tr '\n' ';')"
+    fi
 else
     result FAIL "local.sleeper did not start: $(last_run local.sleeper)"
 fi
@@ -176,6 +186,12 @@ if [ -n "$pid" ] && wait_until 20 test -S /run/agentd/agentd.sock && wait_until 
     result PASS "the stopped run is recorded agent-restart"
 elif [ -n "$pid" ]; then
     result FAIL "local.sleeper's run: $(last_run local.sleeper)"
+fi
+# No live run, no lock: the restarted agent holds none.
+if [ -n "$pid" ] && wait_until 10 no_inhibitor; then
+    result PASS "with no run live, systemd-inhibit --list shows no agentd lock"
+elif [ -n "$pid" ]; then
+    result FAIL "agentd still holds a lock with no run live: $(inhibitor_line)"
 fi
 rm -f "$jobs/sleeper" "$usr_file"
 
