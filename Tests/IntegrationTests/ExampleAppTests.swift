@@ -222,4 +222,95 @@ import Testing
         #expect(waiting.contains { $0["identifier"] as? String == "com.example.colorfeed.refresh" && $0["request"] != nil },
                 "\(pending.stdout)\(pending.stderr)")
     }
+
+    /// The app as the user in their session: no AGENTD_SOCKET, `$XDG_RUNTIME_DIR/agentd.sock`
+    /// by rule (DESIGN §13).
+    private func asUser(_ session: UserSession, _ example: String, _ arguments: [String] = [],
+                        _ extra: [String: String] = [:]) throws -> CommandResult {
+        try runCommand("/usr/bin/setpriv", session.user.setpriv + [Binaries.directory + "/" + example] + arguments,
+                       environment: session.environment.merging(extra) { $1 })
+    }
+
+    @Test func aContinuedExportRunsUnderThePerUserAgent() throws {
+        let session = try UserSession(user: try TestUser())
+        try session.write(session.configDirectory + "/manifests.d/photos.manifest", """
+            [Manifest]
+            PermittedIdentifiers=com.example.photos.export com.example.photos.export.*
+            BackgroundModes=continued
+
+            """)
+        try session.write(session.configDirectory + "/jobs.d/export.job", """
+            [Job]
+            Identifier=com.example.photos.export
+            Kind=continued
+            Exec=\(Binaries.directory)/photos-export
+            Environment=PHOTOS_EXPORT_COUNT=5 PHOTOS_EXPORT_SECONDS_PER_PHOTO=0.02
+            Notify=no
+
+            """)
+        let agent = try UserAgent(session)
+        defer { agent.stop() }
+        let app = try asUser(session, "photos-export", ["Holidays"])
+        #expect(app.status == 0, "\(app.stdout)\(app.stderr)")
+        try agent.waitForLog("run r000001 of com.example.photos.export.Holidays started (submitted")
+        try agent.waitForLog("exported 5 photos of Holidays")
+        try agent.waitForLog("run r000001 of com.example.photos.export.Holidays ended: success")
+    }
+
+    @Test func anExpirationReachesItsHandlerUnderThePerUserAgent() throws {
+        let session = try UserSession(user: try TestUser())
+        try session.write(session.configDirectory + "/manifests.d/colorfeed.manifest",
+                          "[Manifest]\nPermittedIdentifiers=com.example.colorfeed.*\nBackgroundModes=refresh processing\n")
+        try session.write(session.configDirectory + "/jobs.d/db-cleaning.job", """
+            [Job]
+            Identifier=com.example.colorfeed.db-cleaning
+            Kind=processing
+            Exec=\(Binaries.directory)/colorfeed-db-cleaning
+            GracePeriod=5s
+
+            """)
+        let agent = try UserAgent(session)
+        defer { agent.stop() }
+        let started = try session.ctl("run", "com.example.colorfeed.db-cleaning")
+        #expect(started.status == 0, "\(started.stdout)\(started.stderr)")
+        try agent.waitForLog("cleaning entries 0 to 600")
+        #expect(try session.ctl("cancel", "com.example.colorfeed.db-cleaning").status == 0)
+        try agent.waitForLog("expirationHandler: stopped at entry ")
+        let ended = try agent.waitForLog("run r000001 of com.example.colorfeed.db-cleaning ended:")
+        #expect(ended.contains("cancelled"), "\(ended)")
+    }
+
+    @Test(.enabled(if: NginxServer.available, "nginx is not installed (apt-get install nginx; install-deps.sh does)"))
+    func aDownloadIsChainedIntoTheAppUnderThePerUserAgent() throws {
+        let server = try NginxServer()
+        let feed = #"{"entries":[{"color":"red"},{"color":"green"}]}"#
+        try feed.write(toFile: server.files + "/feed.json", atomically: false, encoding: .utf8)
+        chmod(server.files + "/feed.json", 0o644)
+        let session = try UserSession(user: try TestUser())
+        try session.write(session.configDirectory + "/manifests.d/colorfeed.manifest",
+                          "[Manifest]\nPermittedIdentifiers=com.example.colorfeed.*\nBackgroundModes=processing\n")
+        try session.write(session.configDirectory + "/jobs.d/download.job", """
+            [Job]
+            Identifier=com.example.colorfeed.download
+            Kind=processing
+            Exec=\(Binaries.transfer) \(server.url("feed.json")) feed.json
+            OnSuccess=com.example.colorfeed.import
+
+            """)
+        try session.write(session.configDirectory + "/jobs.d/import.job", """
+            [Job]
+            Identifier=com.example.colorfeed.import
+            Kind=processing
+            Exec=\(Binaries.directory)/colorfeed-download
+
+            """)
+        let agent = try UserAgent(session)
+        defer { agent.stop() }
+        let app = try asUser(session, "colorfeed-download", [], ["COLORFEED_DOWNLOAD_SECONDS": "1"])
+        #expect(app.status == 0, "\(app.stdout)\(app.stderr)")
+        try agent.waitForLog("run r000001 of com.example.colorfeed.download ended: success")
+        try agent.waitForLog("run r000002 of com.example.colorfeed.import started (chained")
+        try agent.waitForLog("imported 2 entries (\(feed.utf8.count) bytes)")
+        try agent.waitForLog("run r000002 of com.example.colorfeed.import ended: success")
+    }
 }
