@@ -42,11 +42,21 @@ run_systemd() { # LABEL KIND SPEC...
             # which this root does not have); anything else is waited for until inactive.
             timeout "$deadline_seconds" systemctl start "$unit" >/dev/null 2>&1
             for ((i = 0; i < deadline_seconds * 5; i++)); do
-                case $(systemctl is-active "$unit") in active | activating | deactivating | reloading) sleep 0.2 ;; *) break ;; esac
+                case $(systemctl is-active "$unit") in activating | deactivating | reloading) sleep 0.2 ;; *) break ;; esac
             done
-            ended="$(systemctl show -p Result --value "$unit") exit=$(systemctl show -p ExecMainStatus --value "$unit")"
-            # A false Condition…= starts nothing: no main process was ever started this boot.
-            [ "$(systemctl show -p ExecMainStartTimestampMonotonic --value "$unit")" = 0 ] && ended="skipped (condition)"
+            # RemainAfterExit=yes (below) keeps a unit that ran loaded, active or failed; one whose
+            # Condition…= was false never started and was unloaded: it shows no start at all.
+            local state started
+            state=$(systemctl show -p ActiveState --value "$unit")
+            started=$(systemctl show -p ExecMainStartTimestampMonotonic --value "$unit")
+            code=$(systemctl show -p ExecMainStatus --value "$unit")
+            if [ "$state" = failed ]; then
+                ended="$(systemctl show -p Result --value "$unit") exit=$code"
+            elif [ "${started:-0}" = 0 ]; then
+                ended="skipped (condition)"
+            else
+                ended="success exit=$code"
+            fi
             user=$(systemctl show -p User --value "$unit")
             ;;
         cron)
@@ -90,6 +100,17 @@ run_agentd() { # LABEL ID
     done
     echo "${ended:-did-not-end} ${user:-nobody}"
 }
+
+if [ "$mode" = systemd ]; then
+    # systemd unloads a finished oneshot at once (`systemctl show` then describes a fresh unit):
+    # RemainAfterExit=yes keeps each timer's service loaded after it ran, to read how it ended.
+    while IFS=$'\t' read -r _ kind unit _; do
+        [ "$kind" = timer ] || continue
+        mkdir -p "/run/systemd/system/$unit.d"
+        printf '[Service]\nRemainAfterExit=yes\n' >"/run/systemd/system/$unit.d/convert-compare.conf"
+    done </root/compare/items-systemd
+    systemctl daemon-reload
+fi
 
 if [ "$mode" = agentd ]; then
     # Nothing launches on its own while the jobs go in; simulate launch passes the pause.

@@ -21,6 +21,47 @@ packages=(logrotate man-db plocate sysstat certbot apt dpkg e2fsprogs util-linux
           debsums chkrootkit unattended-upgrades popularity-contest cron anacron exim4-base)
 
 die() { echo "convert-compare: $*" >&2; exit 1; }
+
+table() { # the comparison table from the two results files
+python3 - "$work" <<'EOF'
+import sys
+work = sys.argv[1]
+def read(mode):
+    rows = {}
+    for line in open("%s/%s-results/results" % (work, mode)):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) == 4:
+            rows[parts[0]] = parts[1:]
+    return rows
+systemd, agentd = read("systemd"), read("agentd")
+def ok(ended):
+    return ended.startswith("success") or ended.startswith("skipped")
+out = ["| job (converted from) | systemd / cron | agentd | user | files written | same? |", "| --- | --- | --- | --- | --- | --- |"]
+same_count = 0
+for label, (s_end, s_user, s_files) in systemd.items():
+    a_end, a_user, a_files = agentd.get(label, ["missing", "-", ""])
+    same_end = ok(s_end) == ok(a_end) and s_end.split("exit=")[-1] == a_end.split("exit=")[-1] or (s_end.startswith("skipped") and a_end.startswith("skipped"))
+    same_user = s_user == a_user
+    same_files = s_files.split() == a_files.split()
+    same = same_end and same_user and same_files
+    same_count += same
+    files = ", ".join(f for f in s_files.split()) or "none"
+    if not same_files:
+        files = "systemd: %s; agentd: %s" % (files, ", ".join(a_files.split()) or "none")
+    out.append("| %s | %s | %s | %s | %s | %s |" % (label, s_end, a_end,
+               s_user if same_user else "%s / %s" % (s_user, a_user), files, "yes" if same else "**no**"))
+out.append("")
+out.append("%d of %d jobs ended the same way, as the same user, writing the same files." % (same_count, len(systemd)))
+open(work + "/table.md", "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+EOF
+}
+
+# CONVERT_COMPARE_TABLE_ONLY=1: print the table again from the results of the last run.
+if [ "${CONVERT_COMPARE_TABLE_ONLY:-0}" = 1 ]; then
+    table
+    exit 0
+fi
 [ "$(id -u)" -eq 0 ] || die "needs root (nspawn): run it as root or with sudo"
 deb=$(ls "$root_dir"/packaging/build/agentd_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || die "no packaging/build/agentd_*.deb: make deb first (make convert-compare does)"
@@ -125,35 +166,4 @@ agentd_boot=$!
 wait "$systemd_boot" || die "the systemd copy failed"
 wait "$agentd_boot" || die "the agentd copy failed"
 
-python3 - "$work" <<'EOF'
-import sys
-work = sys.argv[1]
-def read(mode):
-    rows = {}
-    for line in open("%s/%s-results/results" % (work, mode)):
-        parts = line.rstrip("\n").split("\t")
-        if len(parts) == 4:
-            rows[parts[0]] = parts[1:]
-    return rows
-systemd, agentd = read("systemd"), read("agentd")
-def ok(ended):
-    return ended.startswith("success") or ended.startswith("skipped")
-out = ["| job (converted from) | systemd / cron | agentd | user | files written | same? |", "| --- | --- | --- | --- | --- | --- |"]
-same_count = 0
-for label, (s_end, s_user, s_files) in systemd.items():
-    a_end, a_user, a_files = agentd.get(label, ["missing", "-", ""])
-    same_end = ok(s_end) == ok(a_end) and s_end.split("exit=")[-1] == a_end.split("exit=")[-1] or (s_end.startswith("skipped") and a_end.startswith("skipped"))
-    same_user = s_user == a_user
-    same_files = s_files.split() == a_files.split()
-    same = same_end and same_user and same_files
-    same_count += same
-    files = ", ".join(f for f in s_files.split()) or "none"
-    if not same_files:
-        files = "systemd: %s; agentd: %s" % (files, ", ".join(a_files.split()) or "none")
-    out.append("| %s | %s | %s | %s | %s | %s |" % (label, s_end, a_end,
-               s_user if same_user else "%s / %s" % (s_user, a_user), files, "yes" if same else "**no**"))
-out.append("")
-out.append("%d of %d jobs ended the same way, as the same user, writing the same files." % (same_count, len(systemd)))
-open(work + "/table.md", "w").write("\n".join(out) + "\n")
-print("\n".join(out))
-EOF
+table
