@@ -9,9 +9,24 @@ public struct MachineConditionFacts: ConditionFacts {
     public let virtualization: Virtualization
     public let onACPower: Bool
 
-    public init(virtualization: Virtualization, onACPower: Bool) {
+    public let capabilityBoundingSet: UInt64
+
+    public init(virtualization: Virtualization, onACPower: Bool,
+                capabilityBoundingSet: UInt64 = MachineConditionFacts.ownBoundingSet()) {
         self.virtualization = virtualization
         self.onACPower = onACPower
+        self.capabilityBoundingSet = capabilityBoundingSet
+    }
+
+    /// `CapBnd:` of /proc/self/status (all bits set where it cannot be read: as systemd, which
+    /// reads its own bounding set, an unreadable one withholds nothing).
+    public static func ownBoundingSet(procRoot: String = "/proc") -> UInt64 {
+        guard let text = SmallFile.read(procRoot + "/self/status", limit: 16_384) else { return .max }
+        for line in text.split(separator: "\n") where line.hasPrefix("CapBnd:") {
+            let hex = line.dropFirst("CapBnd:".count).trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+            return UInt64(hex, radix: 16) ?? .max
+        }
+        return .max
     }
 
     public func pathExists(_ path: String) -> Bool {

@@ -148,6 +148,7 @@ struct ConditionVerdictTests {
         func fileIsExecutable(_ path: String) -> Bool { paths.contains(path) }
         var virtualization = Virtualization(kind: .container, name: "docker")
         var onACPower = true
+        var capabilityBoundingSet: UInt64 = (1 << 21)  // CAP_SYS_ADMIN only
     }
 
     func condition(_ check: UnitCondition.Check, _ value: String) -> UnitCondition {
@@ -177,5 +178,20 @@ struct ConditionVerdictTests {
         #expect(!condition(.virtualization, "vm").holds(facts))
         #expect(!condition(.virtualization, "no").holds(facts))
         #expect(!condition(.acPower, "true").holds(facts))
+    }
+
+    /// e2scrub_all.service asks ConditionCapability=CAP_SYS_RAWIO, which systemd skips in a
+    /// container whose bounding set lacks it; converted, agentd ran it.
+    @Test func aCapabilityConditionReadsTheBoundingSet() {
+        let facts = Facts()
+        #expect(condition(.capability, "CAP_SYS_ADMIN").holds(facts))
+        #expect(!condition(.capability, "CAP_SYS_RAWIO").holds(facts))
+        #expect(condition(.capability, "!CAP_SYS_RAWIO").holds(facts))
+        let bad = UnitCondition.parse(.capability, "CAP_NOPE")
+        guard case .failure(let error) = bad else {
+            Issue.record("CAP_NOPE parsed")
+            return
+        }
+        #expect(error.message.contains("is not a capability"))
     }
 }

@@ -399,4 +399,5 @@ struct TableConditionFacts: ConditionFacts {
     func fileIsExecutable(_ path: String) -> Bool { paths.contains(path) }
     var virtualization: Virtualization { .none }
     var onACPower: Bool { true }
+    var capabilityBoundingSet: UInt64 { .max }
 }

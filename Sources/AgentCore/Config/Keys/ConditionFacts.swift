@@ -15,6 +15,8 @@ public protocol ConditionFacts {
     var virtualization: Virtualization { get }
     /// On external power (systemd's `ConditionACPower=` rule: a machine without batteries is).
     var onACPower: Bool { get }
+    /// The agent's capability bounding set, bit N for capability N (`CapBnd` in /proc/self/status).
+    var capabilityBoundingSet: UInt64 { get }
 }
 
 /// What the machine runs in, as `systemd-detect-virt` names it.
@@ -68,6 +70,8 @@ extension UnitCondition {
         case .fileIsExecutable: raw = facts.fileIsExecutable(argument)
         case .acPower: raw = facts.onACPower == (BooleanValue.parse(argument) ?? true)
         case .virtualization: raw = Self.matches(argument, facts.virtualization)
+        case .capability:
+            raw = CapabilityName.number(of: argument).map { facts.capabilityBoundingSet & (1 << UInt64($0)) != 0 } ?? false
         }
         return raw != negated
     }

@@ -65,6 +65,7 @@ extension JobKeyTable {
         .fileNotEmpty: "skip the run unless the file is a regular file of non-zero size",
         .fileIsExecutable: "skip the run unless the file is executable",
         .virtualization: "skip the run unless the machine is (not) virtualized: a boolean, vm, container or a name",
+        .capability: "skip the run unless the agent's capability bounding set holds this one (CAP_SYS_RAWIO…)",
         .acPower: "skip the run unless on (yes) or off (no) external power",
     ]
 }

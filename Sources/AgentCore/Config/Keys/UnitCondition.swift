@@ -14,10 +14,13 @@ public struct UnitCondition: Hashable, Sendable, CustomStringConvertible {
         case fileIsExecutable = "FileIsExecutable"
         case virtualization = "Virtualization"
         case acPower = "ACPower"
+        /// In the agent's capability bounding set, as systemd checks its own (e2scrub_all asks
+        /// for CAP_SYS_RAWIO, which a container's root lacks).
+        case capability = "Capability"
 
         /// `ConditionPathExists`.
         public var key: String { "Condition" + rawValue }
-        var takesPath: Bool { self != .virtualization && self != .acPower }
+        var takesPath: Bool { self != .virtualization && self != .acPower && self != .capability }
     }
 
     public var check: Check
@@ -61,6 +64,11 @@ public struct UnitCondition: Hashable, Sendable, CustomStringConvertible {
             guard BooleanValue.parse(argument) != nil else {
                 return .failure(ConditionError(message: "\(TextBytes.quoted(argument)) is not a boolean "
                     + "(\(BooleanValue.validSpellings))"))
+            }
+        } else if check == .capability {
+            guard CapabilityName.number(of: argument) != nil else {
+                return .failure(ConditionError(message: "\(TextBytes.quoted(argument)) is not a capability "
+                    + "(a name from capabilities(7), such as CAP_SYS_ADMIN or CAP_SYS_RAWIO)"))
             }
         } else if BooleanValue.parse(argument) == nil,
                   !virtualizationNames.contains(TextBytes.asciiLowercased(argument)),
