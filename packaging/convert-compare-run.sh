@@ -41,8 +41,13 @@ run_systemd() { # LABEL KIND SPEC...
             # A oneshot's start returns when it has run (systemctl --wait needs a D-Bus daemon,
             # which this root does not have); anything else is waited for until inactive.
             timeout "$deadline_seconds" systemctl start "$unit" >/dev/null 2>&1
+            # A Type=simple service (anacron -d) is active while its process lives: wait for it.
             for ((i = 0; i < deadline_seconds * 5; i++)); do
-                case $(systemctl is-active "$unit") in activating | deactivating | reloading) sleep 0.2 ;; *) break ;; esac
+                case $(systemctl is-active "$unit") in
+                    activating | deactivating | reloading) sleep 0.2 ;;
+                    active) [ "$(systemctl show -p MainPID --value "$unit")" != 0 ] && sleep 0.2 || break ;;
+                    *) break ;;
+                esac
             done
             # RemainAfterExit=yes (below) keeps a unit that ran loaded, active or failed; one whose
             # Condition…= was false never started and was unloaded: it shows no start at all.
