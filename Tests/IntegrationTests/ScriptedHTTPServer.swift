@@ -35,6 +35,8 @@ final class ScriptedHTTPServer {
                     client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\nhello")
                 elif mode == "trickle":
                     client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
+                    # The server's pace is the scenario (a byte every N s), not a wait for
+                    # anything: the test waits on the agent's log with a deadline.
                     while True:
                         client.sendall(b"x")
                         time.sleep(float(sys.argv[2]))
