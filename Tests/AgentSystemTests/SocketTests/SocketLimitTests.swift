@@ -202,9 +202,7 @@ struct SocketLimitTests {
             if text == "fast" {
                 loop.stop()
             } else {
-                // An expensive page: longer than a slice of the loop.
-                let until = MonotonicInstant.now() + .milliseconds(30)
-                while MonotonicInstant.now() < until {}
+                spin(.milliseconds(30))  // an expensive page: longer than a slice of the loop
                 if root == nil {
                     root = try? LoopClient(loop: loop, path: path)
                     root?.write("fast\n")
@@ -223,6 +221,72 @@ struct SocketLimitTests {
         // Without turns all ten would be answered in the iteration that read them, before root.
         let position = try #require(order.firstIndex(of: "fast"))
         #expect(position <= 3, "root's request came after \(position) others: \(order)")
+        server.close()
+    }
+
+    /// Issue 28 item 9: 200 root connections pipelining `history` kept a new root `status`
+    /// waiting for seconds: root's requests bypassed the turns, so one iteration handled them all
+    /// before the loop accepted anyone else.
+    @Test func aNewRootClientIsAnsweredBeforeManyRootClientsWithExpensiveRequests() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("rootturns")
+        var order: [String] = []
+        var probe: LoopClient?
+        let server = try ControlServer(loop: loop, path: path) { request in
+            let text = String(decoding: request.bytes, as: UTF8.self)
+            order.append(text)
+            if text == "status" {
+                loop.stop()
+            } else {
+                spin(.milliseconds(5))
+                if probe == nil {
+                    probe = try? LoopClient(loop: loop, path: path)
+                    probe?.write("status\n")
+                }
+            }
+            echo(request)
+        }
+        server.standing = { _ in .root }
+        let pipeliners = try (0..<50).map { _ in try LoopClient(loop: loop, path: path) }
+        for (index, client) in pipeliners.enumerated() {
+            client.write(String(repeating: "history \(index)\n", count: 3))
+        }
+        #expect(runLoop(loop))
+        let position = try #require(order.firstIndex(of: "status"))
+        #expect(position <= 6, "the new client's status came after \(position) others: \(order)")
+        server.close()
+    }
+
+    /// Connections that arrive all the time go first, but never starve those already waiting:
+    /// the waiting get at least one request in every iteration.
+    @Test func newClientsDoNotStarveWaitingOnes() throws {
+        let loop = try EventLoop()
+        let path = uniqueSocketPath("nostarve")
+        var newcomers: [LoopClient] = []
+        var waitingAnswered = 0
+        var newcomersAnsweredBefore = 0
+        let server = try ControlServer(loop: loop, path: path) { request in
+            let text = String(decoding: request.bytes, as: UTF8.self)
+            spin(.milliseconds(4))
+            if text == "waiting" {
+                waitingAnswered += 1
+                if waitingAnswered == 10 { loop.stop() }
+            } else {
+                newcomersAnsweredBefore += 1
+            }
+            // Each answer brings a newcomer, as a steady stream of fresh connections would.
+            if newcomers.count < 400, let client = try? LoopClient(loop: loop, path: path) {
+                client.write("new\n")
+                newcomers.append(client)
+            }
+            echo(request)
+        }
+        server.standing = { _ in .root }
+        let waiting = try (0..<10).map { _ in try LoopClient(loop: loop, path: path) }
+        for client in waiting { client.write("waiting\n") }
+        #expect(runLoop(loop))
+        #expect(waitingAnswered == 10)
+        #expect(newcomersAnsweredBefore < 200, "\(newcomersAnsweredBefore) newcomers went first")
         server.close()
     }
 
@@ -262,4 +326,10 @@ struct SocketLimitTests {
         #expect(server.pendingInputTotal == 80 << 10)
         server.close()
     }
+}
+
+/// Stands for an expensive request: keeps the loop thread busy for `span`.
+private func spin(_ span: Duration) {
+    let until = MonotonicInstant.now() + span
+    while MonotonicInstant.now() < until {}
 }
