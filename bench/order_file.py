@@ -25,7 +25,7 @@ place the previous file gave it.
 
 Usage: python3 bench/order_file.py RELEASE_FLAGS...   (run by `make order-file`)
 """
-import bisect, collections, os, re, subprocess, sys, tempfile, threading, time
+import bisect, collections, os, re, socket, subprocess, sys, tempfile, threading, time
 
 import run
 
@@ -44,6 +44,16 @@ def callgrind(binary_dir, out, scenario):
         _, cursor = agent.wait_for(r"ready:", timeout=300)
         while not run.status_answers(sandbox.socket):
             time.sleep(0.05)
+        if scenario == "idle":
+            # What the idle agent runs after its first answer too: its settling timers, a follower
+            # (`agentctl watch` and `submit --wait` subscribe) and a second `status`.
+            time.sleep(3)
+            follower = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            follower.connect(sandbox.socket)
+            follower.sendall(b'{"command":"subscribe"}\n')
+            follower.recv(4096)
+            run.status_answers(sandbox.socket)
+            follower.close()
         if scenario == "hot":
             answers = run.request_many(sandbox.socket, [b'{"command":"simulate-launch","target":"local.true"}'] * 20)
             assert all(a.get("ok") for a in answers), answers[:3]
