@@ -98,6 +98,27 @@ import Testing
         try logind.waitFor(Self.sleepRelease, after: ending)
     }
 
+    @Test func aContinuedJobThatSaysOnSleepExpireIsExpiredBeforeSleepNotFrozen() throws {
+        let sandbox = try Sandbox()
+        let bus = try PrivateBus(directory: sandbox.root)
+        let logind = try Logind(bus: bus, delay: .seconds(4))
+        let plugin = try sandbox.script("stream", Self.stubborn)
+        let agent = try Self.agent(sandbox, bus: bus, jobs: [
+            "stream": "[Job]\nIdentifier=local.stream\nKind=continued\nExec=\(plugin)\nOnSleep=expire\nGracePeriod=30s\n",
+        ])
+        #expect(try agent.ctl("submit", "local.stream", "--title", "Streaming").status == 0)
+        try agent.waitForLog("[local.stream r000001] started")
+        try logind.waitFor(Self.sleepLock)
+
+        let before = logind.lineCount
+        try logind.send("sleep", acknowledged: "signal PrepareForSleep true")
+        try agent.waitForLog("of local.stream ended: expired(sleep)")
+        try logind.waitFor(Self.sleepRelease, after: before, timeout: 10)
+        #expect(!agent.logLines.contains { $0.contains("local.stream: paused") })
+        let history = try json(try agent.ctl("history", "local.stream", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(history.first?["stopReason"] as? String == "expired(sleep)")
+    }
+
     @Test func aContinuedRunHoldsAnIdleBlockNamedByItsTitleUntilItEnds() throws {
         let sandbox = try Sandbox()
         let bus = try PrivateBus(directory: sandbox.root)
