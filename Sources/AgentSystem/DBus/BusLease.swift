@@ -17,9 +17,6 @@ final class BusLease {
         self.connection = connection
     }
 
-    /// Whether the lease still speaks for its client (not ended, the connection open).
-    var isActive: Bool { !ended && connection.isOpen }
-
     /// A method call with string arguments, as `BusConnection.call`; cancelled with the lease.
     @discardableResult
     func call(destination: String, path: String, interface: String, member: String, arguments: [String] = [],
