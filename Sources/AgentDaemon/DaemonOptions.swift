@@ -7,13 +7,14 @@ public struct DaemonOptions: Sendable, Equatable {
     public var socketPath = "/run/agentd/agentd.sock"
     public var sysfsRoot = "/sys"
     public var procRoot = "/proc"
-    /// `--system-bus ADDRESS`: the D-Bus system bus NetworkManager is read from; nil: the system
-    /// bus (`DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket), and none on a
-    /// simulated machine unless this is given.
+    /// `--system-bus ADDRESS`: the D-Bus system bus logind, NetworkManager and
+    /// power-profiles-daemon are read from (one connection); nil: the system bus
+    /// (`DBUS_SYSTEM_BUS_ADDRESS`, else /run/dbus/system_bus_socket), and none on a simulated
+    /// machine unless this is given.
     public var systemBusAddress: String?
     /// `--simulated-machine`: the machine is the fake trees under `--sysfs-root`/`--proc-root`;
-    /// power-profiles-daemon and NetworkManager on the real system bus are not consulted (they
-    /// describe another machine), NetworkManager only on a `--system-bus` given.
+    /// logind, power-profiles-daemon and NetworkManager on the real system bus are not consulted
+    /// (they describe another machine), only on a `--system-bus` given.
     public var simulatedMachine = false
     /// Prefix log lines with CLOCK_MONOTONIC time (benchmarks correlate events with it).
     public var logTimestamps = false
@@ -52,9 +53,10 @@ public struct DaemonOptions: Sendable, Equatable {
           --socket PATH      control socket (default /run/agentd/agentd.sock)
           --sysfs-root DIR   where /sys is (tests point this at a fake tree)
           --proc-root DIR    where /proc is
-          --system-bus ADDR  D-Bus address NetworkManager is read from (tests use a private bus)
+          --system-bus ADDR  D-Bus address logind, NetworkManager and power profiles are
+                             read from (tests use a private bus)
           --simulated-machine  the machine is the --sysfs-root/--proc-root trees: the real
-                             system bus (power profiles, NetworkManager) is not consulted
+                             system bus (logind, power profiles, NetworkManager) is not consulted
           --log-timestamps   prefix log lines with monotonic time
           --bench-probes     log decision times, teardown lateness and sysfs re-reads
                              (for bench/)

@@ -70,9 +70,11 @@ import Testing
         let agent = try AgentProcess(sandbox: sandbox, extraArguments: ["--system-bus", bus.address],
                                      environment: ["LD_LIBRARY_PATH": libraries])
         defer { agent.stop() }
-        // Every bus input reads --system-bus (power-profiles and logind too), and each says it.
-        let line = try agent.waitForLog("networkmanager unavailable: no D-Bus system bus (cannot load libsystemd.so.0 for D-Bus")
-        try agent.waitForLog("power-profiles unavailable: no D-Bus bus (cannot load libsystemd.so.0 for D-Bus")
+        // Every bus input reads the one --system-bus connection (power-profiles and logind too),
+        // and each says it.
+        let line = try agent.waitForLog("system-bus unavailable: no D-Bus system bus (cannot load libsystemd.so.0 for D-Bus")
+        try agent.waitForLog("networkmanager unavailable: no D-Bus system bus (cannot load libsystemd.so.0 for D-Bus")
+        try agent.waitForLog("power-profiles unavailable: no D-Bus system bus (cannot load libsystemd.so.0 for D-Bus")
         #expect(line.contains("install the libsystemd0 package, then restart agentd"), "\(line)")
         #expect(try agent.ctl("status").status == 0)
         let mapped = try Self.mappedFiles(agent.process.processIdentifier)

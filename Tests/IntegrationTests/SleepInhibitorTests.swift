@@ -98,6 +98,27 @@ import Testing
         try logind.waitFor(Self.sleepRelease, after: ending)
     }
 
+    @Test func aContinuedJobThatSaysOnSleepExpireIsExpiredBeforeSleepNotFrozen() throws {
+        let sandbox = try Sandbox()
+        let bus = try PrivateBus(directory: sandbox.root)
+        let logind = try Logind(bus: bus, delay: .seconds(4))
+        let plugin = try sandbox.script("stream", Self.stubborn)
+        let agent = try Self.agent(sandbox, bus: bus, jobs: [
+            "stream": "[Job]\nIdentifier=local.stream\nKind=continued\nExec=\(plugin)\nOnSleep=expire\nGracePeriod=30s\n",
+        ])
+        #expect(try agent.ctl("submit", "local.stream", "--title", "Streaming").status == 0)
+        try agent.waitForLog("[local.stream r000001] started")
+        try logind.waitFor(Self.sleepLock)
+
+        let before = logind.lineCount
+        try logind.send("sleep", acknowledged: "signal PrepareForSleep true")
+        try agent.waitForLog("of local.stream ended: expired(sleep)")
+        try logind.waitFor(Self.sleepRelease, after: before, timeout: 10)
+        #expect(!agent.logLines.contains { $0.contains("local.stream: paused") })
+        let history = try json(try agent.ctl("history", "local.stream", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(history.first?["stopReason"] as? String == "expired(sleep)")
+    }
+
     @Test func aContinuedRunHoldsAnIdleBlockNamedByItsTitleUntilItEnds() throws {
         let sandbox = try Sandbox()
         let bus = try PrivateBus(directory: sandbox.root)
@@ -174,39 +195,8 @@ import Testing
         #expect(inputs?["idleSource"] as? String == "PSI alone (no session with a seat: a server)")
     }
 
-    @Test func aLostSystemBusIsReconnectedWithBackoffAndTheSleepLockTakenAgain() throws {
-        let sandbox = try Sandbox()
-        let first = try PrivateBus(directory: sandbox.root)
-        let logind = try Logind(bus: first, delay: .seconds(5))
-        let plugin = try sandbox.script("work", Self.stubborn)
-        // The address without the first daemon's guid, as a system bus address is written.
-        try sandbox.write("jobs.d/index.job", "[Job]\nIdentifier=local.index\nKind=processing\nExec=\(plugin)\nGracePeriod=1s\n")
-        let agent = try AgentProcess(sandbox: sandbox, extraArguments: [
-            "--simulated-machine", "--system-bus", "unix:path=\(sandbox.root)/bus"])
-        #expect(try agent.ctl("trigger", "local.index").status == 0)
-        try logind.waitFor(Self.sleepLock)
-
-        // The bus goes (dbus-daemon restarted): every bus input says so and retries.
-        first.daemon.stop()
-        try agent.waitForLog("inputs: logind unavailable: bus connection lost")
-        let inputs = (try json(try agent.ctl("status", "--json").stdout) as? [String: Any])?["inputs"] as? [String: Any]
-        let sources = inputs?["sources"] as? [[String: Any]] ?? []
-        let logindSource = sources.first { $0["name"] as? String == "logind" }
-        #expect((logindSource?["detail"] as? String)?.contains("reconnecting in") == true, "\(logindSource ?? [:])")
-
-        // It comes back at the same address: agentd reconnects and holds the lock again.
-        let second = try PrivateBus(directory: sandbox.root)
-        let again = try Logind(bus: second, delay: .seconds(5))
-        do {
-            try again.waitFor(Self.sleepLock, timeout: 30)
-        } catch {
-            Issue.record("no sleep lock on the new bus; agent log:\n\(agent.logLines.suffix(15).joined(separator: "\n"))")
-            throw error
-        }
-        try agent.waitForLog("inputs: logind live")
-    }
-
-    /// One system bus for every bus input: power-profiles-daemon is read from `--system-bus` too.
+    /// power-profiles-daemon is read from `--system-bus` too (SystemBusTests: through the one
+    /// connection every bus input shares).
     @Test func powerProfilesIsReadFromTheSystemBusAddressGiven() throws {
         let sandbox = try Sandbox()
         let bus = try PrivateBus(directory: sandbox.root)

@@ -30,3 +30,12 @@ public enum ConditionLostAction: String, CaseIterable, Sendable, Codable {
     /// Freeze it until the condition returns, at most `MaxPause=`.
     case pause
 }
+
+/// `OnSleep=`: what happens to a live run when the machine is about to sleep (logind's
+/// `PrepareForSleep`).
+public enum SleepAction: String, CaseIterable, Sendable, Codable {
+    /// Freeze it over the suspend and thaw it on the resume.
+    case freeze
+    /// Expire it `expired(sleep)`, its grace period shortened to fit logind's delay.
+    case expire
+}

@@ -3,17 +3,24 @@
 /// runs keep the desktop from idle-suspending.
 ///
 /// | run | before sleep | after resume |
-/// | `OnConditionLost=pause` | frozen | thawed |
-/// | continued | frozen | thawed |
-/// | other discretionary | `expired(sleep)`, grace shortened to fit logind's delay | — |
+/// | `OnSleep=freeze` | frozen | thawed |
+/// | `OnSleep=expire` | `expired(sleep)`, grace shortened to fit logind's delay | — |
+/// | no `OnSleep=`: `OnConditionLost=pause` or continued | frozen | thawed |
+/// | no `OnSleep=`: other discretionary | `expired(sleep)` | — |
 ///
 /// The agent holds logind's sleep *delay* inhibitor while a run is live and releases it once
 /// every run is frozen or gone (`Scheduler.wantsSleepLock`); a continued run (or any run whose
 /// job says `InhibitIdle=yes`) holds an idle *block* inhibitor while live.
 public enum SleepPolicy {
-    /// Frozen over the suspend rather than expired.
+    /// Frozen over the suspend rather than expired: as `OnSleep=` says, else for continued
+    /// runs (the user waits for them) and `OnConditionLost=pause` runs.
     public static func freezes(_ job: JobDefinition) -> Bool {
-        job.onConditionLost == .pause || job.kind == .continued
+        action(job) == .freeze
+    }
+
+    /// `OnSleep=`, or its default for the job.
+    public static func action(_ job: JobDefinition) -> SleepAction {
+        job.extra.onSleep ?? (job.onConditionLost == .pause || job.kind == .continued ? .freeze : .expire)
     }
 
     /// The grace period of a run expired before sleep: its own, but at most half of logind's

@@ -43,20 +43,24 @@ final class ConditionMonitor {
     private var routes: RouteMonitor?
     private var pressure: PressureMonitor?
     private var profiles: PowerProfilesMonitor?
-    private var profilesReconnect: BusReconnect?
+    /// The one connection logind, NetworkManager and power-profiles-daemon are read through;
+    /// nil when the system bus is not consulted (a simulated machine without `--system-bus`).
+    private var systemBus: SystemBus?
     private let meteredNetwork = MeteredNetworkInput()
     /// logind: the machine about to sleep, the user's presence, and the inhibitor locks the
     /// scheduler wants.
     let logind: LogindInput
     /// `WakeSystem=`: the alarm armed for the next slot.
     let wake = WakeAlarmFollower()
-    /// `--system-bus`: where NetworkManager is read from (nil: the system bus).
+    /// `--system-bus`: the bus every bus input is read from (nil: the system bus).
     private let systemBusAddress: String?
     private var debounce: TimerToken?
     private var coalescer = HintCoalescer<Hint>()
     private let startedAt = MonotonicInstant.now()
     private var thermalSampler: TimerToken?
     private var busy = false
+    /// Bus changes are logged once `start` has named every source.
+    private var busStarted = false
     /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
     private(set) var rereads = 0
 
@@ -89,12 +93,19 @@ final class ConditionMonitor {
         startThermalEvents()
         startRoutes()
         startPressure()
+        // --system-bus names the bus to read, also on a simulated machine (tests' private bus).
+        if !simulatedMachine || systemBusAddress != nil {
+            let bus = SystemBus(loop: loop, address: systemBusAddress.map { .address($0) } ?? .system)
+            bus.onStatusChange = { [unowned self] _ in self.busStatusChanged() }
+            systemBus = bus
+        }
         startPowerProfiles()
-        meteredNetwork.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
+        meteredNetwork.start(loop: loop, systemBus: systemBus,
                              log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         wake.start(loop: loop, log: { [log] in log.notice($0) })
-        logind.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
+        logind.start(loop: loop, systemBus: systemBus,
                     log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
+        busStarted = true
         recompute()
         for source in sources where source.state != "live" {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
@@ -163,14 +174,11 @@ final class ConditionMonitor {
     }
 
     private func startPowerProfiles() {
-        // --system-bus names the bus to read, also on a simulated machine (tests' private bus).
-        guard !simulatedMachine || systemBusAddress != nil else {
+        guard let systemBus else {
             setSource("power-profiles", "unavailable", "not consulted on a simulated machine")
             return
         }
-        profilesReconnect = BusReconnect(loop: loop)
-        let monitor = PowerProfilesMonitor(loop: loop, bus: systemBusAddress.map { .address($0) } ?? .system) {
-            [unowned self] profile in
+        let monitor = PowerProfilesMonitor(loop: loop, systemBus: systemBus) { [unowned self] profile in
             self.profilesLowPower = PowerProfilesMonitor.isLowPower(profile)
             self.recompute()
         }
@@ -181,19 +189,27 @@ final class ConditionMonitor {
 
     private func profilesStatus(_ status: PowerProfilesMonitor.Status) {
         if case .unavailable(let reason) = status {
-            profilesReconnect?.down { [unowned self] in self.retryPowerProfiles() }
-            setSource("power-profiles", "unavailable", reason + (profilesReconnect?.note ?? ""))
+            setSource("power-profiles", "unavailable", reason)
         } else {
-            if case .watching = status { profilesReconnect?.up() }
             setSource("power-profiles", "live", status.description)
         }
     }
 
-    private func retryPowerProfiles() {
-        guard let profiles else { return }
-        let status = profiles.start()
-        if status.isUnavailable { profilesReconnect?.down { [unowned self] in self.retryPowerProfiles() } }
-        profilesStatus(status)
+    /// The system bus connected, was lost or came back: said in the log (the inputs say what it
+    /// means for each of them).
+    private func busStatusChanged() {
+        guard busStarted, let systemBus else { return }
+        let source = busSource(systemBus)
+        log.notice("inputs: system-bus \(source.state): \(source.detail ?? "")")
+    }
+
+    private func busSource(_ bus: SystemBus) -> InputSource {
+        switch bus.status {
+        case .connected, .connecting, .stopped:
+            return InputSource(name: "system-bus", state: "live", detail: bus.summary)
+        case .unavailable, .lost, .reconnecting:
+            return InputSource(name: "system-bus", state: "unavailable", detail: bus.summary)
+        }
     }
 
     // MARK: events
@@ -296,8 +312,14 @@ final class ConditionMonitor {
     }
 
     var sources: [InputSource] {
-        ["uevent", "thermal-netlink", "rtnetlink", "psi", "power-profiles"].compactMap { sourceStates[$0] }
-            + [meteredNetwork.source, logind.source]
+        let kernel = ["uevent", "thermal-netlink", "rtnetlink", "psi"].compactMap { sourceStates[$0] }
+        let bus = [sourceStates["power-profiles"], meteredNetwork.source, logind.source].compactMap { $0 }
+        guard let systemBus else { return kernel + bus }
+        return kernel + [busSource(systemBus)] + bus.map { source in
+            // While the bus is away, each input it feeds says when it is tried again.
+            guard let note = systemBus.reconnectNote, source.state != "live" else { return source }
+            return InputSource(name: source.name, state: source.state, detail: (source.detail ?? "") + "; " + note)
+        }
     }
 
     // MARK: conditions

@@ -21,7 +21,6 @@ final class LogindInput {
     private(set) var source = InputSource(name: "logind", state: "unavailable", detail: "not started")
 
     private var monitor: LogindMonitor?
-    private var reconnect: BusReconnect?
     private var started = false
     private let scope: LogindMonitor.SessionScope
 
@@ -74,19 +73,19 @@ final class LogindInput {
     /// How long logind waits for the delay inhibitor before it suspends anyway.
     var inhibitDelayMax: Duration { monitor?.inhibitDelayMax ?? LogindMonitor.defaultInhibitDelay }
 
-    func start(loop: EventLoop, busAddress: String?, consult: Bool, log: @escaping (String) -> Void,
+    /// Follows logind through `systemBus` (nil: not consulted, a simulated machine).
+    func start(loop: EventLoop, systemBus: SystemBus?, log: @escaping (String) -> Void,
                onChange: @escaping () -> Void) {
         self.log = log
-        guard consult else {
+        guard let systemBus else {
             source = InputSource(name: "logind", state: "unavailable", detail: "not consulted on a simulated machine")
             return
         }
-        let monitor = LogindMonitor(loop: loop, bus: busAddress.map { .address($0) } ?? .system, scope: scope)
+        let monitor = LogindMonitor(loop: loop, systemBus: systemBus, scope: scope)
         monitor.onPresenceChange = { [unowned self] _ in self.onChange() }
         monitor.onPrepareForSleep = { [unowned self] going in self.prepareForSleep(going) }
         monitor.onStatusChange = { [unowned self] status in self.statusChanged(status) }
         self.monitor = monitor
-        reconnect = BusReconnect(loop: loop)
         statusChanged(monitor.start())
         self.onChange = onChange
         started = true
@@ -117,8 +116,7 @@ final class LogindInput {
         case .watching(logind: false), .unavailable:
             let why: String
             if case .unavailable(let reason) = status {
-                reconnect?.down { [unowned self] in self.retry() }
-                why = reason + (reconnect?.note ?? "")
+                why = reason
             } else {
                 why = status.description
             }
@@ -130,14 +128,16 @@ final class LogindInput {
                 onChange()
             }
         }
-        if case .watching = status { reconnect?.up() }
         if status != .watching(logind: true) {
-            // Locks of a logind that went are worth nothing: the next one is asked anew.
+            // Locks of a logind that went are worth nothing: the next one is asked anew (after
+            // the bus came back too). An answer still pending on a lost connection never comes.
             sleepLock?.release()
             sleepLock = nil
+            if !isConnected(status) { sleepLockPending = false }
             for id in idleLocks.keys {
                 idleLocks[id]?.lock?.release()
                 idleLocks[id]?.lock = nil
+                if !isConnected(status) { idleLocks[id]?.pending = false }
             }
         }
         // logind came (or went): ask again for what was refused.
@@ -146,12 +146,12 @@ final class LogindInput {
         sync()
     }
 
-    /// A reconnection attempt; one that fails at once waits twice as long for the next.
-    private func retry() {
-        guard let monitor else { return }
-        let status = monitor.start()
-        if case .unavailable = status { reconnect?.down { [unowned self] in self.retry() } }
-        statusChanged(status)
+    /// Whether the monitor is on a bus connection (its calls may still be answered).
+    private func isConnected(_ status: LogindMonitor.Status) -> Bool {
+        switch status {
+        case .connecting, .watching: return true
+        case .stopped, .unavailable: return false
+        }
     }
 
     /// After every scheduler event: hold exactly the locks the scheduler wants.

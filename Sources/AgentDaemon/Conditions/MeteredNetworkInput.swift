@@ -19,43 +19,34 @@ final class MeteredNetworkInput {
     private(set) var source = InputSource(name: "networkmanager", state: "unavailable", detail: "not started")
 
     private var monitor: NetworkMeteredMonitor?
-    private var reconnect: BusReconnect?
     private var log: (String) -> Void = { _ in }
     private var onChange: () -> Void = {}
     private var started = false
 
-    /// Starts following NetworkManager on `busAddress` (nil: the system bus); `consult` false
-    /// (a simulated machine) leaves every network unmetered. `onChange` runs after `metering`
-    /// or the source changed; `log` gets the lines people read.
-    func start(loop: EventLoop, busAddress: String?, consult: Bool, log: @escaping (String) -> Void,
+    /// Starts following NetworkManager through `systemBus` (nil: not consulted, a simulated
+    /// machine, which leaves every network unmetered). `onChange` runs after `metering` or the
+    /// source changed; `log` gets the lines people read.
+    func start(loop: EventLoop, systemBus: SystemBus?, log: @escaping (String) -> Void,
                onChange: @escaping () -> Void) {
         self.log = log
-        guard consult else {
+        guard let systemBus else {
             metering = .no
             sourceText = "not consulted on a simulated machine"
             source = InputSource(name: "networkmanager", state: "unavailable", detail: sourceText)
             return
         }
         // Both callbacks read the monitor's current status and value, so the two never disagree.
-        let monitor = NetworkMeteredMonitor(loop: loop, bus: busAddress.map { .address($0) } ?? .system) { [unowned self] _ in
+        let monitor = NetworkMeteredMonitor(loop: loop, systemBus: systemBus) { [unowned self] _ in
             self.update()
         }
         monitor.onStatusChange = { [unowned self] _ in self.update() }
         self.monitor = monitor
-        reconnect = BusReconnect(loop: loop)
         // ConditionMonitor's start-up line names a source that is not live; later changes are
         // logged here, and reported once `start` has returned.
         monitor.start()
         update()
         self.onChange = onChange
         started = true
-    }
-
-    /// A reconnection attempt; one that fails at once waits twice as long for the next.
-    private func retry() {
-        guard let monitor else { return }
-        if monitor.start().isUnavailable { reconnect?.down { [unowned self] in self.retry() } }
-        update()
     }
 
     /// SIGHUP: read `Metered` again.
@@ -88,10 +79,8 @@ final class MeteredNetworkInput {
         case .unavailable(let reason):
             metering = .no
             sourceText = "no system bus"
-            reconnect?.down { [unowned self] in self.retry() }
-            source = InputSource(name: "networkmanager", state: "unavailable", detail: reason + (reconnect?.note ?? ""))
+            source = InputSource(name: "networkmanager", state: "unavailable", detail: reason)
         }
-        if case .watching = status { reconnect?.up() }
         guard before != (metering, sourceText, source) else { return }
         if started, source.state != "live", before.2 != source {
             log("inputs: networkmanager unavailable: \(source.detail ?? sourceText); every network counts as unmetered")

@@ -166,6 +166,9 @@ final class BusConnection {
         return Token(id: registration.id)
     }
 
+    /// Whether `token` is a pending call or an installed match (false once a reply came).
+    func isRegistered(_ token: Token) -> Bool { registrations[token.id] != nil }
+
     /// Ends a pending call (its reply is dropped) or removes a match. Unknown tokens are ignored.
     func cancel(_ token: Token) {
         guard let registration = registrations.removeValue(forKey: token.id) else { return }

@@ -8,7 +8,8 @@ import Glibc
 /// `Inhibit(what, who, why, mode)`, whose answer is a descriptor: the lock is held while it is
 /// open (``InhibitorLock``).
 ///
-/// As the other bus monitors: everything runs on the `EventLoop` without a thread or a blocking
+/// As the other bus monitors, on the connection `SystemBus` shares (after a reconnect everything
+/// starts over on the new one): everything runs on the `EventLoop` without a thread or a blocking
 /// call; the matches (`NameOwnerChanged` of `org.freedesktop.login1`, `PrepareForSleep`) go out
 /// before `GetNameOwner` and the property read; a signal is believed only from the current
 /// owner's unique name; logind is never started by the monitor (auto-start off, calls to the
@@ -20,7 +21,7 @@ import Glibc
 /// and the list read again on `SessionNew`/`SessionRemoved`.
 ///
 /// Loop-thread only.
-public final class LogindMonitor {
+public final class LogindMonitor: SystemBusClient {
     /// Whose sessions say whether the user is away.
     public enum SessionScope: Sendable, Equatable {
         /// Every session with a seat (the system agent).
@@ -64,8 +65,9 @@ public final class LogindMonitor {
     public static let defaultInhibitDelay: Duration = .seconds(5)
 
     private let loop: EventLoop
-    private let bus: BusAddress
-    private var connection: BusConnection?
+    private let systemBus: SystemBus
+    private var connection: BusLease?
+    private var attached = false
     private var owner: String?
     private var ownerKnown = false
     private var session: UInt64 = 0
@@ -89,77 +91,39 @@ public final class LogindMonitor {
     /// After `presence` changed.
     public var onPresenceChange: ((UserPresence) -> Void)?
 
-    public init(loop: EventLoop, bus: BusAddress = .system, scope: SessionScope = .seat) {
+    /// A monitor reading the shared `systemBus`. Nothing happens until `start()`.
+    public init(loop: EventLoop, systemBus: SystemBus, scope: SessionScope = .seat) {
         self.loop = loop
-        self.bus = bus
+        self.systemBus = systemBus
         self.scope = scope
     }
 
-    deinit { connection?.close() }
+    /// A monitor on a bus of its own at `bus` (the system bus by default).
+    public convenience init(loop: EventLoop, bus: BusAddress = .system, scope: SessionScope = .seat) {
+        self.init(loop: loop, systemBus: SystemBus(loop: loop, address: bus), scope: scope)
+    }
 
-    /// Connects and starts watching; `.unavailable` when there is no bus (call again to retry).
+    deinit { systemBus.detach(ObjectIdentifier(self)) }
+
+    /// Starts watching through the system bus (connecting it when it is not yet);
+    /// `.unavailable` without a bus (the system bus reconnects by itself when it had been up).
     @discardableResult
     public func start() -> Status {
-        if connection != nil { return status }
+        if attached { return status }
+        attached = true
         session &+= 1
-        owner = nil
-        ownerKnown = false
-        let opened: BusConnection
-        do {
-            opened = try BusConnection(address: bus, loop: loop)
-        } catch {
-            setStatus(.unavailable("no D-Bus system bus (\(error))"))
-            return status
-        }
-        connection = opened
-        opened.onDisconnect = { [weak self] reason in self?.lost("bus connection lost (\(reason))") }
-        do {
-            let installed: (BusError?) -> Void = { [weak self] error in
-                guard let self, let error else { return }
-                self.lost("the bus refused a match rule (\(error))")
-            }
-            try opened.watchOwner(of: Self.service, onInstalled: installed) { [weak self] owner in
-                self?.ownerChanged(to: owner)
-            }
-            try opened.addMatch(
-                "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
-                    + "member='PrepareForSleep'", onInstalled: installed) { [weak self] message in
-                self?.prepareForSleep(message)
-            }
-            try opened.addMatch(
-                "type='signal',sender='\(Self.service)',interface='org.freedesktop.DBus.Properties',"
-                    + "member='PropertiesChanged',path_namespace='\(Self.path)/session'",
-                onInstalled: installed) { [weak self] message in
-                self?.sessionPropertiesChanged(message)
-            }
-            for member in ["SessionNew", "SessionRemoved"] {
-                try opened.addMatch(
-                    "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
-                        + "member='\(member)'", onInstalled: installed) { [weak self] message in
-                    guard let self, message.sender == self.owner else { return }
-                    self.listSessions()
-                }
-            }
-            try opened.askOwner(of: Self.service, timeout: Self.callTimeout) { [weak self] owner in
-                self?.ownerChanged(to: owner)
-            }
-        } catch {
-            opened.close()
-            connection = nil
-            setStatus(.unavailable("cannot watch the bus (\(error))"))
-            return status
-        }
-        setStatus(.connecting(bus: bus.description))
+        systemBus.attach(self)
         return status
     }
 
-    /// Closes the connection; no callback after this. Locks already taken stay held until
+    /// Leaves the system bus; no callback after this. Locks already taken stay held until
     /// their owners release them.
     public func stop() {
         session &+= 1
-        connection?.close()
+        attached = false
         connection = nil
         owner = nil
+        systemBus.detach(ObjectIdentifier(self))
         status = .stopped
     }
 
@@ -352,10 +316,57 @@ public final class LogindMonitor {
         }
     }
 
-    private func lost(_ reason: String) {
-        connection?.close()
-        connection = nil
+    // MARK: - The shared connection
+
+    var busClientName: String { "logind" }
+
+    func busConnected(_ lease: BusLease) {
+        connection = lease
+        owner = nil
+        ownerKnown = false
+        do {
+            let installed: (BusError?) -> Void = { [weak self] error in
+                guard let self, let error else { return }
+                self.busUnavailable("the bus refused a match rule (\(error))", hadConnection: true)
+            }
+            try lease.watchOwner(of: Self.service, onInstalled: installed) { [weak self] owner in
+                self?.ownerChanged(to: owner)
+            }
+            try lease.addMatch(
+                "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
+                    + "member='PrepareForSleep'", onInstalled: installed) { [weak self] message in
+                self?.prepareForSleep(message)
+            }
+            try lease.addMatch(
+                "type='signal',sender='\(Self.service)',interface='org.freedesktop.DBus.Properties',"
+                    + "member='PropertiesChanged',path_namespace='\(Self.path)/session'",
+                onInstalled: installed) { [weak self] message in
+                self?.sessionPropertiesChanged(message)
+            }
+            for member in ["SessionNew", "SessionRemoved"] {
+                try lease.addMatch(
+                    "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
+                        + "member='\(member)'", onInstalled: installed) { [weak self] message in
+                    guard let self, message.sender == self.owner else { return }
+                    self.listSessions()
+                }
+            }
+            try lease.askOwner(of: Self.service, timeout: Self.callTimeout) { [weak self] owner in
+                self?.ownerChanged(to: owner)
+            }
+        } catch {
+            lease.end()
+            connection = nil
+            setStatus(.unavailable("cannot watch the bus (\(error))"))
+            return
+        }
+        setStatus(.connecting(bus: systemBus.address.description))
+    }
+
+    func busUnavailable(_ reason: String, hadConnection: Bool) {
         forgetSessions()
+        connection?.end()
+        connection = nil
         owner = nil
         setStatus(.unavailable(reason))
     }

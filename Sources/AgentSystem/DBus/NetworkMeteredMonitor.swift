@@ -8,8 +8,8 @@
 /// reflects the primary connection, the one the default route goes through.
 ///
 /// Everything runs on the `EventLoop` with no thread and no blocking call, as
-/// `PowerProfilesMonitor` does: `start` only connects the socket (non-blocking, a unix socket);
-/// the match rules (`NameOwnerChanged` for the name, `PropertiesChanged` on the path) go out
+/// `PowerProfilesMonitor` does, on the connection `SystemBus` shares between the bus monitors
+/// (and opens again after the bus came back, when everything below starts over): the match rules (`NameOwnerChanged` for the name, `PropertiesChanged` on the path) go out
 /// first and asynchronously, then `GetNameOwner` and `Properties.Get` of `Metered` from the owner
 /// are asynchronous calls whose replies arrive through the loop, so no change between the read
 /// and the watch is missed. A `PropertiesChanged` is believed only from the current owner's
@@ -24,7 +24,7 @@
 /// one. It is never called after `stop()`.
 ///
 /// Loop-thread only, like the `EventLoop` it runs on.
-public final class NetworkMeteredMonitor {
+public final class NetworkMeteredMonitor: SystemBusClient {
     /// Where the monitor is.
     public enum Status: Sendable, Equatable, CustomStringConvertible {
         /// Not started, or stopped.
@@ -64,9 +64,10 @@ public final class NetworkMeteredMonitor {
     static let callTimeout: Duration = .seconds(10)
 
     private let loop: EventLoop
-    private let bus: BusAddress
+    private let systemBus: SystemBus
     private let delivery: PropertyDelivery<UInt32, Status>
-    private var connection: BusConnection?
+    private var lease: BusLease?
+    private var attached = false
     /// NetworkManager's unique name while it owns the service name; `ownerKnown` once asked.
     private var owner: String?
     private var ownerKnown = false
@@ -85,56 +86,43 @@ public final class NetworkMeteredMonitor {
         set { delivery.onStatus = newValue }
     }
 
-    /// A monitor for the given bus (the system bus by default), reporting to `onChange`.
-    /// Nothing happens until `start()`.
-    public init(loop: EventLoop, bus: BusAddress = .system, onChange: @escaping (UInt32?) -> Void) {
+    /// A monitor reading the shared `systemBus`, reporting to `onChange`. Nothing happens until
+    /// `start()`.
+    public init(loop: EventLoop, systemBus: SystemBus, onChange: @escaping (UInt32?) -> Void) {
         self.loop = loop
-        self.bus = bus
+        self.systemBus = systemBus
         delivery = PropertyDelivery(loop: loop, stopped: .stopped, onValue: onChange)
     }
 
-    deinit {
-        connection?.close()
+    /// A monitor on a bus of its own at `bus` (the system bus by default).
+    public convenience init(loop: EventLoop, bus: BusAddress = .system, onChange: @escaping (UInt32?) -> Void) {
+        self.init(loop: loop, systemBus: SystemBus(loop: loop, address: bus), onChange: onChange)
     }
 
-    /// Connects and starts watching; returns the status at once (`.connecting` on success,
-    /// `.unavailable(…)` when there is no bus to connect to, which leaves the monitor stopped
-    /// for good: call `start` again to retry). Does nothing but return the status when running.
+    deinit {
+        systemBus.detach(ObjectIdentifier(self))
+    }
+
+    /// Starts watching through the system bus (connecting it when it is not yet); returns the
+    /// status at once (`.connecting` with a connection, `.unavailable(…)` without one: the
+    /// system bus reconnects by itself when it had been up). Does nothing but return the status
+    /// when started.
     @discardableResult
     public func start() -> Status {
-        if connection != nil { return status }
+        if attached { return status }
+        attached = true
         delivery.restart()
-        owner = nil
-        ownerKnown = false
-        pendingRead = nil
-        let opened: BusConnection
-        do {
-            opened = try BusConnection(address: bus, loop: loop)
-        } catch {
-            setStatus(.unavailable("no D-Bus system bus (\(error))"))
-            return status
-        }
-        connection = opened
-        opened.onDisconnect = { [weak self] reason in self?.lost("bus connection lost (\(reason))") }
-        do {
-            try watchBus(opened)
-            try askOwner(on: opened)
-        } catch {
-            opened.close()
-            connection = nil
-            setStatus(.unavailable("cannot watch the bus (\(error))"))
-            return status
-        }
-        setStatus(.connecting(bus: bus.description))
+        systemBus.attach(self)
         return status
     }
 
-    /// Closes the connection; no callback is called after this.
+    /// Leaves the system bus; no callback is called after this.
     public func stop() {
         delivery.stop(.stopped)
-        connection?.close()
-        connection = nil
+        attached = false
+        lease = nil
         pendingRead = nil
+        systemBus.detach(ObjectIdentifier(self))
     }
 
     /// Reads `Metered` again (SIGHUP); nothing while NetworkManager is not on the bus.
@@ -144,10 +132,10 @@ public final class NetworkMeteredMonitor {
 
     // MARK: - Bus traffic
 
-    private func watchBus(_ connection: BusConnection) throws(BusError) {
+    private func watchBus(_ connection: BusLease) throws(BusError) {
         let installed: (BusError?) -> Void = { [weak self] error in
             guard let self, let error else { return }
-            self.lost("the bus refused a match rule (\(error))")
+            self.busUnavailable("the bus refused a match rule (\(error))", hadConnection: true)
         }
         try connection.watchOwner(of: Self.service, onInstalled: installed) { [weak self] owner in
             self?.ownerChanged(to: owner)
@@ -157,7 +145,7 @@ public final class NetworkMeteredMonitor {
         }
     }
 
-    private func askOwner(on connection: BusConnection) throws(BusError) {
+    private func askOwner(on connection: BusLease) throws(BusError) {
         try connection.askOwner(of: Self.service, timeout: Self.callTimeout) { [weak self] owner in
             self?.ownerChanged(to: owner)
         }
@@ -167,7 +155,7 @@ public final class NetworkMeteredMonitor {
         if ownerKnown, newOwner == owner { return }
         ownerKnown = true
         owner = newOwner
-        if let pendingRead { connection?.cancel(pendingRead) }
+        if let pendingRead { lease?.cancel(pendingRead) }
         pendingRead = nil
         if newOwner != nil {
             // The status follows when the read answers.
@@ -183,7 +171,7 @@ public final class NetworkMeteredMonitor {
               let change = try? message.readPropertiesChanged(),
               change.interface == Self.interface else { return }
         if let value = change.uint32s[Self.property] {
-            if let pendingRead { connection?.cancel(pendingRead) }
+            if let pendingRead { lease?.cancel(pendingRead) }
             pendingRead = nil
             setMetered(value)
         } else if change.invalidated.contains(Self.property) {
@@ -193,7 +181,7 @@ public final class NetworkMeteredMonitor {
 
     /// Reads Metered from NetworkManager's unique name (never activates it).
     private func readMetered() {
-        guard let connection, let owner else { return }
+        guard let connection = lease, let owner else { return }
         if let pendingRead { connection.cancel(pendingRead) }
         do {
             pendingRead = try connection.readProperty(Self.property, of: Self.interface, at: Self.path, from: owner,
@@ -212,13 +200,34 @@ public final class NetworkMeteredMonitor {
         }
     }
 
-    private func lost(_ reason: String) {
-        connection?.close()
-        connection = nil
+    // MARK: - The shared connection
+
+    var busClientName: String { "NetworkManager" }
+
+    func busConnected(_ lease: BusLease) {
+        self.lease = lease
+        owner = nil
+        ownerKnown = false
+        pendingRead = nil
+        do {
+            try watchBus(lease)
+            try askOwner(on: lease)
+        } catch {
+            lease.end()
+            self.lease = nil
+            setStatus(.unavailable("cannot watch the bus (\(error))"))
+            return
+        }
+        setStatus(.connecting(bus: systemBus.address.description))
+    }
+
+    func busUnavailable(_ reason: String, hadConnection: Bool) {
+        lease?.end()
+        lease = nil
         pendingRead = nil
         owner = nil
         setStatus(.unavailable(reason))
-        setMetered(nil)
+        if hadConnection { setMetered(nil) }
     }
 
     // MARK: - Reporting

@@ -9,9 +9,9 @@
 /// `/net/hadess/PowerProfiles`, each with the interface of the same name as the service and its
 /// `ActiveProfile` string property (`power-saver`, `balanced`, `performance`).
 ///
-/// Everything runs on the `EventLoop` with no thread and no blocking call: the socket connect
-/// (non-blocking, a unix socket) is the only thing `start` does before returning; the match
-/// rules (`NameOwnerChanged` for both names, `PropertiesChanged` on both paths) are installed
+/// Everything runs on the `EventLoop` with no thread and no blocking call, on the connection
+/// `SystemBus` shares between the bus monitors (and opens again after the bus came back, when
+/// everything below starts over): the match rules (`NameOwnerChanged` for both names, `PropertiesChanged` on both paths) are installed
 /// with `AddMatch` asynchronously, then `GetNameOwner` for both names and `Properties.Get` of
 /// `ActiveProfile` from the owner are asynchronous calls whose replies arrive through the loop.
 /// The matches go out first, so no change between the read and the watch can be missed. A
@@ -26,7 +26,7 @@
 /// It is never called after `stop()`.
 ///
 /// Loop-thread only, like the `EventLoop` it runs on.
-public final class PowerProfilesMonitor {
+public final class PowerProfilesMonitor: SystemBusClient {
     /// The profile that means low-power mode.
     public static let lowPowerProfile = "power-saver"
 
@@ -82,9 +82,10 @@ public final class PowerProfilesMonitor {
     static let callTimeout: Duration = .seconds(10)
 
     private let loop: EventLoop
-    private let bus: BusAddress
+    private let systemBus: SystemBus
     private let delivery: PropertyDelivery<String, Status>
-    private var connection: BusConnection?
+    private var lease: BusLease?
+    private var attached = false
 
     /// Per service (index into `services`): whether its owner is known yet, and its unique name.
     private var ownerKnown: [Bool] = []
@@ -110,67 +111,51 @@ public final class PowerProfilesMonitor {
         set { delivery.onStatus = newValue }
     }
 
-    /// A monitor for the given bus (the system bus by default), reporting to `onChange`.
-    /// Nothing happens until `start()`.
-    public init(loop: EventLoop, bus: BusAddress = .system, onChange: @escaping (String?) -> Void) {
+    /// A monitor reading the shared `systemBus`, reporting to `onChange`. Nothing happens until
+    /// `start()`.
+    public init(loop: EventLoop, systemBus: SystemBus, onChange: @escaping (String?) -> Void) {
         self.loop = loop
-        self.bus = bus
+        self.systemBus = systemBus
         delivery = PropertyDelivery(loop: loop, stopped: .stopped, onValue: onChange)
     }
 
-    deinit {
-        connection?.close()
+    /// A monitor on a bus of its own at `bus` (the system bus by default).
+    public convenience init(loop: EventLoop, bus: BusAddress = .system, onChange: @escaping (String?) -> Void) {
+        self.init(loop: loop, systemBus: SystemBus(loop: loop, address: bus), onChange: onChange)
     }
 
-    /// Connects and starts watching; returns the status at once (`.connecting` on success,
-    /// `.unavailable(…)` when there is no bus to connect to, which leaves the monitor stopped
-    /// for good: call `start` again to retry). Does nothing but return the status when running.
+    deinit {
+        systemBus.detach(ObjectIdentifier(self))
+    }
+
+    /// Starts watching through the system bus (connecting it when it is not yet); returns the
+    /// status at once (`.connecting` with a connection, `.unavailable(…)` without one: the
+    /// system bus reconnects by itself when it had been up). Does nothing but return the status
+    /// when started.
     @discardableResult
     public func start() -> Status {
-        if connection != nil { return status }
+        if attached { return status }
+        attached = true
         delivery.restart()
-        ownerKnown = Array(repeating: false, count: Self.services.count)
-        owners = Array(repeating: nil, count: Self.services.count)
-        active = nil
-        activeOwner = nil
-        decided = false
-        pendingRead = nil
-        let opened: BusConnection
-        do {
-            opened = try BusConnection(address: bus, loop: loop)
-        } catch {
-            setStatus(.unavailable("no D-Bus bus (\(error))"))
-            return status
-        }
-        connection = opened
-        opened.onDisconnect = { [weak self] reason in self?.lost("bus connection lost (\(reason))") }
-        do {
-            try watchBus(opened)
-            for index in Self.services.indices { try askOwner(index, on: opened) }
-        } catch {
-            opened.close()
-            connection = nil
-            setStatus(.unavailable("cannot watch the bus (\(error))"))
-            return status
-        }
-        setStatus(.connecting(bus: bus.description))
+        systemBus.attach(self)
         return status
     }
 
-    /// Closes the connection; no callback is called after this.
+    /// Leaves the system bus; no callback is called after this.
     public func stop() {
         delivery.stop(.stopped)
-        connection?.close()
-        connection = nil
+        attached = false
+        lease = nil
         pendingRead = nil
+        systemBus.detach(ObjectIdentifier(self))
     }
 
     // MARK: - Bus traffic
 
-    private func watchBus(_ connection: BusConnection) throws(BusError) {
+    private func watchBus(_ connection: BusLease) throws(BusError) {
         let installed: (BusError?) -> Void = { [weak self] error in
             guard let self, let error else { return }
-            self.lost("the bus refused a match rule (\(error))")
+            self.busUnavailable("the bus refused a match rule (\(error))", hadConnection: true)
         }
         for (index, service) in Self.services.enumerated() {
             try connection.watchOwner(of: service.name, onInstalled: installed) { [weak self] owner in
@@ -182,7 +167,7 @@ public final class PowerProfilesMonitor {
         }
     }
 
-    private func askOwner(_ index: Int, on connection: BusConnection) throws(BusError) {
+    private func askOwner(_ index: Int, on connection: BusLease) throws(BusError) {
         try connection.askOwner(of: Self.services[index].name, timeout: Self.callTimeout) { [weak self] owner in
             self?.ownerChanged(index, to: owner)
         }
@@ -200,7 +185,7 @@ public final class PowerProfilesMonitor {
               let change = try? message.readPropertiesChanged(),
               change.interface == Self.services[index].interface else { return }
         if let value = change.strings[Self.property] {
-            if let pendingRead { connection?.cancel(pendingRead) }
+            if let pendingRead { lease?.cancel(pendingRead) }
             pendingRead = nil
             setProfile(value)
         } else if change.invalidated.contains(Self.property) {
@@ -224,7 +209,7 @@ public final class PowerProfilesMonitor {
         decided = true
         active = choice
         activeOwner = owner
-        if let pendingRead { connection?.cancel(pendingRead) }
+        if let pendingRead { lease?.cancel(pendingRead) }
         pendingRead = nil
         if let choice {
             setStatus(.watching(service: Self.services[choice].name))
@@ -237,7 +222,7 @@ public final class PowerProfilesMonitor {
 
     /// Reads ActiveProfile from the active service's owner (its unique name: never activates).
     private func readProfile() {
-        guard let connection, let index = active, let owner = activeOwner else { return }
+        guard let connection = lease, let index = active, let owner = activeOwner else { return }
         if let pendingRead { connection.cancel(pendingRead) }
         let service = Self.services[index]
         do {
@@ -257,14 +242,38 @@ public final class PowerProfilesMonitor {
         }
     }
 
-    private func lost(_ reason: String) {
-        connection?.close()
-        connection = nil
+    // MARK: - The shared connection
+
+    var busClientName: String { "power-profiles" }
+
+    func busConnected(_ lease: BusLease) {
+        self.lease = lease
+        ownerKnown = Array(repeating: false, count: Self.services.count)
+        owners = Array(repeating: nil, count: Self.services.count)
+        active = nil
+        activeOwner = nil
+        decided = false
+        pendingRead = nil
+        do {
+            try watchBus(lease)
+            for index in Self.services.indices { try askOwner(index, on: lease) }
+        } catch {
+            lease.end()
+            self.lease = nil
+            setStatus(.unavailable("cannot watch the bus (\(error))"))
+            return
+        }
+        setStatus(.connecting(bus: systemBus.address.description))
+    }
+
+    func busUnavailable(_ reason: String, hadConnection: Bool) {
+        lease?.end()
+        lease = nil
         pendingRead = nil
         active = nil
         activeOwner = nil
         setStatus(.unavailable(reason))
-        setProfile(nil)
+        if hadConnection { setProfile(nil) }
     }
 
     // MARK: - Reporting

@@ -170,11 +170,12 @@ final class TestChild {
 final class PrivateBus {
     let directory: ConfigTempDirectory
     let address: String
-    private let daemon: TestChild
+    private var daemon: TestChild
+    private let config: String
 
     init() throws {
         directory = try ConfigTempDirectory()
-        let config = directory.at("bus.conf")
+        config = directory.at("bus.conf")
         try ConfigFS.write(config, """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -190,17 +191,32 @@ final class PrivateBus {
             </busconfig>
 
             """)
+        (daemon, address) = try Self.launch(config)
+    }
+
+    private static func launch(_ config: String) throws -> (TestChild, String) {
         let candidates: [String] = ["/usr/bin/dbus-daemon", "/bin/dbus-daemon"]
         let path = candidates.first { access($0, X_OK) == 0 }
         guard let path else { throw DBusTestFailure("dbus-daemon is not installed (scripts/install-deps.sh installs it)") }
         // Quiet: as root it warns on every start that it may not raise its fd limit.
-        daemon = try TestChild(path, ["--config-file=\(config)", "--nofork", "--print-address"], quiet: true)
+        let daemon = try TestChild(path, ["--config-file=\(config)", "--nofork", "--print-address"], quiet: true)
         // Printed once the socket is listening.
         guard let line = daemon.readLine(within: .seconds(20)), line.hasPrefix("unix:") else {
             throw DBusTestFailure("dbus-daemon printed no address")
         }
-        address = line
+        return (daemon, line)
     }
+
+    /// A new bus daemon at the same socket path, as after a restart (the old one is stopped
+    /// first). Its address differs from `address` only in the guid.
+    func restart() throws {
+        daemon.terminate()
+        (daemon, _) = try Self.launch(config)
+    }
+
+    /// The address without the daemon's guid, as a system bus address is written: still right
+    /// after `restart`.
+    var pathAddress: String { "unix:path=\(directory.at("bus"))" }
 
     /// Stops the bus daemon now (its clients see the connection close).
     func kill() { daemon.terminate() }

@@ -20,6 +20,8 @@ public struct JobExtraSettings: Hashable, Sendable {
     public var wakeSystem = false
     /// `InhibitIdle=`; nil: yes for continued jobs, no otherwise.
     public var inhibitIdle: Bool?
+    /// `OnSleep=`; nil: freeze continued and `OnConditionLost=pause` runs, expire the others.
+    public var onSleep: SleepAction?
     public var idleFor: Duration = JobDefinition.defaultIdleFor
     public var description: String?
     public var icon: String?

@@ -18,6 +18,12 @@ extension JobKeyTable {
             guard input.reader.scalar("InhibitIdle") != nil else { return }
             input.definition.extra.inhibitIdle = input.reader.bool("InhibitIdle", default: false)
         },
+        JobKey("OnSleep", default: "freeze for continued and OnConditionLost=pause, else expire",
+               doc: "before the machine sleeps: freeze the run (thawed on resume), or expire it expired(sleep)") { input in
+            guard input.reader.scalar("OnSleep") != nil else { return }
+            input.definition.extra.onSleep = input.reader.keyword("OnSleep", default: SleepAction.expire,
+                                                                  noun: "an action")
+        },
         JobKey("IdleFor", default: "15min",
                doc: "how long every session of the seat must be idle or locked for RequiresIdle=") { input in
             input.definition.extra.idleFor = input.reader.span(

@@ -4,14 +4,15 @@
 /// `ActiveProfile`, NetworkManager's `Metered`): follow who owns the service name, follow the
 /// property's `PropertiesChanged`, ask the owner now, read the property from the owner's unique
 /// name (never activating it).
-extension BusConnection {
+extension BusLease {
     static let busName = "org.freedesktop.DBus"
     static let busPath = "/org/freedesktop/DBus"
 
     /// Follows `NameOwnerChanged` for `name`: `handler` gets the new owner's unique name, or nil
     /// when the name was released. Only the bus itself is believed.
+    @discardableResult
     func watchOwner(of name: String, onInstalled: @escaping (BusError?) -> Void,
-                    _ handler: @escaping (String?) -> Void) throws(BusError) {
+                    _ handler: @escaping (String?) -> Void) throws(BusError) -> BusConnection.Token {
         try addMatch(
             "type='signal',sender='\(Self.busName)',path='\(Self.busPath)',"
                 + "interface='\(Self.busName)',member='NameOwnerChanged',arg0='\(name)'",
@@ -26,8 +27,9 @@ extension BusConnection {
     }
 
     /// Follows `PropertiesChanged` of `interface` on `path` (the handler checks the sender).
+    @discardableResult
     func watchProperties(path: String, interface: String, onInstalled: @escaping (BusError?) -> Void,
-                         _ handler: @escaping (BusMessage) -> Void) throws(BusError) {
+                         _ handler: @escaping (BusMessage) -> Void) throws(BusError) -> BusConnection.Token {
         try addMatch(
             "type='signal',path='\(path)',interface='org.freedesktop.DBus.Properties',"
                 + "member='PropertiesChanged',arg0='\(interface)'",
@@ -37,7 +39,8 @@ extension BusConnection {
     /// Asks the bus who owns `name` now: `reply` gets the unique name, or nil (NameHasNoOwner, or
     /// any other error: both count as "not running"). The bus answers in order, so the answer is
     /// at least as new as any `NameOwnerChanged` before it.
-    func askOwner(of name: String, timeout: Duration, _ reply: @escaping (String?) -> Void) throws(BusError) {
+    @discardableResult
+    func askOwner(of name: String, timeout: Duration, _ reply: @escaping (String?) -> Void) throws(BusError) -> BusConnection.Token {
         try call(destination: Self.busName, path: Self.busPath, interface: Self.busName, member: "GetNameOwner",
                  arguments: [name], timeout: timeout) { message in
             reply(message.error == nil ? try? message.readString() : nil)
@@ -47,7 +50,7 @@ extension BusConnection {
     /// `Properties.Get` of `property` from `owner` (a unique name: never activates a service).
     @discardableResult
     func readProperty(_ property: String, of interface: String, at path: String, from owner: String,
-                      timeout: Duration, _ reply: @escaping (BusMessage) -> Void) throws(BusError) -> Token {
+                      timeout: Duration, _ reply: @escaping (BusMessage) -> Void) throws(BusError) -> BusConnection.Token {
         try call(destination: owner, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
                  arguments: [interface, property], timeout: timeout, reply: reply)
     }
