@@ -48,6 +48,33 @@ final class EventBus {
         mutating func note(_ kind: EventKind) {
             if !pendingOrder.contains(kind) { pendingOrder.append(kind) }
         }
+
+        /// Keeps the newest lines: drops the oldest until both bounds hold (one line alone may
+        /// exceed the bytes bound: LogTail already cut it to 64 KiB, and it is sent alone).
+        mutating func noteOutput(_ line: String) {
+            pendingLines.append(line)
+            pendingLineBytes += line.utf8.count
+            while pendingLines.count > OutputBound.lines
+                    || (pendingLineBytes > OutputBound.bytes && pendingLines.count > 1) {
+                pendingLineBytes -= pendingLines.removeFirst().utf8.count
+                droppedLines += 1
+            }
+            note(.runOutput)
+        }
+
+        mutating func noteProgress(_ value: Progress) {
+            pendingProgress = value
+            note(.runProgress)
+        }
+
+        mutating func noteText(_ text: String, as kind: EventKind) {
+            switch kind {
+            case .runTitle: pendingTitle = text
+            case .runSubtitle: pendingSubtitle = text
+            default: pendingStatus = text
+            }
+            note(kind)
+        }
     }
 
     /// The sequence number of the last event published (0 before the first).
@@ -201,15 +228,18 @@ final class EventBus {
     /// loop iteration and run, with the last value read (a plugin writing a million lines a second
     /// makes one event per read, not a million), and only when it changed.
     func runDirective(_ run: RunID, _ directive: PluginDirective) {
-        guard isFollowed, let label = runs[run] else { return }
+        // A plugin may print thousands of these a second: one lookup, the label changed in place
+        // (a copy of it held across the change would copy its arrays at every line).
+        guard isFollowed, let index = runs.index(forKey: run) else { return }
+        let hadPending = runs.values[index].hasPending
         switch directive {
-        case .progress(let value): runs[run]?.pendingProgress = value; runs[run]?.note(.runProgress)
-        case .title(let text): runs[run]?.pendingTitle = text; runs[run]?.note(.runTitle)
-        case .subtitle(let text): runs[run]?.pendingSubtitle = text; runs[run]?.note(.runSubtitle)
-        case .status(let text): runs[run]?.pendingStatus = text; runs[run]?.note(.runStatus)
+        case .progress(let value): runs.values[index].noteProgress(value)
+        case .title(let text): runs.values[index].noteText(text, as: .runTitle)
+        case .subtitle(let text): runs.values[index].noteText(text, as: .runSubtitle)
+        case .status(let text): runs.values[index].noteText(text, as: .runStatus)
         default: return
         }
-        scheduleFlush(run, hadPending: label.hasPending)
+        scheduleFlush(run, hadPending: hadPending)
     }
 
     /// The most one `run-output` event carries: a plugin flooding its output costs a follower
@@ -222,20 +252,10 @@ final class EventBus {
     /// An output line of a live run (stderr, or a stdout line that is no directive): published
     /// with the others of the same read as one `run-output` event, to subscribers that asked.
     func runOutput(_ run: RunID, _ line: String) {
-        guard !outputFollowers.isEmpty, let label = runs[run] else { return }
-        let size = line.utf8.count
-        runs[run]?.pendingLines.append(line)
-        runs[run]?.pendingLineBytes += size
-        // Keep the newest: drop the oldest until both bounds hold (one line alone may exceed
-        // the bytes bound: LogTail already cut it to 64 KiB, and it is sent alone).
-        while let held = runs[run], held.pendingLines.count > OutputBound.lines
-                || (held.pendingLineBytes > OutputBound.bytes && held.pendingLines.count > 1) {
-            let oldest = runs[run]?.pendingLines.removeFirst() ?? ""
-            runs[run]?.pendingLineBytes -= oldest.utf8.count
-            runs[run]?.droppedLines += 1
-        }
-        runs[run]?.note(.runOutput)
-        scheduleFlush(run, hadPending: label.hasPending)
+        guard !outputFollowers.isEmpty, let index = runs.index(forKey: run) else { return }
+        let hadPending = runs.values[index].hasPending
+        runs.values[index].noteOutput(line)
+        scheduleFlush(run, hadPending: hadPending)
     }
 
     private func scheduleFlush(_ run: RunID, hadPending: Bool) {

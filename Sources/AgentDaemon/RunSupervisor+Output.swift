@@ -10,36 +10,81 @@ extension RunSupervisor {
         LogFields(.pluginOutput, identifier: run.state.identifier.rawValue, runID: run.state.id.description)
     }
 
-    func line(_ id: RunID, _ stream: PluginProcess.Stream, _ bytes: UnsafeBufferPointer<UInt8>, wasCut: Bool) {
-        guard let run = live[id] else { return }
+    /// One read's lines: the run, the clock and the observers looked up once for all of them
+    /// (a plugin may print millions of `PROGRESS=` lines: each lookup of a class's field is an
+    /// exclusivity check at run time).
+    func output(_ id: RunID, _ stream: PluginProcess.Stream, _ read: PluginProcess.LineReader) {
+        guard let run = live[id] else {
+            read { _, _ in }  // drained all the same
+            return
+        }
+        let observers = LineObservers(now: loop.now.sinceOrigin, directive: onRunDirective,
+                                      progress: onRunProgress, output: onRunOutput)
+        read { bytes, wasCut in line(run, stream, bytes, wasCut: wasCut, observers) }
+    }
+
+    private struct LineObservers {
+        let now: Duration
+        let directive: ((RunID, PluginDirective) -> Void)?
+        let progress: ((RunID, Double) -> Void)?
+        let output: ((RunID, String) -> Void)?
+    }
+
+    private func line(_ run: ActiveRun, _ stream: PluginProcess.Stream, _ bytes: UnsafeBufferPointer<UInt8>,
+                      wasCut: Bool, _ observers: LineObservers) {
         switch stream {
         case .stdout:
-            let title = run.state.title
-            defer { if run.state.title != title { recorder.titleChanged(run) } }
             let directive = PluginDirective.parse(bytes, wasCut: wasCut)
-            switch run.state.apply(directive) {
-            case .progressed:
-                // The hot path (a plugin may print thousands a second): a PROGRESS= line yields no
-                // action and moves no deadline (RunLifecycleTests), so no timer to look at.
-                _ = run.state.handle(.progress, now: loop.now.sinceOrigin)
-                reportProgress(run)
-                onRunDirective?(run.state.id, directive)
-            case .checkpointed:
-                recorder.checkpointChanged(run)
-            case .logLine(let text):
-                logPluginLine(run, text)
-                onRunOutput?(run.state.id, text)
-            case .none:
-                onRunDirective?(run.state.id, directive)
-            case .invalid:
-                break
+            // Only a TITLE= line can change the title: no copy of it at every PROGRESS= line.
+            if case .title = directive {
+                let title = run.state.title
+                defer { if run.state.title != title { recorder.titleChanged(run) } }
+                onDirective(run, directive, observers)
+            } else {
+                onDirective(run, directive, observers)
             }
         case .stderr:
             let text = String(decoding: bytes, as: UTF8.self)
             run.state.appendLog(text)
             logPluginLine(run, text)
-            onRunOutput?(run.state.id, text)
+            observers.output?(run.state.id, text)
         }
+    }
+
+    /// A stdout line: a directive applied to the run, or a log line.
+    private func onDirective(_ run: ActiveRun, _ directive: PluginDirective, _ observers: LineObservers) {
+        let applied = Self.apply(directive, to: &run.state, reported: &run.reportedPercent, now: observers.now)
+        switch applied.effect {
+        case .progressed:
+            if let fraction = applied.newPercent { observers.progress?(applied.id, fraction) }
+            observers.directive?(applied.id, directive)
+        case .checkpointed:
+            recorder.checkpointChanged(run)
+        case .logLine(let text):
+            logPluginLine(run, text)
+            observers.output?(applied.id, text)
+        case .none:
+            observers.directive?(applied.id, directive)
+        case .invalid:
+            break
+        }
+    }
+
+    /// The directive applied within one access to the run's state: the hot path.
+    private static func apply(_ directive: PluginDirective, to state: inout LiveRun, reported: inout Int?,
+                              now: Duration) -> (effect: LiveRun.Effect, id: RunID, newPercent: Double?) {
+        let effect = state.apply(directive)
+        guard case .progressed = effect else { return (effect, state.id, nil) }
+        // A PROGRESS= line yields no action and moves no deadline (RunLifecycleTests), so no
+        // timer to look at.
+        _ = state.handle(.progress, now: now)
+        guard let fraction = state.progress?.fraction else { return (effect, state.id, nil) }
+        // The scheduler hears of whole-percent changes, not every line. 0.29 * 100 is 28.999…:
+        // a tolerance keeps a whole percent whole.
+        let percent = Int(fraction * 100 + 1e-9)
+        guard percent != reported else { return (effect, state.id, nil) }
+        reported = percent
+        return (effect, state.id, fraction)
     }
 
     private func logPluginLine(_ run: ActiveRun, _ text: String) {
@@ -54,14 +99,4 @@ extension RunSupervisor {
             break
         }
     }
-
-    private func reportProgress(_ run: ActiveRun) {
-        guard let fraction = run.state.progress?.fraction else { return }
-        // 0.29 * 100 is 28.999…: a tolerance keeps a whole percent whole.
-        let percent = Int(fraction * 100 + 1e-9)
-        guard percent != run.reportedPercent else { return }
-        run.reportedPercent = percent
-        onRunProgress?(run.state.id, fraction)
-    }
-
 }

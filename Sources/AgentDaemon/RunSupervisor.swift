@@ -152,7 +152,7 @@ final class RunSupervisor {
 
     private func callbacks(_ id: RunID) -> PluginProcess.Callbacks {
         PluginProcess.Callbacks(
-            onLine: { [unowned self] stream, line, wasCut in self.line(id, stream, line, wasCut: wasCut) },
+            onOutput: { [unowned self] stream, read in self.output(id, stream, read) },
             onMainExit: { [unowned self] termination in self.mainExited(id, termination) },
             onGone: { [unowned self] in self.gone(id) })
     }

@@ -14,18 +14,36 @@ import Glibc
 public final class PluginProcess {
     public enum Stream: Sendable { case stdout, stderr }
 
+    /// Reads what one wakeup brought, handing each complete line — and whether it was cut at the
+    /// 4096-byte limit — to the function it is given.
+    public typealias LineReader = ((UnsafeBufferPointer<UInt8>, Bool) -> Void) -> Void
+
     public struct Callbacks {
-        /// A line, and whether it was cut at the 4096-byte limit.
-        public var onLine: (Stream, UnsafeBufferPointer<UInt8>, Bool) -> Void
+        /// A read's lines: the receiver looks up what it needs once per read, not once per line
+        /// (a plugin may print millions of `PROGRESS=` lines), then has the lines read.
+        public var onOutput: (Stream, LineReader) -> Void
         public var onMainExit: (ProcessTermination) -> Void
         public var onGone: () -> Void
 
+        public init(onOutput: @escaping (Stream, LineReader) -> Void,
+                    onMainExit: @escaping (ProcessTermination) -> Void,
+                    onGone: @escaping () -> Void) {
+            self.onOutput = onOutput
+            self.onMainExit = onMainExit
+            self.onGone = onGone
+        }
+
+        /// One line at a time, for receivers with nothing to look up.
         public init(onLine: @escaping (Stream, UnsafeBufferPointer<UInt8>, Bool) -> Void,
                     onMainExit: @escaping (ProcessTermination) -> Void,
                     onGone: @escaping () -> Void) {
-            self.onLine = onLine
-            self.onMainExit = onMainExit
-            self.onGone = onGone
+            self.init(onOutput: { stream, read in read { onLine(stream, $0, $1) } },
+                      onMainExit: onMainExit, onGone: onGone)
+        }
+
+        /// Hands one line over as a read would.
+        public func line(_ stream: Stream, _ bytes: UnsafeBufferPointer<UInt8>, wasCut: Bool) {
+            onOutput(stream) { emit in emit(bytes, wasCut) }
         }
     }
 
@@ -249,24 +267,26 @@ public final class PluginProcess {
     /// level-triggered loop comes back for the rest.
     private func drain(_ stream: Stream, toEnd: Bool = false) {
         let limit = toEnd ? Int.max : 4
-        let onLine = callbacks.onLine
-        let reachedEOF: Bool
-        switch stream {
-        case .stdout: reachedEOF = stdoutPipe.read(rounds: limit) { onLine(.stdout, $0, $1) }
-        case .stderr: reachedEOF = stderrPipe.read(rounds: limit) { onLine(.stderr, $0, $1) }
+        var reachedEOF = false
+        callbacks.onOutput(stream) { emit in
+            switch stream {
+            case .stdout: reachedEOF = stdoutPipe.read(rounds: limit, emit)
+            case .stderr: reachedEOF = stderrPipe.read(rounds: limit, emit)
+            }
         }
         if reachedEOF { closePipe(stream) }
     }
 
     private func closePipe(_ stream: Stream) {
-        let onLine = callbacks.onLine
-        switch stream {
-        case .stdout:
-            if let token = stdoutPipe.token { loop.unwatch(token) }
-            stdoutPipe.close { onLine(.stdout, $0, false) }
-        case .stderr:
-            if let token = stderrPipe.token { loop.unwatch(token) }
-            stderrPipe.close { onLine(.stderr, $0, false) }
+        callbacks.onOutput(stream) { emit in
+            switch stream {
+            case .stdout:
+                if let token = stdoutPipe.token { loop.unwatch(token) }
+                stdoutPipe.close { emit($0, false) }
+            case .stderr:
+                if let token = stderrPipe.token { loop.unwatch(token) }
+                stderrPipe.close { emit($0, false) }
+            }
         }
     }
 }

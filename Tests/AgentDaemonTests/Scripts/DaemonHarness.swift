@@ -283,7 +283,7 @@ final class DaemonHarness {
         let process = try process(plain)
         let text = command.split(separator: " ", maxSplits: 2).dropFirst(2).first.map(String.init) ?? ""
         Array(text.utf8).withUnsafeBufferPointer { bytes in
-            process.events.onLine(stream == "stdout" ? .stdout : .stderr, bytes, false)
+            process.events.line(stream == "stdout" ? .stdout : .stderr, bytes, wasCut: false)
         }
     }
 
@@ -294,7 +294,7 @@ final class DaemonHarness {
         guard words.count == 4, let count = Int(words[1]) else { throw ScriptError("stdout-burst N rK LINE") }
         let process = try process([words[2]])
         Array(words[3].utf8).withUnsafeBufferPointer { bytes in
-            for _ in 0..<count { process.events.onLine(.stdout, bytes, false) }
+            for _ in 0..<count { process.events.line(.stdout, bytes, wasCut: false) }
         }
     }
 
