@@ -21,7 +21,9 @@ extension RunSupervisor {
             scheduling.handle(.runEnded(end.job, end.run, end.stop, result: end.result))
         }
         onRunProgress = { [unowned scheduling] run, fraction in scheduling.handle(.runProgress(run, fraction)) }
-        onRunDirective = { [unowned events] run, directive in events.runDirective(run, directive) }
-        onRunOutput = { [unowned events] run, line in events.runOutput(run, line) }
+        // Held strongly (the event bus refers to nothing of the supervisor's): these run at every
+        // output line, and an unowned reference is checked at each use.
+        onRunDirective = { run, directive in events.runDirective(run, directive) }
+        onRunOutput = { run, line in events.runOutput(run, line) }
     }
 }

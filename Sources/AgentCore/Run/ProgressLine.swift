@@ -227,6 +227,25 @@ enum DirectiveBytes {
     /// A negative value parses (it is out of range, not malformed); too many digits overflow.
     static func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Integer {
         var index = range.lowerBound
+        let negative = index < range.upperBound && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        // Up to 18 digits always fit in an Int64: no overflow check per digit on the hot path.
+        guard index < range.upperBound, range.upperBound - index <= 18 else {
+            return checkedInteger(bytes, range)
+        }
+        var value: Int64 = 0
+        while index < range.upperBound {
+            let digit = bytes[index] &- 0x30
+            guard digit < 10 else { return .malformed }
+            value = value &* 10 &+ Int64(digit)
+            index += 1
+        }
+        return .value(negative ? -value : value)
+    }
+
+    /// `integer` for any length, checking each step for overflow.
+    private static func checkedInteger(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Integer {
+        var index = range.lowerBound
         var negative = false
         if index < range.upperBound, bytes[index] == UInt8(ascii: "-") {
             negative = true
