@@ -22,6 +22,8 @@ final class RunLauncher: RunLaunching {
     /// Checks each plugin again right before it is spawned (DESIGN §3).
     private let safety: PluginSafety
     let bootID: String?
+    /// The open-file soft limit runs get back (`OpenFileLimit`); nil: the agent's own.
+    private let openFilesForRuns: UInt64?
     /// Parent cgroup of every run's cgroup; nil where cgroup v2 is not writable (process groups only).
     var cgroupParent: String?
     /// What enforces TasksMax=/MemoryMax=/MemoryHigh= here (nil before setUpCgroups).
@@ -39,6 +41,7 @@ final class RunLauncher: RunLaunching {
         jobsDirectory = stateDirectory + "/jobs/"
         let user = SystemFactsProbe.currentUser()
         safety = PluginSafety(agentUID: user.uid, agentUserName: user.name)
+        openFilesForRuns = OpenFileLimit.forRuns
         switch BootID.read(procRoot: procRoot) {
         case .success(let id): bootID = id
         case .failure(let error):
@@ -135,6 +138,7 @@ final class RunLauncher: RunLaunching {
         // Nice=-10): a plugin never inherits the agent's own priority.
         request.nice = job.priority.nice.map(Int32.init) ?? (agentNice < 0 ? 0 : nil)
         request.ioPriority = job.priority.ioPriorityValue
+        request.openFilesSoftLimit = openFilesForRuns
         request.separatesMemory = job.limits.limitsMemory
         if let weight = job.priority.cpuWeight { _ = cgroup?.setCPUWeight(weight) }
         let spawned = PluginSpawner.spawn(request)

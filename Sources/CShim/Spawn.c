@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -40,10 +41,11 @@ static const char *const steps[] = {"signals", "setsid", "cgroup", "setgroups", 
                                     "dup2", "chdir", "execve", "verify", "setpriority", "ioprio_set",
                                     "mkdir", "chown", "mount-namespace", "ReadWritePaths", "ReadOnlyPaths",
                                     "InaccessiblePaths", "PrivateTmp", "ProtectHome", "PrivateNetwork",
-                                    "NoNewPrivileges", "ProtectSystem"};
+                                    "NoNewPrivileges", "ProtectSystem", "open-files"};
 enum { step_execve = 8, step_verify = 9, step_nice = 10, step_ioprio = 11, step_mkdir = 12, step_chown = 13,
        step_namespace = 14, step_read_write = 15, step_read_only = 16, step_inaccessible = 17,
-       step_private_tmp = 18, step_empty = 19, step_network = 20, step_nnp = 21, step_root_ro = 22 };
+       step_private_tmp = 18, step_empty = 19, step_network = 20, step_nnp = 21, step_root_ro = 22,
+       step_open_files = 23 };
 #ifndef IOPRIO_WHO_PROCESS
 #define IOPRIO_WHO_PROCESS 1
 #endif
@@ -248,6 +250,15 @@ static int child_main(void *raw) {
         SYS1(SYS_close, dir);
     }
     if ((rc = apply_sandbox(r, &step, &item)) < 0) goto fail;
+    if (r->set_open_files) {
+        // Lowering a soft limit needs no privilege; the hard limit stays as it is.
+        struct { unsigned long long cur, max; } files;
+        CHECK(SYS4(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &files), step_open_files);
+        if (r->open_files_soft < files.cur) {
+            files.cur = r->open_files_soft;
+            CHECK(SYS4(SYS_prlimit64, 0, RLIMIT_NOFILE, &files, 0), step_open_files);
+        }
+    }
     // Priorities while still privileged: a negative Nice= needs CAP_SYS_NICE.
     if (r->set_nice) CHECK(SYS3(SYS_setpriority, 0 /* PRIO_PROCESS */, 0, r->nice), step_nice);
     if (r->set_ioprio) CHECK(SYS3(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, r->ioprio), step_ioprio);

@@ -66,3 +66,20 @@ import Testing
         #expect(agent.logLines.contains { $0.hasSuffix("] umask=0022") }, "\(agent.logLines.suffix(5))")
     }
 }
+
+/// agentd raises its own open-file soft limit for its many runs; a plugin gets back the soft
+/// limit the agent was started with (under systemd 1024, as every service has), hard unchanged.
+@Suite struct PluginOpenFileLimitTests {
+    @Test func aPluginGetsTheSoftOpenFileLimitTheAgentWasStartedWith() throws {
+        let sandbox = try Sandbox()
+        let plugin = try sandbox.script("files", """
+            echo "files=$(ulimit -Sn) $(ulimit -Hn)"
+            """)
+        try sandbox.write("jobs.d/files.job", "[Job]\nIdentifier=local.files\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox, wrapper: ["/usr/bin/prlimit", "--nofile=1000:4096"])
+        #expect(try agent.ctl("simulate", "launch", "local.files").status == 0)
+        try agent.waitForLog("of local.files ended: success")
+        let seen = agent.logLines.first { $0.contains("] files=") }
+        #expect(seen?.hasSuffix("] files=1000 4096") == true, "\(seen ?? "no line")")
+    }
+}

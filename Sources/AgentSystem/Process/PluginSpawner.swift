@@ -35,6 +35,9 @@ public struct SpawnRequest {
     public var separatesMemory = false
     /// The job's own sandbox, applied in the child before it drops privileges; nil for none.
     public var sandbox: ProcessSandbox?
+    /// RLIMIT_NOFILE's soft limit for the child (never above its hard limit); nil keeps the
+    /// agent's.
+    public var openFilesSoftLimit: UInt64?
 
     public init(executable: CheckedExecutable, arguments: [String], environment: [String],
                 workingDirectory: String? = nil, user: UserAccount? = nil, cgroup: RunCgroup? = nil,
@@ -161,6 +164,10 @@ public enum PluginSpawner {
                         spec.exec_through_fd = request.executable.runsThroughDescriptor ? 1 : 0
                         if let nice = request.nice { spec.set_nice = 1; spec.nice = nice }
                         if let ioprio = request.ioPriority { spec.set_ioprio = 1; spec.ioprio = ioprio }
+                        if let files = request.openFilesSoftLimit {
+                            spec.set_open_files = 1
+                            spec.open_files_soft = files
+                        }
                         spec.separate_memory = request.separatesMemory ? 1 : 0
                         lists.apply(to: &spec, sandbox)
                         // Only root can change user; an unprivileged agent runs plugins as itself.

@@ -68,6 +68,10 @@ struct cshim_spawn_request {
     char *const *empty_paths;        // an empty read-only tmpfs (mode 0755): ProtectHome=tmpfs
     int private_network;             // a network namespace with only loopback, up
     int no_new_privileges;           // prctl(PR_SET_NO_NEW_PRIVS) after setuid, before execve
+    // Non-zero: RLIMIT_NOFILE's soft limit set to open_files_soft (at most the hard limit, which
+    // stays): the limit the agent was started with, before it raised its own for its many runs.
+    int set_open_files;
+    unsigned long long open_files_soft;
 };
 
 /// A child that was started: it runs on without the caller waiting for its execve.
