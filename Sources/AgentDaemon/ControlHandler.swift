@@ -128,7 +128,7 @@ struct ControlHandler {
             .prefix(limit)
             .map { work in
                 PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
-                               kind: work.kind.rawValue,
+                               kind: work.kind,
                                waitingFor: work.waitingFor.description + (work.waitingFor.time.map {
                                    Self.reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
                                } ?? ""),
@@ -464,7 +464,7 @@ struct ControlHandler {
     /// A job file with errors, listed as `error (jobs.d/x.job:4)` rather than vanishing; `-`
     /// for what the file did not get to say.
     static func summary(ofRefused file: JobFileWithErrors) -> JobSummary {
-        JobSummary(identifier: file.identifier?.rawValue ?? "-", kind: "-", source: file.sourcePath,
+        JobSummary(identifier: file.identifier?.rawValue ?? "-", kind: nil, source: file.sourcePath,
                    state: file.stateText, exec: file.plugin.map { [$0] } ?? [], intervalSeconds: nil)
     }
 
@@ -489,7 +489,7 @@ struct ControlHandler {
             case .duplicate(let other): state = "duplicate of \(other)"
             }
             return JobSummary(
-                identifier: job.definition.identifier.rawValue, kind: job.definition.kind.rawValue,
+                identifier: job.definition.identifier.rawValue, kind: job.definition.kind,
                 source: job.sourcePath, state: state, exec: job.definition.exec,
                 intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting,
                 waitingReason: waitingReason?.code, waitingUntil: waitingReason?.time?.seconds)

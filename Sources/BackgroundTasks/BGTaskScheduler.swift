@@ -123,17 +123,15 @@ public final class BGTaskScheduler: @unchecked Sendable {
     static func taskRequest(from summary: PendingSummary) -> BGTaskRequest? {
         let request: BGTaskRequest
         switch summary.kind {
-        case "refresh":
+        case .refresh:
             request = BGAppRefreshTaskRequest(identifier: summary.identifier)
-        case "processing":
+        case .processing:
             let processing = BGProcessingTaskRequest(identifier: summary.identifier)
             processing.requiresNetworkConnectivity = summary.request?.requiresNetwork != nil
             processing.requiresExternalPower = summary.request?.requiresExternalPower == true
             request = processing
-        case "continued":
+        case .continued:
             request = BGContinuedProcessingTaskRequest(identifier: summary.identifier, title: summary.title ?? "", subtitle: "")
-        default:
-            return nil
         }
         if let seconds = summary.request?.earliestBegin ?? summary.earliestBegin {
             request.earliestBeginDate = Date(timeIntervalSince1970: seconds)

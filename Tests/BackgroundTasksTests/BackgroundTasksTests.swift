@@ -55,7 +55,7 @@ struct RequestShapeTests {
     }
 
     @Test func aPendingEntryBecomesTheRequestOfItsKind() throws {
-        let entry = PendingSummary(identifier: "com.example.sync", kind: "processing", waitingFor: "external power",
+        let entry = PendingSummary(identifier: "com.example.sync", kind: .processing, waitingFor: "external power",
                                    request: RunRequestOptions(earliestBegin: 1_800_000_000, requiresExternalPower: true))
         let request = try #require(BGTaskScheduler.taskRequest(from: entry) as? BGProcessingTaskRequest)
         #expect(request.requiresExternalPower)

@@ -113,9 +113,9 @@ enum LogsFollower {
         switch event.eventKind {
         case .runStarted?:
             let started = context.clock.format(DisplayClock.floorDivide(event.time, 1000), "%a %Y-%m-%d %H:%M:%S")
-            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) \(DisplayText.sanitized(event.identifier ?? "")), started \(started) (\(DisplayText.sanitized(event.reason ?? "?"))) --")
+            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) \(DisplayText.sanitized(event.identifier ?? "")), started \(started) (\(DisplayText.sanitized(event.reason?.description ?? "?"))) --")
         case .runEnded?:
-            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) ended: \(DisplayText.sanitized(event.stopReason ?? "?")) --")
+            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) ended: \(DisplayText.sanitized(event.stopReason?.description ?? "?")) --")
         case .runOutput?:
             var lines = (event.lines ?? []).map { LogsCommand.line(run, $0) }
             if let dropped = event.droppedLineCount, dropped > 0 {

@@ -74,7 +74,7 @@ enum RunCommands {
                 try HistoryPager.forEachPage(target: parsed.argument(0), limit: limit, range: range, context: context) { page in
                     runs += page.map { run in
                         var run = run
-                        if run.stopReason == "success" { run.logTail = [] }
+                        if run.stopReason?.known == .success { run.logTail = [] }
                         return run
                     }
                 }
@@ -98,10 +98,10 @@ enum RunCommands {
         let nowMilliseconds = context.clock.now()
         let rows = runs.map { run -> [Table.Cell] in
             let duration = HumanTime.duration(milliseconds: (run.endedAt ?? nowMilliseconds) - run.startedAt)
-            let result = run.stopReason ?? "running"
+            let result = run.stopReason?.description ?? "running"
             return [Table.Cell(run.runID),
                     Table.Cell(run.identifier),
-                    Table.Cell(run.reason),
+                    Table.Cell(run.reason.description),
                     Table.Cell(HumanTime.moment(DisplayClock.floorDivide(run.startedAt, 1000), clock: context.clock)),
                     Table.Cell(duration, run.endedAt == nil ? .running : nil),
                     Table.Cell(result, Style.role(forStopReason: run.stopReason))]

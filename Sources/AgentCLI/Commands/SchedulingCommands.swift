@@ -19,7 +19,7 @@ enum SchedulingCommands {
             } else {
                 context.out(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
                                   rows: items.map { item in
-                    [Table.Cell(item.identifier), Table.Cell(item.kind), Table.Cell(earliest(item.earliestBegin, context)),
+                    [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(item.earliestBegin, context)),
                      Table.Cell(item.waitingFor)]
                 }).render(width: context.terminalWidth))
             }

@@ -91,7 +91,7 @@ enum StatusCommand {
         } else {
             lines.append("Waiting:")
             let rows = status.pending.map { pending -> [Table.Cell] in
-                [Table.Cell(pending.identifier), Table.Cell(pending.kind), Table.Cell(pending.waitingFor, .warning)]
+                [Table.Cell(pending.identifier), Table.Cell(pending.kind.rawValue), Table.Cell(pending.waitingFor, .warning)]
             }
             lines.append(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), "WAITING FOR"], rows: rows)
                 .render(width: context.terminalWidth, style: style))

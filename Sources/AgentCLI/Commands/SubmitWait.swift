@@ -50,7 +50,7 @@ enum SubmitWait {
     static func recordedEnd(of runID: String, identifier: String, context: CommandContext) throws(CommandFailure) -> String? {
         let response = try context.request(ControlRequest(command: .history, target: identifier, limit: 100,
                                                           omitLogTails: true))
-        return response.runs?.first { $0.runID == runID }?.stopReason
+        return response.runs?.first { $0.runID == runID }?.stopReason?.description
     }
 
     /// The exit status for a stop reason (DESIGN §7; documented in docs/agentctl.md): 0
@@ -145,7 +145,7 @@ enum SubmitWait {
                 show()
             case .runEnded?:
                 guard let run = event.runID else { return nil }
-                let stop = event.stopReason ?? "ended"
+                let stop = event.stopReason?.description ?? "ended"
                 if run == runID { return ended(run, stop) }
                 if requestID == nil && startedFor.values.contains(run) { endedEarly[run] = stop }
             case .requestRefused?:

@@ -96,7 +96,7 @@ final class ConditionMonitor {
         logind.start(loop: loop, busAddress: systemBusAddress, consult: !simulatedMachine || systemBusAddress != nil,
                     log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         recompute()
-        for source in sources where source.state != "live" {
+        for source in sources where source.state != .live {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
         }
     }
@@ -112,9 +112,9 @@ final class ConditionMonitor {
                     self.hint(.thermal)
                 }
             }
-            setSource("uevent", "live", "power_supply and thermal uevents")
+            setSource("uevent", .live, "power_supply and thermal uevents")
         } catch {
-            setSource("uevent", "unavailable", "\(error); power is read at start and on SIGHUP only")
+            setSource("uevent", .unavailable, "\(error); power is read at start and on SIGHUP only")
         }
     }
 
@@ -123,12 +123,12 @@ final class ConditionMonitor {
             switch try ThermalEventMonitor.open(loop: loop, handler: { [unowned self] _ in self.hint(.thermal) }) {
             case .opened(let monitor):
                 thermalEvents = monitor
-                setSource("thermal-netlink", "live", "trip crossings; zones sampled while work runs")
+                setSource("thermal-netlink", .live, "trip crossings; zones sampled while work runs")
             case .unavailable(let reason):
-                setSource("thermal-netlink", "sampled", "\(reason); zones sampled while work runs")
+                setSource("thermal-netlink", .sampled, "\(reason); zones sampled while work runs")
             }
         } catch {
-            setSource("thermal-netlink", "sampled", "\(error); zones sampled while work runs")
+            setSource("thermal-netlink", .sampled, "\(error); zones sampled while work runs")
         }
     }
 
@@ -139,10 +139,10 @@ final class ConditionMonitor {
                 self.recompute()
             }
             network = routes?.hasDefaultRoute ?? true
-            setSource("rtnetlink", "live", "default route")
+            setSource("rtnetlink", .live, "default route")
         } catch {
             network = true
-            setSource("rtnetlink", "unavailable", "\(error); network assumed up")
+            setSource("rtnetlink", .unavailable, "\(error); network assumed up")
         }
     }
 
@@ -156,16 +156,16 @@ final class ConditionMonitor {
         pressure = monitor
         let watch = monitor.memory
         switch watch.source {
-        case .trigger: setSource("psi", "live", "PSI triggers")
-        case .sampled: setSource("psi", "sampled", watch.sourceDetail)
-        case .unavailable: setSource("psi", "unavailable", watch.sourceDetail)
+        case .trigger: setSource("psi", .live, "PSI triggers")
+        case .sampled: setSource("psi", .sampled, watch.sourceDetail)
+        case .unavailable: setSource("psi", .unavailable, watch.sourceDetail)
         }
     }
 
     private func startPowerProfiles() {
         // --system-bus names the bus to read, also on a simulated machine (tests' private bus).
         guard !simulatedMachine || systemBusAddress != nil else {
-            setSource("power-profiles", "unavailable", "not consulted on a simulated machine")
+            setSource("power-profiles", .unavailable, "not consulted on a simulated machine")
             return
         }
         profilesReconnect = BusReconnect(loop: loop)
@@ -182,10 +182,10 @@ final class ConditionMonitor {
     private func profilesStatus(_ status: PowerProfilesMonitor.Status) {
         if case .unavailable(let reason) = status {
             profilesReconnect?.down { [unowned self] in self.retryPowerProfiles() }
-            setSource("power-profiles", "unavailable", reason + (profilesReconnect?.note ?? ""))
+            setSource("power-profiles", .unavailable, reason + (profilesReconnect?.note ?? ""))
         } else {
             if case .watching = status { profilesReconnect?.up() }
-            setSource("power-profiles", "live", status.description)
+            setSource("power-profiles", .live, status.description)
         }
     }
 
@@ -291,7 +291,7 @@ final class ConditionMonitor {
         platformLowPower = PlatformProfileReader(roots: roots).isLowPower()
     }
 
-    private func setSource(_ name: String, _ state: String, _ detail: String?) {
+    private func setSource(_ name: String, _ state: InputSourceState, _ detail: String?) {
         sourceStates[name] = InputSource(name: name, state: state, detail: detail)
     }
 
