@@ -116,14 +116,24 @@ enum Messages {
                JobFigures(identifier: "local.new", kind: .refresh, lastSuccessAt: nil, freshDayShare: 0)],
         conditions: ConditionFigures(inputs))
 
-    static let requests = [
-        ControlRequest(command: .status),
-        ControlRequest(command: .history, target: "local.backup", limit: 50, cursor: "r000031", omitLogTails: true),
-        ControlRequest(command: .submit, target: "local.photos.export",
-                       submission: SubmitRequest(title: "Export \"all\"", subtitle: "to /mnt/usb", strategy: "fail",
-                                                 arguments: ["--album=Ünïcødé", "a\\b"], notify: false)),
-        ControlRequest(command: .runIfStale, target: "local.backup", maxAgeSeconds: 86_400),
-        ControlRequest(command: .subscribe, filter: EventFilter(identifiers: ["local.backup"], kinds: ["run-ended"])),
+    /// One request of every verb.
+    static let everyVerb: [ControlRequest] = [
+        .status, .list, .history(HistoryQuery()), .cancel(target: "r000042"), .simulateLaunch(target: "local.a"),
+        .simulateExpire(target: "local.a"), .pending(target: nil), .explain(target: "local.a"), .trigger(target: "local.a"),
+        .submit(target: "local.e", SubmitRequest()), .enable(target: "local.a"), .disable(target: "local.a"), .pause, .resume,
+        .runIfStale(target: "local.a", maxAge: .seconds(0)), .lowpower(.auto), .resources, .metrics,
+        .subscribe(EventFilter()), .request(target: "local.a", RunRequestOptions()), .cancelRequest(.all),
+        .logs(LogsQuery(target: "local.a")), .run(target: "local.a"),
+    ]
+
+    static let requests: [ControlRequest] = [
+        ControlRequest.status,
+        .history(HistoryQuery(target: "local.backup", limit: 50, cursor: "r000031", omitLogTails: true)),
+        .submit(target: "local.photos.export",
+                SubmitRequest(title: "Export \"all\"", subtitle: "to /mnt/usb", strategy: .fail,
+                              arguments: ["--album=Ünïcødé", "a\\b"], notify: false)),
+        .runIfStale(target: "local.backup", maxAge: .seconds(86_400)),
+        .subscribe(EventFilter(identifiers: ["local.backup"], kinds: ["run-ended"])),
     ]
 
     static var responses: [ControlResponse] {

@@ -10,7 +10,7 @@ enum ListCommand {
         options: [OptionSpec(long: "timers", help: "When each job runs next and last ran, like systemctl list-timers."),
                   jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .list))
+            let response = try context.request(ControlRequest.list)
             let jobs = response.jobs ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(jobs))

@@ -51,7 +51,7 @@ enum LogsCommand {
         var remaining = limit
         var cursor: String?
         repeat {
-            let response = try send(ControlRequest(command: .logs, target: target, limit: remaining, cursor: cursor))
+            let response = try send(ControlRequest.logs(LogsQuery(target: target, limit: remaining, cursor: cursor)))
             let page = response.runs ?? []
             newestFirst += page.reversed()
             let lines = page.reduce(0) { $0 + $1.logTail.count }

@@ -13,7 +13,7 @@ enum LogsFollower {
         var identifier = target
         var onlyRun: String?
         if target.first == "r", target.dropFirst().allSatisfy(\.isNumber), target.count > 1 {
-            let first = try context.request(ControlRequest(command: .logs, target: target, limit: 1))
+            let first = try context.request(ControlRequest.logs(LogsQuery(target: target, limit: 1)))
             guard let run = first.runs?.first else { return 0 }
             identifier = run.identifier
             onlyRun = run.runID
@@ -22,7 +22,7 @@ enum LogsFollower {
         defer { signals.restore() }
         let wait = StreamWait(catchSuspend: false)
         let stream = try EventStream.open(EventFilter(identifiers: [identifier], kinds: kinds), context: context)
-        try stream.send(ControlRequest(command: .logs, target: target, limit: limit))
+        try stream.send(ControlRequest.logs(LogsQuery(target: target, limit: limit)))
         var printer = Printer(json: json, context: context, onlyRun: onlyRun)
         var answered = false
         while true {

@@ -40,8 +40,8 @@ enum StatsCommands {
             guard let span = TimeSpan.parse(text) else {
                 throw UsageError(message: "--max-age: \"\(text)\" is not a time span (examples: 30min, 12h, 1d)", commandPath: ["run-if-stale"])
             }
-            let response = try context.request(ControlRequest(command: .runIfStale, target: parsed.argument(0),
-                                                              maxAgeSeconds: span.components.seconds))
+            let response = try context.request(ControlRequest.runIfStale(target: parsed.argument(0) ?? "",
+                                                                        maxAge: .seconds(span.components.seconds)))
             context.out(response.message ?? "ok")
             return 0
         })

@@ -18,7 +18,7 @@ enum SubmitWait {
         var stream = try EventStream.open(EventFilter(identifiers: [id]), context: context)
         try stream.send(request)
         var follower = Follower(id: id, context: context)
-        follower.submittedTitle = request.submission?.title
+        if case .submit(_, let details) = request { follower.submittedTitle = details.title }
         while true {
             while let ready = try stream.nextReady() {
                 if let line = ready, let status = try follower.take(line) { return status }
@@ -48,8 +48,8 @@ enum SubmitWait {
 
     /// The stop reason history recorded for `runID`, or nil while it is live.
     static func recordedEnd(of runID: String, identifier: String, context: CommandContext) throws(CommandFailure) -> String? {
-        let response = try context.request(ControlRequest(command: .history, target: identifier, limit: 100,
-                                                          omitLogTails: true))
+        let response = try context.request(ControlRequest.history(HistoryQuery(
+            target: identifier, limit: 100, omitLogTails: true)))
         return response.runs?.first { $0.runID == runID }?.stopReason?.description
     }
 
