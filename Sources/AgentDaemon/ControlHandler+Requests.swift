@@ -34,7 +34,7 @@ extension ControlHandler {
         let before = Set(runs.runs(of: id).map(\.state.id))
         switch scheduling.requestRun(id, asked) {
         case .unwritable(let why):
-            return .failure(.unavailable, why)
+            return .failure(.unavailable, why.description)
         case .decided(.refused(.cannotStartNow(let reason))):
             return .failure(.unavailable, "\(id) cannot be requested (\(reason)): \(Self.nextStep(for: reason, id, id))")
         case .decided(.refused):
@@ -79,7 +79,7 @@ extension ControlHandler {
         for id in ids {
             let work = scheduling.scheduler.withdrawable(id)
             guard !work.isEmpty else { continue }
-            if let refusal = scheduling.request(.cancelPending(id)) { return .failure(.unavailable, refusal) }
+            do { try scheduling.request(.cancelPending(id)) } catch { return .failure(.unavailable, error.description) }
             events.requestWithdrawn(id, work.description)
             withdrawn = withdrawn + work
         }

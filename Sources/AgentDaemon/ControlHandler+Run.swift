@@ -112,8 +112,8 @@ extension ControlHandler {
 
     /// The not-found answer for an identifier that names no job, or nil when it names one (or
     /// is no identifier: the caller says why).
-    func unknownJob(_ target: String?) -> ControlResponse? {
-        guard let target, let id = Identifier(rawValue: target), !isKnown(id) else { return nil }
+    func unknownJob(_ target: String) -> ControlResponse? {
+        guard let id = Identifier(rawValue: target), !isKnown(id) else { return nil }
         return .failure(.notFound, noJob(id))
     }
 }

@@ -38,8 +38,10 @@ struct ControlHandler {
         }
         let commitsBefore = stateWriter.requestCommits
         let policy = access
-        if let refusal = policy.refusal(for: decoded.command, peer: request.peer) {
-            send(.failure(.accessDenied, refusal), to: request)
+        do {
+            try policy.check(decoded.command, peer: request.peer)
+        } catch {
+            send(.failure(.accessDenied, error.description), to: request)
             return
         }
         let peer = PeerContext(policy: policy, connection: request.connection)
@@ -150,7 +152,7 @@ struct ControlHandler {
                 return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
             }
             let before = Set(runs.runs(of: job.identifier).map(\.state.id))
-            if let refusal = scheduling.request(.trigger(job.identifier)) { return .failure(.unavailable, refusal) }
+            do { try scheduling.request(.trigger(job.identifier)) } catch { return .failure(.unavailable, error.description) }
             return triggerAnswer(job, runsBefore: before)
         }
     }
@@ -160,7 +162,7 @@ struct ControlHandler {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
-            if let refusal = scheduling.request(.setEnabled(job.identifier, enabled)) { return .failure(.unavailable, refusal) }
+            do { try scheduling.request(.setEnabled(job.identifier, enabled)) } catch { return .failure(.unavailable, error.description) }
             return ControlResponse(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)")
         }
     }
@@ -193,7 +195,7 @@ struct ControlHandler {
     }
 
     private func setPaused(_ paused: Bool) -> ControlResponse {
-        if let refusal = scheduling.request(.setPaused(paused)) { return .failure(.unavailable, refusal) }
+        do { try scheduling.request(.setPaused(paused)) } catch { return .failure(.unavailable, error.description) }
         return ControlResponse(message: paused ? "paused: discretionary work waits until agentctl resume (continued work still runs)" : "resumed")
     }
 
@@ -257,7 +259,7 @@ struct ControlHandler {
             case .refused(.cannotStartNow(let reason)):
                 reply(.failure(.unavailable, "\(id) cannot start now (\(reason)): \(Self.nextStep(for: reason, id, job.identifier))"))
             }
-        }, unwritable: { reply(.failure(.unavailable, $0)) })
+        }, unwritable: { reply(.failure(.unavailable, $0.description)) })
     }
 
     /// What to do about a refused submission: refusals that no wait cures say what would
@@ -280,9 +282,9 @@ struct ControlHandler {
     }
 
     /// Resolves a request's target to a registered job, or says why not.
-    func registeredJob(_ target: String?) -> Result<JobDefinition, ControlError> {
-        guard let target, let id = Identifier(rawValue: target) else {
-            let problem = target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed"
+    func registeredJob(_ target: String) -> Result<JobDefinition, ControlError> {
+        guard let id = Identifier(rawValue: target) else {
+            let problem = Identifier.problem(with: target) ?? "\(target) is not an identifier"
             return .failure(ControlError(code: .badRequest, message: problem))
         }
         guard let job = catalogue.registry.job(id) else {

@@ -337,10 +337,10 @@ final class EventBus {
     }
 
     /// A submission that could not be recorded (the state directory is unusable).
-    func submissionUnwritable(_ identifier: Identifier, requestID: Int64, _ why: String) {
+    func submissionUnwritable(_ identifier: Identifier, requestID: Int64, _ why: StateRefusal) {
         publish(.requestRefused, identifier: identifier.rawValue) { event in
             event.requestID = requestID
-            event.message = why
+            event.message = why.description
         }
     }
 

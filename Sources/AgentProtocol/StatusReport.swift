@@ -142,7 +142,7 @@ public struct RunRecord: Codable, Sendable, Hashable {
     @OptionalInstant<EpochMilliseconds> public var endedAt: Int64?
     /// DESIGN §7 text: `success`, `failure(exit 3)`, `expired(max-runtime)`…; nil while live.
     /// A reason this build does not know (a newer agentd's) is kept as its text and shown as it
-    /// is; its derived fields are then absent.
+    /// is; this build derives nothing from it (the fields a newer agentd sent with it are kept).
     public var stopReason: Reported<StopReason>? {
         didSet { deriveStopFields() }
     }

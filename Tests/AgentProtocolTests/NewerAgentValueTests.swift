@@ -35,6 +35,11 @@ import Testing
         let again = try line(record)
         #expect(again.contains(#""stopReason":"expired(solar-flare)""#) && again.contains(#""reason":"moonrise""#))
         #expect(!again.contains("stopKind"))
+        // What the newer agentd derived itself is passed on as it sent it.
+        let derived = #"{"identifier":"local.a","kind":"refresh","logTail":[],"reason":"scheduled","runID":"r1","startedAt":"2026-12-01T08:00:00.000Z","stopKind":"expired","expiredBy":"solar-flare","stopReason":"expired(solar-flare)"}"#
+        let passed = try decode(RunRecord.self, derived)
+        #expect(passed.stopKind == "expired" && passed.expiredBy == "solar-flare")
+        #expect(try line(passed).contains(#""expiredBy":"solar-flare""#))
     }
 
     @Test func anEventOfAKindThisBuildDoesNotKnowStillReads() throws {
