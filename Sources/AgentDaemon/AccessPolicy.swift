@@ -32,21 +32,21 @@ struct AccessPolicy {
         self.agentUID = agentUID
     }
 
-    /// The refusal of a verb before it looks at its target: `.change` and `.root` verbs for
-    /// those who may not use them at all. `.identifier` verbs are decided per target
-    /// (`decide`), except on the per-user agent, which is its user's alone.
-    func refusal(for command: ControlCommand, peer: PeerCredentials) -> String? {
+    /// Refuses a verb before it looks at its target: `.change` and `.root` verbs for those who
+    /// may not use them at all. `.identifier` verbs are decided per target (`decide`), except
+    /// on the per-user agent, which is its user's alone.
+    func check(_ command: ControlCommand, peer: PeerCredentials) throws(VerbRefusal) {
         switch command.access {
         case .read:
-            return nil
+            return
         case .change, .identifier:
-            if peer.uid == 0 || peer.uid == agentUID { return nil }
-            if userMode { return "\(command.rawValue) changes this user's agent: only its own user may" }
-            if command.access == .identifier || isInAgentdGroup(peer) { return nil }
-            return "\(command.rawValue) changes the agent: run it as root or as a member of group agentd"
+            if peer.uid == 0 || peer.uid == agentUID { return }
+            if userMode { throw .otherUsersAgent(command) }
+            if command.access == .identifier || isInAgentdGroup(peer) { return }
+            throw .notAdministrator(command)
         case .root:
-            if peer.uid == 0 || peer.uid == agentUID { return nil }
-            return "\(command.rawValue) is for root: run it with sudo"
+            if peer.uid == 0 || peer.uid == agentUID { return }
+            throw .notRoot(command)
         }
     }
 
@@ -151,5 +151,24 @@ extension RunSupervisor {
     func cgroupPaths(of id: RunID) -> [String] {
         guard let run = run(id) else { return [] }
         return [run.process?.cgroupPath, run.keptCgroup?.path].compactMap { $0 } + (run.limitGroups?.paths ?? [])
+    }
+}
+
+/// Why a peer may not use a verb at all, whatever it names (DESIGN §9); its text is the
+/// `access-denied` answer.
+enum VerbRefusal: Error, Equatable, CustomStringConvertible {
+    /// A change to the per-user agent by someone other than its user.
+    case otherUsersAgent(ControlCommand)
+    /// A change by someone neither root nor in group `agentd`.
+    case notAdministrator(ControlCommand)
+    /// A root-only verb from someone else.
+    case notRoot(ControlCommand)
+
+    var description: String {
+        switch self {
+        case .otherUsersAgent(let command): "\(command.rawValue) changes this user's agent: only its own user may"
+        case .notAdministrator(let command): "\(command.rawValue) changes the agent: run it as root or as a member of group agentd"
+        case .notRoot(let command): "\(command.rawValue) is for root: run it with sudo"
+        }
     }
 }

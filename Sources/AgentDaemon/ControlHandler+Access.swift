@@ -26,7 +26,7 @@ extension ControlHandler {
     /// identifier's manifest decides who besides root and group `agentd` may (`ChangeAuthority`).
     /// A target that names nothing is left to the verb, which says so and changes nothing.
     func identifierRefusal(_ request: ControlRequest, _ peer: PeerContext) -> ControlResponse? {
-        if request.command == .cancelRequest, request.all == true { return nil }  // filtered per identifier
+        if case .cancelRequest(.all) = request { return nil }  // filtered per identifier
         guard let target = request.target else { return nil }
         let id: Identifier
         if let run = RunID(parsing: target) {

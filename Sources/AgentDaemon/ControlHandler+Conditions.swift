@@ -4,10 +4,7 @@ import AgentProtocol
 
 extension ControlHandler {
     /// `agentctl lowpower on|off|auto` (root only, DESIGN §9).
-    func lowPower(_ request: ControlRequest) -> ControlResponse {
-        guard let text = request.mode, let mode = LowPowerMode(rawValue: text) else {
-            return .failure(.badRequest, "lowpower needs on, off or auto (got \(request.mode ?? "nothing"))")
-        }
+    func lowPower(_ mode: LowPowerMode) -> ControlResponse {
         let saved = conditions.setLowPowerMode(mode)
         let now = conditions.conditions.lowPower ? "on" : "off"
         let note = saved ? "" : " (not saved: the state directory is not writable; it lasts until agentd restarts)"

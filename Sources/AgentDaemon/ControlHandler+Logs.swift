@@ -13,10 +13,8 @@ extension ControlHandler {
     /// one bounded stretch of the loop, and the answer says where to go on.
     static let maxRunsScanned = 2_000
 
-    func logs(_ request: ControlRequest) -> ControlResponse {
-        guard let target = request.target, !target.isEmpty else {
-            return .failure(.badRequest, "logs: an identifier or a run id (r000042) is needed")
-        }
+    func logs(_ request: LogsQuery) -> ControlResponse {
+        let target = request.target
         guard state.database != nil else {
             return .failure(.unavailable, state.problem ?? "the state database is not open")
         }
@@ -34,7 +32,7 @@ extension ControlHandler {
         }
     }
 
-    private func logs(of target: String, wanted: Int, _ request: ControlRequest, _ store: RunStore) throws -> ControlResponse {
+    private func logs(of target: String, wanted: Int, _ request: LogsQuery, _ store: RunStore) throws -> ControlResponse {
         var page = HistoryPage(limit: HistoryPage.maxRows)
         var lines = 0
         do {

@@ -5,27 +5,25 @@ import AgentProtocol
 /// `request` and `cancel-request` (DESIGN §4, §8): a refresh or processing identifier's
 /// pending request with its own earliest begin and requirements, and its withdrawal.
 extension ControlHandler {
-    func requestRun(_ request: ControlRequest) -> ControlResponse {
+    func requestRun(_ target: String, _ options: RunRequestOptions) -> ControlResponse {
         let job: JobDefinition
         // A dynamic identifier (`com.example.feed.news` under a manifest's `com.example.feed.*`)
         // is its job's request, as a continued submission is its job's: one pending per job.
-        if let target = request.target.flatMap(Identifier.init(rawValue:)), catalogue.registry.job(target) == nil,
-           let dynamic = catalogue.registry.job(accepting: target) {
+        if let asked = Identifier(rawValue: target), catalogue.registry.job(asked) == nil,
+           let dynamic = catalogue.registry.job(accepting: asked) {
             job = dynamic
         } else {
-            switch registeredJob(request.target) {
+            switch registeredJob(target) {
             case .failure(let error): return ControlResponse(ok: false, error: error)
             case .success(let found): job = found
             }
         }
         let id = job.identifier
-        let asDynamic = request.target == id.rawValue ? "" : " (\(request.target ?? "?") is a dynamic identifier of job \(id): one request is pending per job, and its run is the job's)"
+        let asDynamic = target == id.rawValue ? "" : " (\(target) is a dynamic identifier of job \(id): one request is pending per job, and its run is the job's)"
         guard job.kind != .continued else {
-            let target = request.target ?? id.rawValue
             let of = target == id.rawValue ? "" : " (a dynamic identifier of \(id))"
             return .failure(.notPermitted, "\(target) is a continued job\(of): it is submitted (agentctl submit \(target)), not requested")
         }
-        let options = request.request ?? RunRequestOptions()
         if let earliest = options.earliestBegin, !earliest.isFinite {
             return .failure(.badRequest, "request: earliestBegin is not a time")
         }
@@ -36,7 +34,7 @@ extension ControlHandler {
         let before = Set(runs.runs(of: id).map(\.state.id))
         switch scheduling.requestRun(id, asked) {
         case .unwritable(let why):
-            return .failure(.unavailable, why)
+            return .failure(.unavailable, why.description)
         case .decided(.refused(.cannotStartNow(let reason))):
             return .failure(.unavailable, "\(id) cannot be requested (\(reason)): \(Self.nextStep(for: reason, id, id))")
         case .decided(.refused):
@@ -59,13 +57,14 @@ extension ControlHandler {
     /// Withdraws pending requests and queued submissions, never a live run, and says what it
     /// withdrew. `all`: every identifier with something pending that the caller may change
     /// (`mayWithdraw`: root and group agentd every one; others their manifests').
-    func cancelRequest(_ request: ControlRequest, mayWithdraw: (Identifier) -> Bool) -> ControlResponse {
+    func cancelRequest(_ scope: WithdrawalScope, mayWithdraw: (Identifier) -> Bool) -> ControlResponse {
         let ids: [Identifier]
-        if request.all == true {
+        switch scope {
+        case .all:
             ids = scheduling.scheduler.identifiersWithPendingRequests.filter(mayWithdraw)
-        } else {
-            guard let target = request.target, let id = Identifier(rawValue: target) else {
-                return .failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier (or --all) is needed")
+        case .identifier(let target):
+            guard let id = Identifier(rawValue: target) else {
+                return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
             }
             guard catalogue.registry.job(id) != nil || !scheduling.scheduler.withdrawable(id).isEmpty
                 || id.parents.contains(where: { catalogue.registry.job($0) != nil })
@@ -80,12 +79,16 @@ extension ControlHandler {
         for id in ids {
             let work = scheduling.scheduler.withdrawable(id)
             guard !work.isEmpty else { continue }
-            if let refusal = scheduling.request(.cancelPending(id)) { return .failure(.unavailable, refusal) }
+            do { try scheduling.request(.cancelPending(id)) } catch { return .failure(.unavailable, error.description) }
             events.requestWithdrawn(id, work.description)
             withdrawn = withdrawn + work
         }
-        let scope = request.all == true ? "" : " for \(request.target ?? "?")"
-        return ControlResponse(message: withdrawn.description + scope)
+        let named: String
+        switch scope {
+        case .all: named = ""
+        case .identifier(let target): named = " for \(target)"
+        }
+        return ControlResponse(message: withdrawn.description + named)
     }
 
     static func network(_ need: RunRequestOptions.NetworkNeed?) -> NetworkRequirement {

@@ -7,8 +7,8 @@ import AgentProtocol
 /// likely job.
 extension ControlHandler {
     /// A run now, reason `manual`, policy bypassed, decided by the scheduler like every launch.
-    func runNow(_ request: ControlRequest) -> ControlResponse {
-        switch registeredJob(request.target) {
+    func runNow(_ target: String) -> ControlResponse {
+        switch registeredJob(target) {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
@@ -100,8 +100,8 @@ extension ControlHandler {
 
     /// `pending [ID]`: every waiting entry, or one identifier's; an identifier the agent does
     /// not know is an error, not an empty list.
-    func pending(_ request: ControlRequest) -> ControlResponse {
-        guard let target = request.target else { return ControlResponse(pending: pendingSummaries()) }
+    func pending(_ target: String?) -> ControlResponse {
+        guard let target else { return ControlResponse(pending: pendingSummaries()) }
         guard let id = Identifier(rawValue: target) else {
             return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
         }
@@ -112,8 +112,8 @@ extension ControlHandler {
 
     /// The not-found answer for an identifier that names no job, or nil when it names one (or
     /// is no identifier: the caller says why).
-    func unknownJob(_ target: String?) -> ControlResponse? {
-        guard let target, let id = Identifier(rawValue: target), !isKnown(id) else { return nil }
+    func unknownJob(_ target: String) -> ControlResponse? {
+        guard let id = Identifier(rawValue: target), !isKnown(id) else { return nil }
         return .failure(.notFound, noJob(id))
     }
 }

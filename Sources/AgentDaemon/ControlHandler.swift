@@ -28,14 +28,20 @@ struct ControlHandler {
         let decoded: ControlRequest
         do {
             decoded = try MessageCoding.decode(ControlRequest.self, from: request.bytes)
+        } catch let refusal as ControlError {
+            // Well-formed, but not what its verb takes: the field is named.
+            send(ControlResponse(ok: false, error: refusal), to: request)
+            return
         } catch {
             send(.failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")))"), to: request)
             return
         }
         let commitsBefore = stateWriter.requestCommits
         let policy = access
-        if let refusal = policy.refusal(for: decoded.command, peer: request.peer) {
-            send(.failure(.accessDenied, refusal), to: request)
+        do {
+            try policy.check(decoded.command, peer: request.peer)
+        } catch {
+            send(.failure(.accessDenied, error.description), to: request)
             return
         }
         let peer = PeerContext(policy: policy, connection: request.connection)
@@ -43,14 +49,16 @@ struct ControlHandler {
             send(refusal, to: request)
             return
         }
-        if decoded.command == .submit {
+        switch decoded {
+        case .submit(let target, let details):
             // Answered when the scheduler has decided (at once, in practice).
-            submit(decoded) { acknowledge($0, to: request, commitsBefore: commitsBefore) }
+            submit(target, details) { acknowledge($0, to: request, commitsBefore: commitsBefore) }
             return
-        }
-        if decoded.command == .subscribe {
-            subscribe(decoded, request, peer)
+        case .subscribe(let filter):
+            subscribe(filter, request, peer)
             return
+        default:
+            break
         }
         var response = answer(decoded, peer)
         // Every read answer passes here: what a reader may not see of a job is taken out.
@@ -68,12 +76,7 @@ struct ControlHandler {
 
     /// Events pass through the subscriber's own redaction (`EventBus`): a reader who may not
     /// see a job's details gets its events without titles and status text.
-    private func subscribe(_ decoded: ControlRequest, _ request: ControlServer.Request, _ peer: PeerContext) {
-        let filter = decoded.filter ?? EventFilter()
-        if let problem = filter.problem {
-            send(.failure(.badRequest, "subscribe: \(problem)"), to: request)
-            return
-        }
+    private func subscribe(_ filter: EventFilter, _ request: ControlServer.Request, _ peer: PeerContext) {
         let after = events.subscribe(request.connection, filter: filter,
                                      seesDetails: peer.policy.liveRedaction(for: peer.requester))
         send(ControlResponse(message: "subscribed", sequence: after), to: request)
@@ -86,28 +89,30 @@ struct ControlHandler {
     }
 
     private func answer(_ request: ControlRequest, _ peer: PeerContext) -> ControlResponse {
-        switch request.command {
+        switch request {
         case .status: return ControlResponse(status: statusReport())
         case .list: return ControlResponse(jobs: jobSummaries())
-        case .history: return history(request)
-        case .cancel: return cancel(request)
-        case .request: return requestRun(request)
-        case .cancelRequest: return cancelRequest(request, mayWithdraw: { peer.mayAct(for: $0) })
-        case .simulateLaunch: return simulateLaunch(request)
-        case .simulateExpire: return simulateExpire(request)
-        case .pending: return pending(request)
-        case .explain: return explain(request)
-        case .trigger: return trigger(request)
-        case .enable, .disable: return setEnabled(request, request.command == .enable)
-        case .pause, .resume: return setPaused(request.command == .pause)
+        case .history(let query): return history(query)
+        case .cancel(let target): return cancel(target)
+        case .request(let target, let options): return requestRun(target, options)
+        case .cancelRequest(let scope): return cancelRequest(scope, mayWithdraw: { peer.mayAct(for: $0) })
+        case .simulateLaunch(let target): return simulateLaunch(target)
+        case .simulateExpire(let target): return simulateExpire(target)
+        case .pending(let target): return pending(target)
+        case .explain(let target): return explain(target)
+        case .trigger(let target): return trigger(target)
+        case .enable(let target): return setEnabled(target, true)
+        case .disable(let target): return setEnabled(target, false)
+        case .pause: return setPaused(true)
+        case .resume: return setPaused(false)
         case .submit: return .failure(.internal, "submit is answered asynchronously")
         case .subscribe: return .failure(.internal, "subscribe is answered by the event bus")
-        case .runIfStale: return runIfStale(request)
-        case .lowpower: return lowPower(request)
+        case .runIfStale(let target, let maxAge): return runIfStale(target, maxAge: maxAge)
+        case .lowpower(let mode): return lowPower(mode)
         case .resources: return ControlResponse(gpus: conditions.gpus, inputs: conditions.inputs)
         case .metrics: return ControlResponse(metrics: metrics.snapshot())
-        case .logs: return logs(request)
-        case .run: return runNow(request)
+        case .logs(let query): return logs(query)
+        case .run(let target): return runNow(target)
         }
     }
 
@@ -128,7 +133,7 @@ struct ControlHandler {
             .prefix(limit)
             .map { work in
                 PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
-                               kind: work.kind.rawValue,
+                               kind: work.kind,
                                waitingFor: work.waitingFor.description + (work.waitingFor.time.map {
                                    Self.reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
                                } ?? ""),
@@ -138,8 +143,8 @@ struct ControlHandler {
             }
     }
 
-    private func trigger(_ request: ControlRequest) -> ControlResponse {
-        switch registeredJob(request.target) {
+    private func trigger(_ target: String) -> ControlResponse {
+        switch registeredJob(target) {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
@@ -147,27 +152,24 @@ struct ControlHandler {
                 return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
             }
             let before = Set(runs.runs(of: job.identifier).map(\.state.id))
-            if let refusal = scheduling.request(.trigger(job.identifier)) { return .failure(.unavailable, refusal) }
+            do { try scheduling.request(.trigger(job.identifier)) } catch { return .failure(.unavailable, error.description) }
             return triggerAnswer(job, runsBefore: before)
         }
     }
 
-    private func setEnabled(_ request: ControlRequest, _ enabled: Bool) -> ControlResponse {
-        switch registeredJob(request.target) {
+    private func setEnabled(_ target: String, _ enabled: Bool) -> ControlResponse {
+        switch registeredJob(target) {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
-            if let refusal = scheduling.request(.setEnabled(job.identifier, enabled)) { return .failure(.unavailable, refusal) }
+            do { try scheduling.request(.setEnabled(job.identifier, enabled)) } catch { return .failure(.unavailable, error.description) }
             return ControlResponse(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)")
         }
     }
 
     /// The foreground fallback: run now only if the last success is older than the limit.
-    private func runIfStale(_ request: ControlRequest) -> ControlResponse {
-        guard let maxAge = request.maxAgeSeconds, maxAge >= 0 else {
-            return .failure(.badRequest, "run-if-stale needs --max-age (e.g. 12h)")
-        }
-        switch registeredJob(request.target) {
+    private func runIfStale(_ target: String, maxAge: Duration) -> ControlResponse {
+        switch registeredJob(target) {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
@@ -180,7 +182,7 @@ struct ControlHandler {
                 return .failure(.internal, "reading the last success failed: \(error)")
             }
             let nowMs = loop.clock.realtimeMilliseconds
-            if let last, nowMs - last <= maxAge * 1000 {
+            if let last, Duration.milliseconds(nowMs - last) <= maxAge {
                 return ControlResponse(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run")
             }
             switch launchNow(job, reason: .triggered) {
@@ -193,13 +195,13 @@ struct ControlHandler {
     }
 
     private func setPaused(_ paused: Bool) -> ControlResponse {
-        if let refusal = scheduling.request(.setPaused(paused)) { return .failure(.unavailable, refusal) }
+        do { try scheduling.request(.setPaused(paused)) } catch { return .failure(.unavailable, error.description) }
         return ControlResponse(message: paused ? "paused: discretionary work waits until agentctl resume (continued work still runs)" : "resumed")
     }
 
-    private func explain(_ request: ControlRequest) -> ControlResponse {
-        guard let target = request.target, let id = Identifier(rawValue: target) else {
-            return .failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed")
+    private func explain(_ target: String) -> ControlResponse {
+        guard let id = Identifier(rawValue: target) else {
+            return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
         }
         guard catalogue.registry.job(id) != nil || scheduling.scheduler.explain(id).isEmpty == false else {
             if let refused = catalogue.registry.jobFileWithErrors(id) {
@@ -221,9 +223,9 @@ struct ControlHandler {
         return ControlResponse(pending: waiting, timeline: records)
     }
 
-    private func submit(_ request: ControlRequest, reply: @escaping (ControlResponse) -> Void) {
-        guard let target = request.target, let id = Identifier(rawValue: target) else {
-            reply(.failure(.badRequest, request.target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed"))
+    private func submit(_ target: String, _ details: SubmitRequest, reply: @escaping (ControlResponse) -> Void) {
+        guard let id = Identifier(rawValue: target) else {
+            reply(.failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier"))
             return
         }
         guard let job = continuedJob(for: id) else {
@@ -236,14 +238,9 @@ struct ControlHandler {
             reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id)\(hint) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
             return
         }
-        let details = request.submission ?? SubmitRequest()
-        guard let strategy = SubmitStrategy(rawValue: details.strategy) else {
-            reply(.failure(.badRequest, "--strategy: \"\(details.strategy)\" is not a strategy (queue, fail)"))
-            return
-        }
         var submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
                                     subtitle: details.subtitle, arguments: details.arguments,
-                                    strategy: strategy, requestID: 0)
+                                    strategy: details.strategy, requestID: 0)
         submission.notify = details.notify
         scheduling.submit(submission, reply: { outcome, requestID in
             switch outcome {
@@ -262,7 +259,7 @@ struct ControlHandler {
             case .refused(.cannotStartNow(let reason)):
                 reply(.failure(.unavailable, "\(id) cannot start now (\(reason)): \(Self.nextStep(for: reason, id, job.identifier))"))
             }
-        }, unwritable: { reply(.failure(.unavailable, $0)) })
+        }, unwritable: { reply(.failure(.unavailable, $0.description)) })
     }
 
     /// What to do about a refused submission: refusals that no wait cures say what would
@@ -285,9 +282,9 @@ struct ControlHandler {
     }
 
     /// Resolves a request's target to a registered job, or says why not.
-    func registeredJob(_ target: String?) -> Result<JobDefinition, ControlError> {
-        guard let target, let id = Identifier(rawValue: target) else {
-            let problem = target.flatMap(Identifier.problem(with:)) ?? "an identifier is needed"
+    func registeredJob(_ target: String) -> Result<JobDefinition, ControlError> {
+        guard let id = Identifier(rawValue: target) else {
+            let problem = Identifier.problem(with: target) ?? "\(target) is not an identifier"
             return .failure(ControlError(code: .badRequest, message: problem))
         }
         guard let job = catalogue.registry.job(id) else {
@@ -306,8 +303,8 @@ struct ControlHandler {
         }
     }
 
-    private func simulateLaunch(_ request: ControlRequest) -> ControlResponse {
-        switch registeredJob(request.target) {
+    private func simulateLaunch(_ target: String) -> ControlResponse {
+        switch registeredJob(target) {
         case .failure(let error):
             return ControlResponse(ok: false, error: error)
         case .success(let job):
@@ -333,37 +330,35 @@ struct ControlHandler {
         }
     }
 
-    private func simulateExpire(_ request: ControlRequest) -> ControlResponse {
-        let targets = liveRuns(for: request.target)
+    private func simulateExpire(_ target: String) -> ControlResponse {
+        let targets = liveRuns(for: target)
         guard !targets.isEmpty else {
-            if let unknown = unknownJob(request.target) { return unknown }
-            return .failure(.notFound, "\(request.target ?? "?") has no live run (see agentctl status)")
+            if let unknown = unknownJob(target) { return unknown }
+            return .failure(.notFound, "\(target) has no live run (see agentctl status)")
         }
         let expired = targets.filter { runs.expire($0, reason: .simulated) }
-        guard !expired.isEmpty else { return .failure(.unavailable, "\(request.target ?? "?") is already stopping") }
+        guard !expired.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
         return ControlResponse(message: "expiring " + expired.map(\.description).joined(separator: ", "),
                                runID: expired.first?.description)
     }
 
     /// Live runs only (DESIGN §4): pending requests stay, `cancel-request` withdraws them.
-    private func cancel(_ request: ControlRequest) -> ControlResponse {
-        let targets = liveRuns(for: request.target)
+    private func cancel(_ target: String) -> ControlResponse {
+        let targets = liveRuns(for: target)
         guard !targets.isEmpty else {
-            if let unknown = unknownJob(request.target) { return unknown }
-            let target = request.target ?? "?"
+            if let unknown = unknownJob(target) { return unknown }
             let pending = Identifier(rawValue: target).map { scheduling.scheduler.withdrawable($0) } ?? WithdrawnWork()
             let hint = pending.isEmpty ? " (see agentctl status)" : "; its pending request stays: agentctl cancel-request \(target) withdraws it"
             return .failure(.notFound, "nothing was running: \(target) has no live run\(hint)")
         }
         let cancelled = targets.filter { runs.cancel($0) }
-        guard !cancelled.isEmpty else { return .failure(.unavailable, "\(request.target ?? "?") is already stopping") }
+        guard !cancelled.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
         return ControlResponse(message: "cancelling " + cancelled.map(\.description).joined(separator: ", "),
                                runID: cancelled.first?.description)
     }
 
     /// A run id (`r000042`) names one run; an identifier names all its live runs.
-    func liveRuns(for target: String?) -> [RunID] {
-        guard let target else { return [] }
+    func liveRuns(for target: String) -> [RunID] {
         if let id = RunID(parsing: target) {
             return runs.run(id) == nil ? [] : [id]
         }
@@ -373,7 +368,7 @@ struct ControlHandler {
 
     /// One page of runs, newest first, bounded in rows and bytes (`HistoryPage`); `nextCursor`
     /// says where the next page starts.
-    private func history(_ request: ControlRequest) -> ControlResponse {
+    private func history(_ request: HistoryQuery) -> ControlResponse {
         guard state.database != nil else {
             return .failure(.unavailable, state.problem ?? "the state database is not open")
         }
@@ -383,7 +378,7 @@ struct ControlHandler {
             let known = try state.reading { store -> Bool in
                 if let cursor = request.cursor, try store.run(cursor) == nil { return false }
                 // One row more than the page holds tells whether another page follows.
-                let withLogTail = request.omitLogTails != true
+                let withLogTail = !request.omitLogTails
                 try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1,
                                       startedFrom: request.since, startedBefore: request.until) { row in
                     page.add(Self.record(row, withLogTail: withLogTail))
@@ -464,7 +459,7 @@ struct ControlHandler {
     /// A job file with errors, listed as `error (jobs.d/x.job:4)` rather than vanishing; `-`
     /// for what the file did not get to say.
     static func summary(ofRefused file: JobFileWithErrors) -> JobSummary {
-        JobSummary(identifier: file.identifier?.rawValue ?? "-", kind: "-", source: file.sourcePath,
+        JobSummary(identifier: file.identifier?.rawValue ?? "-", kind: nil, source: file.sourcePath,
                    state: file.stateText, exec: file.plugin.map { [$0] } ?? [], intervalSeconds: nil)
     }
 
@@ -489,7 +484,7 @@ struct ControlHandler {
             case .duplicate(let other): state = "duplicate of \(other)"
             }
             return JobSummary(
-                identifier: job.definition.identifier.rawValue, kind: job.definition.kind.rawValue,
+                identifier: job.definition.identifier.rawValue, kind: job.definition.kind,
                 source: job.sourcePath, state: state, exec: job.definition.exec,
                 intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting,
                 waitingReason: waitingReason?.code, waitingUntil: waitingReason?.time?.seconds)

@@ -8,7 +8,7 @@ import AgentProtocol
 extension EventBus {
     func requestPending(_ identifier: Identifier, kind: JobKind, replaced: Bool, _ request: RunRequestOptions) {
         publish(replaced ? .requestReplaced : .requestAdded, identifier: identifier.rawValue) { event in
-            event.kind = kind.rawValue
+            event.kind = kind
             event.request = request
         }
     }

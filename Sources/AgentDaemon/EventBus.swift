@@ -23,7 +23,7 @@ final class EventBus {
     /// What run events need to say about a live run that the supervisor's callbacks do not.
     private struct RunLabel {
         var identifier: String
-        var kind: String
+        var kind: JobKind?
         var requestID: Int64?
         /// Progress read this loop iteration and not yet published, and the last published.
         var pendingProgress: Progress?
@@ -197,14 +197,14 @@ final class EventBus {
         let order = launching?.job.identifier == job ? launching : nil
         launching = nil
         let label = RunLabel(identifier: order?.runIdentifier.rawValue ?? job.rawValue,
-                             kind: order?.job.kind.rawValue ?? "", requestID: order?.submission?.requestID)
+                             kind: order?.job.kind, requestID: order?.submission?.requestID)
         if let request = label.requestID { queued[request] = nil }
         runs[run] = label
         publishingOrder = order
         defer { publishingOrder = nil }
         publish(.runStarted, identifier: label.identifier, runID: run) { event in
-            event.kind = label.kind.isEmpty ? nil : label.kind
-            event.reason = reason.rawValue
+            event.kind = label.kind
+            event.reason = .known(reason)
             event.requestID = label.requestID
             event.title = order?.submission?.title
             event.subtitle = order?.submission?.subtitle
@@ -218,7 +218,7 @@ final class EventBus {
         publish(.runEnded, identifier: label?.identifier ?? job.rawValue, runID: run) { event in
             event.kind = label?.kind
             event.requestID = label?.requestID
-            event.stopReason = stop.description
+            event.stopReason = .known(stop)
             event.status = status
             event.result = result
         }
@@ -357,10 +357,10 @@ final class EventBus {
     }
 
     /// A submission that could not be recorded (the state directory is unusable).
-    func submissionUnwritable(_ identifier: Identifier, requestID: Int64, _ why: String) {
+    func submissionUnwritable(_ identifier: Identifier, requestID: Int64, _ why: StateRefusal) {
         publish(.requestRefused, identifier: identifier.rawValue) { event in
             event.requestID = requestID
-            event.message = why
+            event.message = why.description
         }
     }
 

@@ -63,8 +63,9 @@ struct HistoryPage {
         // said too), numbers at their widest, the two RFC 3339 instants and the stop kind and
         // `expiredBy` words.
         let notes = record.notes
-        let strings = [record.runID, record.identifier, record.kind, record.reason,
-                       record.stopReason ?? "", record.stopReason ?? "", record.title ?? "",
+        let stop = record.stopReason?.description ?? ""
+        let strings = [record.runID, record.identifier, record.kind.rawValue, record.reason.description,
+                       stop, stop, record.title ?? "",
                        notes.statusText ?? "", notes.result ?? "", notes.checkpointGiven ?? "",
                        notes.checkpointLeft ?? ""]
         return 700 + strings.reduce(0) { $0 + escapedBytes($1) }

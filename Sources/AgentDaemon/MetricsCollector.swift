@@ -52,7 +52,7 @@ final class MetricsCollector {
     }
 
     private static func perKind(_ counts: [JobKind: Int]) -> [KindCount] {
-        JobKind.allCases.map { KindCount(kind: $0.rawValue, runCount: counts[$0] ?? 0) }
+        JobKind.allCases.map { KindCount(kind: $0, runCount: counts[$0] ?? 0) }
     }
 
     /// Each manifest's budget, labelled by the manifest's name.
@@ -86,7 +86,7 @@ final class MetricsCollector {
         }
         return jobs.map { job in
             let id = job.identifier.rawValue
-            return JobFigures(identifier: id, kind: job.kind.rawValue, lastSuccessAt: successHistory.lastSuccess(of: id),
+            return JobFigures(identifier: id, kind: job.kind, lastSuccessAt: successHistory.lastSuccess(of: id),
                               freshDayShare: successHistory.runRate(of: id, now: now))
         }
     }

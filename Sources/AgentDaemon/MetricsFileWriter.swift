@@ -49,8 +49,8 @@ final class MetricsFileWriter {
         lastRender = loop.now
         let text = PrometheusText.render(snapshot())
         if let written, written.path == path, written.text == text { return }
-        if written?.path != path, let refusal = Self.refusal(toReplace: path) {
-            report(refusal)
+        if written?.path != path, !Self.mayReplace(path) {
+            report(Self.notOurs(path))
             return
         }
         do {
@@ -73,19 +73,20 @@ final class MetricsFileWriter {
     /// replace or remove.
     static let signature = Array("# HELP agentd_build_info ".utf8)
 
-    /// Why `path` must not be replaced, or nil: only a missing file, or a regular file of the
-    /// agent's own that holds its metrics, is (MetricsFile=/etc/passwd once replaced that file,
-    /// and removing the setting deleted it).
-    static func refusal(toReplace path: String) -> String? {
+    /// Whether `path` may be replaced: only a missing file, or a regular file of the agent's own
+    /// that holds its metrics (MetricsFile=/etc/passwd once replaced that file, and removing the
+    /// setting deleted it).
+    static func mayReplace(_ path: String) -> Bool {
         switch FileSystem.entry(at: path) {
-        case .missing:
-            return nil
-        case .directory, .symbolicLink:
-            break
-        case .other:
-            if isMetricsFile(path) { return nil }
+        case .missing: true
+        case .directory, .symbolicLink: false
+        case .other: isMetricsFile(path)
         }
-        return "metrics file: \(path) exists and is not a metrics file agentd wrote; agentd neither replaces "
+    }
+
+    /// What is logged (and shown in `status`) when `path` may not be replaced.
+    static func notOurs(_ path: String) -> String {
+        "metrics file: \(path) exists and is not a metrics file agentd wrote; agentd neither replaces "
             + "nor removes it: remove it yourself if it is stale, or set MetricsFile= in agentd.conf to a new path"
     }
 

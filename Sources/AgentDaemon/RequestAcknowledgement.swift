@@ -12,8 +12,11 @@ extension StateWriter {
             send(response)
             return
         }
-        afterSync { refusal in
-            send(refusal.map { .failure(.unavailable, $0) } ?? response)
+        afterSync { synced in
+            switch synced {
+            case .success: send(response)
+            case .failure(let refusal): send(.failure(.unavailable, refusal.description))
+            }
         }
     }
 }

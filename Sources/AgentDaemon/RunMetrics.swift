@@ -39,7 +39,7 @@ struct RunMetrics {
             let buckets = zip(Self.bucketBounds, histogram.cumulative).map {
                 DurationBucket(upperBoundSeconds: $0, runCount: $1)
             }
-            return DurationHistogram(kind: kind.rawValue, buckets: buckets, runCount: histogram.count,
+            return DurationHistogram(kind: kind, buckets: buckets, runCount: histogram.count,
                                      sumSeconds: histogram.sum)
         }
     }

@@ -107,9 +107,11 @@ final class RunNotifier {
             // Not shown while the run lasts (the body is the subtitle); a failure shows it.
             shown[run]?.status = event.status
         case .runEnded:
+            // The bus publishes this agent's own reasons: always known here.
+            guard let stop = event.stopReason?.known else { return }
             let status = event.status ?? shown[run]?.status
             update(run) {
-                $0.final = FinalNotification(stopReason: event.stopReason ?? "", status: status, result: event.result)
+                $0.final = FinalNotification(stopReason: stop, status: status, result: event.result)
             }
         default:
             break
@@ -268,15 +270,14 @@ struct FinalNotification: Equatable {
     var isFailure: Bool
     var openable: OpenableResult?
 
-    init(stopReason: String, status: String?, result: String?) {
-        let stop = StopReason(parsing: stopReason)
-        var body = NotificationText.result(stopReason: stopReason)
+    init(stopReason stop: StopReason, status: String?, result: String?) {
+        var body = NotificationText.result(stopReason: stop)
         switch stop {
-        case .success?:
+        case .success:
             isFailure = false
             openable = OpenableResult(result)
             if let result, !result.isEmpty { body += "\n" + NotificationText.cut(result) }
-        case .cancelled?, .agentRestart?, .skipped?:
+        case .cancelled, .agentRestart, .skipped:
             isFailure = false
         default:
             isFailure = true
@@ -289,19 +290,17 @@ struct FinalNotification: Equatable {
 /// The words a notification shows.
 enum NotificationText {
     /// The first line of the last notification's body for a stop reason (DESIGN §7).
-    static func result(stopReason: String) -> String {
-        func detail(_ prefix: String) -> String? {
-            guard stopReason.hasPrefix(prefix + "("), stopReason.hasSuffix(")") else { return nil }
-            return String(stopReason.dropFirst(prefix.count + 1).dropLast())
+    static func result(stopReason: StopReason) -> String {
+        switch stopReason {
+        case .success: "Done"
+        case .cancelled: "Cancelled"
+        case .agentRestart: "Stopped: the agent restarted"
+        case .failure(let status): "Failed (exit \(status))"
+        case .expired(let why): "Stopped: expired (\(why.rawValue))"
+        case .crashed(let signal): "Crashed (signal \(signal))"
+        case .spawnFailed(let why): "Could not start (\(why))"
+        case .skipped: "Ended: \(stopReason)"
         }
-        if stopReason == "success" { return "Done" }
-        if stopReason == "cancelled" { return "Cancelled" }
-        if stopReason == "agent-restart" { return "Stopped: the agent restarted" }
-        if let exit = detail("failure") { return "Failed (\(exit))" }
-        if let why = detail("expired") { return "Stopped: expired (\(why))" }
-        if let signal = detail("crashed") { return "Crashed (\(signal))" }
-        if let why = detail("spawn-failed") { return "Could not start (\(why))" }
-        return "Ended: \(stopReason)"
     }
 
     /// At most `RunNotifier.detailLimit` characters, marked with `…` when cut.

@@ -38,7 +38,7 @@ final class RunRecorder {
     func started(_ run: ActiveRun, process: (any RunProcess)?, bootID: String?) {
         let state = run.state
         let record = StoredRun(runID: state.id.description, identifier: state.identifier.rawValue,
-                               kind: run.job.kind.rawValue, reason: state.reason.rawValue,
+                               kind: run.job.kind, reason: state.reason,
                                startedAt: run.startedAtMilliseconds, title: state.title,
                                processGroup: process?.processGroup, cgroup: process?.cgroupPath, bootID: bootID)
         persist("the start of run \(state.id)") { store in try store.insert(record) }

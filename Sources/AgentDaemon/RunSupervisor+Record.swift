@@ -11,9 +11,9 @@ extension RunSupervisor {
                           exitStatus: Int32?, signal: Int32?) -> StoredRun {
         let state = run.state
         var record = StoredRun(
-            runID: state.id.description, identifier: state.identifier.rawValue, kind: state.kind.rawValue,
-            reason: state.reason.rawValue, startedAt: run.startedAtMilliseconds, endedAt: endedAt,
-            stopReason: stopReason.description, exitStatus: exitStatus, signal: signal,
+            runID: state.id.description, identifier: state.identifier.rawValue, kind: state.kind,
+            reason: state.reason, startedAt: run.startedAtMilliseconds, endedAt: endedAt,
+            stopReason: stopReason, exitStatus: exitStatus, signal: signal,
             progress: state.progress?.fraction, title: state.title)
         record.completedUnitCount = state.progress?.completedUnitCount
         record.totalUnitCount = state.progress?.totalUnitCount

@@ -81,7 +81,7 @@ final class RunSupervisor {
                     cgroup: run.cgroup, processGroup: run.processGroup))
                 var ended = run
                 ended.endedAt = loop.clock.realtimeMilliseconds
-                ended.stopReason = StopReason.agentRestart.description
+                ended.stopReason = .known(.agentRestart)
                 let record = ended
                 stateWriter.write("the end of run \(run.runID) (agent-restart)") { database in
                     try RunStore(database: database).finish(record)
@@ -269,7 +269,7 @@ final class RunSupervisor {
             let stopping = run.state.lifecycle.stop?.description
             var summary = RunSummary(
                 runID: run.state.id.description, identifier: run.state.identifier.rawValue,
-                kind: run.state.kind.rawValue, reason: run.state.reason.rawValue, pid: run.process?.pid ?? 0,
+                kind: run.state.kind, reason: .known(run.state.reason), pid: run.process?.pid ?? 0,
                 startedAt: run.state.startedAt, deadline: run.state.deadline,
                 progress: run.state.progress?.fraction, title: run.state.title, subtitle: run.state.subtitle,
                 statusText: run.state.statusText, stopping: stopping,

@@ -193,9 +193,11 @@ final class SchedulerDriver {
     /// only once it is durable; otherwise `unwritable` gets the reason (DESIGN §10).
     /// Both answers get the submission's request number (its events carry it).
     func submit(_ submission: Submission, reply: @escaping (SubmitOutcome, Int64) -> Void,
-                unwritable: @escaping (String) -> Void) {
-        if let refusal = stateWriter.refusal() {
-            unwritable(refusal)
+                unwritable: @escaping (StateRefusal) -> Void) {
+        do {
+            try stateWriter.ensureWritable()
+        } catch {
+            unwritable(error)
             return
         }
         nextRequestID += 1
@@ -221,7 +223,7 @@ final class SchedulerDriver {
     /// `request`: decided at once, answered by the scheduler after the write that makes it
     /// durable, or why the state cannot record it.
     func requestRun(_ id: Identifier, _ asked: RunRequest) -> RequestAnswer {
-        if let refusal = stateWriter.refusal() { return .unwritable(refusal) }
+        do { try stateWriter.ensureWritable() } catch { return .unwritable(error) }
         nextRequestID += 1
         let requestID = nextRequestID
         var answer = RequestAnswer.decided(.refused(.notPermitted))
@@ -233,19 +235,17 @@ final class SchedulerDriver {
 
     /// A person's request that changes persisted state (trigger, enable, disable, pause,
     /// resume): refused while the state cannot be written, else handled and written at once.
-    /// Returns why it was not accepted, or nil once its change is durable.
-    func request(_ event: SchedulerEvent) -> String? {
-        if let refusal = stateWriter.refusal() { return refusal }
+    /// Returns once its change is handed to the writer; throws why it was not accepted, or
+    /// that its write failed.
+    func request(_ event: SchedulerEvent) throws(StateRefusal) {
+        try stateWriter.ensureWritable()
         handle(event)
-        return stateWriter.problem.map { $0.refusal + Self.heldNote }
+        if let problem = stateWriter.problem { throw .heldInMemory(problem) }
     }
-
-    /// When a write fails between the check and the write (the disk filled at that moment).
-    static let heldNote = "; this request was not written: agentd holds it in memory and writes it when it can, but it is lost if agentd stops first"
 
     private func answer(_ reply: SubmitReply, _ outcome: SubmitOutcome) {
         if outcome.isAccepted, let problem = stateWriter.problem {
-            reply.unwritable(problem.refusal + Self.heldNote)
+            reply.unwritable(.heldInMemory(problem))
         } else {
             reply.decided(outcome)
         }
@@ -414,7 +414,7 @@ final class SchedulerDriver {
 /// The answer to a `request`: the scheduler's decision, or why the state could not record it.
 enum RequestAnswer {
     case decided(SubmitOutcome)
-    case unwritable(String)
+    case unwritable(StateRefusal)
 }
 
 extension SubmitOutcome {
@@ -431,5 +431,5 @@ extension SubmitOutcome {
 /// record it.
 private struct SubmitReply {
     var decided: (SubmitOutcome) -> Void
-    var unwritable: (String) -> Void
+    var unwritable: (StateRefusal) -> Void
 }

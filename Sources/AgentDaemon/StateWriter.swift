@@ -124,15 +124,15 @@ final class StateWriter {
 
     // MARK: requests
 
-    /// Why a request that must be persisted cannot be accepted now, or nil: the last write
+    /// Throws when a request that must be persisted cannot be accepted now: the last write
     /// failed, the database is not open, or the file system is full or read-only.
-    func refusal() -> String? {
-        if let problem { return problem.refusal }
+    func ensureWritable() throws(StateRefusal) {
+        if let problem { throw .notAccepted(problem) }
         guard state.database != nil else {
-            return (state.openFailure ?? StateProblem(kind: .notWritable, directory: state.path,
-                                                      detail: "the state database is not open")).refusal
+            throw .notAccepted(state.openFailure ?? StateProblem(kind: .notWritable, directory: state.path,
+                                                                 detail: "the state database is not open"))
         }
-        return commits.spaceProblem(of: state)?.refusal
+        if let full = commits.spaceProblem(of: state) { throw .notAccepted(full) }
     }
 
     // MARK: acknowledgements
@@ -147,19 +147,14 @@ final class StateWriter {
         acknowledgements.commit(database: database.path)
     }
 
-    /// Runs `then` once every request commit so far is written and on disk: with nil, or with
-    /// the refusal to send instead when the write or the sync failed.
-    func afterSync(_ then: @escaping (String?) -> Void) {
+    /// Runs `then` once every request commit so far is written and on disk, or with the
+    /// refusal to send instead when the write or the sync failed.
+    func afterSync(_ then: @escaping (Result<Void, StateRefusal>) -> Void) {
         acknowledgements.afterSync { [unowned self] failure in
-            then(failure.map { failure in
-                let note = failure.call == "commit" ? SchedulerDriver.heldNote : Self.unsyncedNote
-                return (self.problem?.refusal ?? "state directory not writable") + note
-            })
+            guard let failure else { return then(.success(())) }
+            then(.failure(failure.call == "commit" ? .heldInMemory(self.problem) : .unsynced(self.problem)))
         }
     }
-
-    /// When the sync after a request's write failed.
-    static let unsyncedNote = "; this request was written but its sync to disk failed: it is kept, but may not survive a power cut until the state can be written again"
 
     private func recordSyncFailure(_ failure: SystemError) {
         if failure.call == "commit" { return } // the write's own failure was taken in before it

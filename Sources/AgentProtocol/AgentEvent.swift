@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
 /// One line of the event stream a `subscribe` request turns its connection into (DESIGN §9).
 ///
 /// Only the fields of its `type` are set; the others are left out of the JSON. `sequence` grows
@@ -10,16 +12,18 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     /// When it happened, in milliseconds since the epoch; in JSON an RFC 3339 instant in UTC
     /// with milliseconds (`2026-12-01T08:00:00.123Z`, docs/json.md).
     @Instant<EpochMilliseconds> public var time: Int64
-    /// What happened: an `EventKind` raw value (kept a string so a newer agent's kinds decode).
-    public var type: String
+    /// What happened; a newer agentd's kind this build does not know is kept as its text.
+    public var type: Reported<EventKind>
     public var identifier: String?
     public var runID: String?
     /// The job's kind (refresh, processing, continued).
-    public var kind: String?
-    /// Why the run started (scheduled, submitted, ...).
-    public var reason: String?
-    /// `run-ended`: the stop reason (DESIGN §7), e.g. `success`, `failure(exit 1)`.
-    public var stopReason: String?
+    public var kind: JobKind?
+    /// Why the run started (scheduled, submitted, ...); a newer agentd's reason this build does
+    /// not know is kept as its text.
+    public var reason: Reported<RunReason>?
+    /// `run-ended`: the stop reason (DESIGN §7), e.g. `success`, `failure(exit 1)`; a newer
+    /// agentd's reason this build does not know is kept as its text.
+    public var stopReason: Reported<StopReason>?
     /// The submission a run or request event concerns (`ControlResponse.requestID` of `submit`).
     public var requestID: Int64?
     /// `run-progress`: the fraction done, 0 to 1.
@@ -52,13 +56,13 @@ public struct AgentEvent: Codable, Sendable, Hashable {
                 runID: String? = nil) {
         self.sequence = sequence
         self.time = time
-        self.type = type.rawValue
+        self.type = .known(type)
         self.identifier = identifier
         self.runID = runID
     }
 
     /// The kind, when this agentctl knows it.
-    public var eventKind: EventKind? { EventKind(rawValue: type) }
+    public var eventKind: EventKind? { type.known }
 }
 
 /// What an event says happened.

@@ -1,69 +1,152 @@
 // SPDX-License-Identifier: Apache-2.0
-/// One request on the control socket: a JSON object on one line (DESIGN §9).
-///
-/// `command` selects the verb; the other fields are its arguments. Unknown fields are ignored so
-/// an older agent can answer a newer agentctl's reads.
-public struct ControlRequest: Codable, Sendable, Hashable {
-    public var command: ControlCommand
-    /// Job identifier or run id, for the verbs that take one.
-    public var target: String?
-    /// Limit on returned rows (history). The agent may return fewer: a page is also bounded in
-    /// bytes, and `ControlResponse.nextCursor` says where to go on.
-    public var limit: Int?
-    /// `history`: continue after this run (the `nextCursor` of the previous page); nil for the
-    /// newest runs.
-    public var cursor: String?
-    /// `history`: leave out the runs' log tails (tables and statistics do not show them), so a
-    /// page holds many more runs.
-    public var omitLogTails: Bool?
-    /// `submit`: what a person asked for.
-    public var submission: SubmitRequest?
-    /// `lowpower`: on, off or auto (later).
-    public var mode: String?
-    /// `run-if-stale`: the largest acceptable age of the last success, in seconds.
-    public var maxAgeSeconds: Int64?
-    /// `subscribe`: which events to send; nil for all.
-    public var filter: EventFilter?
-    /// `request`: its earliest begin and requirements.
-    public var request: RunRequestOptions?
-    /// `cancel-request`: every identifier the caller may change (`--all`), not `target`.
-    public var all: Bool?
-    /// `history`: only runs started at or after / before this instant (RFC 3339 in JSON), so a
-    /// page and its cursor stay right (`agentctl history --since T --until T`).
-    @OptionalInstant<EpochMilliseconds> public var since: Int64?
-    @OptionalInstant<EpochMilliseconds> public var until: Int64?
+import AgentCore
 
-    public init(command: ControlCommand, target: String? = nil, limit: Int? = nil,
-                submission: SubmitRequest? = nil, mode: String? = nil, maxAgeSeconds: Int64? = nil,
-                cursor: String? = nil, omitLogTails: Bool? = nil, filter: EventFilter? = nil,
-                request: RunRequestOptions? = nil, all: Bool? = nil, since: Int64? = nil, until: Int64? = nil) {
-        self.since = since
-        self.until = until
-        self.request = request
-        self.all = all
-        self.filter = filter
-        self.omitLogTails = omitLogTails
-        self.maxAgeSeconds = maxAgeSeconds
-        self.cursor = cursor
-        self.command = command
-        self.target = target
-        self.limit = limit
-        self.submission = submission
-        self.mode = mode
+/// One request on the control socket (DESIGN §9): one value per verb, holding exactly what that
+/// verb takes.
+///
+/// On the wire it is one JSON object on one line, `command` naming the verb and the other fields
+/// its arguments (``ControlRequestFields``, unchanged). Decoding checks them once, at the socket: a
+/// verb without the target it needs, a strategy or mode that is not one, is refused as
+/// `bad-request` naming the field (``ControlError``), before any handler sees it. Unknown fields
+/// are ignored so an older agent can answer a newer agentctl's reads.
+public enum ControlRequest: Sendable, Hashable {
+    case status
+    case list
+    /// Runs, newest first, one page at a time.
+    case history(HistoryQuery)
+    /// Stops a job's live runs, or one run: a job identifier or a run id.
+    case cancel(target: String)
+    case simulateLaunch(target: String)
+    case simulateExpire(target: String)
+    /// Waiting work: everything, or one identifier's.
+    case pending(target: String?)
+    case explain(target: String)
+    case trigger(target: String)
+    case submit(target: String, SubmitRequest)
+    case enable(target: String)
+    case disable(target: String)
+    case pause
+    case resume
+    /// Runs now only if the last success is older than `maxAge` (`maxAgeSeconds`).
+    case runIfStale(target: String, maxAge: Duration)
+    case lowpower(LowPowerMode)
+    case resources
+    case metrics
+    /// Turns the connection into a stream of the events the filter lets through.
+    case subscribe(EventFilter)
+    /// A refresh or processing identifier's pending request, replacing the one pending.
+    case request(target: String, RunRequestOptions)
+    case cancelRequest(WithdrawalScope)
+    case logs(LogsQuery)
+    case run(target: String)
+
+    /// The verb: its wire name and who may use it.
+    public var command: ControlCommand {
+        switch self {
+        case .status: .status
+        case .list: .list
+        case .history: .history
+        case .cancel: .cancel
+        case .simulateLaunch: .simulateLaunch
+        case .simulateExpire: .simulateExpire
+        case .pending: .pending
+        case .explain: .explain
+        case .trigger: .trigger
+        case .submit: .submit
+        case .enable: .enable
+        case .disable: .disable
+        case .pause: .pause
+        case .resume: .resume
+        case .runIfStale: .runIfStale
+        case .lowpower: .lowpower
+        case .resources: .resources
+        case .metrics: .metrics
+        case .subscribe: .subscribe
+        case .request: .request
+        case .cancelRequest: .cancelRequest
+        case .logs: .logs
+        case .run: .run
+        }
+    }
+
+    /// The job identifier or run id the request names, if any.
+    public var target: String? {
+        switch self {
+        case .cancel(let target), .simulateLaunch(let target), .simulateExpire(let target), .explain(let target),
+             .trigger(let target), .submit(let target, _), .enable(let target), .disable(let target),
+             .runIfStale(let target, _), .request(let target, _), .run(let target):
+            target
+        case .pending(let target): target
+        case .history(let query): query.target
+        case .logs(let query): query.target
+        case .cancelRequest(.identifier(let target)): target
+        case .cancelRequest(.all), .status, .list, .pause, .resume, .lowpower, .resources, .metrics, .subscribe: nil
+        }
     }
 }
 
+/// `history`'s arguments (`agentctl history [ID] [-n N] [--since T] [--until T]`).
+public struct HistoryQuery: Sendable, Hashable {
+    /// One identifier's runs; nil for every job's.
+    public var target: String?
+    /// Limit on returned rows. The agent may return fewer: a page is also bounded in bytes, and
+    /// `ControlResponse.nextCursor` says where to go on.
+    public var limit: Int?
+    /// Continue after this run (the `nextCursor` of the previous page); nil for the newest runs.
+    public var cursor: String?
+    /// Leave out the runs' log tails (tables and statistics do not show them), so a page holds
+    /// many more runs.
+    public var omitLogTails: Bool
+    /// Only runs started at or after / before this instant, in milliseconds (RFC 3339 in JSON),
+    /// so a page and its cursor stay right.
+    public var since: Int64?
+    public var until: Int64?
+
+    public init(target: String? = nil, limit: Int? = nil, cursor: String? = nil, omitLogTails: Bool = false,
+                since: Int64? = nil, until: Int64? = nil) {
+        self.target = target
+        self.limit = limit
+        self.cursor = cursor
+        self.omitLogTails = omitLogTails
+        self.since = since
+        self.until = until
+    }
+}
+
+/// `logs`'s arguments (`agentctl logs ID|RUN [-n N]`): at most `limit` lines of the runs of a job,
+/// or of one run, newest run last.
+public struct LogsQuery: Sendable, Hashable {
+    /// A job identifier or a run id (never empty).
+    public var target: String
+    public var limit: Int?
+    /// Continue before this run (the `nextCursor` of the previous answer).
+    public var cursor: String?
+
+    public init(target: String, limit: Int? = nil, cursor: String? = nil) {
+        self.target = target
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// What `cancel-request` withdraws.
+public enum WithdrawalScope: Sendable, Hashable {
+    /// One identifier's pending request and queued submissions.
+    case identifier(String)
+    /// Those of every identifier the caller may change (`--all`).
+    case all
+}
+
 /// `agentctl submit ID [--title T] [--subtitle S] [--strategy queue|fail] [-- ARGS]`.
-public struct SubmitRequest: Codable, Sendable, Hashable {
+public struct SubmitRequest: Sendable, Hashable {
     public var title: String?
     public var subtitle: String?
-    /// `queue` (default) or `fail`.
-    public var strategy: String
+    public var strategy: SubmitStrategy
     public var arguments: [String]
     /// `--no-notify`: false; absent leaves it to the job's `Notify=` (per-user agent).
     public var notify: Bool?
 
-    public init(title: String? = nil, subtitle: String? = nil, strategy: String = "queue", arguments: [String] = [],
+    public init(title: String? = nil, subtitle: String? = nil, strategy: SubmitStrategy = .queue, arguments: [String] = [],
                 notify: Bool? = nil) {
         self.title = title
         self.subtitle = subtitle

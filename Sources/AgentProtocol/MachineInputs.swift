@@ -85,16 +85,24 @@ public struct InputSource: Codable, Sendable, Hashable {
     /// `uevent`, `thermal-netlink`, `rtnetlink`, `psi`, `platform_profile`, `power-profiles`,
     /// `networkmanager`.
     public var name: String
-    /// `live` (events), `sampled` (sparse reads: the event source is missing) or `unavailable`.
-    public var state: String
+    public var state: InputSourceState
     /// Why it is sampled or unavailable, or what it watches.
     public var detail: String?
 
-    public init(name: String, state: String, detail: String? = nil) {
+    public init(name: String, state: InputSourceState, detail: String? = nil) {
         self.name = name
         self.state = state
         self.detail = detail
     }
+}
+
+/// How an input source is read.
+public enum InputSourceState: String, Codable, Sendable, Hashable, CaseIterable {
+    /// Events.
+    case live
+    /// Sparse reads: the event source is missing.
+    case sampled
+    case unavailable
 }
 
 /// A GPU for `Resources=gpu` (`agentctl resources`).

@@ -52,10 +52,10 @@ public struct MetricsSnapshot: Codable, Sendable, Hashable {
 
 /// Runs (live, or waiting to start) of one kind.
 public struct KindCount: Codable, Sendable, Hashable {
-    public var kind: String
+    public var kind: JobKind
     public var runCount: Int
 
-    public init(kind: String, runCount: Int) {
+    public init(kind: JobKind, runCount: Int) {
         self.kind = kind
         self.runCount = runCount
     }
@@ -109,14 +109,14 @@ public struct RunsEnded: Codable, Sendable, Hashable {
 
 /// A cumulative histogram of run durations.
 public struct DurationHistogram: Codable, Sendable, Hashable {
-    public var kind: String
+    public var kind: JobKind
     /// Ascending bounds; each bucket counts the runs that took at most its bound.
     public var buckets: [DurationBucket]
     /// All runs (the `+Inf` bucket).
     public var runCount: Int
     public var sumSeconds: Double
 
-    public init(kind: String, buckets: [DurationBucket], runCount: Int, sumSeconds: Double) {
+    public init(kind: JobKind, buckets: [DurationBucket], runCount: Int, sumSeconds: Double) {
         self.kind = kind
         self.buckets = buckets
         self.runCount = runCount
@@ -136,13 +136,13 @@ public struct DurationBucket: Codable, Sendable, Hashable {
 
 public struct JobFigures: Codable, Sendable, Hashable {
     public var identifier: String
-    public var kind: String
+    public var kind: JobKind
     /// Unix milliseconds when the last success on record ended, nil if none.
     @OptionalInstant<EpochMilliseconds> public var lastSuccessAt: Int64?
     /// 0...1: the `stats` "fresh days" figure (``FreshDays``).
     public var freshDayShare: Double
 
-    public init(identifier: String, kind: String, lastSuccessAt: Int64?, freshDayShare: Double) {
+    public init(identifier: String, kind: JobKind, lastSuccessAt: Int64?, freshDayShare: Double) {
         self.identifier = identifier
         self.kind = kind
         self.lastSuccessAt = lastSuccessAt

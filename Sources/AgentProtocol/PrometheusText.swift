@@ -31,9 +31,9 @@ public enum PrometheusText {
 
     private static func runs(_ s: MetricsSnapshot, _ out: inout Writer) {
         out.family("agentd_runs_running", .gauge, "Live runs, by kind.")
-        for entry in s.running { out.sample("agentd_runs_running", [("kind", entry.kind)], Double(entry.runCount)) }
+        for entry in s.running { out.sample("agentd_runs_running", [("kind", entry.kind.rawValue)], Double(entry.runCount)) }
         out.family("agentd_runs_pending", .gauge, "Work waiting to start, by kind.")
-        for entry in s.pending { out.sample("agentd_runs_pending", [("kind", entry.kind)], Double(entry.runCount)) }
+        for entry in s.pending { out.sample("agentd_runs_pending", [("kind", entry.kind.rawValue)], Double(entry.runCount)) }
         out.family("agentd_runs_ended_total", .counter,
                    "Runs ended since the agent started, by job and stop-reason kind.")
         for entry in s.runsEnded {
@@ -42,7 +42,7 @@ public enum PrometheusText {
         }
         out.family("agentd_run_duration_seconds", .histogram, "Run durations since the agent started, by kind.")
         for histogram in s.durations {
-            let kind = ("kind", histogram.kind)
+            let kind = ("kind", histogram.kind.rawValue)
             for bucket in histogram.buckets {
                 out.sample("agentd_run_duration_seconds_bucket", [kind, ("le", number(bucket.upperBoundSeconds))],
                            Double(bucket.runCount))
@@ -58,13 +58,13 @@ public enum PrometheusText {
                    "When the job's last successful run ended, in seconds since the epoch (absent: none on record).")
         for job in s.jobs {
             guard let last = job.lastSuccessAt else { continue }
-            out.sample("agentd_job_last_success_timestamp_seconds", [("identifier", job.identifier), ("kind", job.kind)],
+            out.sample("agentd_job_last_success_timestamp_seconds", [("identifier", job.identifier), ("kind", job.kind.rawValue)],
                        Double(last) / 1000)
         }
         out.family("agentd_job_run_rate_ratio", .gauge,
                    "Run-rate: share of the last 7 days with a success within 24 h of the previous one (agentctl stats, FRESH DAYS).")
         for job in s.jobs {
-            out.sample("agentd_job_run_rate_ratio", [("identifier", job.identifier), ("kind", job.kind)], job.freshDayShare)
+            out.sample("agentd_job_run_rate_ratio", [("identifier", job.identifier), ("kind", job.kind.rawValue)], job.freshDayShare)
         }
     }
 

@@ -114,7 +114,7 @@ public struct ReadRedaction {
             "title": .removed, "request": .kept, "reason": .kept, "_until": .kept,
         ],
         "JobSummary": [
-            "identifier": .kept, "kind": .kept, "source": .kept, "state": .kept, "exec": .removed,
+            "identifier": .kept, "_kind": .kept, "source": .kept, "state": .kept, "exec": .removed,
             "intervalSeconds": .kept, "waiting": .kept, "waitingReason": .kept, "_waitingUntil": .kept,
         ],
         "RunRecord": [

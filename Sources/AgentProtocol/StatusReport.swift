@@ -90,8 +90,8 @@ public struct ConfigWatchStatus: Codable, Sendable, Hashable {
 public struct RunSummary: Codable, Sendable, Hashable {
     public var runID: String
     public var identifier: String
-    public var kind: String
-    public var reason: String
+    public var kind: JobKind
+    public var reason: Reported<RunReason>
     public var pid: Int32
     /// Unix seconds (RFC 3339 in JSON).
     @Instant<EpochSeconds> public var startedAt: Int64
@@ -110,7 +110,7 @@ public struct RunSummary: Codable, Sendable, Hashable {
     /// Why it is frozen (`OnConditionLost=pause`): `external power`, `thermal serious`…
     public var paused: String?
 
-    public init(runID: String, identifier: String, kind: String, reason: String, pid: Int32,
+    public init(runID: String, identifier: String, kind: JobKind, reason: Reported<RunReason>, pid: Int32,
                 startedAt: Int64, deadline: Int64?, progress: Double? = nil, title: String? = nil,
                 subtitle: String? = nil, statusText: String? = nil, stopping: String? = nil,
                 paused: String? = nil) {
@@ -134,13 +134,16 @@ public struct RunSummary: Codable, Sendable, Hashable {
 public struct RunRecord: Codable, Sendable, Hashable {
     public var runID: String
     public var identifier: String
-    public var kind: String
-    public var reason: String
+    public var kind: JobKind
+    /// Why it started; a newer agentd's reason this build does not know is kept as its text.
+    public var reason: Reported<RunReason>
     /// Unix milliseconds (RFC 3339 in JSON).
     @Instant<EpochMilliseconds> public var startedAt: Int64
     @OptionalInstant<EpochMilliseconds> public var endedAt: Int64?
     /// DESIGN §7 text: `success`, `failure(exit 3)`, `expired(max-runtime)`…; nil while live.
-    public var stopReason: String? {
+    /// A reason this build does not know (a newer agentd's) is kept as its text and shown as it
+    /// is; this build derives nothing from it (the fields a newer agentd sent with it are kept).
+    public var stopReason: Reported<StopReason>? {
         didSet { deriveStopFields() }
     }
     // The stop reason taken apart for scripts (docs/json.md), always derived from `stopReason`
@@ -173,8 +176,8 @@ public struct RunRecord: Codable, Sendable, Hashable {
     public var checkpointGiven: String?
     public var checkpointLeft: String?
 
-    public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
-                endedAt: Int64?, stopReason: String?, exitStatus: Int32?, signal: Int32?,
+    public init(runID: String, identifier: String, kind: JobKind, reason: Reported<RunReason>, startedAt: Int64,
+                endedAt: Int64?, stopReason: Reported<StopReason>?, exitStatus: Int32?, signal: Int32?,
                 progress: Double?, title: String?, logTail: [String], notes: RunNotes = RunNotes()) {
         self.runID = runID
         self.identifier = identifier
@@ -210,7 +213,7 @@ public struct RunRecord: Codable, Sendable, Hashable {
     }
 
     private mutating func deriveStopFields() {
-        let parsed = stopReason.flatMap(StopReason.init(parsing:))
+        let parsed = stopReason?.known
         stopKind = parsed.map(\.kind)
         switch parsed {
         case .expired(let reason)?: expiredBy = reason.rawValue
@@ -249,7 +252,7 @@ extension StopReason {
 /// A waiting request as shown in `status` and `pending`.
 public struct PendingSummary: Codable, Sendable, Hashable {
     public var identifier: String
-    public var kind: String
+    public var kind: JobKind
     /// Why it waits: `interval`, `budget`, `paused`, `max concurrent`, `denied`, `restricted`…
     public var waitingFor: String
     /// Unix seconds when it may start at the earliest (interval end, budget refill…), if known
@@ -265,7 +268,7 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     public var reason: String?
     @OptionalInstant<EpochFractionalSeconds> public var until: Double?
 
-    public init(identifier: String, kind: String, waitingFor: String, earliestBegin: Double? = nil,
+    public init(identifier: String, kind: JobKind, waitingFor: String, earliestBegin: Double? = nil,
                 title: String? = nil, request: RunRequestOptions? = nil, reason: String? = nil,
                 until: Double? = nil) {
         self.request = request
@@ -282,7 +285,8 @@ public struct PendingSummary: Codable, Sendable, Hashable {
 /// One job as shown by `agentctl list`.
 public struct JobSummary: Codable, Sendable, Hashable {
     public var identifier: String
-    public var kind: String
+    /// Nil for a job file too broken to say (`-` in JSON).
+    @DashWhenAbsent public var kind: JobKind?
     /// The file it came from, relative to the config directory.
     public var source: String
     /// `registered`, `not-permitted: …` or `duplicate of …`.
@@ -297,7 +301,7 @@ public struct JobSummary: Codable, Sendable, Hashable {
     public var waitingReason: String?
     @OptionalInstant<EpochFractionalSeconds> public var waitingUntil: Double?
 
-    public init(identifier: String, kind: String, source: String, state: String, exec: [String],
+    public init(identifier: String, kind: JobKind?, source: String, state: String, exec: [String],
                 intervalSeconds: Int64?, waiting: String? = nil, waitingReason: String? = nil,
                 waitingUntil: Double? = nil) {
         self.waitingReason = waitingReason

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 /// A run's row: the record `history` answers — one type from the store to the socket — and
 /// where the run's processes were (DESIGN §10), which only recovery reads. The record's fields
@@ -13,14 +14,21 @@ public struct StoredRun: Sendable, Hashable {
     public var bootID: String?
 
     /// `logTail`: the lines joined with `\n`, as the column keeps them.
-    public init(runID: String, identifier: String, kind: String, reason: String, startedAt: Int64,
-                endedAt: Int64? = nil, stopReason: String? = nil, exitStatus: Int32? = nil,
+    public init(runID: String, identifier: String, kind: JobKind, reason: RunReason, startedAt: Int64,
+                endedAt: Int64? = nil, stopReason: StopReason? = nil, exitStatus: Int32? = nil,
                 signal: Int32? = nil, progress: Double? = nil, title: String? = nil,
                 logTail: String? = nil, processGroup: Int32? = nil, cgroup: String? = nil,
                 bootID: String? = nil) {
-        record = RunRecord(runID: runID, identifier: identifier, kind: kind, reason: reason, startedAt: startedAt,
-                           endedAt: endedAt, stopReason: stopReason, exitStatus: exitStatus, signal: signal,
+        record = RunRecord(runID: runID, identifier: identifier, kind: kind, reason: .known(reason), startedAt: startedAt,
+                           endedAt: endedAt, stopReason: stopReason.map(Reported.known), exitStatus: exitStatus, signal: signal,
                            progress: progress, title: title, logTail: RunRecord.logLines(logTail))
+        self.processGroup = processGroup
+        self.cgroup = cgroup
+        self.bootID = bootID
+    }
+
+    init(record: RunRecord, processGroup: Int32?, cgroup: String?, bootID: String?) {
+        self.record = record
         self.processGroup = processGroup
         self.cgroup = cgroup
         self.bootID = bootID
@@ -60,7 +68,7 @@ public struct RunStore {
             INSERT INTO runs (run_id, identifier, kind, reason, started_at, process_group, cgroup,
                               boot_id, title)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
+            """).run([.text(run.runID), .text(run.identifier), .text(run.kind.rawValue), .text(run.reason.description),
                       .integer(run.startedAt), run.processGroup.map { .integer(Int64($0)) },
                       run.cgroup.map { .text($0) }, run.bootID.map { .text($0) },
                       run.title.map { .text($0) }])
@@ -90,8 +98,8 @@ public struct RunStore {
                 result = ?14, truncated_lines = ?15, invalid_directives = ?16,
                 checkpoint_given = ?17, checkpoint_left = ?18, completed_units = ?19, total_units = ?20
             WHERE runs.ended_at IS NULL
-            """).run([.text(run.runID), .text(run.identifier), .text(run.kind), .text(run.reason),
-                      .integer(run.startedAt), run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0) },
+            """).run([.text(run.runID), .text(run.identifier), .text(run.kind.rawValue), .text(run.reason.description),
+                      .integer(run.startedAt), run.endedAt.map { .integer($0) }, run.stopReason.map { .text($0.description) },
                       run.exitStatus.map { .integer(Int64($0)) }, run.signal.map { .integer(Int64($0)) },
                       run.progress.map { .real($0) }, run.title.map { .text($0) },
                       run.storedLogTail.map { .text($0) }, notes.statusText.map { .text($0) },
@@ -148,7 +156,7 @@ public struct RunStore {
         defer { statement.reset() }
         try statement.bind(values + [.integer(Int64(max(0, limit)))])
         while try statement.step() {
-            guard try visit(Self.row(of: statement)) else { return }
+            guard try visit(Self.row(of: statement, path: database.path)) else { return }
         }
     }
 
@@ -168,24 +176,37 @@ public struct RunStore {
         try statement.bind(values)
         var rows: [StoredRun] = []
         while try statement.step() {
-            rows.append(Self.row(of: statement))
+            rows.append(try Self.row(of: statement, path: database.path))
         }
         return rows
     }
 
-    /// The current row of a statement that selects `columns`.
-    private static func row(of statement: Statement) -> StoredRun {
+    /// The current row of a statement that selects `columns`, its texts parsed once here.
+    ///
+    /// A start or stop reason this build does not know (a newer agentd wrote the row, and this
+    /// one runs after a downgrade) is kept as its text, as agentctl keeps one it reads; a job
+    /// kind it does not know fails the read, naming the run and the value (there are three
+    /// kinds, DESIGN §4: such a row is not this agent's).
+    private static func row(of statement: Statement, path: String) throws -> StoredRun {
         func optionalInt(_ column: Int32) -> Int64? { statement.isNull(column) ? nil : statement.int64(column) }
-        var run = StoredRun(
-            runID: statement.text(0) ?? "", identifier: statement.text(1) ?? "",
-            kind: statement.text(2) ?? "", reason: statement.text(3) ?? "",
-            startedAt: statement.int64(4), endedAt: optionalInt(5), stopReason: statement.text(6),
+        let runID = statement.text(0) ?? ""
+        func unreadable(_ column: String, _ text: String?) -> StoreError {
+            StoreError(operation: "read run \(runID)", path: path, code: 0,
+                       message: "\(column) \"\(text ?? "")\" is not one this agentd knows (a newer agentd wrote it?)")
+        }
+        guard let kind = statement.text(2).flatMap(JobKind.init(rawValue:)) else {
+            throw unreadable("kind", statement.text(2))
+        }
+        let record = RunRecord(
+            runID: runID, identifier: statement.text(1) ?? "", kind: kind,
+            reason: Reported(text: statement.text(3) ?? ""), startedAt: statement.int64(4), endedAt: optionalInt(5),
+            stopReason: statement.text(6).map(Reported.init(text:)),
             exitStatus: optionalInt(7).map { Int32(truncatingIfNeeded: $0) },
             signal: optionalInt(8).map { Int32(truncatingIfNeeded: $0) },
             progress: statement.isNull(9) ? nil : statement.double(9), title: statement.text(10),
-            logTail: statement.text(11),
-            processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
-            cgroup: statement.text(13), bootID: statement.text(14))
+            logTail: RunRecord.logLines(statement.text(11)))
+        var run = StoredRun(record: record, processGroup: optionalInt(12).map { Int32(truncatingIfNeeded: $0) },
+                            cgroup: statement.text(13), bootID: statement.text(14))
         run.notes = RunNotes(
             statusText: statement.text(15), result: statement.text(16),
             truncatedLineCount: optionalInt(17).map { Int(clamping: $0) },

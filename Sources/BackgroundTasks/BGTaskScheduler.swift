@@ -84,26 +84,26 @@ public final class BGTaskScheduler: @unchecked Sendable {
 
     static func controlRequest(for taskRequest: BGTaskRequest) -> ControlRequest {
         if let continued = taskRequest as? BGContinuedProcessingTaskRequest {
-            return ControlRequest(command: .submit, target: continued.identifier,
-                                  submission: SubmitRequest(title: continued.title, subtitle: continued.subtitle,
-                                                            strategy: continued.strategy == .fail ? "fail" : "queue"))
+            return .submit(target: continued.identifier,
+                           SubmitRequest(title: continued.title, subtitle: continued.subtitle,
+                                         strategy: continued.strategy == .fail ? .fail : .queue))
         }
         let processing = taskRequest as? BGProcessingTaskRequest
         let options = RunRequestOptions(
             earliestBegin: taskRequest.earliestBeginDate?.timeIntervalSince1970,
             requiresNetwork: processing?.requiresNetworkConnectivity == true ? .any : nil,
             requiresExternalPower: processing?.requiresExternalPower == true ? true : nil)
-        return ControlRequest(command: .request, target: taskRequest.identifier, request: options)
+        return .request(target: taskRequest.identifier, options)
     }
 
     /// Withdraws the identifier's pending request (or queued submissions); a live run goes on.
     public func cancel(taskRequestWithIdentifier identifier: String) {
-        _ = try? AgentSocket.exchange(ControlRequest(command: .cancelRequest, target: identifier), path: socketPath())
+        _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.identifier(identifier)), path: socketPath())
     }
 
     /// Withdraws every pending request the caller may change.
     public func cancelAllTaskRequests() {
-        _ = try? AgentSocket.exchange(ControlRequest(command: .cancelRequest, all: true), path: socketPath())
+        _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.all), path: socketPath())
     }
 
     public func getPendingTaskRequests(completionHandler: @escaping @Sendable ([BGTaskRequest]) -> Void) {
@@ -116,24 +116,22 @@ public final class BGTaskScheduler: @unchecked Sendable {
     }
 
     private func pending() -> [BGTaskRequest] {
-        let answer = try? AgentSocket.exchange(ControlRequest(command: .pending), path: socketPath())
+        let answer = try? AgentSocket.exchange(ControlRequest.pending(target: nil), path: socketPath())
         return (answer?.pending ?? []).compactMap(Self.taskRequest(from:))
     }
 
     static func taskRequest(from summary: PendingSummary) -> BGTaskRequest? {
         let request: BGTaskRequest
         switch summary.kind {
-        case "refresh":
+        case .refresh:
             request = BGAppRefreshTaskRequest(identifier: summary.identifier)
-        case "processing":
+        case .processing:
             let processing = BGProcessingTaskRequest(identifier: summary.identifier)
             processing.requiresNetworkConnectivity = summary.request?.requiresNetwork != nil
             processing.requiresExternalPower = summary.request?.requiresExternalPower == true
             request = processing
-        case "continued":
+        case .continued:
             request = BGContinuedProcessingTaskRequest(identifier: summary.identifier, title: summary.title ?? "", subtitle: "")
-        default:
-            return nil
         }
         if let seconds = summary.request?.earliestBegin ?? summary.earliestBegin {
             request.earliestBeginDate = Date(timeIntervalSince1970: seconds)
@@ -143,7 +141,7 @@ public final class BGTaskScheduler: @unchecked Sendable {
 
     /// `.gpu` when the machine has a GPU `Resources=gpu` can use.
     public var supportedResources: BGContinuedProcessingTaskRequest.Resources {
-        let answer = try? AgentSocket.exchange(ControlRequest(command: .resources), path: socketPath())
+        let answer = try? AgentSocket.exchange(ControlRequest.resources, path: socketPath())
         return answer?.gpus?.isEmpty == false ? .gpu : []
     }
 }

@@ -25,6 +25,15 @@ import Testing
         #expect(EventLine.text(stopping, clock: clock) == "09:00:02.000  -  -  agentd stopping")
     }
 
+    @Test func aNewerAgentsKindsAndReasonsAreShownAsTheyAre() {
+        var teleported = AgentEvent(sequence: 9, time: 1_796_112_003_000, type: .runEnded, identifier: "local.a", runID: "r000004")
+        teleported.type = "run-teleported"
+        #expect(EventLine.text(teleported, clock: clock).hasSuffix("r000004  run-teleported"))
+        #expect(EventLine.text(event(.runEnded) { $0.stopReason = "expired(solar-flare)" }, clock: clock)
+                .hasSuffix("ended: expired(solar-flare)"))
+        #expect(EventLine.text(event(.runStarted) { $0.reason = "moonrise" }, clock: clock).hasSuffix("started (moonrise)"))
+    }
+
     @Test func requestsAreShownWithTheirOwnEarliestBeginAndRequirements() {
         let added = event(.requestAdded) {
             $0.runID = nil

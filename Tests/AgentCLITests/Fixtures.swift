@@ -24,21 +24,21 @@ enum Fixture {
     ]
 
     static let running = [
-        RunSummary(runID: "r000042", identifier: "local.photos.export", kind: "continued", reason: "request",
+        RunSummary(runID: "r000042", identifier: "local.photos.export", kind: .continued, reason: "request",
                    pid: 4242, startedAt: now - 200, deadline: now + 250, progress: 0.42,
                    title: "Exporting Photos", subtitle: "42 of 100 complete", statusText: nil),
-        RunSummary(runID: "r000043", identifier: "local.tidy-tmp", kind: "processing", reason: "interval",
+        RunSummary(runID: "r000043", identifier: "local.tidy-tmp", kind: .processing, reason: "interval",
                    pid: 4243, startedAt: now - 3725, deadline: now - 5, progress: nil,
                    title: nil, subtitle: nil, statusText: "waiting for the disk", stopping: "expired(max-runtime)"),
-        RunSummary(runID: "r000044", identifier: "local.mirror", kind: "processing", reason: "simulated",
+        RunSummary(runID: "r000044", identifier: "local.mirror", kind: .processing, reason: "simulated",
                    pid: 4244, startedAt: now - 2, deadline: nil, progress: 1.0,
                    title: "Mirroring a rather long list of repositories to the backup disk in the basement",
                    subtitle: nil, statusText: nil, stopping: "cancelled"),
     ]
 
     static let pending = [
-        PendingSummary(identifier: "local.backup", kind: "processing", waitingFor: "external power"),
-        PendingSummary(identifier: "local.refresh-feeds", kind: "refresh", waitingFor: "interval (earliest 14:05)"),
+        PendingSummary(identifier: "local.backup", kind: .processing, waitingFor: "external power"),
+        PendingSummary(identifier: "local.refresh-feeds", kind: .refresh, waitingFor: "interval (earliest 14:05)"),
     ]
 
     static func status(running: [RunSummary] = running, pending: [PendingSummary] = pending,
@@ -70,14 +70,14 @@ enum Fixture {
     static let noMemory = "no memory controller delegated to /sys/fs/cgroup/system.slice/agentd.service, which has cpu pids"
 
     static let liveSources = [
-        InputSource(name: "uevent", state: "live", detail: "power_supply"),
-        InputSource(name: "thermal-netlink", state: "live"),
-        InputSource(name: "rtnetlink", state: "live"),
-        InputSource(name: "psi", state: "live"),
-        InputSource(name: "platform_profile", state: "live"),
-        InputSource(name: "power-profiles", state: "live"),
-        InputSource(name: "networkmanager", state: "live", detail: "watching NetworkManager"),
-        InputSource(name: "logind", state: "live", detail: "watching systemd-logind; InhibitDelayMaxUSec 5s"),
+        InputSource(name: "uevent", state: .live, detail: "power_supply"),
+        InputSource(name: "thermal-netlink", state: .live),
+        InputSource(name: "rtnetlink", state: .live),
+        InputSource(name: "psi", state: .live),
+        InputSource(name: "platform_profile", state: .live),
+        InputSource(name: "power-profiles", state: .live),
+        InputSource(name: "networkmanager", state: .live, detail: "watching NetworkManager"),
+        InputSource(name: "logind", state: .live, detail: "watching systemd-logind; InhibitDelayMaxUSec 5s"),
     ]
 
     /// A laptop on its charger, cool, online, every source live.
@@ -103,52 +103,52 @@ enum Fixture {
         power: "ac", batteryPercent: nil, batteryStatus: nil, lowPower: false, lowPowerSource: "auto",
         thermal: "fair", hottestZone: "x86_pkg_temp", hottestCelsius: 82, marginCelsius: 8, marginTrip: "passive",
         network: true, metered: "no", meteredSource: "no system bus", memoryPressure: false, cpuBusy: false,
-        sources: [InputSource(name: "uevent", state: "live"),
-                  InputSource(name: "thermal-netlink", state: "sampled", detail: "no thermal family"),
-                  InputSource(name: "rtnetlink", state: "live"),
-                  InputSource(name: "psi", state: "live"),
-                  InputSource(name: "power-profiles", state: "unavailable", detail: "no system bus"),
-                  InputSource(name: "networkmanager", state: "unavailable", detail: "no system bus")])
+        sources: [InputSource(name: "uevent", state: .live),
+                  InputSource(name: "thermal-netlink", state: .sampled, detail: "no thermal family"),
+                  InputSource(name: "rtnetlink", state: .live),
+                  InputSource(name: "psi", state: .live),
+                  InputSource(name: "power-profiles", state: .unavailable, detail: "no system bus"),
+                  InputSource(name: "networkmanager", state: .unavailable, detail: "no system bus")])
 
     /// A run frozen while its condition is lost (`OnConditionLost=pause`), and one still running.
     static let pausedRunning = [
-        RunSummary(runID: "r000050", identifier: "local.backup", kind: "processing", reason: "interval",
+        RunSummary(runID: "r000050", identifier: "local.backup", kind: .processing, reason: "interval",
                    pid: 4250, startedAt: now - 600, deadline: now + 1200, progress: 0.6,
                    title: "Backing up", subtitle: nil, statusText: nil, paused: "external power"),
-        RunSummary(runID: "r000051", identifier: "local.photos.export", kind: "continued", reason: "request",
+        RunSummary(runID: "r000051", identifier: "local.photos.export", kind: .continued, reason: "request",
                    pid: 4251, startedAt: now - 30, deadline: nil, progress: 0.1, title: "Exporting Photos"),
     ]
 
     /// Every reason the conditions give a waiting job, as the agent words them.
     static let conditionPending = [
-        PendingSummary(identifier: "local.backup.offsite", kind: "processing", waitingFor: "external power"),
-        PendingSummary(identifier: "local.index", kind: "processing", waitingFor: "thermal serious"),
-        PendingSummary(identifier: "local.refresh-feeds", kind: "refresh", waitingFor: "battery low (15%)"),
-        PendingSummary(identifier: "local.thumbnails", kind: "processing", waitingFor: "memory pressure"),
-        PendingSummary(identifier: "local.mirror", kind: "processing", waitingFor: "network"),
-        PendingSummary(identifier: "local.reindex", kind: "processing", waitingFor: "idle"),
-        PendingSummary(identifier: "local.vacuum", kind: "processing", waitingFor: "low-power mode"),
-        PendingSummary(identifier: "local.render", kind: "processing", waitingFor: "resource gpu"),
-        PendingSummary(identifier: "com.example.photos.sync", kind: "refresh",
+        PendingSummary(identifier: "local.backup.offsite", kind: .processing, waitingFor: "external power"),
+        PendingSummary(identifier: "local.index", kind: .processing, waitingFor: "thermal serious"),
+        PendingSummary(identifier: "local.refresh-feeds", kind: .refresh, waitingFor: "battery low (15%)"),
+        PendingSummary(identifier: "local.thumbnails", kind: .processing, waitingFor: "memory pressure"),
+        PendingSummary(identifier: "local.mirror", kind: .processing, waitingFor: "network"),
+        PendingSummary(identifier: "local.reindex", kind: .processing, waitingFor: "idle"),
+        PendingSummary(identifier: "local.vacuum", kind: .processing, waitingFor: "low-power mode"),
+        PendingSummary(identifier: "local.render", kind: .processing, waitingFor: "resource gpu"),
+        PendingSummary(identifier: "com.example.photos.sync", kind: .refresh,
                        waitingFor: "budget of com.example.photos (12/12, refills 00:00)"),
     ]
 
     static let gpus = [GPUSummary(name: "card0", detail: "i915"), GPUSummary(name: "nvidia0", detail: "/dev/nvidia0")]
 
     static let jobs = [
-        JobSummary(identifier: "local.backup", kind: "processing", source: "jobs.d/backup.job", state: "registered",
+        JobSummary(identifier: "local.backup", kind: .processing, source: "jobs.d/backup.job", state: "registered",
                    exec: ["/usr/lib/agentd/plugins/backup"], intervalSeconds: 86_400),
-        JobSummary(identifier: "local.photos.export", kind: "continued", source: "jobs.d/photos.job",
+        JobSummary(identifier: "local.photos.export", kind: .continued, source: "jobs.d/photos.job",
                    state: "registered", exec: ["/usr/lib/agentd/plugins/example-export", "--fast"], intervalSeconds: nil),
-        JobSummary(identifier: "local.tidy-tmp", kind: "processing", source: "jobs.d/tidy-tmp", state: "registered",
+        JobSummary(identifier: "local.tidy-tmp", kind: .processing, source: "jobs.d/tidy-tmp", state: "registered",
                    exec: ["/etc/agentd/jobs.d/tidy-tmp"], intervalSeconds: 3600),
-        JobSummary(identifier: "local.tidy-tmp", kind: "processing", source: "jobs.d/tidy-tmp-copy.job",
+        JobSummary(identifier: "local.tidy-tmp", kind: .processing, source: "jobs.d/tidy-tmp-copy.job",
                    state: "duplicate of jobs.d/tidy-tmp", exec: ["/bin/true"], intervalSeconds: 3600),
-        JobSummary(identifier: "com.example.sync", kind: "refresh", source: "jobs.d/sync.job",
+        JobSummary(identifier: "com.example.sync", kind: .refresh, source: "jobs.d/sync.job",
                    state: "not-permitted: no manifest permits com.example.sync; add it (or com.example.*) to PermittedIdentifiers= of a manifest in manifests.d/",
                    exec: ["/opt/sync"], intervalSeconds: 900),
         // A job file with errors and no good version: listed, not vanished.
-        JobSummary(identifier: "local.report", kind: "-", source: "jobs.d/report.job",
+        JobSummary(identifier: "local.report", kind: nil, source: "jobs.d/report.job",
                    state: "error (jobs.d/report.job:5)", exec: ["/usr/lib/agentd/plugins/report"],
                    intervalSeconds: nil),
     ]
@@ -157,17 +157,17 @@ enum Fixture {
     static let nowMs = now * 1000
 
     static let runs = [
-        RunRecord(runID: "r000044", identifier: "local.mirror", kind: "processing", reason: "simulated",
+        RunRecord(runID: "r000044", identifier: "local.mirror", kind: .processing, reason: "simulated",
                   startedAt: nowMs - 2_400, endedAt: nil, stopReason: nil, exitStatus: nil, signal: nil,
                   progress: 1.0, title: "Mirroring", logTail: []),
-        RunRecord(runID: "r000041", identifier: "local.tidy-tmp", kind: "processing", reason: "interval",
+        RunRecord(runID: "r000041", identifier: "local.tidy-tmp", kind: .processing, reason: "interval",
                   startedAt: nowMs - 42_000, endedAt: nowMs - 41_600, stopReason: "success", exitStatus: 0, signal: nil,
                   progress: nil, title: nil, logTail: []),
-        RunRecord(runID: "r000040", identifier: "local.photos.export", kind: "continued", reason: "request",
+        RunRecord(runID: "r000040", identifier: "local.photos.export", kind: .continued, reason: "request",
                   startedAt: nowMs - 2 * 3_600_000 - 300_000, endedAt: nowMs - 2 * 3_600_000 - 100_000,
                   stopReason: "expired(no-progress)", exitStatus: nil, signal: 15, progress: 0.1, title: "Exporting Photos",
                   logTail: ["exporting IMG_0001.HEIC", "exporting IMG_0002.HEIC"]),
-        RunRecord(runID: "r000039", identifier: "local.backup", kind: "processing", reason: "interval",
+        RunRecord(runID: "r000039", identifier: "local.backup", kind: .processing, reason: "interval",
                   // Today 09:05 local.
                   startedAt: (now - 5 * 3600 - 25 * 60) * 1000, endedAt: (now - 5 * 3600 - 25 * 60) * 1000 + 3_723_000,
                   stopReason: "failure(exit 3)", exitStatus: 3, signal: nil, progress: nil, title: nil,
@@ -175,11 +175,11 @@ enum Fixture {
                   notes: RunNotes(statusText: "copying /home (2 of 5)", result: "/srv/backup/partial",
                                   truncatedLineCount: 2, invalidDirectiveCount: 1,
                                   checkpointGiven: "dir-1", checkpointLeft: "dir-2")),
-        RunRecord(runID: "r000031", identifier: "local.backup", kind: "processing", reason: "catch-up",
+        RunRecord(runID: "r000031", identifier: "local.backup", kind: .processing, reason: "catch-up",
                   // Friday 2026-11-27 23:59 local.
                   startedAt: (now - 2 * 86_400 - 14 * 3600 - 31 * 60) * 1000, endedAt: (now - 2 * 86_400 - 14 * 3600 - 31 * 60) * 1000 + 200_000,
                   stopReason: "crashed(signal 11)", exitStatus: nil, signal: 11, progress: nil, title: nil, logTail: []),
-        RunRecord(runID: "r000002", identifier: "local.backup", kind: "processing", reason: "simulated",
+        RunRecord(runID: "r000002", identifier: "local.backup", kind: .processing, reason: "simulated",
                   // 2026-11-16 10:00 local, two weeks ago.
                   startedAt: (now - 14 * 86_400 - 4 * 3600 - 30 * 60) * 1000, endedAt: (now - 14 * 86_400 - 4 * 3600 - 30 * 60) * 1000 + 500,
                   stopReason: "cancelled", exitStatus: nil, signal: 15, progress: nil, title: nil, logTail: []),

@@ -11,11 +11,11 @@ enum JSONFixture {
     static let nowMs = Fixture.nowMs
 
     static let pending = [
-        PendingSummary(identifier: "local.refresh-feeds", kind: "refresh", waitingFor: "interval (earliest 14:05)",
+        PendingSummary(identifier: "local.refresh-feeds", kind: .refresh, waitingFor: "interval (earliest 14:05)",
                        earliestBegin: Double(now) + 2100.25, reason: "interval", until: Double(now) + 2100.25),
-        PendingSummary(identifier: "local.photos.export.holidays", kind: "continued", waitingFor: "max concurrent",
+        PendingSummary(identifier: "local.photos.export.holidays", kind: .continued, waitingFor: "max concurrent",
                        title: "Exporting Holidays"),
-        PendingSummary(identifier: "local.photos.sync", kind: "processing", waitingFor: "external power",
+        PendingSummary(identifier: "local.photos.sync", kind: .processing, waitingFor: "external power",
                        earliestBegin: Double(now) + 600,
                        request: RunRequestOptions(earliestBegin: Double(now) + 600, requiresNetwork: .unmetered,
                                                   requiresExternalPower: true)),
@@ -29,11 +29,11 @@ enum JSONFixture {
     ]
 
     static let explainRuns = [
-        RunRecord(runID: "r000045", identifier: "local.backup", kind: "processing", reason: "interval",
+        RunRecord(runID: "r000045", identifier: "local.backup", kind: .processing, reason: "interval",
                   startedAt: nowMs - 60_000, endedAt: nowMs - 58_875,
                   stopReason: "spawn-failed(no such file: /usr/lib/agentd/plugins/backup)", exitStatus: nil, signal: nil,
                   progress: nil, title: nil, logTail: []),
-        RunRecord(runID: "r000038", identifier: "local.backup", kind: "processing", reason: "interval",
+        RunRecord(runID: "r000038", identifier: "local.backup", kind: .processing, reason: "interval",
                   startedAt: nowMs - 7_200_000, endedAt: nowMs - 7_100_000, stopReason: "expired(limit)",
                   exitStatus: nil, signal: 9, progress: 0.5, title: "Backing up",
                   logTail: ["agentd: run r000038 stopped at its limit: TasksMax=20 (the kernel refused 3 forks)"])

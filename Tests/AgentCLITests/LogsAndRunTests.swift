@@ -128,8 +128,8 @@ import Testing
             return pages[asked.count - 1]
         }
         #expect(runs.map(\.runID) == ["r000035", "r000039", "r000044"])
-        #expect(asked.map(\.cursor) == [nil, "r000039"])
-        #expect(asked.map(\.limit) == [10, 7])
+        #expect(asked == [.logs(LogsQuery(target: "local.backup", limit: 10)),
+                          .logs(LogsQuery(target: "local.backup", limit: 7, cursor: "r000039"))])
     }
 
     /// `history -v` and `explain`: a failed run's last lines; none for a success.

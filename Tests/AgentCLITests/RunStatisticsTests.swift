@@ -4,8 +4,8 @@ import Testing
 @testable import AgentCLI
 
 private func run(_ id: String, _ start: Int64, _ stop: String) -> RunRecord {
-    RunRecord(runID: "r", identifier: id, kind: "refresh", reason: "scheduled", startedAt: start * 1000,
-              endedAt: start * 1000 + 500, stopReason: stop, exitStatus: 0, signal: nil, progress: nil,
+    RunRecord(runID: "r", identifier: id, kind: .refresh, reason: "scheduled", startedAt: start * 1000,
+              endedAt: start * 1000 + 500, stopReason: Reported(text: stop), exitStatus: 0, signal: nil, progress: nil,
               title: nil, logTail: [])
 }
 

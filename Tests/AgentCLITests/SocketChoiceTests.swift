@@ -38,7 +38,7 @@ import AgentProtocol
         var context = CommandContext(socketPath: path, terminalWidth: nil, clock: .system)
         context.isUserAgent = isUser
         do {
-            _ = try context.exchange(ControlRequest(command: .status), timeout: .milliseconds(200))
+            _ = try context.exchange(ControlRequest.status, timeout: .milliseconds(200))
             Issue.record("an agent that never answers answered")
         } catch {
             #expect(error.message.contains("see \(journal))"), "\(error.message)")

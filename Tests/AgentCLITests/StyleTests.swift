@@ -110,7 +110,7 @@ import Testing
         for path in ["/tmp/agentctl-test-nobody-\(getpid()).sock", "/etc/hostname"] {
             context.socketPath = path
             #expect {
-                _ = try context.request(ControlRequest(command: .status))
+                _ = try context.request(ControlRequest.status)
             } throws: { error in
                 guard let failure = error as? CommandFailure else { return false }
                 return failure.exitStatus == 5 && failure.agentUnreachable

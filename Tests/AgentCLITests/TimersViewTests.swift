@@ -9,15 +9,15 @@ struct TimersViewTests {
     static let now = Double(Fixture.now)
 
     static let jobs = [
-        JobSummary(identifier: "local.backup", kind: "processing", source: "jobs.d/backup.job", state: "registered",
+        JobSummary(identifier: "local.backup", kind: .processing, source: "jobs.d/backup.job", state: "registered",
                    exec: ["/usr/lib/agentd/plugins/backup"], intervalSeconds: 86_400,
                    waiting: "schedule (next 03:10)", waitingReason: "schedule", waitingUntil: now + 5 * 3600),
-        JobSummary(identifier: "local.tidy-tmp", kind: "processing", source: "jobs.d/tidy-tmp", state: "registered",
+        JobSummary(identifier: "local.tidy-tmp", kind: .processing, source: "jobs.d/tidy-tmp", state: "registered",
                    exec: ["/etc/agentd/jobs.d/tidy-tmp"], intervalSeconds: 3600,
                    waiting: "interval (earliest 12:40)", waitingReason: "interval", waitingUntil: now + 1200),
-        JobSummary(identifier: "local.photos.export", kind: "continued", source: "jobs.d/photos.job",
+        JobSummary(identifier: "local.photos.export", kind: .continued, source: "jobs.d/photos.job",
                    state: "registered", exec: ["/usr/lib/agentd/plugins/example-export"], intervalSeconds: nil),
-        JobSummary(identifier: "com.example.sync", kind: "refresh", source: "jobs.d/sync.job",
+        JobSummary(identifier: "com.example.sync", kind: .refresh, source: "jobs.d/sync.job",
                    state: "not-permitted: no manifest permits com.example.sync", exec: ["/opt/sync"], intervalSeconds: 900),
     ]
 

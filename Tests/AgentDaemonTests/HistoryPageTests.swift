@@ -8,7 +8,7 @@ import AgentProtocol
 struct HistoryPageBudgetTests {
     private func run(_ number: Int, logTail: [String] = [], title: String? = nil,
                      notes: RunNotes = RunNotes()) -> RunRecord {
-        RunRecord(runID: "r\(100_000 + number)", identifier: "local.export", kind: "processing", reason: "interval",
+        RunRecord(runID: "r\(100_000 + number)", identifier: "local.export", kind: .processing, reason: "interval",
                   startedAt: 1_796_045_397_600 - Int64(number), endedAt: 1_796_045_397_900, stopReason: "failure(exit 3)",
                   exitStatus: 3, signal: nil, progress: 0.3333333333333333, title: title, logTail: logTail, notes: notes)
     }

@@ -25,7 +25,7 @@ struct RunMetricsTests {
     @Test func durationsAreCumulativeBucketsPerKind() throws {
         var metrics = RunMetrics()
         for seconds in [0.2, 4, 4.5, 100_000] { metrics.runEnded(job: a, kind: .refresh, stop: .success, seconds: seconds) }
-        let refresh = try #require(metrics.durations.first { $0.kind == "refresh" })
+        let refresh = try #require(metrics.durations.first { $0.kind == .refresh })
         let counts = refresh.buckets.map(\.runCount)
         #expect(refresh.runCount == 4)
         #expect(refresh.sumSeconds == 100_008.7)
@@ -35,7 +35,7 @@ struct RunMetricsTests {
         #expect(counts.last == 3)
         #expect(counts == counts.sorted())
         #expect(refresh.buckets.map(\.upperBoundSeconds) == RunMetrics.bucketBounds)
-        #expect(metrics.durations.map(\.kind) == JobKind.allCases.map(\.rawValue))
-        #expect(metrics.durations.first { $0.kind == "continued" }?.runCount == 0)
+        #expect(metrics.durations.map(\.kind) == JobKind.allCases)
+        #expect(metrics.durations.first { $0.kind == .continued }?.runCount == 0)
     }
 }

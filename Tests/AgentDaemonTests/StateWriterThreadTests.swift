@@ -70,19 +70,23 @@ private func run(_ loop: EventLoop, until done: @escaping () -> Bool, seconds: I
     let loop = try EventLoop()
     let thread = SQLiteWriter(loop: loop)
     let writer = StateWriter(state: state, loop: loop, log: Logger(), commits: thread, syncs: WriterSyncs(writer: thread))
-    var answered: [(row: Bool, failure: String?)] = []
+    var answered: [(row: Bool, failure: StateRefusal?)] = []
     for day in 1...10 {
         let handed = writer.attempt("request \(day)", { db in
             try db.execute("INSERT INTO budget_ledger VALUES ('r\(day)', 1)")
         }, takeBack: { Issue.record("the write failed") })
         #expect(handed)
         writer.syncRequestCommit()
-        writer.afterSync { failure in
+        writer.afterSync { synced in
             let row = (try? state.reading { store -> Bool in
                 let statement = try store.database.prepare("SELECT COUNT(*) FROM budget_ledger WHERE day = 'r\(day)'")
                 return try statement.step() && statement.int64(0) == 1
             }) ?? nil
-            answered.append((row == true, failure))
+            if case .failure(let refusal) = synced {
+                answered.append((row == true, refusal))
+            } else {
+                answered.append((row == true, nil))
+            }
         }
     }
     #expect(answered.isEmpty, "answered before the writer reported")

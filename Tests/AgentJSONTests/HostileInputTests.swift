@@ -31,8 +31,8 @@ import Testing
     }
 
     @Test func truncatedInputIsAnError() throws {
-        let request = try MessageCoding.encodeLine(ControlRequest(command: .submit, target: "local.export",
-            submission: SubmitRequest(title: "T", arguments: ["a\"b", "/x"]), filter: nil))
+        let request = try MessageCoding.encodeLine(ControlRequest.submit(target: "local.export",
+            SubmitRequest(title: "T", arguments: ["a\"b", "/x"])))
         for length in 0..<request.count {
             let prefix = Array(request[..<length])
             #expect(throws: DecodingError.self) { try JSONLineDecoder().decode(ControlRequest.self, from: prefix) }
@@ -71,8 +71,8 @@ import Testing
     /// A seeded stream of mutated requests: each decodes or throws, never traps.
     @Test func mutatedRequestsNeverTrap() throws {
         var random = SeededRandom(seed: 17)
-        let request = try Reference.line(ControlRequest(command: .history, target: "com.example.a", limit: 5,
-                                                        cursor: "c/1", omitLogTails: true))
+        let request = try Reference.line(ControlRequest.history(HistoryQuery(target: "com.example.a", limit: 5,
+                                                                            cursor: "c/1", omitLogTails: true)))
         let alphabet = Array(#"{}[]",:\/u0123456789eE+-.tfnrl "#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xFF]
         for _ in 0..<3000 {
             var bytes = request

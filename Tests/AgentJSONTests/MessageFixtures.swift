@@ -13,23 +13,23 @@ enum Messages {
         lowPowerSource: "on (agentctl)", thermal: "fair", hottestZone: "x86_pkg_temp", hottestCelsius: 82,
         marginCelsius: 8, marginTrip: "passive", network: false, metered: "yes",
         meteredSource: "NetworkManager: guess-yes", memoryPressure: true, cpuBusy: true,
-        sources: [InputSource(name: "uevent", state: "live", detail: "power_supply"),
-                  InputSource(name: "thermal-netlink", state: "sampled", detail: "no thermal family"),
-                  InputSource(name: "power-profiles", state: "unavailable", detail: "no system bus")])
+        sources: [InputSource(name: "uevent", state: .live, detail: "power_supply"),
+                  InputSource(name: "thermal-netlink", state: .sampled, detail: "no thermal family"),
+                  InputSource(name: "power-profiles", state: .unavailable, detail: "no system bus")])
 
     static let running = [
-        RunSummary(runID: "r000042", identifier: "local.photos.export", kind: "continued", reason: "request",
+        RunSummary(runID: "r000042", identifier: "local.photos.export", kind: .continued, reason: "request",
                    pid: 4242, startedAt: now - 200, deadline: now + 250, progress: 0.42,
                    title: "Exporting \"Photos\" ✓", subtitle: "42 of 100 complete", statusText: nil),
-        RunSummary(runID: "r000043", identifier: "local.tidy-tmp", kind: "processing", reason: "interval",
+        RunSummary(runID: "r000043", identifier: "local.tidy-tmp", kind: .processing, reason: "interval",
                    pid: 4243, startedAt: now - 3725, deadline: now - 5, progress: nil, title: nil, subtitle: nil,
                    statusText: "waiting for the disk\tnow", stopping: "expired(max-runtime)", paused: "external power"),
     ]
 
     static let pending = [
-        PendingSummary(identifier: "local.backup", kind: "processing", waitingFor: "external power",
+        PendingSummary(identifier: "local.backup", kind: .processing, waitingFor: "external power",
                        earliestBegin: Double(now) + 0.125, title: "Backup"),
-        PendingSummary(identifier: "com.example.photos.sync", kind: "refresh",
+        PendingSummary(identifier: "com.example.photos.sync", kind: .refresh,
                        waitingFor: "budget of com.example.photos (12/12, refills 00:00)"),
     ]
 
@@ -65,13 +65,13 @@ enum Messages {
         let progress: Double? = index % 2 == 0 ? Double(index % 100) / 100 : nil
         let title: String? = index % 5 == 0 ? "Job \(index) / export" : nil
         let status: String? = index % 7 == 0 ? "step \(index % 9) of 9" : nil
-        return RunSummary(runID: "r\(100_000 + index)", identifier: "com.example.job\(index)", kind: "processing",
+        return RunSummary(runID: "r\(100_000 + index)", identifier: "com.example.job\(index)", kind: .processing,
                           reason: "interval", pid: Int32(10_000 + index), startedAt: now - Int64(index),
                           deadline: deadline, progress: progress, title: title, subtitle: nil, statusText: status)
     }
 
     private static func pendingSummary(_ index: Int) -> PendingSummary {
-        let kind = index % 2 == 0 ? "refresh" : "processing"
+        let kind: JobKind = index % 2 == 0 ? .refresh : .processing
         let waiting = index % 4 == 0 ? "external power" : "interval (earliest 14:05)"
         let earliest: Double? = index % 3 == 0 ? Double(now) + Double(index) / 8 : nil
         return PendingSummary(identifier: "com.example.job\(index)", kind: kind, waitingFor: waiting,
@@ -79,51 +79,61 @@ enum Messages {
     }
 
     static let jobs = [
-        JobSummary(identifier: "local.backup", kind: "processing", source: "jobs.d/backup.job", state: "registered",
+        JobSummary(identifier: "local.backup", kind: .processing, source: "jobs.d/backup.job", state: "registered",
                    exec: ["/usr/lib/agentd/plugins/backup", "--to=/srv/backup"], intervalSeconds: 86_400,
                    waiting: "external power"),
-        JobSummary(identifier: "local.report", kind: "-", source: "jobs.d/report.job",
+        JobSummary(identifier: "local.report", kind: nil, source: "jobs.d/report.job",
                    state: "error (jobs.d/report.job:5)", exec: [], intervalSeconds: nil),
     ]
 
     static let runs = [
-        RunRecord(runID: "r000044", identifier: "local.mirror", kind: "processing", reason: "simulated",
+        RunRecord(runID: "r000044", identifier: "local.mirror", kind: .processing, reason: "simulated",
                   startedAt: nowMs - 2_400, endedAt: nil, stopReason: nil, exitStatus: nil, signal: nil,
                   progress: 1.0, title: "Mirroring", logTail: []),
-        RunRecord(runID: "r000039", identifier: "local.backup", kind: "processing", reason: "interval",
+        RunRecord(runID: "r000039", identifier: "local.backup", kind: .processing, reason: "interval",
                   startedAt: nowMs - 3_723_000, endedAt: nowMs, stopReason: "failure(exit 3)", exitStatus: 3,
                   signal: nil, progress: nil, title: nil, logTail: ["rsync: connection refused", "\u{1B}[31mred\u{1B}[0m"],
                   notes: RunNotes(statusText: "copying /home (2 of 5)", result: "/srv/backup/partial",
                                   truncatedLineCount: 2, invalidDirectiveCount: 1,
                                   checkpointGiven: "dir-1", checkpointLeft: "dir-2")),
-        RunRecord(runID: "r000031", identifier: "local.backup", kind: "processing", reason: "catch-up",
+        RunRecord(runID: "r000031", identifier: "local.backup", kind: .processing, reason: "catch-up",
                   startedAt: nowMs - 90_000_000, endedAt: nowMs - 89_800_000, stopReason: "crashed(signal 11)",
                   exitStatus: nil, signal: 11, progress: nil, title: nil, logTail: []),
     ]
 
     static let metrics = MetricsSnapshot(
         version: "0.1.0", startedAt: now - 200_000, jobCount: 6, configErrorCount: 1, paused: false,
-        stateWritable: true, running: [KindCount(kind: "processing", runCount: 2)], pending: [],
+        stateWritable: true, running: [KindCount(kind: .processing, runCount: 2)], pending: [],
         budgets: budgets,
         runsEnded: [RunsEnded(identifier: "local.backup", stopReasonLabel: "failure", runCount: 3)],
-        durations: [DurationHistogram(kind: "processing",
+        durations: [DurationHistogram(kind: .processing,
                                       buckets: [DurationBucket(upperBoundSeconds: 0.5, runCount: 1),
                                                 DurationBucket(upperBoundSeconds: 60, runCount: 4),
                                                 DurationBucket(upperBoundSeconds: 3600, runCount: 5)],
                                       runCount: 5, sumSeconds: 4123.875)],
-        jobs: [JobFigures(identifier: "local.backup", kind: "processing", lastSuccessAt: now - 86_400,
+        jobs: [JobFigures(identifier: "local.backup", kind: .processing, lastSuccessAt: now - 86_400,
                           freshDayShare: 0.8571428571428571),
-               JobFigures(identifier: "local.new", kind: "refresh", lastSuccessAt: nil, freshDayShare: 0)],
+               JobFigures(identifier: "local.new", kind: .refresh, lastSuccessAt: nil, freshDayShare: 0)],
         conditions: ConditionFigures(inputs))
 
-    static let requests = [
-        ControlRequest(command: .status),
-        ControlRequest(command: .history, target: "local.backup", limit: 50, cursor: "r000031", omitLogTails: true),
-        ControlRequest(command: .submit, target: "local.photos.export",
-                       submission: SubmitRequest(title: "Export \"all\"", subtitle: "to /mnt/usb", strategy: "fail",
-                                                 arguments: ["--album=Ünïcødé", "a\\b"], notify: false)),
-        ControlRequest(command: .runIfStale, target: "local.backup", maxAgeSeconds: 86_400),
-        ControlRequest(command: .subscribe, filter: EventFilter(identifiers: ["local.backup"], kinds: ["run-ended"])),
+    /// One request of every verb.
+    static let everyVerb: [ControlRequest] = [
+        .status, .list, .history(HistoryQuery()), .cancel(target: "r000042"), .simulateLaunch(target: "local.a"),
+        .simulateExpire(target: "local.a"), .pending(target: nil), .explain(target: "local.a"), .trigger(target: "local.a"),
+        .submit(target: "local.e", SubmitRequest()), .enable(target: "local.a"), .disable(target: "local.a"), .pause, .resume,
+        .runIfStale(target: "local.a", maxAge: .seconds(0)), .lowpower(.auto), .resources, .metrics,
+        .subscribe(EventFilter()), .request(target: "local.a", RunRequestOptions()), .cancelRequest(.all),
+        .logs(LogsQuery(target: "local.a")), .run(target: "local.a"),
+    ]
+
+    static let requests: [ControlRequest] = [
+        ControlRequest.status,
+        .history(HistoryQuery(target: "local.backup", limit: 50, cursor: "r000031", omitLogTails: true)),
+        .submit(target: "local.photos.export",
+                SubmitRequest(title: "Export \"all\"", subtitle: "to /mnt/usb", strategy: .fail,
+                              arguments: ["--album=Ünïcødé", "a\\b"], notify: false)),
+        .runIfStale(target: "local.backup", maxAge: .seconds(86_400)),
+        .subscribe(EventFilter(identifiers: ["local.backup"], kinds: ["run-ended"])),
     ]
 
     static var responses: [ControlResponse] {
@@ -143,7 +153,7 @@ enum Messages {
 
     static var events: [AgentEvent] {
         var started = AgentEvent(sequence: 1, time: nowMs, type: .runStarted, identifier: "local.backup", runID: "r000045")
-        started.kind = "processing"
+        started.kind = .processing
         started.reason = "interval"
         started.requestID = 7
         var progress = AgentEvent(sequence: 2, time: nowMs + 1, type: .runProgress, identifier: "local.backup",

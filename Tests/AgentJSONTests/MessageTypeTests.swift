@@ -13,8 +13,9 @@ import Testing
             try expectSameRoundTrip(request)
             #expect(try JSONLineDecoder().decode(ControlRequest.self, from: JSONLineEncoder().encode(request)) == request)
         }
-        for command in ControlCommand.allCases {
-            expectSameEncoding(ControlRequest(command: command))
+        for request in Messages.everyVerb {
+            expectSameEncoding(request)
+            try expectSameRoundTrip(request)
         }
     }
 

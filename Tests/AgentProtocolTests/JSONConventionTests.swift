@@ -42,7 +42,7 @@ import Testing
 
     @Test func theSocketCarriesInstantsAsTextAndUnescapedSlashes() throws {
         let response = ControlResponse(runs: [run(stopReason: "success", exitStatus: 0)],
-                                       pending: [PendingSummary(identifier: "local.a", kind: "refresh", waitingFor: "interval",
+                                       pending: [PendingSummary(identifier: "local.a", kind: .refresh, waitingFor: "interval",
                                                                 earliestBegin: 1_796_112_000.5)])
         let line = String(decoding: try MessageCoding.encodeLine(response), as: UTF8.self)
         #expect(line.contains(#""startedAt":"2026-12-01T08:00:00.123Z""#))
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func anAbsentInstantIsLeftOutNotNull() throws {
-        let summary = RunSummary(runID: "r1", identifier: "local.a", kind: "refresh", reason: "interval", pid: 1,
+        let summary = RunSummary(runID: "r1", identifier: "local.a", kind: .refresh, reason: "interval", pid: 1,
                                  startedAt: 1_796_112_000, deadline: nil)
         let line = String(decoding: try MessageCoding.encodeLine(summary), as: UTF8.self)
         #expect(!line.contains("deadline"))
@@ -93,9 +93,9 @@ import Testing
         #expect(try MessageCoding.encodePretty([String]()) == "[]")
     }
 
-    private func run(stopReason: String?, exitStatus: Int32? = nil, signal: Int32? = nil,
+    private func run(stopReason: Reported<StopReason>?, exitStatus: Int32? = nil, signal: Int32? = nil,
                      logTail: [String] = ["done"]) -> RunRecord {
-        RunRecord(runID: "r1", identifier: "local.a", kind: "refresh", reason: "interval",
+        RunRecord(runID: "r1", identifier: "local.a", kind: .refresh, reason: "interval",
                   startedAt: 1_796_112_000_123, endedAt: nil, stopReason: stopReason, exitStatus: exitStatus,
                   signal: signal, progress: nil, title: "/tmp/x", logTail: logTail)
     }

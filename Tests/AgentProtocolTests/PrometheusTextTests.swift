@@ -8,15 +8,15 @@ struct PrometheusTextTests {
     static let snapshot = MetricsSnapshot(
         version: "0.1.0", startedAt: 1_796_000_000, jobCount: 2, configErrorCount: 1, paused: false,
         stateWritable: true,
-        running: [KindCount(kind: "refresh", runCount: 0), KindCount(kind: "processing", runCount: 1)],
-        pending: [KindCount(kind: "refresh", runCount: 2), KindCount(kind: "processing", runCount: 0)],
+        running: [KindCount(kind: .refresh, runCount: 0), KindCount(kind: .processing, runCount: 1)],
+        pending: [KindCount(kind: .refresh, runCount: 2), KindCount(kind: .processing, runCount: 0)],
         budgets: [BudgetFigures(manifest: "all", dailyLaunchCount: 48, spentLaunchCount: 5, leftLaunchCount: 43)],
         runsEnded: [RunsEnded(identifier: "com.example.a", stopReasonLabel: "expired_max_runtime", runCount: 3)],
-        durations: [DurationHistogram(kind: "refresh", buckets: [DurationBucket(upperBoundSeconds: 1, runCount: 1),
+        durations: [DurationHistogram(kind: .refresh, buckets: [DurationBucket(upperBoundSeconds: 1, runCount: 1),
                                                                  DurationBucket(upperBoundSeconds: 5, runCount: 3)],
                                       runCount: 4, sumSeconds: 12.5)],
-        jobs: [JobFigures(identifier: "com.example.a", kind: "refresh", lastSuccessAt: 1_796_000_100_250, freshDayShare: 3.0 / 7),
-               JobFigures(identifier: "com.example.b", kind: "processing", lastSuccessAt: nil, freshDayShare: 0)],
+        jobs: [JobFigures(identifier: "com.example.a", kind: .refresh, lastSuccessAt: 1_796_000_100_250, freshDayShare: 3.0 / 7),
+               JobFigures(identifier: "com.example.b", kind: .processing, lastSuccessAt: nil, freshDayShare: 0)],
         conditions: ConditionFigures(externalPower: false, batteryPercent: 42, thermal: "serious", lowPower: true,
                                      network: true, metered: true, memoryPressure: false))
 
@@ -115,7 +115,7 @@ struct PrometheusTextScaleTests {
     @Test func tenThousandJobsRenderInWellUnderASecond() {
         var snapshot = PrometheusTextTests.snapshot
         snapshot.jobs = (0..<10_000).map {
-            JobFigures(identifier: "com.example.job\($0)", kind: "refresh", lastSuccessAt: 1_796_000_000_500, freshDayShare: 5.0 / 7)
+            JobFigures(identifier: "com.example.job\($0)", kind: .refresh, lastSuccessAt: 1_796_000_000_500, freshDayShare: 5.0 / 7)
         }
         snapshot.runsEnded = (0..<10_000).map { RunsEnded(identifier: "com.example.job\($0)", stopReasonLabel: "success", runCount: $0) }
         let clock = ContinuousClock()

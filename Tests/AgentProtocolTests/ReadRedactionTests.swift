@@ -8,7 +8,7 @@ import Testing
     private let hidden = ReadRedaction { $0 == "com.example.open" }
 
     private func record(_ id: String) -> RunRecord {
-        var record = RunRecord(runID: "r000001", identifier: id, kind: "refresh", reason: "scheduled", startedAt: 1,
+        var record = RunRecord(runID: "r000001", identifier: id, kind: .refresh, reason: "scheduled", startedAt: 1,
                                endedAt: 2, stopReason: "failure(exit 3)", exitStatus: 3, signal: nil, progress: 0.5,
                                title: "Exporting", logTail: ["secret line"],
                                notes: RunNotes(statusText: "server said 503", result: "/home/a/x.zip"))
@@ -29,14 +29,14 @@ import Testing
         var status = StatusReport(version: "1", pid: 1, startedAt: 0, uptimeSeconds: 0, configDirectory: "/etc/agentd",
                                   stateDirectory: "/var/lib/agentd", socketPath: "/run/agentd/agentd.sock",
                                   manifestCount: 1, jobCount: 1, diagnostics: [], stateError: nil,
-                                  running: [RunSummary(runID: "r000002", identifier: "com.example.secret", kind: "continued",
+                                  running: [RunSummary(runID: "r000002", identifier: "com.example.secret", kind: .continued,
                                                        reason: "submitted", pid: 9, startedAt: 0, deadline: nil,
                                                        title: "Payroll 2026", subtitle: "3 of 9", statusText: "uploading")],
-                                  pending: [PendingSummary(identifier: "com.example.secret", kind: "continued",
+                                  pending: [PendingSummary(identifier: "com.example.secret", kind: .continued,
                                                            waitingFor: "queued", title: "Payroll 2027")])
         status.pendingCount = 1
         var response = ControlResponse(status: status)
-        response.jobs = [JobSummary(identifier: "com.example.secret", kind: "refresh", source: "jobs.d/s.job",
+        response.jobs = [JobSummary(identifier: "com.example.secret", kind: .refresh, source: "jobs.d/s.job",
                                     state: "registered", exec: ["/usr/bin/backup", "--password=hunter2"], intervalSeconds: 60)]
         let seen = hidden.apply(response)
         let run = seen.status?.running.first
@@ -73,9 +73,9 @@ import Testing
         let samples: [(String, Any)] = [
             ("ControlResponse", ControlResponse(ok: true)),
             ("StatusReport", status),
-            ("RunSummary", RunSummary(runID: "", identifier: "", kind: "", reason: "", pid: 0, startedAt: 0, deadline: nil)),
-            ("PendingSummary", PendingSummary(identifier: "", kind: "", waitingFor: "")),
-            ("JobSummary", JobSummary(identifier: "", kind: "", source: "", state: "", exec: [], intervalSeconds: nil)),
+            ("RunSummary", RunSummary(runID: "", identifier: "", kind: .refresh, reason: "", pid: 0, startedAt: 0, deadline: nil)),
+            ("PendingSummary", PendingSummary(identifier: "", kind: .refresh, waitingFor: "")),
+            ("JobSummary", JobSummary(identifier: "", kind: .refresh, source: "", state: "", exec: [], intervalSeconds: nil)),
             ("RunRecord", record("x")),
             ("AgentEvent", AgentEvent(sequence: 0, time: 0, type: .runStarted)),
         ]

@@ -51,8 +51,8 @@ private func fileSize(_ path: String) -> Int? {
     try withDatabase { db, dir in
         let store = RunStore(database: db)
         for number in 1...50 {
-            try store.insert(StoredRun(runID: "r\(100_000 + number)", identifier: "local.a", kind: "refresh",
-                                       reason: "simulated", startedAt: Int64(number)))
+            try store.insert(StoredRun(runID: "r\(100_000 + number)", identifier: "local.a", kind: .refresh,
+                                       reason: .simulated, startedAt: Int64(number)))
         }
         #expect((fileSize(dir + "/state.db-wal") ?? 0) > 0)
         try db.checkpoint()

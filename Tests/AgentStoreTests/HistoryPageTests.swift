@@ -21,7 +21,7 @@ struct HistoryPageTests {
         for number in 1...10 {
             let started = Int64(number == 6 ? 5 : number) * 1000
             try store.insert(StoredRun(runID: "r0000" + (number < 10 ? "0\(number)" : "\(number)"), identifier: number % 2 == 0 ? "local.even" : "local.odd",
-                                       kind: "refresh", reason: "interval", startedAt: started))
+                                       kind: .refresh, reason: .scheduled, startedAt: started))
         }
         try body(store)
     }

@@ -26,12 +26,12 @@ import Glibc
         try withDirectory { dir in
             let store = RunStore(database: try Database(path: dir + "/state.db"))
             try Migrations.apply(to: store.database)
-            try store.insert(StoredRun(runID: "r000001", identifier: "local.a", kind: "processing",
-                                       reason: "simulated", startedAt: 1_000))
+            try store.insert(StoredRun(runID: "r000001", identifier: "local.a", kind: .processing,
+                                       reason: .simulated, startedAt: 1_000))
             // A live run has recorded nothing of what it said yet.
             #expect(try store.run("r000001")?.notes == RunNotes())
-            var ended = StoredRun(runID: "r000001", identifier: "local.a", kind: "processing", reason: "simulated",
-                                  startedAt: 1_000, endedAt: 2_000, stopReason: "success", exitStatus: 0)
+            var ended = StoredRun(runID: "r000001", identifier: "local.a", kind: .processing, reason: .simulated,
+                                  startedAt: 1_000, endedAt: 2_000, stopReason: .success, exitStatus: 0)
             ended.notes = notes
             try store.finish(ended)
             #expect(try store.run("r000001")?.notes == notes)
@@ -53,7 +53,7 @@ import Glibc
                 try old.execute("""
                     INSERT INTO runs (run_id, identifier, kind, reason, started_at, ended_at, stop_reason,
                                       exit_status, title, log_tail, boot_id)
-                    VALUES ('r000007', 'local.old', 'refresh', 'interval', 5000, 6000, 'failure(exit 3)',
+                    VALUES ('r000007', 'local.old', 'refresh', 'scheduled', 5000, 6000, 'failure(exit 3)',
                             3, 'Old title', 'line one', 'boot-1')
                     """)
             }
@@ -71,8 +71,8 @@ import Glibc
             #expect(old.bootID == "boot-1")
             #expect(old.notes == RunNotes())
             // New runs record what they said beside it.
-            var new = StoredRun(runID: "r000008", identifier: "local.old", kind: "refresh", reason: "interval",
-                                startedAt: 7_000, endedAt: 8_000, stopReason: "success", exitStatus: 0)
+            var new = StoredRun(runID: "r000008", identifier: "local.old", kind: .refresh, reason: .scheduled,
+                                startedAt: 7_000, endedAt: 8_000, stopReason: .success, exitStatus: 0)
             new.notes = notes
             try store.finish(new)
             #expect(try store.history(identifier: "local.old", limit: 5).map(\.notes) == [notes, RunNotes()])

@@ -18,11 +18,11 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
 
 @Test func aRunIsRecordedAtLaunchAndFinishedExactlyOnce() throws {
     try withStore { store, _ in
-        try store.insert(StoredRun(runID: "r000001", identifier: "local.a", kind: "processing",
-                                   reason: "simulated", startedAt: 1_000, processGroup: 42, cgroup: "/x"))
+        try store.insert(StoredRun(runID: "r000001", identifier: "local.a", kind: .processing,
+                                   reason: .simulated, startedAt: 1_000, processGroup: 42, cgroup: "/x"))
         #expect(try store.unfinishedRuns().map(\.runID) == ["r000001"])
-        var ended = StoredRun(runID: "r000001", identifier: "local.a", kind: "processing", reason: "simulated",
-                              startedAt: 1_000, endedAt: 2_000, stopReason: "failure(exit 3)", exitStatus: 3,
+        var ended = StoredRun(runID: "r000001", identifier: "local.a", kind: .processing, reason: .simulated,
+                              startedAt: 1_000, endedAt: 2_000, stopReason: .failure(exitStatus: 3), exitStatus: 3,
                               progress: 0.5, title: "T", logTail: "a\nb")
         try store.finish(ended)
         ended.stopReason = "success"
@@ -39,8 +39,8 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
 @Test func historyIsNewestFirstAndFiltersByIdentifier() throws {
     try withStore { store, _ in
         for (index, id) in ["local.a", "local.b", "local.a"].enumerated() {
-            try store.insert(StoredRun(runID: "r00000\(index + 1)", identifier: id, kind: "refresh",
-                                       reason: "simulated", startedAt: Int64(index)))
+            try store.insert(StoredRun(runID: "r00000\(index + 1)", identifier: id, kind: .refresh,
+                                       reason: .simulated, startedAt: Int64(index)))
         }
         #expect(try store.history(identifier: nil, limit: 10).map(\.runID) == ["r000003", "r000002", "r000001"])
         #expect(try store.history(identifier: "local.a", limit: 1).map(\.runID) == ["r000003"])
@@ -85,8 +85,8 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
 
 @Test func anEndWhoseStartWasNeverWrittenStillRecordsTheRun() throws {
     try withStore { store, _ in
-        try store.finish(StoredRun(runID: "r000007", identifier: "local.a", kind: "processing", reason: "simulated",
-                                   startedAt: 1_000, endedAt: 2_000, stopReason: "success", exitStatus: 0))
+        try store.finish(StoredRun(runID: "r000007", identifier: "local.a", kind: .processing, reason: .simulated,
+                                   startedAt: 1_000, endedAt: 2_000, stopReason: .success, exitStatus: 0))
         let run = try #require(try store.run("r000007"))
         #expect(run.stopReason == "success")
         #expect(run.startedAt == 1_000)

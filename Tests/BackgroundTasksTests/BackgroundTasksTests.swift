@@ -36,26 +36,24 @@ struct RequestShapeTests {
         request.requiresNetworkConnectivity = true
         request.requiresExternalPower = true
         let sent = BGTaskScheduler.controlRequest(for: request)
-        #expect(sent.command == .request)
-        #expect(sent.target == "com.example.sync")
-        #expect(sent.request == RunRequestOptions(earliestBegin: 1_800_000_000, requiresNetwork: .any, requiresExternalPower: true))
+        #expect(sent == .request(target: "com.example.sync",
+                                 RunRequestOptions(earliestBegin: 1_800_000_000, requiresNetwork: .any, requiresExternalPower: true)))
     }
 
     @Test func aRefreshRequestWithoutADateAsksForAsSoonAsPolicyAllows() {
         let sent = BGTaskScheduler.controlRequest(for: BGAppRefreshTaskRequest(identifier: "com.example.feed"))
-        #expect(sent.request == RunRequestOptions())
+        #expect(sent == .request(target: "com.example.feed", RunRequestOptions()))
     }
 
     @Test func aContinuedRequestIsASubmissionWithItsTitleAndStrategy() {
         let request = BGContinuedProcessingTaskRequest(identifier: "com.example.export.1", title: "Export", subtitle: "3 photos")
         request.strategy = .fail
         let sent = BGTaskScheduler.controlRequest(for: request)
-        #expect(sent.command == .submit)
-        #expect(sent.submission == SubmitRequest(title: "Export", subtitle: "3 photos", strategy: "fail"))
+        #expect(sent == .submit(target: "com.example.export.1", SubmitRequest(title: "Export", subtitle: "3 photos", strategy: .fail)))
     }
 
     @Test func aPendingEntryBecomesTheRequestOfItsKind() throws {
-        let entry = PendingSummary(identifier: "com.example.sync", kind: "processing", waitingFor: "external power",
+        let entry = PendingSummary(identifier: "com.example.sync", kind: .processing, waitingFor: "external power",
                                    request: RunRequestOptions(earliestBegin: 1_800_000_000, requiresExternalPower: true))
         let request = try #require(BGTaskScheduler.taskRequest(from: entry) as? BGProcessingTaskRequest)
         #expect(request.requiresExternalPower)

@@ -109,9 +109,9 @@ import Testing
         try database.transaction {
             for number in 1...runCount {
                 let started = start + Int64(number) * 60_000
-                let run = StoredRun(runID: runID(number), identifier: "local.big", kind: "processing",
-                                    reason: "interval", startedAt: started, endedAt: started + 5_000,
-                                    stopReason: "success", exitStatus: 0, title: "Run \(number)", logTail: tail)
+                let run = StoredRun(runID: runID(number), identifier: "local.big", kind: .processing,
+                                    reason: .scheduled, startedAt: started, endedAt: started + 5_000,
+                                    stopReason: .success, exitStatus: 0, title: "Run \(number)", logTail: tail)
                 try store.insert(run)
                 try store.finish(run)
             }

@@ -18,13 +18,13 @@ func report(jobs: Int) -> ControlResponse {
         let deadline: Int64? = index % 3 == 0 ? nil : now + 600
         let progress: Double? = index % 2 == 0 ? Double(index % 100) / 100 : nil
         let title: String? = index % 5 == 0 ? "Job \(index) / export" : nil
-        return RunSummary(runID: "r\(100_000 + index)", identifier: "com.example.job\(index)", kind: "processing",
-                          reason: "interval", pid: Int32(10_000 + index), startedAt: now - Int64(index),
+        return RunSummary(runID: "r\(100_000 + index)", identifier: "com.example.job\(index)", kind: .processing,
+                          reason: .known(.scheduled), pid: Int32(10_000 + index), startedAt: now - Int64(index),
                           deadline: deadline, progress: progress, title: title)
     }
     let pending = (jobs / 2..<jobs).map { index -> PendingSummary in
         let earliest: Double? = index % 3 == 0 ? Double(now) + Double(index) / 8 : nil
-        return PendingSummary(identifier: "com.example.job\(index)", kind: index % 2 == 0 ? "refresh" : "processing",
+        return PendingSummary(identifier: "com.example.job\(index)", kind: index % 2 == 0 ? .refresh : .processing,
                               waitingFor: index % 4 == 0 ? "external power" : "interval (earliest 14:05)",
                               earliestBegin: earliest)
     }

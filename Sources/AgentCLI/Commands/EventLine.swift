@@ -18,13 +18,13 @@ enum EventLine {
         let request = event.requestID.map { "request \($0)" }
         switch event.eventKind {
         case .runStarted?:
-            let details = [event.reason, request].compactMap { $0 }.joined(separator: ", ")
+            let details = [event.reason?.description, request].compactMap { $0 }.joined(separator: ", ")
             return "started" + (details.isEmpty ? "" : " (\(clean(details)))") + (event.title.map { ": \(clean($0))" } ?? "")
         case .runProgress?: return "progress \(Int((event.progress ?? 0) * 100))%"
         case .runTitle?: return "title: \(clean(event.title))"
         case .runSubtitle?: return "subtitle: \(clean(event.subtitle))"
         case .runStatus?: return "status: \(clean(event.status))"
-        case .runEnded?: return "ended: \(clean(event.stopReason))"
+        case .runEnded?: return "ended: \(clean(event.stopReason?.description))"
         case .runOutput?:
             return "output: " + (event.lines ?? []).map(clean).joined(separator: " | ")
                 + (event.droppedLineCount.map { " (\(DisplayText.plural($0, "line")) left out)" } ?? "")
@@ -47,7 +47,7 @@ enum EventLine {
         case .sleep?: return "machine about to sleep: " + clean(event.message)
         case .resume?: return "machine resumed: " + clean(event.message)
         case .overflow?: return "overflow: \(clean(event.message))"
-        case nil: return clean(event.type)
+        case nil: return clean(event.type.description)
         }
     }
 

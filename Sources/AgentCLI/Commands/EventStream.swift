@@ -31,7 +31,7 @@ final class EventStream {
             throw context.connectFailure(error)
         }
         let stream = EventStream(client: client, context: context)
-        try stream.send(ControlRequest(command: .subscribe, filter: filter))
+        try stream.send(ControlRequest.subscribe(filter))
         switch try stream.next(timeout: .seconds(10)) {
         case .response(let response)?:
             if let error = response.error {

@@ -12,9 +12,9 @@ enum HistoryPager {
         var remaining = limit
         var cursor: String?
         repeat {
-            let response = try context.request(ControlRequest(command: .history, target: target, limit: remaining,
-                                                              cursor: cursor, omitLogTails: withLogTails ? nil : true,
-                                                              since: range.since, until: range.until))
+            let response = try context.request(ControlRequest.history(HistoryQuery(
+                target: target, limit: remaining, cursor: cursor, omitLogTails: !withLogTails,
+                since: range.since, until: range.until)))
             let runs = Array((response.runs ?? []).prefix(remaining))
             remaining -= runs.count
             try body(runs)

@@ -10,7 +10,7 @@ enum ListCommand {
         options: [OptionSpec(long: "timers", help: "When each job runs next and last ran, like systemctl list-timers."),
                   jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .list))
+            let response = try context.request(ControlRequest.list)
             let jobs = response.jobs ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(jobs))
@@ -29,7 +29,7 @@ enum ListCommand {
         }
         let rows = jobs.map { job -> [Table.Cell] in
             [Table.Cell(job.identifier),
-             Table.Cell(job.kind),
+             Table.Cell(job.kind?.rawValue ?? "-"),
              job.intervalSeconds.map { Table.Cell(HumanTime.span(seconds: $0)) } ?? Table.Cell("-", .dim),
              Table.Cell(job.source),
              job.waiting.map { Table.Cell($0 == "running" ? "running" : "waiting: \($0)", .warning) }

@@ -51,7 +51,7 @@ enum LogsCommand {
         var remaining = limit
         var cursor: String?
         repeat {
-            let response = try send(ControlRequest(command: .logs, target: target, limit: remaining, cursor: cursor))
+            let response = try send(ControlRequest.logs(LogsQuery(target: target, limit: remaining, cursor: cursor)))
             let page = response.runs ?? []
             newestFirst += page.reversed()
             let lines = page.reduce(0) { $0 + $1.logTail.count }
@@ -87,7 +87,7 @@ enum LogsCommand {
         } else {
             outcome = "running"
         }
-        return "-- \(DisplayText.sanitized(run.runID)) \(DisplayText.sanitized(run.identifier)), started \(started) (\(DisplayText.sanitized(run.reason))): \(DisplayText.sanitized(outcome)) --"
+        return "-- \(DisplayText.sanitized(run.runID)) \(DisplayText.sanitized(run.identifier)), started \(started) (\(DisplayText.sanitized(run.reason.description))): \(DisplayText.sanitized(outcome)) --"
     }
 
     /// One output line: `r000042: text`, control characters made visible.
@@ -112,20 +112,20 @@ struct LogChunk: Codable, Equatable {
     init(run: RunRecord) {
         runID = run.runID
         identifier = run.identifier
-        reason = run.reason
+        reason = run.reason.description
         startedAt = run.startedAt
         endedAt = run.endedAt
-        stopReason = run.stopReason
+        stopReason = run.stopReason?.description
         lines = run.logTail
     }
 
     init(event: AgentEvent) {
         runID = event.runID ?? ""
         identifier = event.identifier ?? ""
-        reason = event.reason
+        reason = event.reason?.description
         startedAt = event.eventKind == .runStarted ? event.time : nil
         endedAt = event.eventKind == .runEnded ? event.time : nil
-        stopReason = event.stopReason
+        stopReason = event.stopReason?.description
         lines = event.lines ?? []
         droppedLineCount = event.droppedLineCount
     }

@@ -13,7 +13,7 @@ enum LogsFollower {
         var identifier = target
         var onlyRun: String?
         if target.first == "r", target.dropFirst().allSatisfy(\.isNumber), target.count > 1 {
-            let first = try context.request(ControlRequest(command: .logs, target: target, limit: 1))
+            let first = try context.request(ControlRequest.logs(LogsQuery(target: target, limit: 1)))
             guard let run = first.runs?.first else { return 0 }
             identifier = run.identifier
             onlyRun = run.runID
@@ -22,7 +22,7 @@ enum LogsFollower {
         defer { signals.restore() }
         let wait = StreamWait(catchSuspend: false)
         let stream = try EventStream.open(EventFilter(identifiers: [identifier], kinds: kinds), context: context)
-        try stream.send(ControlRequest(command: .logs, target: target, limit: limit))
+        try stream.send(ControlRequest.logs(LogsQuery(target: target, limit: limit)))
         var printer = Printer(json: json, context: context, onlyRun: onlyRun)
         var answered = false
         while true {
@@ -113,9 +113,9 @@ enum LogsFollower {
         switch event.eventKind {
         case .runStarted?:
             let started = context.clock.format(DisplayClock.floorDivide(event.time, 1000), "%a %Y-%m-%d %H:%M:%S")
-            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) \(DisplayText.sanitized(event.identifier ?? "")), started \(started) (\(DisplayText.sanitized(event.reason ?? "?"))) --")
+            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) \(DisplayText.sanitized(event.identifier ?? "")), started \(started) (\(DisplayText.sanitized(event.reason?.description ?? "?"))) --")
         case .runEnded?:
-            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) ended: \(DisplayText.sanitized(event.stopReason ?? "?")) --")
+            return context.style.apply(.dim, "-- \(DisplayText.sanitized(run)) ended: \(DisplayText.sanitized(event.stopReason?.description ?? "?")) --")
         case .runOutput?:
             var lines = (event.lines ?? []).map { LogsCommand.line(run, $0) }
             if let dropped = event.droppedLineCount, dropped > 0 {

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 
 /// `agentctl lowpower on|off|auto` and `agentctl resources`: the machine as the policy sees it
@@ -21,7 +22,10 @@ enum MachineCommands {
                                  })],
         run: { parsed, context in
             let mode = parsed.argument(0) ?? ""
-            let response = try context.request(ControlRequest(command: .lowpower, mode: mode))
+            guard let chosen = LowPowerMode(rawValue: mode) else {
+                throw UsageError(message: "\"\(mode)\" is not a mode (on, off, auto)", commandPath: ["lowpower"])
+            }
+            let response = try context.request(ControlRequest.lowpower(chosen))
             context.out(context.style.success(DisplayText.sanitized(response.message ?? "low-power mode \(mode)")))
             return 0
         })
@@ -35,7 +39,7 @@ enum MachineCommands {
         examples: ["agentctl resources", "agentctl resources --json"],
         options: [jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .resources))
+            let response = try context.request(ControlRequest.resources)
             let report = ResourcesReport(gpus: response.gpus ?? [], inputs: response.inputs)
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(report))

@@ -15,7 +15,7 @@ enum MetricsCommand {
         examples: ["agentctl metrics", "agentctl metrics | promtool check metrics", "agentctl metrics --json"],
         options: [jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .metrics))
+            let response = try context.request(ControlRequest.metrics)
             guard let snapshot = response.metrics else {
                 throw CommandFailure(exitStatus: 1, message: "the agent answered without metrics: it is older than "
                     + "this agentctl; restart agentd after upgrading")

@@ -12,14 +12,14 @@ enum RunCommands {
                 examples: ["agentctl simulate launch local.tidy-tmp"],
                 arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
                 run: { parsed, context in
-                    try change(.simulateLaunch, parsed.argument(0), context)
+                    try change(.simulateLaunch(target: parsed.argument(0) ?? ""), context)
                 }),
             CommandSpec(
                 name: "expire", abstract: "Start the expiration sequence (SIGTERM, grace, SIGKILL) of a job's live run.",
                 examples: ["agentctl simulate expire com.example.demo.cleanup"],
                 arguments: [ArgumentSpec(name: "ID", help: "Job identifier or run id (r000042).")],
                 run: { parsed, context in
-                    try change(.simulateExpire, parsed.argument(0), context)
+                    try change(.simulateExpire(target: parsed.argument(0) ?? ""), context)
                 }),
         ])
 
@@ -30,7 +30,7 @@ enum RunCommands {
         examples: ["agentctl run local.backup", "agentctl run com.example.demo.refresh"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
         run: { parsed, context in
-            try change(.run, parsed.argument(0), context)
+            try change(.run(target: parsed.argument(0) ?? ""), context)
         })
 
     static let cancel = CommandSpec(
@@ -38,7 +38,7 @@ enum RunCommands {
         examples: ["agentctl cancel r000042", "agentctl cancel com.example.demo.export"],
         arguments: [ArgumentSpec(name: "ID|RUN", help: "Job identifier (all its runs) or run id.")],
         run: { parsed, context in
-            try change(.cancel, parsed.argument(0), context)
+            try change(.cancel(target: parsed.argument(0) ?? ""), context)
         })
 
     static let history = CommandSpec(
@@ -74,7 +74,7 @@ enum RunCommands {
                 try HistoryPager.forEachPage(target: parsed.argument(0), limit: limit, range: range, context: context) { page in
                     runs += page.map { run in
                         var run = run
-                        if run.stopReason == "success" { run.logTail = [] }
+                        if run.stopReason?.known == .success { run.logTail = [] }
                         return run
                     }
                 }
@@ -98,10 +98,10 @@ enum RunCommands {
         let nowMilliseconds = context.clock.now()
         let rows = runs.map { run -> [Table.Cell] in
             let duration = HumanTime.duration(milliseconds: (run.endedAt ?? nowMilliseconds) - run.startedAt)
-            let result = run.stopReason ?? "running"
+            let result = run.stopReason?.description ?? "running"
             return [Table.Cell(run.runID),
                     Table.Cell(run.identifier),
-                    Table.Cell(run.reason),
+                    Table.Cell(run.reason.description),
                     Table.Cell(HumanTime.moment(DisplayClock.floorDivide(run.startedAt, 1000), clock: context.clock)),
                     Table.Cell(duration, run.endedAt == nil ? .running : nil),
                     Table.Cell(result, Style.role(forStopReason: run.stopReason))]
@@ -124,8 +124,8 @@ enum RunCommands {
         return out.joined(separator: "\n")
     }
 
-    private static func change(_ command: ControlCommand, _ target: String?, _ context: CommandContext) throws -> Int32 {
-        let response = try context.request(ControlRequest(command: command, target: target))
+    private static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {
+        let response = try context.request(request)
         context.out(context.style.success(DisplayText.sanitized(response.message ?? "ok")))
         return 0
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 import Glibc
 
@@ -10,7 +11,7 @@ enum SchedulingCommands {
         options: [jsonOption],
         arguments: [ArgumentSpec(name: "ID", help: "Only this identifier's entries (an unknown one is an error).", isOptional: true)],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .pending, target: parsed.argument(0)))
+            let response = try context.request(ControlRequest.pending(target: parsed.argument(0)))
             let items = response.pending ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(items))
@@ -19,7 +20,7 @@ enum SchedulingCommands {
             } else {
                 context.out(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
                                   rows: items.map { item in
-                    [Table.Cell(item.identifier), Table.Cell(item.kind), Table.Cell(earliest(item.earliestBegin, context)),
+                    [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(item.earliestBegin, context)),
                      Table.Cell(item.waitingFor)]
                 }).render(width: context.terminalWidth))
             }
@@ -31,7 +32,7 @@ enum SchedulingCommands {
         discussion: "Says the run it started, or when the launch will be at the earliest and what keeps it from being sooner (TriggerSpacing=, the interval, a condition). agentctl run ID runs a job now.",
         examples: ["agentctl trigger com.example.demo.refresh"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
-        run: { parsed, context in try change(.trigger, parsed.argument(0), context) })
+        run: { parsed, context in try change(.trigger(target: parsed.argument(0) ?? ""), context) })
 
     static let submit = CommandSpec(
         name: "submit", abstract: "Start a continued task on a person's behalf.",
@@ -46,14 +47,14 @@ enum SchedulingCommands {
         arguments: [ArgumentSpec(name: "ID", help: "Identifier of the continued job, optionally with a dynamic suffix.")],
         acceptsPassthrough: true,
         run: { parsed, context in
-            let strategy = parsed.value("strategy") ?? "queue"
-            guard strategy == "queue" || strategy == "fail" else {
-                throw UsageError(message: "--strategy: \"\(strategy)\" is not a strategy (queue, fail)", commandPath: ["submit"])
+            let word = parsed.value("strategy") ?? SubmitStrategy.queue.rawValue
+            guard let strategy = SubmitStrategy(rawValue: word) else {
+                throw UsageError(message: "--strategy: \"\(word)\" is not a strategy (queue, fail)", commandPath: ["submit"])
             }
             let id = parsed.argument(0) ?? ""
-            let request = ControlRequest(
-                command: .submit, target: id,
-                submission: SubmitRequest(title: parsed.value("title"), subtitle: parsed.value("subtitle"),
+            let request = ControlRequest.submit(
+                target: id,
+                SubmitRequest(title: parsed.value("title"), subtitle: parsed.value("subtitle"),
                                           strategy: strategy, arguments: parsed.passthrough,
                                           notify: parsed.flag("no-notify") ? false : nil))
             if parsed.flag("wait") { return try SubmitWait.run(request, context: context) }
@@ -66,23 +67,23 @@ enum SchedulingCommands {
         name: "enable", abstract: "Let a job run again after disable.",
         examples: ["agentctl enable local.tidy-tmp"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
-        run: { parsed, context in try change(.enable, parsed.argument(0), context) })
+        run: { parsed, context in try change(.enable(target: parsed.argument(0) ?? ""), context) })
 
     static let disable = CommandSpec(
         name: "disable", abstract: "Stop a job from running (it waits as \"denied\") until enable.",
         examples: ["agentctl disable local.tidy-tmp"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
-        run: { parsed, context in try change(.disable, parsed.argument(0), context) })
+        run: { parsed, context in try change(.disable(target: parsed.argument(0) ?? ""), context) })
 
     static let pause = CommandSpec(
         name: "pause", abstract: "Hold all discretionary work (refresh, processing); continued work still runs.",
         examples: ["agentctl pause"],
-        run: { _, context in try change(.pause, nil, context) })
+        run: { _, context in try change(.pause, context) })
 
     static let resume = CommandSpec(
         name: "resume", abstract: "Let discretionary work run again after pause.",
         examples: ["agentctl resume"],
-        run: { _, context in try change(.resume, nil, context) })
+        run: { _, context in try change(.resume, context) })
 
     static let explain = CommandSpec(
         name: "explain", abstract: "Why didn't my job run? Its recent timeline and what it waits for.",
@@ -91,8 +92,8 @@ enum SchedulingCommands {
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
         run: { parsed, context in
             let id = parsed.argument(0) ?? ""
-            let response = try context.request(ControlRequest(command: .explain, target: id))
-            let history = try context.request(ControlRequest(command: .history, target: id, limit: 10)).runs ?? []
+            let response = try context.request(ControlRequest.explain(target: id))
+            let history = try context.request(ControlRequest.history(HistoryQuery(target: id, limit: 10))).runs ?? []
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(ExplainReport(timeline: response.timeline ?? [],
                                                                           waiting: response.pending ?? [], runs: history)))
@@ -129,8 +130,8 @@ enum SchedulingCommands {
             return 0
         })
 
-    static func change(_ command: ControlCommand, _ target: String?, _ context: CommandContext) throws -> Int32 {
-        let response = try context.request(ControlRequest(command: command, target: target))
+    static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {
+        let response = try context.request(request)
         context.out(response.message ?? "ok")
         return 0
     }

@@ -40,8 +40,8 @@ enum StatsCommands {
             guard let span = TimeSpan.parse(text) else {
                 throw UsageError(message: "--max-age: \"\(text)\" is not a time span (examples: 30min, 12h, 1d)", commandPath: ["run-if-stale"])
             }
-            let response = try context.request(ControlRequest(command: .runIfStale, target: parsed.argument(0),
-                                                              maxAgeSeconds: span.components.seconds))
+            let response = try context.request(ControlRequest.runIfStale(target: parsed.argument(0) ?? "",
+                                                                        maxAge: .seconds(span.components.seconds)))
             context.out(response.message ?? "ok")
             return 0
         })
@@ -70,9 +70,9 @@ struct RunStatistics: Codable, Equatable {
             guard !recent.isEmpty else { return nil }
             let starts = recent.map { $0.startedAt / 1000 }
             let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }.sorted()
-            let successTimes = all.filter { $0.stopReason == "success" }.map { $0.startedAt / 1000 }
+            let successTimes = all.filter { $0.stopReason?.known == .success }.map { $0.startedAt / 1000 }
             return RunStatistics(identifier: id, runs: recent.count,
-                                 successes: recent.filter { $0.stopReason == "success" }.count,
+                                 successes: recent.filter { $0.stopReason?.known == .success }.count,
                                  medianGapSeconds: gaps.isEmpty ? nil : gaps[gaps.count / 2],
                                  freshDayShare: FreshDays.share(successStarts: successTimes, now: now))
         }

@@ -16,7 +16,7 @@ enum StatusCommand {
         examples: ["agentctl status", "agentctl status --json | jq .diagnostics"],
         options: [jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest(command: .status))
+            let response = try context.request(ControlRequest.status)
             guard let status = response.status else {
                 throw CommandFailure(exitStatus: 1, message: "agentd answered without a status report (agentctl \(AgentVersion.string) may be newer than agentd; restart agentd after an upgrade)")
             }
@@ -91,7 +91,7 @@ enum StatusCommand {
         } else {
             lines.append("Waiting:")
             let rows = status.pending.map { pending -> [Table.Cell] in
-                [Table.Cell(pending.identifier), Table.Cell(pending.kind), Table.Cell(pending.waitingFor, .warning)]
+                [Table.Cell(pending.identifier), Table.Cell(pending.kind.rawValue), Table.Cell(pending.waitingFor, .warning)]
             }
             lines.append(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), "WAITING FOR"], rows: rows)
                 .render(width: context.terminalWidth, style: style))

@@ -18,7 +18,7 @@ enum SubmitWait {
         var stream = try EventStream.open(EventFilter(identifiers: [id]), context: context)
         try stream.send(request)
         var follower = Follower(id: id, context: context)
-        follower.submittedTitle = request.submission?.title
+        if case .submit(_, let details) = request { follower.submittedTitle = details.title }
         while true {
             while let ready = try stream.nextReady() {
                 if let line = ready, let status = try follower.take(line) { return status }
@@ -48,9 +48,9 @@ enum SubmitWait {
 
     /// The stop reason history recorded for `runID`, or nil while it is live.
     static func recordedEnd(of runID: String, identifier: String, context: CommandContext) throws(CommandFailure) -> String? {
-        let response = try context.request(ControlRequest(command: .history, target: identifier, limit: 100,
-                                                          omitLogTails: true))
-        return response.runs?.first { $0.runID == runID }?.stopReason
+        let response = try context.request(ControlRequest.history(HistoryQuery(
+            target: identifier, limit: 100, omitLogTails: true)))
+        return response.runs?.first { $0.runID == runID }?.stopReason?.description
     }
 
     /// The exit status for a stop reason (DESIGN §7; documented in docs/agentctl.md): 0
@@ -145,7 +145,7 @@ enum SubmitWait {
                 show()
             case .runEnded?:
                 guard let run = event.runID else { return nil }
-                let stop = event.stopReason ?? "ended"
+                let stop = event.stopReason?.description ?? "ended"
                 if run == runID { return ended(run, stop) }
                 if requestID == nil && startedFor.values.contains(run) { endedEarly[run] = stop }
             case .requestRefused?:

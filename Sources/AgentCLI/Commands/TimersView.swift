@@ -31,7 +31,7 @@ enum TimersView {
                 lastStart.map { Table.Cell(context.clock.format($0, "%a %Y-%m-%d %H:%M:%S %Z")) } ?? Table.Cell("-", .dim),
                 lastStart.map { Table.Cell(HumanTime.ago(seconds: now - $0)) } ?? Table.Cell("-", .dim),
                 last.map { run in
-                    run.stopReason.map { Table.Cell($0, $0 == "success" ? .success : .error) } ?? Table.Cell("running", .warning)
+                    run.stopReason.map { Table.Cell($0.description, $0.known == .success ? .success : .error) } ?? Table.Cell("running", .warning)
                 } ?? Table.Cell("-", .dim),
                 Table.Cell(job.identifier),
                 Table.Cell(job.waiting.map { $0 == "running" ? "running" : "waiting: \($0)" } ?? "not due", .dim),

@@ -163,7 +163,7 @@ enum WatchCommand {
     /// One status request, turned into what the view shows.
     static func poll(_ context: CommandContext, lastAnswer: inout Int64?) -> WatchView.Snapshot {
         do {
-            let response = try context.request(ControlRequest(command: .status), timeout: .seconds(2))
+            let response = try context.request(ControlRequest.status, timeout: .seconds(2))
             guard let status = response.status else {
                 return .failed(message: "agentd answered without a status report (agentctl \(AgentVersion.string) may be newer than agentd; restart agentd after an upgrade)")
             }

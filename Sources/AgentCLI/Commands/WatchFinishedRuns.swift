@@ -59,7 +59,7 @@ public struct WatchFinishedRuns: Sendable {
         case .runTitle?, .runStarted?:
             if let title = event.title { titles[runID] = title }
         case .runEnded?:
-            let run = Run(identifier: event.identifier ?? "-", runID: runID, stopReason: event.stopReason ?? "ended",
+            let run = Run(identifier: event.identifier ?? "-", runID: runID, stopReason: event.stopReason?.description ?? "ended",
                           endedAt: event.time, title: titles.removeValue(forKey: runID),
                           status: event.status, result: event.result)
             runs.removeAll { $0.runID == runID }

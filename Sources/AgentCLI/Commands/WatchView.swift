@@ -105,10 +105,10 @@ public enum WatchView {
         } else {
             lines.append(StyledText("Waiting (\(status.pending.count))", .bold))
             let identifierWidth = status.pending.map { DisplayText.width($0.identifier) }.max() ?? 0
-            let kindWidth = status.pending.map { DisplayText.width($0.kind) }.max() ?? 0
+            let kindWidth = status.pending.map { DisplayText.width($0.kind.rawValue) }.max() ?? 0
             for pending in status.pending {
                 lines.append(StyledText("  " + DisplayText.pad(DisplayText.sanitized(pending.identifier), to: identifierWidth) + "  ")
-                    + StyledText(DisplayText.pad(pending.kind, to: kindWidth) + "  ", .dim)
+                    + StyledText(DisplayText.pad(pending.kind.rawValue, to: kindWidth) + "  ", .dim)
                     + StyledText(DisplayText.sanitized(pending.waitingFor), .warning))
             }
         }

@@ -168,11 +168,11 @@ public enum InputsView {
 
     /// `uevent live`, `thermal-netlink sampled (no thermal family)`; not live is yellow.
     public static func source(_ source: InputSource) -> StyledText {
-        var text = DisplayText.sanitized(source.name) + " " + DisplayText.sanitized(source.state)
-        if source.state != "live", let detail = source.detail, !detail.isEmpty {
+        var text = DisplayText.sanitized(source.name) + " " + source.state.rawValue
+        if source.state != .live, let detail = source.detail, !detail.isEmpty {
             text += " (\(DisplayText.sanitized(detail)))"
         }
-        return StyledText(text, source.state == "live" ? nil : .warning)
+        return StyledText(text, source.state == .live ? nil : .warning)
     }
 
     /// The labelled block of `status` and `resources`, each line starting with `indent`; the
@@ -200,7 +200,7 @@ public enum InputsView {
             StyledText(item.label + " ", .dim) + StyledText(item.value, item.role)
         }
         var lines = packed(parts, first: StyledText(), continuation: StyledText("  "), separator: " · ", width: width)
-        let degraded = inputs.sources.filter { $0.state != "live" }
+        let degraded = inputs.sources.filter { $0.state != .live }
         if !degraded.isEmpty {
             lines += packed(degraded.map(source), first: StyledText("sources ", .dim),
                             continuation: StyledText("        "), separator: " · ", width: width)

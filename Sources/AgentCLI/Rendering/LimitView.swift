@@ -44,7 +44,7 @@ enum LimitView {
     /// `  r000007 stopped at its limit: TasksMax=20 (the kernel refused 3 forks)` for each
     /// `expired(limit)` run, as the agent named the limit in the run's log tail.
     static func explainLines(_ runs: [RunRecord]) -> [String] {
-        runs.filter { $0.stopReason == StopReason.expired(.limit).description }.map { run in
+        runs.filter { $0.stopReason?.known == .expired(.limit) }.map { run in
             let details = RunLimitHit.details(inLogTail: run.logTail)
             let named = details.isEmpty ? "TasksMax= or MemoryMax= (not named in its log tail)" : details.joined(separator: ", ")
             return "  \(run.runID) stopped at its limit: \(DisplayText.sanitized(named))"

@@ -35,7 +35,7 @@ enum RunNotesView {
     /// The last lines a run that did not succeed wrote, under a `log:` label (`history -v`,
     /// `explain`); nothing for a success, a live run, or a run that kept no output.
     static func failedOutput(_ run: RunRecord, indent: String, width: Int?) -> [String] {
-        guard let stop = run.stopReason, stop != "success", !run.logTail.isEmpty else { return [] }
+        guard let stop = run.stopReason, stop.known != .success, !run.logTail.isEmpty else { return [] }
         let shown = run.logTail.suffix(failedOutputLines)
         let pad = String(repeating: " ", count: 12)
         var lines: [String] = []

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentProtocol
 /// Colour for people, decided in one place: only on a terminal, never with `NO_COLOR` (any
 /// non-empty value, as no-color.org says) nor with `TERM=dumb`.
 ///
@@ -60,10 +62,13 @@ public struct Style: Sendable, Equatable {
 
     /// The role for a run's stop reason (DESIGN §7): success green, failures and crashes red,
     /// expiries and cancellations yellow, a live run cyan.
-    public static func role(forStopReason reason: String?) -> Role {
+    /// A newer agentd's reason this agentctl does not know is red.
+    public static func role(forStopReason reason: Reported<StopReason>?) -> Role {
         guard let reason else { return .running }
-        if reason == "success" { return .success }
-        if reason.hasPrefix("expired") || reason == "cancelled" { return .warning }
-        return .error
+        switch reason.known {
+        case .success?: return .success
+        case .expired?, .cancelled?: return .warning
+        default: return .error
+        }
     }
 }

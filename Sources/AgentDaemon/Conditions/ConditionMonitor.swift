@@ -107,7 +107,7 @@ final class ConditionMonitor {
                     log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         busStarted = true
         recompute()
-        for source in sources where source.state != "live" {
+        for source in sources where source.state != .live {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
         }
     }
@@ -123,9 +123,9 @@ final class ConditionMonitor {
                     self.hint(.thermal)
                 }
             }
-            setSource("uevent", "live", "power_supply and thermal uevents")
+            setSource("uevent", .live, "power_supply and thermal uevents")
         } catch {
-            setSource("uevent", "unavailable", "\(error); power is read at start and on SIGHUP only")
+            setSource("uevent", .unavailable, "\(error); power is read at start and on SIGHUP only")
         }
     }
 
@@ -134,12 +134,12 @@ final class ConditionMonitor {
             switch try ThermalEventMonitor.open(loop: loop, handler: { [unowned self] _ in self.hint(.thermal) }) {
             case .opened(let monitor):
                 thermalEvents = monitor
-                setSource("thermal-netlink", "live", "trip crossings; zones sampled while work runs")
+                setSource("thermal-netlink", .live, "trip crossings; zones sampled while work runs")
             case .unavailable(let reason):
-                setSource("thermal-netlink", "sampled", "\(reason); zones sampled while work runs")
+                setSource("thermal-netlink", .sampled, "\(reason); zones sampled while work runs")
             }
         } catch {
-            setSource("thermal-netlink", "sampled", "\(error); zones sampled while work runs")
+            setSource("thermal-netlink", .sampled, "\(error); zones sampled while work runs")
         }
     }
 
@@ -150,10 +150,10 @@ final class ConditionMonitor {
                 self.recompute()
             }
             network = routes?.hasDefaultRoute ?? true
-            setSource("rtnetlink", "live", "default route")
+            setSource("rtnetlink", .live, "default route")
         } catch {
             network = true
-            setSource("rtnetlink", "unavailable", "\(error); network assumed up")
+            setSource("rtnetlink", .unavailable, "\(error); network assumed up")
         }
     }
 
@@ -167,15 +167,15 @@ final class ConditionMonitor {
         pressure = monitor
         let watch = monitor.memory
         switch watch.source {
-        case .trigger: setSource("psi", "live", "PSI triggers")
-        case .sampled: setSource("psi", "sampled", watch.sourceDetail)
-        case .unavailable: setSource("psi", "unavailable", watch.sourceDetail)
+        case .trigger: setSource("psi", .live, "PSI triggers")
+        case .sampled: setSource("psi", .sampled, watch.sourceDetail)
+        case .unavailable: setSource("psi", .unavailable, watch.sourceDetail)
         }
     }
 
     private func startPowerProfiles() {
         guard let systemBus else {
-            setSource("power-profiles", "unavailable", "not consulted on a simulated machine")
+            setSource("power-profiles", .unavailable, "not consulted on a simulated machine")
             return
         }
         let monitor = PowerProfilesMonitor(loop: loop, systemBus: systemBus) { [unowned self] profile in
@@ -189,9 +189,9 @@ final class ConditionMonitor {
 
     private func profilesStatus(_ status: PowerProfilesMonitor.Status) {
         if case .unavailable(let reason) = status {
-            setSource("power-profiles", "unavailable", reason)
+            setSource("power-profiles", .unavailable, reason)
         } else {
-            setSource("power-profiles", "live", status.description)
+            setSource("power-profiles", .live, status.description)
         }
     }
 
@@ -206,9 +206,9 @@ final class ConditionMonitor {
     private func busSource(_ bus: SystemBus) -> InputSource {
         switch bus.status {
         case .connected, .connecting, .stopped:
-            return InputSource(name: "system-bus", state: "live", detail: bus.summary)
+            return InputSource(name: "system-bus", state: .live, detail: bus.summary)
         case .unavailable, .lost, .reconnecting:
-            return InputSource(name: "system-bus", state: "unavailable", detail: bus.summary)
+            return InputSource(name: "system-bus", state: .unavailable, detail: bus.summary)
         }
     }
 
@@ -307,7 +307,7 @@ final class ConditionMonitor {
         platformLowPower = PlatformProfileReader(roots: roots).isLowPower()
     }
 
-    private func setSource(_ name: String, _ state: String, _ detail: String?) {
+    private func setSource(_ name: String, _ state: InputSourceState, _ detail: String?) {
         sourceStates[name] = InputSource(name: name, state: state, detail: detail)
     }
 
@@ -317,7 +317,7 @@ final class ConditionMonitor {
         guard let systemBus else { return kernel + bus }
         return kernel + [busSource(systemBus)] + bus.map { source in
             // While the bus is away, each input it feeds says when it is tried again.
-            guard let note = systemBus.reconnectNote, source.state != "live" else { return source }
+            guard let note = systemBus.reconnectNote, source.state != .live else { return source }
             return InputSource(name: source.name, state: source.state, detail: (source.detail ?? "") + "; " + note)
         }
     }

@@ -18,7 +18,7 @@ final class LogindInput {
     /// logind said PrepareForSleep(true) and not yet (false).
     private(set) var sleeping = false
     /// The `logind` line of `status`'s sources.
-    private(set) var source = InputSource(name: "logind", state: "unavailable", detail: "not started")
+    private(set) var source = InputSource(name: "logind", state: .unavailable, detail: "not started")
 
     private var monitor: LogindMonitor?
     private var started = false
@@ -78,7 +78,7 @@ final class LogindInput {
                onChange: @escaping () -> Void) {
         self.log = log
         guard let systemBus else {
-            source = InputSource(name: "logind", state: "unavailable", detail: "not consulted on a simulated machine")
+            source = InputSource(name: "logind", state: .unavailable, detail: "not consulted on a simulated machine")
             return
         }
         let monitor = LogindMonitor(loop: loop, systemBus: systemBus, scope: scope)
@@ -109,10 +109,10 @@ final class LogindInput {
         }
         switch status {
         case .watching(logind: true):
-            source = InputSource(name: "logind", state: "live",
+            source = InputSource(name: "logind", state: .live,
                                  detail: "\(status); InhibitDelayMaxUSec \(TimeSpan.format(inhibitDelayMax))")
         case .stopped, .connecting:
-            source = InputSource(name: "logind", state: "live", detail: status.description)
+            source = InputSource(name: "logind", state: .live, detail: status.description)
         case .watching(logind: false), .unavailable:
             let why: String
             if case .unavailable(let reason) = status {
@@ -120,7 +120,7 @@ final class LogindInput {
             } else {
                 why = status.description
             }
-            source = InputSource(name: "logind", state: "unavailable",
+            source = InputSource(name: "logind", state: .unavailable,
                                  detail: "\(why); no sleep inhibitor, runs sleep with the machine")
             // Without logind no PrepareForSleep(false) is coming: do not stay "about to sleep".
             if sleeping {

@@ -16,7 +16,7 @@ final class MeteredNetworkInput {
     /// Where `metering` comes from, for `status` (`NetworkManager: guess-yes`).
     private(set) var sourceText = "not started"
     /// The `networkmanager` line of `status`'s sources.
-    private(set) var source = InputSource(name: "networkmanager", state: "unavailable", detail: "not started")
+    private(set) var source = InputSource(name: "networkmanager", state: .unavailable, detail: "not started")
 
     private var monitor: NetworkMeteredMonitor?
     private var log: (String) -> Void = { _ in }
@@ -32,7 +32,7 @@ final class MeteredNetworkInput {
         guard let systemBus else {
             metering = .no
             sourceText = "not consulted on a simulated machine"
-            source = InputSource(name: "networkmanager", state: "unavailable", detail: sourceText)
+            source = InputSource(name: "networkmanager", state: .unavailable, detail: sourceText)
             return
         }
         // Both callbacks read the monitor's current status and value, so the two never disagree.
@@ -67,22 +67,22 @@ final class MeteredNetworkInput {
             // Until NetworkManager (or the bus) has answered, unmetered work waits.
             metering = .checking
             sourceText = "NetworkManager: not read yet"
-            source = InputSource(name: "networkmanager", state: "live", detail: status.description)
+            source = InputSource(name: "networkmanager", state: .live, detail: status.description)
         case .watching(networkManager: true):
             metering = value.map(NetworkMetering.init(networkManagerValue:)) ?? .unknown
             sourceText = "NetworkManager: " + (value.map(NetworkMetering.networkManagerName) ?? "no answer")
-            source = InputSource(name: "networkmanager", state: "live", detail: status.description)
+            source = InputSource(name: "networkmanager", state: .live, detail: status.description)
         case .watching(networkManager: false):
             metering = .no
             sourceText = "no NetworkManager on the system bus"
-            source = InputSource(name: "networkmanager", state: "unavailable", detail: sourceText)
+            source = InputSource(name: "networkmanager", state: .unavailable, detail: sourceText)
         case .unavailable(let reason):
             metering = .no
             sourceText = "no system bus"
-            source = InputSource(name: "networkmanager", state: "unavailable", detail: reason)
+            source = InputSource(name: "networkmanager", state: .unavailable, detail: reason)
         }
         guard before != (metering, sourceText, source) else { return }
-        if started, source.state != "live", before.2 != source {
+        if started, source.state != .live, before.2 != source {
             log("inputs: networkmanager unavailable: \(source.detail ?? sourceText); every network counts as unmetered")
         }
         onChange()

@@ -8,16 +8,6 @@ import Glibc
 public final class WakeAlarm {
     private let descriptor: WatchedDescriptor
 
-    /// Why this machine cannot arm a wake-up alarm, or nil when it can (tries once, closes).
-    public static func refusal() -> String? {
-        let fd = cshim_alarm_timerfd_create()
-        if fd >= 0 {
-            Glibc.close(fd)
-            return nil
-        }
-        return reason(errno)
-    }
-
     static func reason(_ code: Int32) -> String {
         switch code {
         case EPERM:

@@ -249,8 +249,13 @@ final class DaemonHarness {
     private func change(_ client: String, _ event: SchedulerEvent, _ done: String) {
         let writer = daemon.writer
         let before = writer.requestCommits
-        let response = daemon.scheduling.request(event).map { ControlResponse.failure(.unavailable, $0) }
-            ?? ControlResponse(message: done)
+        let response: ControlResponse
+        do {
+            try daemon.scheduling.request(event)
+            response = ControlResponse(message: done)
+        } catch {
+            response = .failure(.unavailable, error.description)
+        }
         let commits = writer.requestCommits
         writer.acknowledge(response, commitsBefore: before) { self.answer(client, self.text(of: $0), commits: commits) }
     }
