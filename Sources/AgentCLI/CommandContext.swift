@@ -74,16 +74,16 @@ public struct CommandContext: Sendable {
         Terminal.write(text.hasSuffix("\n") ? text : text + "\n", to: errorDescriptor)
     }
 
-    /// Sends one request and waits for its answer; an error answer becomes a `CommandFailure`
-    /// with a next step.
-    public func request(_ request: ControlRequest, timeout: Duration = .seconds(10)) throws(CommandFailure) -> ControlResponse {
-        try exchange(request, timeout: timeout).response
+    /// Sends one request and waits for its answer, typed for the verb sent; an error answer
+    /// becomes a `CommandFailure` with a next step.
+    public func request(_ request: ControlRequest, timeout: Duration = .seconds(10)) throws(CommandFailure) -> ControlAnswer {
+        try exchange(request, timeout: timeout).answer
     }
 
-    /// Sends one request; returns the decoded answer and its raw JSON line (for fields this
+    /// Sends one request; returns the typed answer and its raw JSON line (for fields this
     /// agentctl does not know yet).
     public func exchange(_ request: ControlRequest, timeout: Duration = .seconds(10))
-        throws(CommandFailure) -> (response: ControlResponse, line: [UInt8]) {
+        throws(CommandFailure) -> (answer: ControlAnswer, line: [UInt8]) {
         let client: ControlClient
         do {
             client = try ControlClient.connect(path: socketPath, timeout: min(timeout, .seconds(5)))
@@ -107,16 +107,25 @@ public struct CommandContext: Sendable {
             throw CommandFailure(exitStatus: 5, message: "talking to agentd at \(socketPath) failed: \(error) (see \(journalAdvice))",
                                  agentUnreachable: true)
         }
+        return (try Self.answer(to: request.command, line: line), line)
+    }
+
+    /// The answer a response line holds for the verb sent; the agent's refusal, and a line
+    /// without what the verb asks for (another version of agentd), become failures that say
+    /// what to do.
+    static func answer(to command: ControlCommand, line: [UInt8]) throws(CommandFailure) -> ControlAnswer {
         let response: ControlResponse
         do {
-            response = try MessageCoding.decode(ControlResponse.self, from: line)
+            response = try MessageCoding.decode(ControlResponseFields.self, from: line).response(to: command)
+        } catch let mismatch as ControlAnswerMismatch {
+            throw CommandFailure(mismatch)
         } catch {
-            throw CommandFailure(exitStatus: 1, message: "agentd's answer could not be read (agentctl \(AgentVersion.string) and this agentd may be different versions; compare agentctl --version with agentctl status --json, and restart agentd after an upgrade)")
+            throw CommandFailure(ControlAnswerMismatch("agentd's answer could not be read"))
         }
-        if let error = response.error {
-            throw CommandFailure(error, command: request.command)
+        switch response {
+        case .success(let answer): return answer
+        case .failure(let error): throw CommandFailure(error, command: command)
         }
-        return (response, line)
     }
 
     /// Why connecting failed, in words that say what to do.

@@ -21,6 +21,11 @@ public struct CommandFailure: Error, Sendable, Equatable {
         self.init(exitStatus: error.code.exitStatus,
                   message: ErrorAdvice.withNextStep(error.message, code: error.code, command: command))
     }
+
+    /// An answer without what agentctl asked for: most likely another version of agentd.
+    public init(_ mismatch: ControlAnswerMismatch) {
+        self.init(exitStatus: 1, message: "\(mismatch) (agentctl \(AgentVersion.string) and this agentd may be different versions; compare agentctl --version with agentctl status --json, and restart agentd after an upgrade)")
+    }
 }
 
 /// Makes sure every error agentctl prints says what to do next.

@@ -9,8 +9,8 @@ extension ControlHandler {
         let now = conditions.conditions.lowPower ? "on" : "off"
         let note = saved ? "" : " (not saved: the state directory is not writable; it lasts until agentd restarts)"
         switch mode {
-        case .auto: return ControlResponse(message: "low-power mode follows the machine: now \(now)\(note)")
-        case .on, .off: return ControlResponse(message: "low-power mode \(mode.rawValue) until agentctl lowpower auto\(note)")
+        case .auto: return .success(.done(message: "low-power mode follows the machine: now \(now)\(note)"))
+        case .on, .off: return .success(.done(message: "low-power mode \(mode.rawValue) until agentctl lowpower auto\(note)"))
         }
     }
 }

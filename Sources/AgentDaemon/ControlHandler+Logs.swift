@@ -43,7 +43,7 @@ extension ControlHandler {
                 var record = withLiveTail(row.record)
                 record.logTail = Array(record.logTail.suffix(wanted))
                 _ = page.add(record)
-                return ControlResponse(runs: page.records, sequence: events.lastSequence)
+                return .success(.logs(page.records, nextCursor: nil, sequence: events.lastSequence))
             }
             guard let id = Identifier(rawValue: target) else {
                 return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
@@ -75,7 +75,7 @@ extension ControlHandler {
             // run looked at when the scan limit ended it.
             let next = full ? page.nextCursor : (scanned == Self.maxRunsScanned && lines < wanted ? lastScanned : nil)
             // Oldest run first, as journalctl prints.
-            return ControlResponse(runs: page.records.reversed(), nextCursor: next, sequence: events.lastSequence)
+            return .success(.logs(page.records.reversed(), nextCursor: next, sequence: events.lastSequence))
         }
     }
 

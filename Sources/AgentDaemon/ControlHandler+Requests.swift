@@ -14,7 +14,7 @@ extension ControlHandler {
             job = dynamic
         } else {
             switch registeredJob(target) {
-            case .failure(let error): return ControlResponse(ok: false, error: error)
+            case .failure(let error): return .failure(error)
             case .success(let found): job = found
             }
         }
@@ -42,15 +42,15 @@ extension ControlHandler {
         case .decided(let outcome):
             let replaced = outcome == .requested(replaced: true) ? " (replacing the pending request)" : ""
             if let run = runs.runs(of: id).first(where: { !before.contains($0.state.id) }) {
-                return ControlResponse(message: "requested \(id)\(replaced): started run \(run.state.id)\(asDynamic)",
-                                       runID: run.state.id.description)
+                return .success(.done(message: "requested \(id)\(replaced): started run \(run.state.id)\(asDynamic)",
+                                              runID: run.state.id.description))
             }
             // Pending, not started at once (one that starts says so with its run-started).
             var pending = Self.options(asked)
             pending.earliestBegin = max(options.earliestBegin ?? scheduling.now.seconds, scheduling.now.seconds)
             events.requestPending(id, kind: job.kind, replaced: !replaced.isEmpty, pending)
             let waiting = pendingSummaries(filter: id.rawValue).first.map { "; waiting: \($0.waitingFor)" } ?? ""
-            return ControlResponse(message: "requested \(id)\(replaced)\(waiting)\(asDynamic)")
+            return .success(.done(message: "requested \(id)\(replaced)\(waiting)\(asDynamic)"))
         }
     }
 
@@ -69,7 +69,7 @@ extension ControlHandler {
             guard catalogue.registry.job(id) != nil || !scheduling.scheduler.withdrawable(id).isEmpty
                 || id.parents.contains(where: { catalogue.registry.job($0) != nil })
             else {
-                return ControlResponse(ok: false, error: registeredJob(target).failureValue)
+                return .failure(registeredJob(target).failureValue ?? ControlError(code: .notFound, message: noJob(id)))
             }
             // A requested dynamic identifier's request is its job's (see requestRun).
             let requested = catalogue.registry.job(id) == nil ? catalogue.registry.job(accepting: id, kind: { $0 != .continued })?.identifier : nil
@@ -88,7 +88,7 @@ extension ControlHandler {
         case .all: named = ""
         case .identifier(let target): named = " for \(target)"
         }
-        return ControlResponse(message: withdrawn.description + named)
+        return .success(.done(message: withdrawn.description + named))
     }
 
     static func network(_ need: RunRequestOptions.NetworkNeed?) -> NetworkRequirement {

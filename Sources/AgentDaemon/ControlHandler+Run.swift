@@ -10,17 +10,17 @@ extension ControlHandler {
     func runNow(_ target: String) -> ControlResponse {
         switch registeredJob(target) {
         case .failure(let error):
-            return ControlResponse(ok: false, error: error)
+            return .failure(error)
         case .success(let job):
             let id = job.identifier
             guard job.kind != .continued else {
                 return .failure(.badRequest, "\(id) is a continued job: a person starts it with agentctl submit \(id) (runs of continued jobs are submissions, with a title and a queue)")
             }
             switch launchNow(job, reason: .manual) {
-            case .failure(let error): return ControlResponse(ok: false, error: error)
+            case .failure(let error): return .failure(error)
             case .success(let run):
-                return ControlResponse(message: "started run \(run) of \(id) (manual: policy bypassed; agentctl logs \(run) -f follows its output)",
-                                       runID: run.description)
+                return .success(.done(message: "started run \(run) of \(id) (manual: policy bypassed; agentctl logs \(run) -f follows its output)",
+                                              runID: run.description))
             }
         }
     }
@@ -30,18 +30,16 @@ extension ControlHandler {
     func triggerAnswer(_ job: JobDefinition, runsBefore: Set<RunID>) -> ControlResponse {
         let id = job.identifier
         if let run = runs.runs(of: id).first(where: { !runsBefore.contains($0.state.id) }) {
-            return ControlResponse(message: "triggered \(id): started run \(run.state.id)", runID: run.state.id.description)
+            return .success(.done(message: "triggered \(id): started run \(run.state.id)", runID: run.state.id.description))
         }
         let now = scheduling.now
         let waiting = pendingSummaries(filter: id.rawValue)
         guard let reason = scheduling.scheduler.waitReason(for: id, now: now) else {
-            return ControlResponse(message: "triggered \(id): it starts as soon as the agent gets to it", pending: waiting)
+            return .success(.done(message: "triggered \(id): it starts as soon as the agent gets to it", pending: waiting))
         }
-        return ControlResponse(message: "triggered \(id): " + Self.when(reason, at: reason.time?.seconds ?? waiting.first?.earliestBegin,
-                                                                        now: now.seconds,
-                                                                        spacing: catalogue.registry.settings.triggerSpacing,
-                                                                        id: id),
-                               pending: waiting)
+        let when = Self.when(reason, at: reason.time?.seconds ?? waiting.first?.earliestBegin, now: now.seconds,
+                             spacing: catalogue.registry.settings.triggerSpacing, id: id)
+        return .success(.done(message: "triggered \(id): " + when, pending: waiting))
     }
 
     /// `runs at 08:45 (in 15 min) at the earliest: …` with the reason in words, or what it
@@ -101,13 +99,13 @@ extension ControlHandler {
     /// `pending [ID]`: every waiting entry, or one identifier's; an identifier the agent does
     /// not know is an error, not an empty list.
     func pending(_ target: String?) -> ControlResponse {
-        guard let target else { return ControlResponse(pending: pendingSummaries()) }
+        guard let target else { return .success(.pending(pendingSummaries())) }
         guard let id = Identifier(rawValue: target) else {
             return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
         }
         let waiting = pendingSummaries(filter: target)
         if waiting.isEmpty, !isKnown(id) { return .failure(.notFound, noJob(id)) }
-        return ControlResponse(pending: waiting)
+        return .success(.pending(waiting))
     }
 
     /// The not-found answer for an identifier that names no job, or nil when it names one (or

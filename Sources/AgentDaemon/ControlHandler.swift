@@ -30,7 +30,7 @@ struct ControlHandler {
             decoded = try MessageCoding.decode(ControlRequest.self, from: request.bytes)
         } catch let refusal as ControlError {
             // Well-formed, but not what its verb takes: the field is named.
-            send(ControlResponse(ok: false, error: refusal), to: request)
+            send(.failure(refusal), to: request)
             return
         } catch {
             send(.failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")))"), to: request)
@@ -63,7 +63,7 @@ struct ControlHandler {
         var response = answer(decoded, peer)
         // Every read answer passes here: what a reader may not see of a job is taken out.
         if decoded.command.access == .read, let redaction = peer.redaction {
-            response = redaction.apply(response)
+            response = response.map(redaction.apply)
         }
         acknowledge(response, to: request, commitsBefore: commitsBefore)
     }
@@ -79,19 +79,19 @@ struct ControlHandler {
     private func subscribe(_ filter: EventFilter, _ request: ControlServer.Request, _ peer: PeerContext) {
         let after = events.subscribe(request.connection, filter: filter,
                                      seesDetails: peer.policy.liveRedaction(for: peer.requester))
-        send(ControlResponse(message: "subscribed", sequence: after), to: request)
+        send(.success(.subscribed(sequence: after)), to: request)
     }
 
     private func send(_ response: ControlResponse, to request: ControlServer.Request) {
-        let line = (try? MessageCoding.encodeLine(response))
+        let line = (try? MessageCoding.encodeLine(ControlResponseFields(response)))
             ?? Array(#"{"ok":false,"error":{"code":"internal","message":"cannot encode response"}}"#.utf8)
         request.respond(line)
     }
 
     private func answer(_ request: ControlRequest, _ peer: PeerContext) -> ControlResponse {
         switch request {
-        case .status: return ControlResponse(status: statusReport())
-        case .list: return ControlResponse(jobs: jobSummaries())
+        case .status: return .success(.status(statusReport()))
+        case .list: return .success(.jobs(jobSummaries()))
         case .history(let query): return history(query)
         case .cancel(let target): return cancel(target)
         case .request(let target, let options): return requestRun(target, options)
@@ -109,8 +109,8 @@ struct ControlHandler {
         case .subscribe: return .failure(.internal, "subscribe is answered by the event bus")
         case .runIfStale(let target, let maxAge): return runIfStale(target, maxAge: maxAge)
         case .lowpower(let mode): return lowPower(mode)
-        case .resources: return ControlResponse(gpus: conditions.gpus, inputs: conditions.inputs)
-        case .metrics: return ControlResponse(metrics: metrics.snapshot())
+        case .resources: return .success(.resources(gpus: conditions.gpus, inputs: conditions.inputs))
+        case .metrics: return .success(.metrics(metrics.snapshot()))
         case .logs(let query): return logs(query)
         case .run(let target): return runNow(target)
         }
@@ -146,7 +146,7 @@ struct ControlHandler {
     private func trigger(_ target: String) -> ControlResponse {
         switch registeredJob(target) {
         case .failure(let error):
-            return ControlResponse(ok: false, error: error)
+            return .failure(error)
         case .success(let job):
             guard job.kind != .continued else {
                 return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
@@ -160,10 +160,10 @@ struct ControlHandler {
     private func setEnabled(_ target: String, _ enabled: Bool) -> ControlResponse {
         switch registeredJob(target) {
         case .failure(let error):
-            return ControlResponse(ok: false, error: error)
+            return .failure(error)
         case .success(let job):
             do { try scheduling.request(.setEnabled(job.identifier, enabled)) } catch { return .failure(.unavailable, error.description) }
-            return ControlResponse(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)")
+            return .success(.done(message: enabled ? "enabled \(job.identifier)" : "disabled \(job.identifier): it will not run until agentctl enable \(job.identifier)"))
         }
     }
 
@@ -171,7 +171,7 @@ struct ControlHandler {
     private func runIfStale(_ target: String, maxAge: Duration) -> ControlResponse {
         switch registeredJob(target) {
         case .failure(let error):
-            return ControlResponse(ok: false, error: error)
+            return .failure(error)
         case .success(let job):
             guard state.database != nil else {
                 return .failure(.unavailable, state.problem ?? "the state database is not open")
@@ -183,20 +183,20 @@ struct ControlHandler {
             }
             let nowMs = loop.clock.realtimeMilliseconds
             if let last, Duration.milliseconds(nowMs - last) <= maxAge {
-                return ControlResponse(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run")
+                return .success(.done(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run"))
             }
             switch launchNow(job, reason: .triggered) {
-            case .failure(let error): return ControlResponse(ok: false, error: error)
+            case .failure(let error): return .failure(error)
             case .success(let id):
                 let why = last.map { "last success \((nowMs - $0) / 1000) s ago" } ?? "no success on record"
-                return ControlResponse(message: "stale (\(why)): started run \(id) of \(job.identifier)", runID: id.description)
+                return .success(.done(message: "stale (\(why)): started run \(id) of \(job.identifier)", runID: id.description))
             }
         }
     }
 
     private func setPaused(_ paused: Bool) -> ControlResponse {
         do { try scheduling.request(.setPaused(paused)) } catch { return .failure(.unavailable, error.description) }
-        return ControlResponse(message: paused ? "paused: discretionary work waits until agentctl resume (continued work still runs)" : "resumed")
+        return .success(.done(message: paused ? "paused: discretionary work waits until agentctl resume (continued work still runs)" : "resumed"))
     }
 
     private func explain(_ target: String) -> ControlResponse {
@@ -220,7 +220,7 @@ struct ControlHandler {
             }
         }
         let waiting = pendingSummaries(filter: target)
-        return ControlResponse(pending: waiting, timeline: records)
+        return .success(.explanation(timeline: records, pending: waiting))
     }
 
     private func submit(_ target: String, _ details: SubmitRequest, reply: @escaping (ControlResponse) -> Void) {
@@ -245,13 +245,13 @@ struct ControlHandler {
         scheduling.submit(submission, reply: { outcome, requestID in
             switch outcome {
             case .accepted(let position) where position > 0:
-                reply(ControlResponse(message: "submitted \(id) as request \(requestID): queued (position \(position))",
-                                      requestID: requestID))
+                reply(.success(.done(message: "submitted \(id) as request \(requestID): queued (position \(position))",
+                                            requestID: requestID)))
             case .accepted, .requested:
                 // Launched in this event: its run is the newest of the identifier's.
                 let run = runs.runs(of: id).map(\.state.id).max()
-                reply(ControlResponse(message: "submitted \(id) as request \(requestID)" + (run.map { ": started run \($0)" } ?? ""),
-                                      runID: run?.description, requestID: requestID))
+                reply(.success(.done(message: "submitted \(id) as request \(requestID)" + (run.map { ": started run \($0)" } ?? ""),
+                                            runID: run?.description, requestID: requestID)))
             case .refused(.notPermitted):
                 reply(.failure(.notPermitted, "not-permitted: \(id)"))
             case .refused(.tooManyPending):
@@ -306,11 +306,11 @@ struct ControlHandler {
     private func simulateLaunch(_ target: String) -> ControlResponse {
         switch registeredJob(target) {
         case .failure(let error):
-            return ControlResponse(ok: false, error: error)
+            return .failure(error)
         case .success(let job):
             switch launchNow(job, reason: .simulated) {
-            case .failure(let error): return ControlResponse(ok: false, error: error)
-            case .success(let id): return ControlResponse(message: "started run \(id) of \(job.identifier)", runID: id.description)
+            case .failure(let error): return .failure(error)
+            case .success(let id): return .success(.done(message: "started run \(id) of \(job.identifier)", runID: id.description))
             }
         }
     }
@@ -338,8 +338,8 @@ struct ControlHandler {
         }
         let expired = targets.filter { runs.expire($0, reason: .simulated) }
         guard !expired.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
-        return ControlResponse(message: "expiring " + expired.map(\.description).joined(separator: ", "),
-                               runID: expired.first?.description)
+        return .success(.done(message: "expiring " + expired.map(\.description).joined(separator: ", "),
+                                      runID: expired.first?.description))
     }
 
     /// Live runs only (DESIGN §4): pending requests stay, `cancel-request` withdraws them.
@@ -353,8 +353,8 @@ struct ControlHandler {
         }
         let cancelled = targets.filter { runs.cancel($0) }
         guard !cancelled.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
-        return ControlResponse(message: "cancelling " + cancelled.map(\.description).joined(separator: ", "),
-                               runID: cancelled.first?.description)
+        return .success(.done(message: "cancelling " + cancelled.map(\.description).joined(separator: ", "),
+                                      runID: cancelled.first?.description))
     }
 
     /// A run id (`r000042`) names one run; an identifier names all its live runs.
@@ -397,7 +397,7 @@ struct ControlHandler {
            !isKnown(id) {
             return .failure(.notFound, noJob(id))
         }
-        return ControlResponse(runs: page.records, nextCursor: page.nextCursor)
+        return .success(.runs(page.records, nextCursor: page.nextCursor))
     }
 
     /// Whether `id` is a job the agent has, or a dynamic identifier below one (`….export.7f3a`).

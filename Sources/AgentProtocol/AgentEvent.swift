@@ -24,7 +24,7 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     /// `run-ended`: the stop reason (DESIGN §7), e.g. `success`, `failure(exit 1)`; a newer
     /// agentd's reason this build does not know is kept as its text.
     public var stopReason: Reported<StopReason>?
-    /// The submission a run or request event concerns (`ControlResponse.requestID` of `submit`).
+    /// The submission a run or request event concerns (`ControlAnswer.done`'s `requestID`, of `submit`).
     public var requestID: Int64?
     /// `run-progress`: the fraction done, 0 to 1.
     public var progress: Double?

@@ -90,7 +90,7 @@ public struct HistoryQuery: Sendable, Hashable {
     /// One identifier's runs; nil for every job's.
     public var target: String?
     /// Limit on returned rows. The agent may return fewer: a page is also bounded in bytes, and
-    /// `ControlResponse.nextCursor` says where to go on.
+    /// the answer's `nextCursor` says where to go on.
     public var limit: Int?
     /// Continue after this run (the `nextCursor` of the previous page); nil for the newest runs.
     public var cursor: String?
@@ -179,7 +179,7 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case lowpower
     /// `agentctl resources`: GPUs and the other `Resources=` the machine has.
     case resources
-    /// `agentctl metrics`: the agent's state as numbers (`ControlResponse.metrics`).
+    /// `agentctl metrics`: the agent's state as numbers (`ControlAnswer.metrics`).
     case metrics
     /// Turns the connection into a stream of `AgentEvent` lines (`filter`); requests sent after it
     /// on the same connection are still answered, their responses between the events.
@@ -191,7 +191,7 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// never a live run (`cancel` stops live runs only).
     case cancelRequest = "cancel-request"
     /// `agentctl logs ID|RUN [-n N]`: the output lines a job's runs (or one run) kept, newest
-    /// run last, at most `limit` lines (`ControlResponse.runs`, each run's `logTail`, oldest
+    /// run last, at most `limit` lines (`ControlAnswer.logs`, each run's `logTail`, oldest
     /// run first). Live lines follow through `subscribe` with kind `run-output`.
     case logs
     /// `agentctl run ID`: a run now, policy bypassed, reason `manual` (the administrator's

@@ -18,17 +18,27 @@ public struct ReadRedaction {
     }
 
     /// The answer as this reader may see it.
-    public func apply(_ response: ControlResponse) -> ControlResponse {
-        var copy = response
-        if var status = copy.status {
+    public func apply(_ answer: ControlAnswer) -> ControlAnswer {
+        switch answer {
+        case .status(var status):
             status.running = status.running.map(redacted)
             status.pending = status.pending.map(redacted)
-            copy.status = status
+            return .status(status)
+        case .jobs(let jobs):
+            return .jobs(jobs.map(redacted))
+        case .runs(let page, let next):
+            return .runs(page.map(redacted), nextCursor: next)
+        case .logs(let page, let next, let sequence):
+            return .logs(page.map(redacted), nextCursor: next, sequence: sequence)
+        case .pending(let waiting):
+            return .pending(waiting.map(redacted))
+        case .explanation(let timeline, let waiting):
+            return .explanation(timeline: timeline, pending: waiting.map(redacted))
+        case .done(let message, let runID, let requestID, let waiting):
+            return .done(message: message, runID: runID, requestID: requestID, pending: waiting?.map(redacted))
+        case .resources, .metrics, .subscribed:
+            return answer
         }
-        copy.jobs = copy.jobs?.map(redacted)
-        copy.runs = copy.runs?.map(redacted)
-        copy.pending = copy.pending?.map(redacted)
-        return copy
     }
 
     /// The event as this reader may see it; nil when it carries nothing but a detail (a
@@ -89,7 +99,7 @@ public struct ReadRedaction {
     public enum FieldRule: Sendable, Equatable { case kept, removed, perJob }
 
     public static let fieldRules: [String: [String: FieldRule]] = [
-        "ControlResponse": [
+        "ControlResponseFields": [
             "ok": .kept, "error": .kept, "status": .perJob, "jobs": .perJob, "runs": .perJob,
             "nextCursor": .kept, "message": .kept, "runID": .kept, "pending": .perJob,
             "timeline": .kept, "gpus": .kept, "inputs": .kept, "metrics": .kept, "sequence": .kept,

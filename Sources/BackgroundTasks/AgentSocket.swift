@@ -60,7 +60,7 @@ enum AgentSocket {
         }
         let first = answer.prefix { $0 != 0x0A }
         do {
-            return try JSONDecoder().decode(ControlResponse.self, from: Data(first))
+            return try JSONDecoder().decode(ControlResponseFields.self, from: Data(first)).response(to: request.command)
         } catch {
             throw BGTaskScheduler.Error(.unavailable, "the agent at \(path) answered something this library cannot read (\(error))")
         }

@@ -77,7 +77,7 @@ public final class BGTaskScheduler: @unchecked Sendable {
     public func submit(_ taskRequest: BGTaskRequest) throws {
         let failFast = (taskRequest as? BGContinuedProcessingTaskRequest)?.strategy == .fail
         let response = try AgentSocket.exchange(Self.controlRequest(for: taskRequest), path: socketPath())
-        if let error = response.error, !response.ok {
+        if case .failure(let error) = response {
             throw Error(Error.code(for: error.code, failFast: failFast), error.message)
         }
     }
@@ -116,8 +116,8 @@ public final class BGTaskScheduler: @unchecked Sendable {
     }
 
     private func pending() -> [BGTaskRequest] {
-        let answer = try? AgentSocket.exchange(ControlRequest.pending(target: nil), path: socketPath())
-        return (answer?.pending ?? []).compactMap(Self.taskRequest(from:))
+        let waiting = try? AgentSocket.exchange(ControlRequest.pending(target: nil), path: socketPath()).get().pending()
+        return (waiting ?? []).compactMap(Self.taskRequest(from:))
     }
 
     static func taskRequest(from summary: PendingSummary) -> BGTaskRequest? {
@@ -141,7 +141,7 @@ public final class BGTaskScheduler: @unchecked Sendable {
 
     /// `.gpu` when the machine has a GPU `Resources=gpu` can use.
     public var supportedResources: BGContinuedProcessingTaskRequest.Resources {
-        let answer = try? AgentSocket.exchange(ControlRequest.resources, path: socketPath())
-        return answer?.gpus?.isEmpty == false ? .gpu : []
+        let gpus = try? AgentSocket.exchange(ControlRequest.resources, path: socketPath()).get().resources().gpus
+        return gpus?.isEmpty == false ? .gpu : []
     }
 }

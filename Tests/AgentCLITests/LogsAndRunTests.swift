@@ -121,8 +121,8 @@ import Testing
     /// Pages are read newest first and printed oldest first, until -n lines.
     @Test func logsReadPagesUntilTheLinesAskedFor() throws {
         var asked: [ControlRequest] = []
-        let pages = [ControlResponse(runs: [Self.runs[1], Self.runs[2]], nextCursor: "r000039"),
-                     ControlResponse(runs: [Self.runs[0]])]
+        let pages: [ControlAnswer] = [.logs([Self.runs[1], Self.runs[2]], nextCursor: "r000039", sequence: 3),
+                                      .logs([Self.runs[0]], nextCursor: nil, sequence: 3)]
         let runs = try LogsCommand.pages(target: "local.backup", limit: 10, context: Fixture.context()) { request in
             asked.append(request)
             return pages[asked.count - 1]

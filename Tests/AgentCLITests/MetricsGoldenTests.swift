@@ -32,9 +32,9 @@ struct MetricsGoldenTests {
     }
 
     @Test func theJSONReadsBackAsTheSameFiguresAndText() throws {
-        let line = try MessageCoding.encodeLine(ControlResponse(metrics: Self.snapshot))
-        let decoded = try MessageCoding.decode(ControlResponse.self, from: line)
-        #expect(decoded.metrics == Self.snapshot)
-        #expect(decoded.metrics.map(PrometheusText.render) == PrometheusText.render(Self.snapshot))
+        let line = try MessageCoding.encodeLine(ControlResponseFields(.success(.metrics(Self.snapshot))))
+        let decoded = try MessageCoding.decode(ControlResponseFields.self, from: line).response(to: .metrics).get().metrics()
+        #expect(decoded == Self.snapshot)
+        #expect(PrometheusText.render(decoded) == PrometheusText.render(Self.snapshot))
     }
 }

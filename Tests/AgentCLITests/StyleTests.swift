@@ -104,6 +104,24 @@ import Testing
         #expect(failure.exitStatus == 5)
     }
 
+    /// An agent of another version: its answer lacks what the verb asks for, and the message
+    /// names the verb, the missing payload and what to do.
+    @Test func anAnswerWithoutItsPayloadNamesTheVerbAndSuggestsAVersionCheck() {
+        #expect {
+            _ = try CommandContext.answer(to: .status, line: Array(#"{"jobs":[],"ok":true}"#.utf8))
+        } throws: { error in
+            guard let failure = error as? CommandFailure else { return false }
+            return failure.exitStatus == 1 && !failure.agentUnreachable
+                && failure.message.hasPrefix("the agent's answer to status had no status (agentctl ")
+                && ErrorAdvice.hasNextStep(failure.message)
+        }
+        #expect {
+            _ = try CommandContext.answer(to: .cancel, line: Array(#"{"error":{"code":"not-found","message":"no job x.y"},"ok":false}"#.utf8))
+        } throws: { error in
+            (error as? CommandFailure)?.message == "no job x.y (see agentctl list and agentctl status)"
+        }
+    }
+
     @Test func anAgentThatIsNotThereIsReportedWithWhatToDo() {
         var context = Fixture.context()
         // Nothing at the path (ENOENT), and a path that is not a socket (ECONNREFUSED).

@@ -21,8 +21,8 @@ import Testing
         progress.progress = 0.5
         #expect(try follower.take(.event(started, raw: [])) == nil)
         #expect(try follower.take(.event(progress, raw: [])) == nil)
-        #expect(try follower.take(.response(ControlResponse(message: "submitted local.long as request 1: started run r000001",
-                                                             runID: "r000001", requestID: 1))) == nil)
+        #expect(try follower.take(.response(.success(.done(message: "submitted local.long as request 1: started run r000001",
+                                                           runID: "r000001", requestID: 1)))) == nil)
         close(ends[1])
         var bytes = [UInt8](repeating: 0, count: 4096)
         let count = read(ends[0], &bytes, bytes.count)

@@ -14,7 +14,7 @@ struct HistoryPageBudgetTests {
     }
 
     private func encodedSize(_ page: HistoryPage) throws -> Int {
-        try MessageCoding.encodeLine(ControlResponse(runs: page.records, nextCursor: page.nextCursor)).count
+        try MessageCoding.encodeLine(ControlResponseFields(.success(.runs(page.records, nextCursor: page.nextCursor)))).count
     }
 
     @Test func theEncodedPageNeverExceedsItsBudgetHoweverTheLinesAreEscaped() throws {

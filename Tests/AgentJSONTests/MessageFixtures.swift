@@ -136,19 +136,22 @@ enum Messages {
         .subscribe(EventFilter(identifiers: ["local.backup"], kinds: ["run-ended"])),
     ]
 
-    static var responses: [ControlResponse] {
-        [
-            ControlResponse(status: status()),
-            ControlResponse(jobs: jobs),
-            ControlResponse(runs: runs, nextCursor: "r000030"),
-            ControlResponse(pending: pending, timeline: [TimelineRecord(time: Double(now) + 0.25, event: "launch")]),
-            ControlResponse(gpus: [GPUSummary(name: "card0", detail: "i915")], inputs: inputs),
-            ControlResponse(metrics: metrics),
-            ControlResponse(sequence: 41),
-            ControlResponse(runID: "r000045", requestID: 7),
-            ControlResponse(ok: false, error: ControlError(code: .notPermitted, message: "no manifest permits x.y")),
-            ControlResponse(message: "paused"),
+    static var responses: [ControlResponseFields] {
+        let answers: [ControlResponse] = [
+            .success(.status(status())),
+            .success(.jobs(jobs)),
+            .success(.runs(runs, nextCursor: "r000030")),
+            .success(.logs(runs, nextCursor: nil, sequence: 12)),
+            .success(.pending(pending)),
+            .success(.explanation(timeline: [TimelineRecord(time: Double(now) + 0.25, event: "launch")], pending: pending)),
+            .success(.resources(gpus: [GPUSummary(name: "card0", detail: "i915")], inputs: inputs)),
+            .success(.metrics(metrics)),
+            .success(.subscribed(sequence: 41)),
+            .success(.done(message: "submitted local.e.1 as request 7: started run r000045", runID: "r000045", requestID: 7)),
+            .failure(ControlError(code: .notPermitted, message: "no manifest permits x.y")),
+            .success(.done(message: "paused")),
         ]
+        return answers.map(ControlResponseFields.init)
     }
 
     static var events: [AgentEvent] {

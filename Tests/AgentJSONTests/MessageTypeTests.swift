@@ -25,7 +25,7 @@ import Testing
             try expectSameRoundTrip(response)
         }
         expectSameEncoding(Messages.largeStatus(count: 500))
-        try expectSameRoundTrip(ControlResponse(status: Messages.largeStatus(count: 200)))
+        try expectSameRoundTrip(ControlResponseFields(.success(.status(Messages.largeStatus(count: 200)))))
     }
 
     @Test func events() throws {

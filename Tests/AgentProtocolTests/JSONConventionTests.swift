@@ -41,17 +41,22 @@ import Testing
     }
 
     @Test func theSocketCarriesInstantsAsTextAndUnescapedSlashes() throws {
-        let response = ControlResponse(runs: [run(stopReason: "success", exitStatus: 0)],
-                                       pending: [PendingSummary(identifier: "local.a", kind: .refresh, waitingFor: "interval",
-                                                                earliestBegin: 1_796_112_000.5)])
-        let line = String(decoding: try MessageCoding.encodeLine(response), as: UTF8.self)
-        #expect(line.contains(#""startedAt":"2026-12-01T08:00:00.123Z""#))
-        #expect(line.contains(#""earliestBegin":"2026-12-01T08:00:00.500Z""#))
-        #expect(line.contains(#""title":"/tmp/x""#))
-        #expect(!line.contains(#"\/"#))
-        let decoded = try MessageCoding.decode(ControlResponse.self, from: Array(line.utf8))
-        #expect(decoded.runs == response.runs)
-        #expect(decoded.pending == response.pending)
+        let runs = [run(stopReason: "success", exitStatus: 0)]
+        let waiting = [PendingSummary(identifier: "local.a", kind: .refresh, waitingFor: "interval", earliestBegin: 1_796_112_000.5)]
+        let history = String(decoding: try MessageCoding.encodeLine(ControlResponseFields(.success(.runs(runs, nextCursor: nil)))),
+                             as: UTF8.self)
+        let pending = String(decoding: try MessageCoding.encodeLine(ControlResponseFields(.success(.pending(waiting)))),
+                             as: UTF8.self)
+        #expect(history.contains(#""startedAt":"2026-12-01T08:00:00.123Z""#))
+        #expect(pending.contains(#""earliestBegin":"2026-12-01T08:00:00.500Z""#))
+        #expect(history.contains(#""title":"/tmp/x""#))
+        #expect(!history.contains(#"\/"#))
+        let decodedRuns = try MessageCoding.decode(ControlResponseFields.self, from: Array(history.utf8))
+            .response(to: .history).get().runs().page
+        let decodedPending = try MessageCoding.decode(ControlResponseFields.self, from: Array(pending.utf8))
+            .response(to: .pending).get().pending()
+        #expect(decodedRuns == runs)
+        #expect(decodedPending == waiting)
     }
 
     @Test func anAbsentInstantIsLeftOutNotNull() throws {

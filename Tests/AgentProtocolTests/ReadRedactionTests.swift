@@ -16,16 +16,16 @@ import Testing
         return record
     }
 
-    @Test func historyKeepsWhatTheFileWouldTellAndDropsWhatTheRunSaid() {
-        let response = hidden.apply(ControlResponse(runs: [record("com.example.secret"), record("com.example.open")]))
-        let secret = response.runs?[0]
-        #expect(secret?.logTail == [] && secret?.statusText == nil && secret?.result == nil && secret?.title == nil)
-        #expect(secret?.checkpointLeft == nil)
-        #expect(secret?.stopReason == "failure(exit 3)" && secret?.exitStatus == 3 && secret?.endedAt == 2)
-        #expect(response.runs?[1] == record("com.example.open"))
+    @Test func historyKeepsWhatTheFileWouldTellAndDropsWhatTheRunSaid() throws {
+        let page = try hidden.apply(.runs([record("com.example.secret"), record("com.example.open")], nextCursor: nil)).runs().page
+        let secret = page[0]
+        #expect(secret.logTail == [] && secret.statusText == nil && secret.result == nil && secret.title == nil)
+        #expect(secret.checkpointLeft == nil)
+        #expect(secret.stopReason == "failure(exit 3)" && secret.exitStatus == 3 && secret.endedAt == 2)
+        #expect(page[1] == record("com.example.open"))
     }
 
-    @Test func statusListAndPendingLoseTitlesStatusTextAndArguments() {
+    @Test func statusListAndPendingLoseTitlesStatusTextAndArguments() throws {
         var status = StatusReport(version: "1", pid: 1, startedAt: 0, uptimeSeconds: 0, configDirectory: "/etc/agentd",
                                   stateDirectory: "/var/lib/agentd", socketPath: "/run/agentd/agentd.sock",
                                   manifestCount: 1, jobCount: 1, diagnostics: [], stateError: nil,
@@ -35,14 +35,16 @@ import Testing
                                   pending: [PendingSummary(identifier: "com.example.secret", kind: .continued,
                                                            waitingFor: "queued", title: "Payroll 2027")])
         status.pendingCount = 1
-        var response = ControlResponse(status: status)
-        response.jobs = [JobSummary(identifier: "com.example.secret", kind: .refresh, source: "jobs.d/s.job",
-                                    state: "registered", exec: ["/usr/bin/backup", "--password=hunter2"], intervalSeconds: 60)]
-        let seen = hidden.apply(response)
-        let run = seen.status?.running.first
+        let jobs = [JobSummary(identifier: "com.example.secret", kind: .refresh, source: "jobs.d/s.job",
+                               state: "registered", exec: ["/usr/bin/backup", "--password=hunter2"], intervalSeconds: 60)]
+        let seen = try hidden.apply(.status(status)).status()
+        let run = seen.running.first
         #expect(run?.title == nil && run?.subtitle == nil && run?.statusText == nil && run?.pid == 9)
-        #expect(seen.status?.pending.first?.title == nil && seen.status?.pending.first?.waitingFor == "queued")
-        #expect(seen.jobs?.first?.exec == [] && seen.jobs?.first?.intervalSeconds == 60)
+        #expect(seen.pending.first?.title == nil && seen.pending.first?.waitingFor == "queued")
+        let listed = try hidden.apply(.jobs(jobs)).jobs()
+        #expect(listed.first?.exec == [] && listed.first?.intervalSeconds == 60)
+        let waiting = try hidden.apply(.pending(status.pending)).pending()
+        #expect(waiting.first?.title == nil && waiting.first?.waitingFor == "queued")
     }
 
     @Test func eventsOfHiddenJobsLoseTheirTextAndTextOnlyEventsAreNotSent() {
@@ -71,7 +73,7 @@ import Testing
                                   stateDirectory: "", socketPath: "", manifestCount: 0, jobCount: 0,
                                   diagnostics: [], stateError: nil, running: [], pending: [])
         let samples: [(String, Any)] = [
-            ("ControlResponse", ControlResponse(ok: true)),
+            ("ControlResponseFields", ControlResponseFields(.success(.done(message: "")))),
             ("StatusReport", status),
             ("RunSummary", RunSummary(runID: "", identifier: "", kind: .refresh, reason: "", pid: 0, startedAt: 0, deadline: nil)),
             ("PendingSummary", PendingSummary(identifier: "", kind: .refresh, waitingFor: "")),

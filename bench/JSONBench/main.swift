@@ -13,7 +13,7 @@ let jobCount = arguments.first ?? 10_000
 let rounds = arguments.dropFirst().first ?? 30
 let now: Int64 = 1_796_045_400
 
-func report(jobs: Int) -> ControlResponse {
+func report(jobs: Int) -> ControlResponseFields {
     let running = (0..<jobs / 2).map { index -> RunSummary in
         let deadline: Int64? = index % 3 == 0 ? nil : now + 600
         let progress: Double? = index % 2 == 0 ? Double(index % 100) / 100 : nil
@@ -33,7 +33,7 @@ func report(jobs: Int) -> ControlResponse {
                               socketPath: "/run/agentd/agentd.sock", manifestCount: 2, jobCount: jobs,
                               diagnostics: [], stateError: nil, running: running, pending: pending,
                               pendingCount: pending.count, paused: false)
-    return ControlResponse(status: status)
+    return ControlResponseFields(.success(.status(status)))
 }
 
 /// Median and best of `rounds` runs of `body`, in milliseconds.
@@ -63,8 +63,8 @@ guard line == Array(try foundation.encode(value)) else {
 let rows: [(String, (median: Double, best: Double, size: Int))] = [
     ("encode JSONEncoder", try time { try foundation.encode(value).count }),
     ("encode AgentJSON", try time { try ours.encode(value).count }),
-    ("decode JSONDecoder", try time { try JSONDecoder().decode(ControlResponse.self, from: Data(line)).status?.jobCount ?? 0 }),
-    ("decode AgentJSON", try time { try JSONLineDecoder().decode(ControlResponse.self, from: line).status?.jobCount ?? 0 }),
+    ("decode JSONDecoder", try time { try JSONDecoder().decode(ControlResponseFields.self, from: Data(line)).response(to: .status).get().status().jobCount }),
+    ("decode AgentJSON", try time { try JSONLineDecoder().decode(ControlResponseFields.self, from: line).response(to: .status).get().status().jobCount }),
 ]
 let long = Array(("\"" + String(repeating: "a\\n", count: 500_000) + "\"").utf8)
 var manyText = "{"

@@ -16,6 +16,9 @@ final class EventStream {
 
     let client: ControlClient
     private let context: CommandContext
+    /// The verbs sent and not answered yet, oldest first: the agent answers a connection's
+    /// requests in order, so each answer is typed for the verb it answers.
+    private var unanswered: [ControlCommand] = []
 
     private init(client: ControlClient, context: CommandContext) {
         self.client = client
@@ -34,7 +37,7 @@ final class EventStream {
         try stream.send(ControlRequest.subscribe(filter))
         switch try stream.next(timeout: .seconds(10)) {
         case .response(let response)?:
-            if let error = response.error {
+            if case .failure(let error) = response {
                 if error.code == .badRequest && error.message.hasPrefix("malformed request") {
                     throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) has no event stream (it is older than agentctl \(AgentVersion.string); restart agentd after an upgrade)")
                 }
@@ -53,6 +56,7 @@ final class EventStream {
         } catch {
             throw lost(error)
         }
+        unanswered.append(request.command)
     }
 
     /// The next line, nil once agentd closed the connection. Throws `.timedOut`-based failure
@@ -68,14 +72,14 @@ final class EventStream {
             throw lost(error)
         }
         guard let raw else { return nil }
-        return try Self.decode(raw)
+        return try decode(raw)
     }
 
     /// A line already read or arriving within a millisecond, else nil (`.closed` at the end).
     func nextReady() throws(CommandFailure) -> Line?? {
         do {
             guard let raw = try client.readLine(timeout: .milliseconds(1)) else { return .some(nil) }
-            return .some(try Self.decode(raw))
+            return .some(try decode(raw))
         } catch SocketError.timedOut {
             return nil
         } catch let failure as CommandFailure {
@@ -85,14 +89,19 @@ final class EventStream {
         }
     }
 
-    private static func decode(_ raw: [UInt8]) throws(CommandFailure) -> Line {
+    private func decode(_ raw: [UInt8]) throws(CommandFailure) -> Line {
         if let event = try? MessageCoding.decode(AgentEvent.self, from: raw) {
             return .event(event, raw: raw)
         }
-        guard let response = try? MessageCoding.decode(ControlResponse.self, from: raw) else {
+        guard let fields = try? MessageCoding.decode(ControlResponseFields.self, from: raw), !unanswered.isEmpty else {
             throw CommandFailure(exitStatus: 1, message: "agentd sent a line agentctl cannot read (agentctl \(AgentVersion.string) and this agentd may be different versions; restart agentd after an upgrade)")
         }
-        return .response(response)
+        let command = unanswered.removeFirst()
+        do {
+            return .response(try fields.response(to: command))
+        } catch {
+            throw CommandFailure(error)
+        }
     }
 
     private func lost(_ error: any Error) -> CommandFailure {

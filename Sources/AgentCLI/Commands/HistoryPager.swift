@@ -12,14 +12,14 @@ enum HistoryPager {
         var remaining = limit
         var cursor: String?
         repeat {
-            let response = try context.request(ControlRequest.history(HistoryQuery(
+            let (page, next) = try context.request(ControlRequest.history(HistoryQuery(
                 target: target, limit: remaining, cursor: cursor, omitLogTails: !withLogTails,
-                since: range.since, until: range.until)))
-            let runs = Array((response.runs ?? []).prefix(remaining))
+                since: range.since, until: range.until))).runs()
+            let runs = Array(page.prefix(remaining))
             remaining -= runs.count
             try body(runs)
             // An agent that does not page sends no cursor: its one answer is all there is.
-            cursor = runs.isEmpty ? nil : response.nextCursor
+            cursor = runs.isEmpty ? nil : next
         } while remaining > 0 && cursor != nil
     }
 

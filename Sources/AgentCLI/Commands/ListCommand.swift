@@ -10,8 +10,7 @@ enum ListCommand {
         options: [OptionSpec(long: "timers", help: "When each job runs next and last ran, like systemctl list-timers."),
                   jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest.list)
-            let jobs = response.jobs ?? []
+            let jobs = try context.request(ControlRequest.list).jobs()
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(jobs))
             } else if parsed.flag("timers") {

@@ -46,17 +46,16 @@ enum LogsCommand {
     /// The runs with their kept lines, oldest first, at most `limit` lines in all (the agent's
     /// default without one), read page by page.
     static func pages(target: String, limit: Int?, context: CommandContext,
-                      send: (ControlRequest) throws -> ControlResponse) throws -> [RunRecord] {
+                      send: (ControlRequest) throws -> ControlAnswer) throws -> [RunRecord] {
         var newestFirst: [RunRecord] = []
         var remaining = limit
         var cursor: String?
         repeat {
-            let response = try send(ControlRequest.logs(LogsQuery(target: target, limit: remaining, cursor: cursor)))
-            let page = response.runs ?? []
+            let (page, next) = try send(ControlRequest.logs(LogsQuery(target: target, limit: remaining, cursor: cursor))).runs()
             newestFirst += page.reversed()
             let lines = page.reduce(0) { $0 + $1.logTail.count }
             remaining = remaining.map { $0 - lines }
-            cursor = page.isEmpty && response.nextCursor == nil ? nil : response.nextCursor
+            cursor = page.isEmpty && next == nil ? nil : next
         } while cursor != nil && (remaining ?? 1) > 0
         return newestFirst.reversed()
     }

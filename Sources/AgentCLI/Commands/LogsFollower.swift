@@ -14,7 +14,7 @@ enum LogsFollower {
         var onlyRun: String?
         if target.first == "r", target.dropFirst().allSatisfy(\.isNumber), target.count > 1 {
             let first = try context.request(ControlRequest.logs(LogsQuery(target: target, limit: 1)))
-            guard let run = first.runs?.first else { return 0 }
+            guard let run = try first.runs().page.first else { return 0 }
             identifier = run.identifier
             onlyRun = run.runID
         }
@@ -33,13 +33,12 @@ enum LogsFollower {
                     return 5
                 }
                 switch line {
-                case .response(let response):
-                    if let error = response.error {
-                        printer.finish()
-                        throw CommandFailure(error, command: .logs)
-                    }
+                case .response(.failure(let error)):
+                    printer.finish()
+                    throw CommandFailure(error, command: .logs)
+                case .response(.success(let answer)):
                     answered = true
-                    let runs = response.runs ?? []
+                    let runs = try answer.runs().page
                     printer.kept(runs, target: target)
                     if let onlyRun, runs.first(where: { $0.runID == onlyRun })?.endedAt != nil {
                         printer.finish()

@@ -25,8 +25,8 @@ enum MachineCommands {
             guard let chosen = LowPowerMode(rawValue: mode) else {
                 throw UsageError(message: "\"\(mode)\" is not a mode (on, off, auto)", commandPath: ["lowpower"])
             }
-            let response = try context.request(ControlRequest.lowpower(chosen))
-            context.out(context.style.success(DisplayText.sanitized(response.message ?? "low-power mode \(mode)")))
+            let answer = try context.request(ControlRequest.lowpower(chosen))
+            context.out(context.style.success(DisplayText.sanitized(try answer.done().message)))
             return 0
         })
 
@@ -39,8 +39,8 @@ enum MachineCommands {
         examples: ["agentctl resources", "agentctl resources --json"],
         options: [jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest.resources)
-            let report = ResourcesReport(gpus: response.gpus ?? [], inputs: response.inputs)
+            let (gpus, inputs) = try context.request(ControlRequest.resources).resources()
+            let report = ResourcesReport(gpus: gpus, inputs: inputs)
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(report))
             } else {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
-/// `agentctl metrics`: the agent answers with its figures (`ControlResponse.metrics`) and
+/// `agentctl metrics`: the agent answers with its figures (`ControlAnswer.metrics`) and
 /// agentctl renders them in the Prometheus text format, the same text the agent writes to
 /// `MetricsFile=`.
 enum MetricsCommand {
@@ -15,11 +15,7 @@ enum MetricsCommand {
         examples: ["agentctl metrics", "agentctl metrics | promtool check metrics", "agentctl metrics --json"],
         options: [jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest.metrics)
-            guard let snapshot = response.metrics else {
-                throw CommandFailure(exitStatus: 1, message: "the agent answered without metrics: it is older than "
-                    + "this agentctl; restart agentd after upgrading")
-            }
+            let snapshot = try context.request(ControlRequest.metrics).metrics()
             context.out(parsed.flag("json") ? try MessageCoding.encodePretty(snapshot) : PrometheusText.render(snapshot))
             return 0
         })

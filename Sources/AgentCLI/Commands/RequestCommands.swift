@@ -18,8 +18,7 @@ enum RequestCommands {
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
         run: { parsed, context in
             let options = try requestOptions(parsed, now: Double(context.now))
-            let response = try context.request(ControlRequest.request(target: parsed.argument(0) ?? "", options))
-            context.out(response.message ?? "requested")
+            context.out(try context.request(ControlRequest.request(target: parsed.argument(0) ?? "", options)).done().message)
             return 0
         })
 
@@ -33,9 +32,9 @@ enum RequestCommands {
             guard all != (parsed.argument(0) != nil) else {
                 throw UsageError(message: "cancel-request wants an identifier or --all (not both)", commandPath: ["cancel-request"])
             }
-            let response = try context.request(ControlRequest.cancelRequest(
+            let answer = try context.request(ControlRequest.cancelRequest(
                 all ? .all : .identifier(parsed.argument(0) ?? "")))
-            context.out(response.message ?? "ok")
+            context.out(try answer.done().message)
             return 0
         })
 

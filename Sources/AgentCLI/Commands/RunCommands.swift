@@ -125,8 +125,8 @@ enum RunCommands {
     }
 
     private static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {
-        let response = try context.request(request)
-        context.out(context.style.success(DisplayText.sanitized(response.message ?? "ok")))
+        let answer = try context.request(request)
+        context.out(context.style.success(DisplayText.sanitized(try answer.done().message)))
         return 0
     }
 }

@@ -11,8 +11,7 @@ enum SchedulingCommands {
         options: [jsonOption],
         arguments: [ArgumentSpec(name: "ID", help: "Only this identifier's entries (an unknown one is an error).", isOptional: true)],
         run: { parsed, context in
-            let response = try context.request(ControlRequest.pending(target: parsed.argument(0)))
-            let items = response.pending ?? []
+            let items = try context.request(ControlRequest.pending(target: parsed.argument(0))).pending()
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(items))
             } else if items.isEmpty {
@@ -58,8 +57,7 @@ enum SchedulingCommands {
                                           strategy: strategy, arguments: parsed.passthrough,
                                           notify: parsed.flag("no-notify") ? false : nil))
             if parsed.flag("wait") { return try SubmitWait.run(request, context: context) }
-            let response = try context.request(request)
-            context.out(response.message ?? "submitted \(id)")
+            context.out(try context.request(request).done().message)
             return 0
         })
 
@@ -92,15 +90,14 @@ enum SchedulingCommands {
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
         run: { parsed, context in
             let id = parsed.argument(0) ?? ""
-            let response = try context.request(ControlRequest.explain(target: id))
-            let history = try context.request(ControlRequest.history(HistoryQuery(target: id, limit: 10))).runs ?? []
+            let (timeline, pending) = try context.request(ControlRequest.explain(target: id)).explanation()
+            let history = try context.request(ControlRequest.history(HistoryQuery(target: id, limit: 10))).runs().page
             if parsed.flag("json") {
-                context.out(try MessageCoding.encodePretty(ExplainReport(timeline: response.timeline ?? [],
-                                                                          waiting: response.pending ?? [], runs: history)))
+                context.out(try MessageCoding.encodePretty(ExplainReport(timeline: timeline, waiting: pending, runs: history)))
                 return 0
             }
             var lines = ["\(id):"]
-            if let waiting = response.pending?.first {
+            if let waiting = pending.first {
                 // The agent's text already names the time where the reason has one.
                 let named = waiting.waitingFor.contains("(")
                 lines.append("  now: waiting: \(waiting.waitingFor)"
@@ -109,7 +106,6 @@ enum SchedulingCommands {
                 lines.append("  now: not waiting")
             }
             lines.append("Timeline (oldest first):")
-            let timeline = response.timeline ?? []
             if timeline.isEmpty { lines.append("  nothing yet since the agent started") }
             for entry in timeline { lines.append("  \(LocalClockText.text(entry.time, now: Double(context.now)))  \(entry.event)") }
             if !history.isEmpty {
@@ -131,8 +127,7 @@ enum SchedulingCommands {
         })
 
     static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {
-        let response = try context.request(request)
-        context.out(response.message ?? "ok")
+        context.out(try context.request(request).done().message)
         return 0
     }
 

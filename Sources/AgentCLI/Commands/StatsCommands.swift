@@ -40,9 +40,9 @@ enum StatsCommands {
             guard let span = TimeSpan.parse(text) else {
                 throw UsageError(message: "--max-age: \"\(text)\" is not a time span (examples: 30min, 12h, 1d)", commandPath: ["run-if-stale"])
             }
-            let response = try context.request(ControlRequest.runIfStale(target: parsed.argument(0) ?? "",
-                                                                        maxAge: .seconds(span.components.seconds)))
-            context.out(response.message ?? "ok")
+            let answer = try context.request(ControlRequest.runIfStale(target: parsed.argument(0) ?? "",
+                                                                      maxAge: .seconds(span.components.seconds)))
+            context.out(try answer.done().message)
             return 0
         })
 }

@@ -16,10 +16,7 @@ enum StatusCommand {
         examples: ["agentctl status", "agentctl status --json | jq .diagnostics"],
         options: [jsonOption],
         run: { parsed, context in
-            let response = try context.request(ControlRequest.status)
-            guard let status = response.status else {
-                throw CommandFailure(exitStatus: 1, message: "agentd answered without a status report (agentctl \(AgentVersion.string) may be newer than agentd; restart agentd after an upgrade)")
-            }
+            let status = try context.request(ControlRequest.status).status()
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(status))
             } else {

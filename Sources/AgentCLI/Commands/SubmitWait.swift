@@ -48,9 +48,13 @@ enum SubmitWait {
 
     /// The stop reason history recorded for `runID`, or nil while it is live.
     static func recordedEnd(of runID: String, identifier: String, context: CommandContext) throws(CommandFailure) -> String? {
-        let response = try context.request(ControlRequest.history(HistoryQuery(
+        let answer = try context.request(ControlRequest.history(HistoryQuery(
             target: identifier, limit: 100, omitLogTails: true)))
-        return response.runs?.first { $0.runID == runID }?.stopReason?.description
+        do {
+            return try answer.runs().page.first { $0.runID == runID }?.stopReason?.description
+        } catch {
+            throw CommandFailure(error)
+        }
     }
 
     /// The exit status for a stop reason (DESIGN §7; documented in docs/agentctl.md): 0
@@ -100,10 +104,16 @@ enum SubmitWait {
         /// Returns the exit status once the run ended.
         mutating func take(_ line: EventStream.Line) throws(CommandFailure) -> Int32? {
             switch line {
-            case .response(let response):
-                if let error = response.error { throw CommandFailure(error, command: .submit) }
-                context.out(response.message ?? "submitted \(id)")
-                requestID = response.requestID
+            case .response(.failure(let error)):
+                throw CommandFailure(error, command: .submit)
+            case .response(.success(let answer)):
+                do {
+                    let submitted = try answer.done()
+                    context.out(submitted.message)
+                    requestID = submitted.requestID
+                } catch {
+                    throw CommandFailure(error)
+                }
                 if let requestID, let why = refusedEarly[requestID] { throw dropped(why) }
                 if let requestID, let run = startedFor[requestID] {
                     runID = run

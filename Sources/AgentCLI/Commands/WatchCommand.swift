@@ -163,8 +163,8 @@ enum WatchCommand {
     /// One status request, turned into what the view shows.
     static func poll(_ context: CommandContext, lastAnswer: inout Int64?) -> WatchView.Snapshot {
         do {
-            let response = try context.request(ControlRequest.status, timeout: .seconds(2))
-            guard let status = response.status else {
+            let answer = try context.request(ControlRequest.status, timeout: .seconds(2))
+            guard case .status(let status) = answer else {
                 return .failed(message: "agentd answered without a status report (agentctl \(AgentVersion.string) may be newer than agentd; restart agentd after an upgrade)")
             }
             lastAnswer = context.now

@@ -223,7 +223,10 @@ final class DaemonHarness {
     }
 
     private func text(of response: ControlResponse) -> String {
-        response.ok ? (response.message ?? "ok") : "refused: \(response.error?.message ?? "?")"
+        switch response {
+        case .success(let answer): (try? answer.done().message) ?? "ok"
+        case .failure(let error): "refused: \(error.message)"
+        }
     }
 
     private func submit(_ id: Identifier, options: [String: String], client: String) {
@@ -234,8 +237,8 @@ final class DaemonHarness {
         let submission = Submission(identifier: id, jobIdentifier: job, title: options["title"], requestID: 0)
         daemon.scheduling.submit(submission, reply: { [unowned self] outcome, _ in
             let response: ControlResponse = switch outcome {
-            case .accepted(let position): ControlResponse(message: "accepted (position \(position))")
-            case .requested(let replaced): ControlResponse(message: replaced ? "requested (replaced)" : "requested")
+            case .accepted(let position): .success(.done(message: "accepted (position \(position))"))
+            case .requested(let replaced): .success(.done(message: replaced ? "requested (replaced)" : "requested"))
             case .refused(let why): .failure(.unavailable, "\(why)")
             }
             let commits = writer.requestCommits
@@ -252,7 +255,7 @@ final class DaemonHarness {
         let response: ControlResponse
         do {
             try daemon.scheduling.request(event)
-            response = ControlResponse(message: done)
+            response = .success(.done(message: done))
         } catch {
             response = .failure(.unavailable, error.description)
         }
@@ -265,8 +268,8 @@ final class DaemonHarness {
         let before = writer.requestCommits
         daemon.scheduling.handle(.cancelPending(id))
         let cancelled = daemon.runs.runs(of: id).filter { daemon.runs.cancel($0.state.id) }
-        let response = ControlResponse(message: cancelled.isEmpty ? "no live run of \(id)"
-            : "cancelling " + cancelled.map(\.state.id.description).joined(separator: ", "))
+        let response = ControlResponse.success(.done(message: cancelled.isEmpty ? "no live run of \(id)"
+            : "cancelling " + cancelled.map(\.state.id.description).joined(separator: ", ")))
         let commits = writer.requestCommits
         writer.acknowledge(response, commitsBefore: before) { self.answer(client, self.text(of: $0), commits: commits) }
     }
