@@ -266,7 +266,7 @@ final class RunSupervisor {
 
     func summaries() -> [RunSummary] {
         liveRuns.map { run in
-            let stopping = run.state.lifecycle.stop?.description
+            let stopping = run.state.lifecycle.stop.map(Reported.known)
             var summary = RunSummary(
                 runID: run.state.id.description, identifier: run.state.identifier.rawValue,
                 kind: run.state.kind, reason: .known(run.state.reason), pid: run.process?.pid ?? 0,

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
 /// The policy inputs at a glance, for `agentctl status` (DESIGN §6): power, low-power
 /// mode, thermal state, network and whether it is metered, pressure, and which sources are live.
 public struct MachineInputs: Codable, Sendable, Hashable {
     /// `ac` or `battery`.
-    public var power: String
+    public var power: Reported<PowerInput>
     /// Combined system battery level, nil without a battery.
     public var batteryPercent: Int?
     /// `charging`, `discharging`, `full`, `not charging`, nil without a battery.
@@ -13,7 +15,7 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     /// `auto`, `on (agentctl)`, `off (agentctl)`.
     public var lowPowerSource: String
     /// `nominal`, `fair`, `serious`, `critical`.
-    public var thermal: String
+    public var thermal: Reported<ThermalState>
     /// The zone that decides the thermal state, its temperature and its margin to its next trip.
     public var hottestZone: String?
     public var hottestCelsius: Double?
@@ -24,7 +26,7 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     /// Whether the network counts as metered: `yes` (NetworkManager's yes or guess-yes), `no`
     /// (its no or guess-no, or no NetworkManager at all), `unknown` (it does not know: counted as
     /// unmetered), `checking` (no answer yet); nil from an agentd too old to say.
-    public var metered: String?
+    public var metered: Reported<NetworkMetering>?
     /// Where that comes from: `NetworkManager: guess-yes`, `no NetworkManager on the system bus`…
     public var meteredSource: String?
     public var memoryPressure: Bool
@@ -48,9 +50,9 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     /// The instant the wake-up alarm is armed for, as the kernel reads it back (unix seconds).
     public var wakeAlarmAt: Double?
 
-    public init(power: String, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
-                lowPowerSource: String, thermal: String, hottestZone: String?, hottestCelsius: Double?,
-                marginCelsius: Double?, marginTrip: String?, network: Bool, metered: String? = nil,
+    public init(power: Reported<PowerInput>, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
+                lowPowerSource: String, thermal: Reported<ThermalState>, hottestZone: String?, hottestCelsius: Double?,
+                marginCelsius: Double?, marginTrip: String?, network: Bool, metered: Reported<NetworkMetering>? = nil,
                 meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource],
                 sleep: String? = nil, inhibitors: [String]? = nil, presence: String? = nil,
                 idleSource: String? = nil, wakeAlarm: String? = nil, wakeAlarmAt: Double? = nil)
@@ -116,4 +118,29 @@ public struct GPUSummary: Codable, Sendable, Hashable {
         self.name = name
         self.detail = detail
     }
+}
+
+/// Where the machine's power comes from, as `status` shows it.
+public enum PowerInput: String, Sendable, Hashable, CaseIterable {
+    /// External power, or no system battery at all (DESIGN §6).
+    case ac
+    case battery
+}
+
+extension PowerInput: WireText {
+    public init?(wireText text: String) { self.init(rawValue: text) }
+    public var wireText: String { rawValue }
+}
+
+extension ThermalState: WireText {
+    public init?(wireText text: String) {
+        guard let state = Self.allCases.first(where: { $0.description == text }) else { return nil }
+        self = state
+    }
+    public var wireText: String { description }
+}
+
+extension NetworkMetering: WireText {
+    public init?(wireText text: String) { self.init(rawValue: text) }
+    public var wireText: String { rawValue }
 }

@@ -173,8 +173,8 @@ public struct ConditionFigures: Codable, Sendable, Hashable {
     }
 
     public init(_ inputs: MachineInputs) {
-        self.init(externalPower: inputs.power == "ac", batteryPercent: inputs.batteryPercent,
-                  thermal: inputs.thermal, lowPower: inputs.lowPower, network: inputs.network,
-                  metered: inputs.metered == "yes", memoryPressure: inputs.memoryPressure)
+        self.init(externalPower: inputs.power == .known(.ac), batteryPercent: inputs.batteryPercent,
+                  thermal: inputs.thermal.description, lowPower: inputs.lowPower, network: inputs.network,
+                  metered: inputs.metered == .known(.yes), memoryPressure: inputs.memoryPressure)
     }
 }

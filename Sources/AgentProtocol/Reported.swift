@@ -59,6 +59,22 @@ extension RunReason: WireText {
     public var wireText: String { rawValue }
 }
 
+/// Why a live run is being stopped, as `status` shows it: a stop reason, or `agent stopping`.
+extension RunStop: WireText {
+    public init?(wireText text: String) {
+        if text == RunStop.agentStopping.description {
+            self = .agentStopping
+            return
+        }
+        switch StopReason(parsing: text) {
+        case .expired(let reason)?: self = .expired(reason)
+        case .cancelled?: self = .cancelled
+        default: return nil
+        }
+    }
+    public var wireText: String { description }
+}
+
 extension StopReason: WireText {
     public init?(wireText text: String) { self.init(parsing: text) }
     public var wireText: String { description }

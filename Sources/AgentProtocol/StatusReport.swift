@@ -106,13 +106,13 @@ public struct RunSummary: Codable, Sendable, Hashable {
     public var subtitle: String?
     public var statusText: String?
     /// `expired(max-runtime)`, `cancelled`… once the agent is stopping it.
-    public var stopping: String?
+    public var stopping: Reported<RunStop>?
     /// Why it is frozen (`OnConditionLost=pause`): `external power`, `thermal serious`…
     public var paused: String?
 
     public init(runID: String, identifier: String, kind: JobKind, reason: Reported<RunReason>, pid: Int32,
                 startedAt: Int64, deadline: Int64?, progress: Double? = nil, title: String? = nil,
-                subtitle: String? = nil, statusText: String? = nil, stopping: String? = nil,
+                subtitle: String? = nil, statusText: String? = nil, stopping: Reported<RunStop>? = nil,
                 paused: String? = nil) {
         self.paused = paused
         self.runID = runID

@@ -39,8 +39,8 @@ enum EventLine {
         case .jobError?: return "config error: \(clean(event.message))"
         case .conditionsChanged?:
             return "conditions: " + (event.inputs.map { inputs in
-                "power \(clean(inputs.power))" + (inputs.batteryPercent.map { ", battery \($0) %" } ?? "")
-                    + ", thermal \(clean(inputs.thermal)), network \(inputs.network ? "up" : "down")"
+                "power \(clean(inputs.power.description))" + (inputs.batteryPercent.map { ", battery \($0) %" } ?? "")
+                    + ", thermal \(clean(inputs.thermal.description)), network \(inputs.network ? "up" : "down")"
                     + (inputs.memoryPressure ? ", memory pressure" : "")
             } ?? "changed")
         case .agentStopping?: return "agentd stopping"

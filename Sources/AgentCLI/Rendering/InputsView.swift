@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 
 /// The policy inputs of DESIGN §6 as people read them: power and battery, low-power mode, thermal
@@ -38,7 +39,7 @@ public enum InputsView {
          Item(label: "thermal", value: thermal(inputs), role: thermalRole(inputs.thermal)),
          Item(label: "network", value: inputs.network ? "up" : "down (no default route)",
               role: inputs.network ? nil : .warning)]
-            + (metered(inputs).map { [Item(label: "metered", value: $0, role: inputs.metered == "yes" ? .warning : nil)] } ?? [])
+            + (metered(inputs).map { [Item(label: "metered", value: $0, role: inputs.metered == .known(.yes) ? .warning : nil)] } ?? [])
             + [Item(label: "pressure", value: pressure(inputs),
                     role: inputs.memoryPressure || inputs.cpuBusy ? .warning : nil)]
             + sleepItems(inputs)
@@ -75,7 +76,7 @@ public enum InputsView {
     static func metered(_ inputs: MachineInputs) -> String? {
         guard let state = inputs.metered else { return nil }
         let source = inputs.meteredSource.map(DisplayText.sanitized) ?? ""
-        return DisplayText.sanitized(state) + (source.isEmpty ? "" : " (\(source))")
+        return DisplayText.sanitized(state.description) + (source.isEmpty ? "" : " (\(source))")
     }
 
     /// `ac`, `ac, battery 80 % (charging)`, `battery 15 % (discharging)`.
@@ -87,15 +88,15 @@ public enum InputsView {
             battery = "battery (\(DisplayText.sanitized(status)))"
         }
         switch inputs.power {
-        case "ac": return battery.map { "ac, " + $0 } ?? "ac"
-        case "battery": return battery ?? "battery"
-        default: return DisplayText.sanitized(inputs.power) + (battery.map { ", " + $0 } ?? "")
+        case .known(.ac): return battery.map { "ac, " + $0 } ?? "ac"
+        case .known(.battery): return battery ?? "battery"
+        case .unknown(let text): return DisplayText.sanitized(text) + (battery.map { ", " + $0 } ?? "")
         }
     }
 
     /// On battery and discharging is worth a look: yellow.
     static func powerRole(_ inputs: MachineInputs) -> Style.Role? {
-        inputs.power == "battery" && inputs.batteryStatus != "charging" ? .warning : nil
+        inputs.power == .known(.battery) && inputs.batteryStatus != "charging" ? .warning : nil
     }
 
     /// `off (auto)`, `on (auto, platform_profile)`, `on (agentctl)` — the state, then where it
@@ -118,7 +119,7 @@ public enum InputsView {
 
     /// `nominal`, `fair — x86_pkg_temp 82 °C, 8 °C below passive`.
     static func thermal(_ inputs: MachineInputs) -> String {
-        var text = DisplayText.sanitized(inputs.thermal)
+        var text = DisplayText.sanitized(inputs.thermal.description)
         var detail: [String] = []
         if let zone = inputs.hottestZone {
             detail.append(DisplayText.sanitized(zone) + (inputs.hottestCelsius.map { " " + celsius($0) } ?? ""))
@@ -140,10 +141,10 @@ public enum InputsView {
     }
 
     /// Fair is worth a look (yellow); serious and critical hold work back (red).
-    static func thermalRole(_ state: String) -> Style.Role? {
+    static func thermalRole(_ state: Reported<ThermalState>) -> Style.Role? {
         switch state {
-        case "nominal": return nil
-        case "fair": return .warning
+        case .known(.nominal): return nil
+        case .known(.fair): return .warning
         default: return .error
         }
     }

@@ -397,12 +397,12 @@ final class ConditionMonitor {
             origin = "\(lowPowerMode.rawValue) (agentctl)"
         }
         return MachineInputs(
-            power: power.externalPower ? "ac" : "battery", batteryPercent: power.battery?.percent,
+            power: .known(power.externalPower ? .ac : .battery), batteryPercent: power.battery?.percent,
             batteryStatus: batteryStatus, lowPower: conditions.lowPower, lowPowerSource: origin,
-            thermal: conditions.thermal.description, hottestZone: zone?.label,
+            thermal: .known(conditions.thermal), hottestZone: zone?.label,
             hottestCelsius: zone.map { Double($0.temperatureMilli) / 1000 },
             marginCelsius: zone.map { Double($0.marginC) }, marginTrip: zone.map { "\($0.referenceTrip)" },
-            network: conditions.network, metered: conditions.metered.rawValue,
+            network: conditions.network, metered: .known(conditions.metered),
             meteredSource: meteredNetwork.sourceText, memoryPressure: conditions.memoryPressure,
             cpuBusy: conditions.cpuBusy, sources: sources,
             sleep: conditions.sleeping ? "about to sleep" : "awake", inhibitors: logind.heldInhibitors,
