@@ -139,7 +139,7 @@ struct ControlHandler {
                                } ?? ""),
                                earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
                                title: work.submission?.title, request: work.request.map(Self.options),
-                               reason: work.waitingFor.code, until: work.waitingFor.time?.seconds)
+                               reason: .known(work.waitingFor.code), until: work.waitingFor.time?.seconds)
             }
     }
 
@@ -487,7 +487,7 @@ struct ControlHandler {
                 identifier: job.definition.identifier.rawValue, kind: job.definition.kind,
                 source: job.sourcePath, state: state, exec: job.definition.exec,
                 intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting,
-                waitingReason: waitingReason?.code, waitingUntil: waitingReason?.time?.seconds)
+                waitingReason: waitingReason.map { .known($0.code) }, waitingUntil: waitingReason?.time?.seconds)
         }
     }
 }

@@ -84,3 +84,8 @@ extension StopReason: WireText {
 extension Reported: ExpressibleByStringLiteral {
     public init(stringLiteral text: String) { self.init(text: text) }
 }
+
+extension WaitCode: WireText {
+    public init?(wireText text: String) { self.init(rawValue: text) }
+    public var wireText: String { rawValue }
+}

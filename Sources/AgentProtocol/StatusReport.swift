@@ -265,11 +265,11 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     public var request: RunRequestOptions?
     /// Why it waits as a code (`interval`, `schedule`, `trigger-spacing`, `budget`, `condition`…)
     /// and the instant that reason names, if any (nil from older agents).
-    public var reason: String?
+    public var reason: Reported<WaitCode>?
     @OptionalInstant<EpochFractionalSeconds> public var until: Double?
 
     public init(identifier: String, kind: JobKind, waitingFor: String, earliestBegin: Double? = nil,
-                title: String? = nil, request: RunRequestOptions? = nil, reason: String? = nil,
+                title: String? = nil, request: RunRequestOptions? = nil, reason: Reported<WaitCode>? = nil,
                 until: Double? = nil) {
         self.request = request
         self.reason = reason
@@ -298,11 +298,11 @@ public struct JobSummary: Codable, Sendable, Hashable {
     public var waiting: String?
     /// `waiting` as a code and the instant it names (the next slot, the interval's end…), as in
     /// `pending --json` (nil from older agents, and when it is not due).
-    public var waitingReason: String?
+    public var waitingReason: Reported<WaitCode>?
     @OptionalInstant<EpochFractionalSeconds> public var waitingUntil: Double?
 
     public init(identifier: String, kind: JobKind?, source: String, state: String, exec: [String],
-                intervalSeconds: Int64?, waiting: String? = nil, waitingReason: String? = nil,
+                intervalSeconds: Int64?, waiting: String? = nil, waitingReason: Reported<WaitCode>? = nil,
                 waitingUntil: Double? = nil) {
         self.waitingReason = waitingReason
         self.waitingUntil = waitingUntil
