@@ -17,11 +17,7 @@ enum SchedulingCommands {
             } else if items.isEmpty {
                 context.out("Nothing is waiting.")
             } else {
-                context.out(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
-                                  rows: items.map { item in
-                    [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(item.earliestBegin, context)),
-                     Table.Cell(item.waitingFor)]
-                }).render(width: context.terminalWidth))
+                context.out(pendingTable(items, context).render(width: context.terminalWidth))
             }
             return 0
         })
@@ -129,6 +125,17 @@ enum SchedulingCommands {
     static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {
         context.out(try context.request(request).done().message)
         return 0
+    }
+
+    /// `pending`'s table. EARLIEST is when the entry may start at the earliest: its own earliest
+    /// begin, or later the instant its wait names (`interval (earliest 10:18)` is not `now`).
+    static func pendingTable(_ items: [PendingSummary], _ context: CommandContext) -> Table {
+        Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
+              rows: items.map { item in
+            let starts = [item.earliestBegin, item.until].compactMap { $0 }.max()
+            return [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(starts, context)),
+                    Table.Cell(item.waitingFor)]
+        })
     }
 
     static func earliest(_ time: Double?, _ context: CommandContext) -> String {

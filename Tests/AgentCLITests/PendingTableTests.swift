@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+@testable import AgentCLI
+import AgentProtocol
+import Testing
+
+/// `agentctl pending`: EARLIEST is when an entry may start at the earliest, never `now` beside a
+/// wait that names a later instant.
+@Suite struct PendingTableTests {
+    @Test func earliestIsTheInstantTheWaitNamesWhenItIsLater() {
+        let now = Double(Fixture.now)
+        let item = PendingSummary(identifier: "local.feed", kind: .refresh, waitingFor: "interval (earliest 15:10)",
+                                  earliestBegin: now - 60, reason: .known(.interval), until: now + 3600)
+        let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 120)
+        #expect(!text.contains(" now "), "\(text)")
+        #expect(text.contains("in 1 h"), "\(text)")
+    }
+
+    @Test func earliestIsNowWhenNothingLaterIsNamed() {
+        let now = Double(Fixture.now)
+        let item = PendingSummary(identifier: "local.backup", kind: .processing, waitingFor: "external power",
+                                  earliestBegin: now - 60, reason: .known(.condition))
+        let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 120)
+        #expect(text.contains("now"), "\(text)")
+    }
+}
