@@ -39,6 +39,10 @@ enum PluginEnvironment {
         set("AGENTD_REASON", run.reason.rawValue)
         if let deadline = run.deadline { set("AGENTD_DEADLINE", String(deadline)) }
         if let checkpoint = run.checkpoint { set("AGENTD_CHECKPOINT", checkpoint) }
+        // A continued run's title and subtitle as submitted (or as its last command left them):
+        // what BGContinuedProcessingTask.title and subtitle start from.
+        if let title = run.title { set("AGENTD_TITLE", title) }
+        if let subtitle = run.subtitle { set("AGENTD_SUBTITLE", subtitle) }
         if let chained = run.chainedInput {
             set("AGENTD_PREVIOUS_RUN_ID", chained.previousRunID.description)
             // Absent, not empty, when the previous run printed no RESULT= (an empty one is a result).

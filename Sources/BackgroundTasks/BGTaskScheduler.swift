@@ -54,7 +54,9 @@ public final class BGTaskScheduler: @unchecked Sendable {
         let task: BGTask
         switch environment["AGENTD_KIND"] {
         case "refresh": task = BGAppRefreshTask(identifier: identifier, output: output)
-        case "continued": task = BGContinuedProcessingTask(identifier: identifier, title: "", subtitle: "", output: output)
+        case "continued":
+            task = BGContinuedProcessingTask(identifier: identifier, title: environment["AGENTD_TITLE"] ?? "",
+                                             subtitle: environment["AGENTD_SUBTITLE"] ?? "", output: output)
         default: task = BGProcessingTask(identifier: identifier, output: output)
         }
         // SIGTERM is the agent expiring the run: it reaches the task's handler on its queue,

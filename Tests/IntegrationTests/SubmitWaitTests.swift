@@ -164,3 +164,24 @@ final class WaitingSubmit {
         return CommandResult(status: process.terminationStatus, stdout: text, stderr: "")
     }
 }
+
+/// A continued run starts with the title and subtitle it was submitted with (`AGENTD_TITLE`,
+/// `AGENTD_SUBTITLE`): what `BGContinuedProcessingTask.title` and `subtitle` start from.
+@Suite struct SubmittedTitleTests {
+    @Test func aContinuedRunIsGivenTheTitleAndSubtitleItWasSubmittedWith() throws {
+        let sandbox = try Sandbox()
+        let path = try sandbox.script("titled", """
+            echo "title=${AGENTD_TITLE-unset} subtitle=${AGENTD_SUBTITLE-unset}"
+            """)
+        try sandbox.write("jobs.d/titled.job", "[Job]\nIdentifier=local.titled\nKind=continued\nExec=\(path)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let titled = try agent.ctl("submit", "local.titled", "--title", "Exporting Holidays", "--subtitle", "0 of 3", "--wait")
+        #expect(titled.status == 0, "\(titled.stderr)")
+        let untitled = try agent.ctl("submit", "local.titled", "--wait")
+        #expect(untitled.status == 0, "\(untitled.stderr)")
+        let seen = agent.logLines.filter { $0.contains("] title=") }
+        #expect(seen.count == 2, "\(seen)")
+        #expect(seen.first?.hasSuffix("] title=Exporting Holidays subtitle=0 of 3") == true, "\(seen)")
+        #expect(seen.last?.hasSuffix("] title=unset subtitle=unset") == true, "\(seen)")
+    }
+}
