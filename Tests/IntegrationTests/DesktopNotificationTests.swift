@@ -134,15 +134,18 @@ import Testing
         #expect(!agent.logLines.contains { $0.contains("desktop notifications: no notification server") || $0.contains("the notification server answered") })
     }
 
-    /// dunst shows `count` notifications: asked every 50 ms until then, at most 20 s (dunst
-    /// signals nothing when it draws one).
-    private func waitForDunst(displayed count: Int, _ environment: [String: String],
+    /// dunst shows `count` notifications. dunst sends no signal when it draws or hides one, but
+    /// at debug verbosity it logs each draw and each hide: its count is asked again at each new
+    /// log line, until it is `count` or 20 s have passed.
+    private func waitForDunst(displayed count: Int, _ dunst: LineCollectingProcess, _ environment: [String: String],
                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let deadline = Date().addingTimeInterval(20)
         var last = ""
-        for _ in 0..<400 {
+        while true {
+            let seen = dunst.allLines.count  // before asking: a draw in between is not missed
             last = try runCommand("/usr/bin/dunstctl", ["count", "displayed"], environment: environment).stdout
             if Int(last.filter(\.isNumber)) == count { return }
-            usleep(50_000)
+            guard dunst.waitForMoreLines(than: seen, until: deadline) else { break }
         }
         Issue.record("dunst displays \(last) notifications, not \(count), after 20 s", sourceLocation: sourceLocation)
     }
@@ -168,7 +171,7 @@ import Testing
             collectStderr: false, quietStderr: true)
         defer { monitor.stop() }
         try monitor.waitForLine(containing: "member=NameLost")
-        let dunst = try LineCollectingProcess(name: "dunst", executable: "/usr/bin/dunst", arguments: ["-verbosity", "info"],
+        let dunst = try LineCollectingProcess(name: "dunst", executable: "/usr/bin/dunst", arguments: ["-verbosity", "debug"],
                                               environment: dunstEnvironment, collectStderr: true)
         defer { dunst.stop() }
         let owned = try monitor.waitForLine(containing: "string \"org.freedesktop.Notifications\"")
@@ -186,12 +189,12 @@ import Testing
         try agent.waitForLog("registered local.export")
         #expect(try session.ctl("--user", "submit", "local.export", "--title", "Dunst export").status == 0)
         try monitor.waitForLine(containing: "string \"Dunst export\"", after: owned.index)
-        try waitForDunst(displayed: 1, dunstEnvironment)
+        try waitForDunst(displayed: 1, dunst, dunstEnvironment)
 
         // dunst's default action on the running task: dismissed, not cancelled.
         _ = try runCommand("/usr/bin/dunstctl", ["action", "0"], environment: dunstEnvironment)
         try agent.waitForLog("run r000001's notification was dismissed")
-        try waitForDunst(displayed: 0, dunstEnvironment)
+        try waitForDunst(displayed: 0, dunst, dunstEnvironment)
         let dismissedAt = monitor.allLines.count
         try session.write(stop, "")
         let done = try monitor.waitForLine(containing: "string \"Done", after: dismissedAt)
@@ -200,7 +203,7 @@ import Testing
         #expect(!agent.logLines.contains { $0.contains("Cancel pressed") })
 
         // The result, shown by dunst; its default action opens what the run made.
-        try waitForDunst(displayed: 1, dunstEnvironment)
+        try waitForDunst(displayed: 1, dunst, dunstEnvironment)
         let opened = try #require(InotifyWaiter.directoryChanges(session.home + "/opened"))
         _ = try runCommand("/usr/bin/dunstctl", ["action", "0"], environment: dunstEnvironment)
         try agent.waitForLog("Open pressed: xdg-open \(made)")
@@ -220,7 +223,7 @@ import Testing
         let before = monitor.allLines.count
         #expect(try session.ctl("--user", "submit", "local.second", "--title", "Second export").status == 0)
         try monitor.waitForLine(containing: "string \"Second export\"", after: before)
-        try waitForDunst(displayed: 1, dunstEnvironment)
+        try waitForDunst(displayed: 1, dunst, dunstEnvironment)
         _ = try runCommand("/usr/bin/dunstctl", ["close"], environment: dunstEnvironment)
         try agent.waitForLog("run r000002's notification was dismissed")
         let closedAt = monitor.allLines.count
@@ -228,6 +231,6 @@ import Testing
         let secondDone = try monitor.waitForLine(containing: "string \"Done", after: closedAt)
         #expect(monitor.allLines[closedAt..<secondDone.index].filter { $0.contains("member=Notify") }.count == 1,
                 "only the result after dunstctl close")
-        try waitForDunst(displayed: 1, dunstEnvironment)
+        try waitForDunst(displayed: 1, dunst, dunstEnvironment)
     }
 }

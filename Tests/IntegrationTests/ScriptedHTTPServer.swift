@@ -17,7 +17,7 @@ final class ScriptedHTTPServer {
     }
 
     static let script = #"""
-        import socket, sys, threading, time
+        import select, socket, sys, threading
         mode = sys.argv[1]
         server = socket.socket()
         server.bind(("127.0.0.1", 0))
@@ -35,11 +35,13 @@ final class ScriptedHTTPServer {
                     client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Big: " + b"a" * (1 << 20) + b"\r\n\r\nhello")
                 elif mode == "trickle":
                     client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n")
-                    # The server's pace is the scenario (a byte every N s), not a wait for
-                    # anything: the test waits on the agent's log with a deadline.
+                    # A byte every N s is the scenario; between bytes the server waits for the
+                    # client to hang up (the transfer giving up), at most N s.
                     while True:
                         client.sendall(b"x")
-                        time.sleep(float(sys.argv[2]))
+                        readable, _, _ = select.select([client], [], [], float(sys.argv[2]))
+                        if readable and not client.recv(65536):
+                            break
             except OSError:
                 pass
             client.close()

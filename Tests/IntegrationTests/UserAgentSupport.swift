@@ -149,6 +149,12 @@ final class LineCollectingProcess {
         throw POSIXError(.ETIMEDOUT)
     }
 
+    /// Waits until the process has printed more than `count` lines or `deadline` passed; returns
+    /// whether it has.
+    func waitForMoreLines(than count: Int, until deadline: Date) -> Bool {
+        lines.firstLine(after: count, until: deadline) { _ in true } != nil
+    }
+
     @discardableResult
     func waitForLine(containing text: String, after: Int = 0, timeout: Double = 20,
                      sourceLocation: SourceLocation = #_sourceLocation) throws -> (line: String, index: Int) {
