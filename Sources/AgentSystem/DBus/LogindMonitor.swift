@@ -320,45 +320,38 @@ public final class LogindMonitor: SystemBusClient {
 
     var busClientName: String { "logind" }
 
-    func busConnected(_ lease: BusLease) {
+    func busConnected(_ lease: BusLease) throws {
         connection = lease
         owner = nil
         ownerKnown = false
-        do {
-            let installed: (BusError?) -> Void = { [weak self] error in
-                guard let self, let error else { return }
-                self.busUnavailable("the bus refused a match rule (\(error))", hadConnection: true)
-            }
-            try lease.watchOwner(of: Self.service, onInstalled: installed) { [weak self] owner in
-                self?.ownerChanged(to: owner)
-            }
+        let installed: (BusError?) -> Void = { [weak self] error in
+            guard let self, let error else { return }
+            self.busUnavailable("the bus refused a match rule (\(error))", hadConnection: true)
+        }
+        try lease.watchOwner(of: Self.service, onInstalled: installed) { [weak self] owner in
+            self?.ownerChanged(to: owner)
+        }
+        try lease.addMatch(
+            "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
+                + "member='PrepareForSleep'", onInstalled: installed) { [weak self] message in
+            self?.prepareForSleep(message)
+        }
+        try lease.addMatch(
+            "type='signal',sender='\(Self.service)',interface='org.freedesktop.DBus.Properties',"
+                + "member='PropertiesChanged',path_namespace='\(Self.path)/session'",
+            onInstalled: installed) { [weak self] message in
+            self?.sessionPropertiesChanged(message)
+        }
+        for member in ["SessionNew", "SessionRemoved"] {
             try lease.addMatch(
                 "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
-                    + "member='PrepareForSleep'", onInstalled: installed) { [weak self] message in
-                self?.prepareForSleep(message)
+                    + "member='\(member)'", onInstalled: installed) { [weak self] message in
+                guard let self, message.sender == self.owner else { return }
+                self.listSessions()
             }
-            try lease.addMatch(
-                "type='signal',sender='\(Self.service)',interface='org.freedesktop.DBus.Properties',"
-                    + "member='PropertiesChanged',path_namespace='\(Self.path)/session'",
-                onInstalled: installed) { [weak self] message in
-                self?.sessionPropertiesChanged(message)
-            }
-            for member in ["SessionNew", "SessionRemoved"] {
-                try lease.addMatch(
-                    "type='signal',sender='\(Self.service)',path='\(Self.path)',interface='\(Self.interface)',"
-                        + "member='\(member)'", onInstalled: installed) { [weak self] message in
-                    guard let self, message.sender == self.owner else { return }
-                    self.listSessions()
-                }
-            }
-            try lease.askOwner(of: Self.service, timeout: Self.callTimeout) { [weak self] owner in
-                self?.ownerChanged(to: owner)
-            }
-        } catch {
-            lease.end()
-            connection = nil
-            setStatus(.unavailable("cannot watch the bus (\(error))"))
-            return
+        }
+        try lease.askOwner(of: Self.service, timeout: Self.callTimeout) { [weak self] owner in
+            self?.ownerChanged(to: owner)
         }
         setStatus(.connecting(bus: systemBus.address.description))
     }

@@ -204,20 +204,13 @@ public final class NetworkMeteredMonitor: SystemBusClient {
 
     var busClientName: String { "NetworkManager" }
 
-    func busConnected(_ lease: BusLease) {
+    func busConnected(_ lease: BusLease) throws {
         self.lease = lease
         owner = nil
         ownerKnown = false
         pendingRead = nil
-        do {
-            try watchBus(lease)
-            try askOwner(on: lease)
-        } catch {
-            lease.end()
-            self.lease = nil
-            setStatus(.unavailable("cannot watch the bus (\(error))"))
-            return
-        }
+        try watchBus(lease)
+        try askOwner(on: lease)
         setStatus(.connecting(bus: systemBus.address.description))
     }
 

@@ -246,7 +246,7 @@ public final class PowerProfilesMonitor: SystemBusClient {
 
     var busClientName: String { "power-profiles" }
 
-    func busConnected(_ lease: BusLease) {
+    func busConnected(_ lease: BusLease) throws {
         self.lease = lease
         ownerKnown = Array(repeating: false, count: Self.services.count)
         owners = Array(repeating: nil, count: Self.services.count)
@@ -254,15 +254,8 @@ public final class PowerProfilesMonitor: SystemBusClient {
         activeOwner = nil
         decided = false
         pendingRead = nil
-        do {
-            try watchBus(lease)
-            for index in Self.services.indices { try askOwner(index, on: lease) }
-        } catch {
-            lease.end()
-            self.lease = nil
-            setStatus(.unavailable("cannot watch the bus (\(error))"))
-            return
-        }
+        try watchBus(lease)
+        for index in Self.services.indices { try askOwner(index, on: lease) }
         setStatus(.connecting(bus: systemBus.address.description))
     }
 

@@ -5,8 +5,9 @@ protocol SystemBusClient: AnyObject {
     /// A name for `status`: `logind`, `NetworkManager`, `power-profiles`.
     var busClientName: String { get }
     /// A connection is open (the first one, or a new one after the bus came back): install the
-    /// matches, ask for owners and read properties through `lease`, from scratch.
-    func busConnected(_ lease: BusLease)
+    /// matches, ask for owners and read properties through `lease`, from scratch. A throw (the
+    /// connection refused a call) ends the lease and makes this client unavailable.
+    func busConnected(_ lease: BusLease) throws
     /// There is no connection (none to be had, or it was lost): forget what was read.
     /// `hadConnection` says whether this client was on one until now.
     func busUnavailable(_ reason: String, hadConnection: Bool)
@@ -231,7 +232,13 @@ public final class SystemBus {
         guard let client = attachment.client else { return }
         let lease = BusLease(connection: connection)
         attachment.lease = lease
-        client.busConnected(lease)
+        do {
+            try client.busConnected(lease)
+        } catch {
+            lease.end()
+            attachment.lease = nil
+            client.busUnavailable("cannot watch the bus (\(error))", hadConnection: false)
+        }
     }
 
     private func answered() {
