@@ -53,18 +53,22 @@ final class TurnQueue {
     }
 
     private func take() -> Bool {
-        _ = sliceHasRoom()  // starts this iteration's slice if it has not begun
+        startSliceIfNew()
         grantedInSlice += 1
         return true
     }
 
     private func sliceHasRoom() -> Bool {
-        if sliceIteration != loop.iterations {
-            sliceIteration = loop.iterations
-            sliceStart = MonotonicInstant.now()
-            grantedInSlice = 0
-        }
+        startSliceIfNew()
         return grantedInSlice == 0 || MonotonicInstant.now() < sliceStart + Self.slice
+    }
+
+    /// A new loop iteration begins a new slice.
+    private func startSliceIfNew() {
+        guard sliceIteration != loop.iterations else { return }
+        sliceIteration = loop.iterations
+        sliceStart = MonotonicInstant.now()
+        grantedInSlice = 0
     }
 
     private func enqueue(_ connection: ClientConnection) {
