@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentTestSupport
 import Foundation
 import Testing
 
@@ -71,6 +72,17 @@ import Testing
         }
         #expect(started.status == 0, "\(started.stderr)")
         try agent.waitForLog("[local.leftover r000001] ready")
+        // The run's title reaches the state file through the writer's thread, a moment after the
+        // line that set it: killed before, the agent could not have kept it. Each write of the
+        // state directory is the event looked at.
+        let title = Data((submitTitle ?? "Exporting Photos").utf8)
+        let writes = try #require(InotifyWaiter(path: sandbox.stateDirectory, events: UInt32(IN_MODIFY | IN_CLOSE_WRITE)))
+        let stored = writes.waitUntil(seconds: 20) {
+            ["state.db-wal", "state.db"].contains { name in
+                FileManager.default.contents(atPath: sandbox.stateDirectory + "/" + name)?.range(of: title) != nil
+            }
+        }
+        #expect(stored, "the run's title was not written to the state file within 20 s")
         kill(agent.process.processIdentifier, SIGKILL)
         agent.process.waitUntilExit()
         let leftovers = ProcessInspection.processes(of: "local.leftover")
