@@ -108,6 +108,10 @@ public final class Agent {
         log.notice("ready: \(ServiceStatusReporter.count(registry.manifestCount, "manifest")), \(ServiceStatusReporter.count(registry.jobCount, "job")), \(ServiceStatusReporter.count(config.errorCount, "config error")); socket \(options.socketPath)")
         serviceStatus.ready()
         startWatchdog()
+        // An agent that starts with nothing to write is idle from the start.
+        loop.schedule(after: Self.trimHorizon, leeway: .second) { [unowned self] in
+            if self.stateWriter.isIdle { self.trimMemoryIfIdle() }
+        }
         loop.run()
         runs.removeCgroups()
         stateWriter.shutdown()
@@ -135,6 +139,7 @@ public final class Agent {
             scheduling.jobsUpdated(changes)
             serviceStatus.update()
         }
+        stateWriter.onIdle = { [unowned self] in self.trimMemoryIfIdle() }
         runs.report(to: events, scheduling: scheduling, ended: { [unowned metrics] end in metrics.runEnded(end) },
                     published: { [unowned serviceStatus] in serviceStatus.update() })
         // Condition…= right before each launch: the file system now, the power state the
@@ -209,6 +214,23 @@ public final class Agent {
                 runs.onIdle = { [unowned self] in self.loop.stop() }
                 runs.stopAll()
             }
+        }
+    }
+
+    /// Nothing due within this long: an idle agent's memory goes back to the kernel.
+    static let trimHorizon: Duration = .seconds(60)
+    private var trimRefusalLogged = false
+
+    /// A minute without a write, no run live, nothing due within `trimHorizon`: the pages that
+    /// start-up touched go back to the kernel (IdleMemoryTrim), as Windows trims an idle
+    /// process's working set. What the next wake needs is read back then.
+    private func trimMemoryIfIdle() {
+        guard runs.isIdle, !isStopping else { return }
+        if let next = scheduling.untilNextDecision, next < Self.trimHorizon { return }
+        let outcome = IdleMemoryTrim.trim()
+        if let refusal = outcome.refusal, !trimRefusalLogged {
+            trimRefusalLogged = true
+            log.info("idle: the kernel keeps the agent's code pages resident (\(refusal)); nothing else changes")
         }
     }
 

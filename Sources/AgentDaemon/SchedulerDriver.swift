@@ -281,6 +281,11 @@ final class SchedulerDriver {
     }
 
 
+    /// How long until the scheduler next decides something; nil when nothing is due.
+    var untilNextDecision: Duration? {
+        scheduler.nextDeadline.map { $0.duration(since: now) }
+    }
+
     /// One timer at the scheduler's next deadline; none when nothing is due. The wall-clock
     /// deadline becomes a monotonic delay, so a clock step re-arms it (`clockStepped`).
     private func rearm() {

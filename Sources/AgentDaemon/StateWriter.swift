@@ -68,6 +68,12 @@ final class StateWriter {
     /// The WAL's frames, as the writer's last outcome said.
     private var walFrames = 0
 
+    /// Called once the idle checkpoint finished with nothing written since: the agent has
+    /// written nothing for `idleCheckpoint`.
+    var onIdle: (() -> Void)?
+    /// Nothing written since the last checkpoint (or since the start).
+    var isIdle: Bool { lastWriteAt == nil }
+
     static let firstRetry: Duration = .seconds(5)
     static let longestRetry: Duration = .seconds(30)
     /// WAL checkpoint after this long without a write.
@@ -467,6 +473,7 @@ final class StateWriter {
         if writtenSince { return } // the write after it armed the timer again
         if truncate {
             lastWriteAt = nil
+            onIdle?()
         } else if checkpointTimer == nil {
             // The WAL file keeps its size: truncated once writes have stopped for long.
             armCheckpoint(at: (lastWriteAt ?? loop.now) + idleCheckpoint, delay: idleCheckpoint)

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <malloc.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
@@ -368,4 +370,15 @@ long cshim_utc_offset_at(int64_t when, int refresh_zone) {
     struct tm parts;
     if (localtime_r(&t, &parts) == NULL) return 0;
     return parts.tm_gmtoff;
+}
+
+int cshim_malloc_trim(void) {
+    return malloc_trim(0);
+}
+
+int cshim_madvise_pageout(uintptr_t start, size_t length) {
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+    return madvise((void *)start, length, MADV_PAGEOUT);
 }

@@ -20,7 +20,7 @@ private func run(_ loop: EventLoop, until done: @escaping () -> Bool, seconds: I
     loop.run()
 }
 
-@Test func theWALIsCheckpointedOnceWritesHaveStoppedForTheIdleInterval() throws {
+@Test func theWALIsCheckpointedAndTheAgentToldItIsIdleOnceWritesHaveStoppedForTheIdleInterval() throws {
     let directory = try temporaryStateDirectory()
     defer { _ = system("rm -rf '\(directory)'") }
     let state = StateDirectory(path: directory)
@@ -28,19 +28,23 @@ private func run(_ loop: EventLoop, until done: @escaping () -> Bool, seconds: I
     let loop = try EventLoop()
     let thread = SQLiteWriter(loop: loop)
     let writer = StateWriter(state: state, loop: loop, log: Logger(), commits: thread, syncs: WriterSyncs(writer: thread), idleCheckpoint: .milliseconds(300))
+    var idleCalls = 0
+    writer.onIdle = { idleCalls += 1 }
     for day in 1...20 {
         writer.write("ledger \(day)") { db in try db.execute("INSERT INTO budget_ledger VALUES ('d\(day)', 1)") }
     }
     run(loop, until: { writer.inFlight == 0 }, seconds: 20)
     #expect((walSize(directory) ?? 0) > 0, "the writes went to the WAL")
+    #expect(idleCalls == 0)
     var started = timespec()
     clock_gettime(CLOCK_MONOTONIC, &started)
-    run(loop, until: { walSize(directory) == 0 }, seconds: 20)
+    run(loop, until: { walSize(directory) == 0 && idleCalls > 0 }, seconds: 20)
     var ended = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ended)
     let waited = (ended.tv_sec - started.tv_sec) * 1000 + (ended.tv_nsec - started.tv_nsec) / 1_000_000
     #expect(walSize(directory) == 0, "no checkpoint within 20 s of the last write")
     #expect(waited >= 250, "checkpointed \(waited) ms after the last write, before the idle interval")
+    #expect(idleCalls == 1, "onIdle once, after the idle checkpoint")
     writer.shutdown()
 }
 

@@ -155,4 +155,11 @@ int cshim_realtime_set_to_now(void);
 /// tzset() then the UTC offset (tm_gmtoff, seconds east) in effect at `when` (unix seconds).
 long cshim_utc_offset_at(int64_t when, int refresh_zone);
 
+// --- an idle agent's memory (AgentSystem Service: IdleMemoryTrim) ---
+/// malloc_trim(0): free heap pages back to the kernel. 1 when some were released, else 0.
+int cshim_malloc_trim(void);
+/// madvise(MADV_PAGEOUT) (Linux 5.4): the kernel reclaims the range's clean pages that only
+/// this process maps. 0, or -1 with errno (EINVAL before 5.4).
+int cshim_madvise_pageout(uintptr_t start, size_t length);
+
 #endif
