@@ -27,8 +27,6 @@ final class ActiveRun {
     /// `TITLE=` changed since it was last written to the store, and the 1 s write spacing.
     var titleDirty = false
     var titleTimer: TimerToken?
-    /// The whole percent last reported to the scheduler (it hears of changes, not every line).
-    var reportedPercent: Int?
 
     init(state: LiveRun, job: JobDefinition, startedAtMilliseconds: Int64) {
         self.state = state

@@ -107,7 +107,7 @@ final class EventBus {
     private var publishingOrder: LaunchOrder?
 
     /// Whether anyone, on a socket or in-process, follows the events.
-    private var isFollowed: Bool { !subscribers.isEmpty || !observers.isEmpty }
+    var isFollowed: Bool { !subscribers.isEmpty || !observers.isEmpty }
 
     /// Adds an in-process follower for the agent's lifetime.
     func observe(_ observer: @escaping (AgentEvent, LaunchOrder?) -> Void) {

@@ -18,7 +18,9 @@ extension RunSupervisor {
             read { _, _ in }  // drained all the same
             return
         }
-        let observers = LineObservers(now: loop.now.sinceOrigin, directive: onRunDirective,
+        // Nobody following: no call per line to find that out.
+        let directive = (directivesFollowed?() ?? true) ? onRunDirective : nil
+        let observers = LineObservers(now: loop.now.sinceOrigin, directive: directive,
                                       progress: onRunProgress, output: onRunOutput)
         read { bytes, wasCut in line(run, stream, bytes, wasCut: wasCut, observers) }
     }
@@ -53,7 +55,7 @@ extension RunSupervisor {
 
     /// A stdout line: a directive applied to the run, or a log line.
     private func onDirective(_ run: ActiveRun, _ directive: PluginDirective, _ observers: LineObservers) {
-        let applied = Self.apply(directive, to: &run.state, reported: &run.reportedPercent, now: observers.now)
+        let applied = Self.apply(directive, to: &run.state, now: observers.now)
         switch applied.effect {
         case .progressed:
             if let fraction = applied.newPercent { observers.progress?(applied.id, fraction) }
@@ -71,20 +73,14 @@ extension RunSupervisor {
     }
 
     /// The directive applied within one access to the run's state: the hot path.
-    private static func apply(_ directive: PluginDirective, to state: inout LiveRun, reported: inout Int?,
+    private static func apply(_ directive: PluginDirective, to state: inout LiveRun,
                               now: Duration) -> (effect: LiveRun.Effect, id: RunID, newPercent: Double?) {
         let effect = state.apply(directive)
         guard case .progressed = effect else { return (effect, state.id, nil) }
         // A PROGRESS= line yields no action and moves no deadline (RunLifecycleTests), so no
         // timer to look at.
         _ = state.handle(.progress, now: now)
-        guard let fraction = state.progress?.fraction else { return (effect, state.id, nil) }
-        // The scheduler hears of whole-percent changes, not every line. 0.29 * 100 is 28.999…:
-        // a tolerance keeps a whole percent whole.
-        let percent = Int(fraction * 100 + 1e-9)
-        guard percent != reported else { return (effect, state.id, nil) }
-        reported = percent
-        return (effect, state.id, fraction)
+        return (effect, state.id, state.wholePercentChange())
     }
 
     private func logPluginLine(_ run: ActiveRun, _ text: String) {

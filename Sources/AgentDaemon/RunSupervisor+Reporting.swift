@@ -24,6 +24,7 @@ extension RunSupervisor {
         // Held strongly (the event bus refers to nothing of the supervisor's): these run at every
         // output line, and an unowned reference is checked at each use.
         onRunDirective = { run, directive in events.runDirective(run, directive) }
+        directivesFollowed = { events.isFollowed }
         onRunOutput = { run, line in events.runOutput(run, line) }
     }
 }

@@ -32,6 +32,8 @@ final class RunSupervisor {
     var onRunProgress: ((RunID, Double) -> Void)?
     /// Every `PROGRESS=`, `TITLE=`, `SUBTITLE=` and `STATUS=` line (the event stream).
     var onRunDirective: ((RunID, PluginDirective) -> Void)?
+    /// Whether anyone follows `onRunDirective` now; asked once per read of a plugin's output.
+    var directivesFollowed: (() -> Bool)?
     /// Each output line of a live run, as it is read (`run-output` events, `agentctl logs -f`).
     var onRunOutput: ((RunID, String) -> Void)?
     /// What `Condition…=` keys are checked against right before a spawn (the machine, in the

@@ -90,6 +90,20 @@ public struct LiveRun: Sendable {
         }
     }
 
+    /// The whole percent the scheduler last heard of.
+    public private(set) var reportedPercent: Int?
+
+    /// After a `PROGRESS=` line: the fraction the scheduler is to hear of, or nil when the whole
+    /// percent did not change (it hears of changes, not of every line). 0.29 * 100 is 28.999…:
+    /// a tolerance keeps a whole percent whole.
+    public mutating func wholePercentChange() -> Double? {
+        guard let fraction = progress?.fraction else { return nil }
+        let percent = Int(fraction * 100 + 1e-9)
+        guard percent != reportedPercent else { return nil }
+        reportedPercent = percent
+        return fraction
+    }
+
     /// A stderr line: always a log line.
     public mutating func appendLog(_ line: String) {
         outputLines += 1

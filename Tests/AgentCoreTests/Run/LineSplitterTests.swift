@@ -214,3 +214,21 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
         .log("hello"),
     ])
 }
+
+@Test func theWordAtATimeNewlineSearchFindsTheFirstNewlineWhereverItIs() {
+    // Every position in buffers of 0–40 bytes, every start, with the bytes around the newline
+    // the ones that fool a zero-byte test (0x0B and 0x8A differ from 0x0A by one bit or a borrow).
+    for filler in [UInt8(0x0B), 0x8A, 0x09, 0x00, 0xFF, UInt8(ascii: "P")] {
+        for count in 0...40 {
+            for newline in [nil] + Array(0..<count) as [Int?] {
+                var bytes = [UInt8](repeating: filler, count: count)
+                if let newline { bytes[newline] = 0x0A; if newline + 1 < count { bytes[newline + 1] = 0x0A } }
+                for start in 0...count {
+                    let expected = bytes.indices.first { $0 >= start && bytes[$0] == 0x0A }
+                    let found = bytes.withUnsafeBufferPointer { LineSplitter.firstNewline($0, from: start) }
+                    #expect(found == expected, "filler \(filler), \(count) bytes, newline at \(String(describing: newline)), from \(start)")
+                }
+            }
+        }
+    }
+}
