@@ -183,6 +183,7 @@ def bench_reload(jobs, changes=200):
     agent = Agent(sandbox)
     try:
         _, cursor = agent.wait_for(r"ready:", timeout=120)
+        cursor, burst = settled(agent, cursor)
         watcher = subprocess.Popen([watcher_exe, sandbox.jobs], stdout=subprocess.PIPE)
         assert watcher.stdout.readline().strip() == b"ready"
         agent_lat, c_lat = [], []
@@ -197,10 +198,32 @@ def bench_reload(jobs, changes=200):
             seen = watcher.stdout.readline().decode().split()
             c_lat.append(float(seen[0]) - t0)
         watcher.kill()
-        return agent_lat, c_lat
+        return agent_lat, c_lat, burst
     finally:
         agent.stop()
         sandbox.cleanup()
+
+
+# agentd.conf's `DailyBudget=` default: discretionary launches per manifest per day.
+DAILY_BUDGET = 48
+
+
+def settled(agent, cursor):
+    """Waits out the agent's first decisions after start: every sandbox job is due at once
+    (never run), so it launches until the manifest's daily budget is spent and defers the rest.
+    Reload latency is measured on an agent that has done that; the start-up burst gets its own
+    column, the longest scheduler decision until then. Returns the log cursor after the last
+    start-up run ended and that decision's length in seconds."""
+    for _ in range(DAILY_BUDGET):
+        _, cursor = agent.wait_for(r"run r\d+ of \S+ ended:", start=cursor, timeout=120)
+    _, cursor = agent.wait_for(r"scheduler: run-ended decided in", start=cursor, timeout=60)
+    with agent.cond:
+        lines = agent.lines[:cursor]
+    started = sum(" started (" in line for line in lines)
+    if started != DAILY_BUDGET:
+        raise RuntimeError("bench: %d runs started at start-up, not the daily budget's %d" % (started, DAILY_BUDGET))
+    decisions = [int(m.group(1)) for m in (re.search(r"decided in (\d+) us", line) for line in lines) if m]
+    return cursor, max(decisions, default=0) / 1e6
 
 
 def bench_cold(jobs=10000):
@@ -433,12 +456,12 @@ def bench_scheduler(jobs):
 def main():
     results = []
     for jobs in (1000, 10000):
-        a, c = bench_reload(jobs)
+        a, c, burst = bench_reload(jobs)
         row = dict(jobs=jobs, agent_p50=statistics.median(a) * 1e3, agent_p99=percentile(a, 0.99) * 1e3,
-                   c_p50=statistics.median(c) * 1e3, c_p99=percentile(c, 0.99) * 1e3)
+                   c_p50=statistics.median(c) * 1e3, c_p99=percentile(c, 0.99) * 1e3, burst=burst * 1e3)
         results.append(row)
         print("reload with %(jobs)d jobs: agentd p50 %(agent_p50).3f ms p99 %(agent_p99).3f ms; "
-              "C inotify p50 %(c_p50).3f ms p99 %(c_p99).3f ms" % row, flush=True)
+              "C inotify p50 %(c_p50).3f ms p99 %(c_p99).3f ms; longest start-up decision %(burst).1f ms" % row, flush=True)
     cold, cold_base = bench_cold()
     print("cold start, 10,000 jobs: agentd %.3f s; C read of the same files %.3f s" % (cold, cold_base), flush=True)
     idle_agent, idle_sleep, rss = bench_idle()
@@ -584,13 +607,17 @@ def write_markdown(reload_rows, cold, cold_base, idle_agent, idle_sleep, rss):
         "",
         "Atomic rename of a new `.job` into `jobs.d` → agentd's log line saying it registered the job (CLOCK_MONOTONIC",
         "on both sides), 200 changes. Baseline: a minimal C inotify watcher (`bench/inotify_baseline.c`) seeing the same rename.",
+        "Every loaded job is due at start (never run): the agent launches until the manifest's daily budget (48) is",
+        "spent and defers the rest. The changes start once it has (every start-up run ended); the last column is the",
+        "longest single scheduler decision before that, during which a change would have waited.",
         "",
-        "| jobs loaded | agentd p50 | agentd p99 | C watcher p50 | C watcher p99 | p99 ratio |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| jobs loaded | agentd p50 | agentd p99 | C watcher p50 | C watcher p99 | p99 ratio | longest start-up decision |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in reload_rows:
-        lines.append("| %d | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.1f× |" % (
-            r["jobs"], r["agent_p50"], r["agent_p99"], r["c_p50"], r["c_p99"], r["agent_p99"] / max(r["c_p99"], 1e-6)))
+        lines.append("| %d | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.1f× | %.1f ms |" % (
+            r["jobs"], r["agent_p50"], r["agent_p99"], r["c_p50"], r["c_p99"], r["agent_p99"] / max(r["c_p99"], 1e-6),
+            r["burst"]))
     lines += [
         "",
         "## Cold start (target < 1 s with 10,000 jobs)",
