@@ -80,6 +80,9 @@ let package = Package(
         // AgentJSON against JSONEncoder/JSONDecoder on a large `status` answer (`swift run -c release json-bench`).
         .executableTarget(name: "json-bench", dependencies: ["AgentJSON", "AgentProtocol"], path: "bench/JSONBench",
                           swiftSettings: strict),
+        // An app's `submit` through the BackgroundTasks library (bench/issue32_extra.py).
+        .executableTarget(name: "app-submit-bench", dependencies: ["BackgroundTasks"], path: "bench/AppSubmit",
+                          swiftSettings: strict),
 
         // Fake /sys and /proc trees, shared by the reader tests and the integration tests.
         .target(name: "AgentTestSupport", path: "Tests/AgentTestSupport", swiftSettings: strict),
