@@ -27,7 +27,7 @@ def measure(bin_dir):
     run.BIN = bin_dir
     agent, c = run.bench_reload(10000)
     decisions, (launching, quiet) = run.bench_scheduler(SCHEDULER_JOBS)
-    status, submit, _ = events.bench_submit_wait()
+    status, submit, _, _ = events.bench_submit_wait()
     return {
         "reload p99 ms": run.percentile(agent, 0.99) * 1000,
         "reload C p99 ms": run.percentile(c, 0.99) * 1000,
