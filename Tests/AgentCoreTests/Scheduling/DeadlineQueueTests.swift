@@ -27,6 +27,36 @@ import Testing
         }
     }
 
+    @Test func bulkRemovalsAndInsertionsKeepTheHeapInOrder() {
+        var queue = DeadlineQueue<Int, Int>()
+        var reference: [Int: Int] = [:]
+        var random = SplitMix64(seed: 11)
+        for round in 0..<200 {
+            var batch: [(key: Int, priority: Int)] = []
+            for _ in 0..<Int(random.next() % 40) {
+                let key = Int(random.next() % 500)
+                let priority = Int(random.next() % 10_000) * 1000 + key
+                batch.removeAll { $0.key == key }
+                batch.append((key, priority))
+            }
+            queue.setAll(batch)
+            for (key, priority) in batch { reference[key] = priority }
+            let modulus = Int(random.next() % 5) + 2
+            let removed = queue.removeAll { $0 % modulus == round % modulus }
+            let expected = reference.filter { $0.key % modulus == round % modulus }
+            #expect(Dictionary(uniqueKeysWithValues: removed.map { ($0.key, $0.priority) }) == expected, "round \(round)")
+            for key in expected.keys { reference[key] = nil }
+            #expect(queue.count == reference.count)
+            for key in reference.keys.prefix(3) { #expect(queue.priority(of: key) == reference[key]) }
+            if round % 10 == 9 {
+                var popped: [Int] = []
+                while let top = queue.popMin() { popped.append(top.priority) }
+                #expect(popped == reference.values.sorted(), "round \(round)")
+                reference = [:]
+            }
+        }
+    }
+
     @Test func timedKeysBreakTiesByIdentifier() {
         var queue = DeadlineQueue<Identifier, TimedKey>()
         for name in ["c", "a", "b"] {

@@ -100,6 +100,25 @@ func manifest(_ patterns: [String], _ kinds: Set<JobKind> = [.refresh, .processi
         #expect(sim.scheduler.explain(id("local.a")).last?.description.contains("deferred: budget of local (1/1)") == true)
     }
 
+    /// 300 due jobs, a budget of 2: when it runs out the 298 others wait on it together (one
+    /// pass, not a heap move each), and the other manifest's job still launches, in order.
+    @Test func aCrowdWaitsOnASpentBudgetTogetherAndOtherManifestsStillLaunch() {
+        var sim = Simulation(settings: settings(maxConcurrent: 1, dailyBudget: 2))
+        sim.send(.budgetsChanged(BudgetAccounts(["local": manifest(["local.*"]),
+                                                 "com.example": manifest(["com.example.*"])])))
+        let crowd = (0..<300).map { job("local.j\(1000 + $0)", interval: hours(24)) }
+        sim.send(.jobsChanged(crowd + [job("com.example.late", interval: hours(24))]))
+        sim.advance(by: minutes(30))
+        #expect(sim.launches(of: "local.j1000").count == 1)
+        #expect(sim.launches(of: "local.j1001").count == 1)
+        #expect(sim.launches(of: "com.example.late").count == 1)
+        #expect(sim.launches.count == 3)
+        for index in [1002, 1150, 1299] {
+            #expect(sim.waiting("local.j\(index)")?.description == "budget of local")
+        }
+        #expect(sim.scheduler.checkInvariants(now: sim.now).isEmpty)
+    }
+
     @Test func aLargerDailyBudgetInTheManifestAppliesAtOnce() {
         var sim = Simulation(settings: settings(dailyBudget: 1), jobs: [job("local.a")])
         sim.send(.budgetsChanged(BudgetAccounts(["local": manifest(["local.*"])])))
