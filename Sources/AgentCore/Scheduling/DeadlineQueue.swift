@@ -105,26 +105,10 @@ public struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sen
     /// Floyd's heap construction on the arrays alone, then the index written once.
     private mutating func rebuild() {
         if keys.count > 1 {
-            for start in stride(from: keys.count / 2 - 1, through: 0, by: -1) { siftDownUnindexed(start) }
+            for start in stride(from: keys.count / 2 - 1, through: 0, by: -1) { siftDown(start, indexing: false) }
         }
         positions.removeAll(keepingCapacity: true)
         for (index, key) in keys.enumerated() { positions[key] = index }
-    }
-
-    private mutating func siftDownUnindexed(_ start: Int) {
-        var parent = start
-        let count = keys.count
-        while true {
-            let left = 2 * parent + 1
-            guard left < count else { return }
-            let right = left + 1
-            var smallest = left
-            if right < count, priorities[right] < priorities[left] { smallest = right }
-            guard priorities[smallest] < priorities[parent] else { return }
-            keys.swapAt(parent, smallest)
-            priorities.swapAt(parent, smallest)
-            parent = smallest
-        }
     }
 
     /// The `k` smallest entries, smallest first, without disturbing the heap: O(k log k).
@@ -184,7 +168,8 @@ public struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sen
         }
     }
 
-    private mutating func siftDown(_ start: Int) {
+    /// `indexing: false` moves only the arrays (a rebuild writes the index once at its end).
+    private mutating func siftDown(_ start: Int, indexing: Bool = true) {
         var parent = start
         let count = keys.count
         while true {
@@ -194,7 +179,12 @@ public struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sen
             var smallest = left
             if right < count, priorities[right] < priorities[left] { smallest = right }
             guard priorities[smallest] < priorities[parent] else { return }
-            swapAt(parent, smallest)
+            if indexing {
+                swapAt(parent, smallest)
+            } else {
+                keys.swapAt(parent, smallest)
+                priorities.swapAt(parent, smallest)
+            }
             parent = smallest
         }
     }
