@@ -228,6 +228,7 @@ public final class Agent {
         guard runs.isIdle, !isStopping else { return }
         if let next = scheduling.untilNextDecision, next < Self.trimHorizon { return }
         let outcome = IdleMemoryTrim.trim()
+        if options.benchProbes { log.info("idle trim: \(outcome.advisedBytes / 1024) KiB of read-only mappings advised") }
         if let refusal = outcome.refusal, !trimRefusalLogged {
             trimRefusalLogged = true
             log.info("idle: the kernel keeps the agent's code pages resident (\(refusal)); nothing else changes")
