@@ -15,7 +15,16 @@ private func residentFileKiB(_ pid: Int32) -> Int? {
     @Test func anIdleAgentGivesItsStartUpPagesBackAndStillAnswers() throws {
         let sandbox = try Sandbox()
         try sandbox.write("jobs.d/yearly.job", "[Job]\nIdentifier=local.yearly\nKind=processing\nExec=/bin/true\nSchedule=*-01-01 00:00:00\n")
-        let agent = try AgentProcess(sandbox: sandbox, extraArguments: ["--bench-probes"])
+        // A copy of agentd of its own, synced: the kernel reclaims only pages no other process
+        // maps and that are clean, and the suite's other agents map the build's binary.
+        let copy = sandbox.root + "/agentd"
+        try FileManager.default.copyItem(atPath: Binaries.agentd, toPath: copy)
+        let fd = open(copy, O_RDONLY)
+        try #require(fd >= 0)
+        #expect(fsync(fd) == 0)
+        close(fd)
+        let agent = try AgentProcess(sandbox: sandbox, extraArguments: ["--bench-probes"],
+                                     wrapper: ["/bin/sh", "-c", "shift; exec \"$0\" \"$@\"", copy])
         defer { agent.stop() }
         #expect(try agent.ctl("status").status == 0)
         let pid = agent.process.processIdentifier
