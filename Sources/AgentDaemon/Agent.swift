@@ -108,10 +108,7 @@ public final class Agent {
         log.notice("ready: \(ServiceStatusReporter.count(registry.manifestCount, "manifest")), \(ServiceStatusReporter.count(registry.jobCount, "job")), \(ServiceStatusReporter.count(config.errorCount, "config error")); socket \(options.socketPath)")
         serviceStatus.ready()
         startWatchdog()
-        // An agent that starts with nothing to write is idle from the start.
-        loop.schedule(after: Self.trimHorizon, leeway: .second) { [unowned self] in
-            if self.stateWriter.isIdle { self.trimMemoryIfIdle() }
-        }
+        stateWriter.watchIdleFromStart()
         loop.run()
         runs.removeCgroups()
         stateWriter.shutdown()

@@ -68,11 +68,10 @@ final class StateWriter {
     /// The WAL's frames, as the writer's last outcome said.
     private var walFrames = 0
 
-    /// Called once the idle checkpoint finished with nothing written since: the agent has
-    /// written nothing for `idleCheckpoint`.
+    /// Called when the agent has written nothing for `idleCheckpoint`: once the idle checkpoint
+    /// finished with nothing written since, or that long after `watchIdleFromStart` when the
+    /// agent wrote nothing at all.
     var onIdle: (() -> Void)?
-    /// Nothing written since the last checkpoint (or since the start).
-    var isIdle: Bool { lastWriteAt == nil }
 
     static let firstRetry: Duration = .seconds(5)
     static let longestRetry: Duration = .seconds(30)
@@ -444,6 +443,16 @@ final class StateWriter {
                 // once); the idle checkpoint truncates.
                 self.checkpoint(truncate: frames < self.limits.busyFrames)
             }
+        }
+    }
+
+    /// At start: an agent that writes nothing has no checkpoint to wait for.
+    func watchIdleFromStart() {
+        loop.schedule(after: idleCheckpoint, leeway: .second) { [weak self] in
+            // Nothing written, and no checkpoint either (which would follow a write): the
+            // checkpoint's own notice is the one for an agent that wrote.
+            guard let self, self.lastWriteAt == nil, self.checkpointHandedAt == nil else { return }
+            self.onIdle?()
         }
     }
 

@@ -124,3 +124,47 @@ private func writePages(_ writer: StateWriter, _ count: Int) {
     #expect(size > 0 && size < 70 * 4096, "the WAL file stays bounded: \(size) bytes with a bound of 60 frames")
     writer.shutdown()
 }
+
+@Test func anAgentThatWritesNothingIsToldItIsIdleOnceTheIdleIntervalHasPassedSinceItsStart() throws {
+    let directory = try temporaryStateDirectory()
+    defer { _ = system("rm -rf '\(directory)'") }
+    let state = StateDirectory(path: directory)
+    #expect(state.open())
+    let loop = try EventLoop()
+    let thread = SQLiteWriter(loop: loop)
+    let writer = StateWriter(state: state, loop: loop, log: Logger(), commits: thread, syncs: WriterSyncs(writer: thread), idleCheckpoint: .milliseconds(200))
+    var idleCalls = 0
+    writer.onIdle = { idleCalls += 1 }
+    writer.watchIdleFromStart()
+    var started = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &started)
+    run(loop, until: { idleCalls > 0 }, seconds: 20)
+    var ended = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ended)
+    let waited = (ended.tv_sec - started.tv_sec) * 1000 + (ended.tv_nsec - started.tv_nsec) / 1_000_000
+    #expect(idleCalls == 1)
+    #expect(waited >= 150, "told it was idle \(waited) ms after the start, before the idle interval")
+    writer.shutdown()
+}
+
+@Test func anAgentThatWroteAtStartIsToldItIsIdleByItsCheckpointNotByTheStart() throws {
+    let directory = try temporaryStateDirectory()
+    defer { _ = system("rm -rf '\(directory)'") }
+    let state = StateDirectory(path: directory)
+    #expect(state.open())
+    let loop = try EventLoop()
+    let thread = SQLiteWriter(loop: loop)
+    let writer = StateWriter(state: state, loop: loop, log: Logger(), commits: thread, syncs: WriterSyncs(writer: thread), idleCheckpoint: .milliseconds(300))
+    var idleCalls = 0
+    writer.onIdle = { idleCalls += 1 }
+    writer.write("ledger") { db in try db.execute("INSERT INTO budget_ledger VALUES ('d1', 1)") }
+    run(loop, until: { idleCalls > 0 && walSize(directory) == 0 }, seconds: 20)
+    // Both notices have a second's slack: the start's may come after the checkpoint's, when
+    // nothing is written any more. It must not say it again.
+    writer.watchIdleFromStart()
+    var settled = false
+    loop.schedule(after: .milliseconds(1_500)) { settled = true }  // past the start notice's 1 s slack
+    run(loop, until: { settled }, seconds: 20)
+    #expect(idleCalls == 1)
+    writer.shutdown()
+}
