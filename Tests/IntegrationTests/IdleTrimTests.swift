@@ -2,13 +2,6 @@
 import Foundation
 import Testing
 
-/// `RssFile:` of /proc/PID/status, in KiB.
-private func residentFileKiB(_ pid: Int32) -> Int? {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RssFile:") }) else { return nil }
-    return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-}
-
 @Suite(.serialized) struct IdleTrimTests {
     /// A minute after its last write, with nothing live or due, the agent gives back the pages
     /// start-up touched, and answers as before (reading back what it needs). Takes a minute.
@@ -28,10 +21,10 @@ private func residentFileKiB(_ pid: Int32) -> Int? {
         defer { agent.stop() }
         #expect(try agent.ctl("status").status == 0)
         let pid = agent.process.processIdentifier
-        let before = try #require(residentFileKiB(pid))
+        let before = try #require(ProcessInspection.kibibytes("RssFile", of: pid))
         let line = try agent.waitForLog("idle trim:", timeout: 150)
         #expect(!line.contains(" 0 KiB"), "\(line)")
-        let after = try #require(residentFileKiB(pid))
+        let after = try #require(ProcessInspection.kibibytes("RssFile", of: pid))
         #expect(after < before * 3 / 4, "file-backed RSS \(before) KiB before the trim, \(after) KiB after")
         let status = try agent.ctl("status")
         #expect(status.status == 0)

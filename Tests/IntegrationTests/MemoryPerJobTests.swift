@@ -34,9 +34,6 @@ import Testing
     }
 
     private func anonymousKiB(_ pid: Int32) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Anonymous:") })
-        else { return nil }
-        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        ProcessInspection.kibibytes("Anonymous", of: pid, in: "smaps_rollup")
     }
 }

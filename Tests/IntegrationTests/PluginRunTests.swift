@@ -356,9 +356,7 @@ import Testing
 }
 
 func residentKiB(_ pid: Int32) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    ProcessInspection.kibibytes("VmRSS", of: pid) ?? 0
 }
 
 /// A live run that is quiet costs the agent nothing: no wakeups while the plugin sleeps.

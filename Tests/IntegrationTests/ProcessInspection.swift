@@ -5,6 +5,13 @@ import Foundation
 
 /// Looks at the real process table: leftovers of a job, zombies of the agent, its open fds.
 enum ProcessInspection {
+    /// A `FIELD:   N kB` line of /proc/PID/FILE (`status`, `smaps_rollup`), in KiB.
+    static func kibibytes(_ field: String, of pid: Int32, in file: String = "status") -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+        return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
+    }
+
     /// Pids of processes whose environment says they belong to `identifier` (plugins and anything
     /// they started inherit AGENTD_IDENTIFIER).
     static func processes(of identifier: String) -> [Int32] {

@@ -119,9 +119,7 @@ import Testing
     }
 
     static func residentKiB(of pid: Int32) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
-        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        ProcessInspection.kibibytes("VmRSS", of: pid)
     }
 
     /// The attackers open a descriptor per connection; the agent raises its own limit.
