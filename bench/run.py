@@ -221,7 +221,8 @@ def settled(agent, cursor):
         lines = agent.lines[:cursor]
     started = sum(" started (" in line for line in lines)
     if started != DAILY_BUDGET:
-        raise RuntimeError("bench: %d runs started at start-up, not the daily budget's %d" % (started, DAILY_BUDGET))
+        raise RuntimeError("bench: %d runs started at start-up, not the daily budget's %d: set DAILY_BUDGET in "
+                           "bench/run.py to agentd.conf's DailyBudget= default" % (started, DAILY_BUDGET))
     decisions = [int(m.group(1)) for m in (re.search(r"decided in (\d+) us", line) for line in lines) if m]
     return cursor, max(decisions, default=0) / 1e6
 
