@@ -53,11 +53,11 @@ struct BudgetHeldWork: Sendable {
         return ids.sorted().compactMap { id in remove(id).map { (id, $0) } }
     }
 
-    /// Takes every held job out.
-    mutating func takeAll() -> [(Identifier, TimedKey)] {
-        var all: [(Identifier, TimedKey)] = []
-        while let top = popMin() { all.append((top.key, top.priority)) }
-        return all
+    /// Takes every held job out, most overdue first.
+    mutating func takeAll() -> [(key: Identifier, priority: TimedKey)] {
+        byAccount = [:]
+        accountOf = [:]
+        return heap.popAll { _ in true }
     }
 
     var entries: [(key: Identifier, priority: TimedKey)] { heap.entries }

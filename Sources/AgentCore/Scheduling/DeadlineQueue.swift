@@ -88,8 +88,59 @@ public struct DeadlineQueue<Key: Hashable & Sendable, Priority: Comparable & Sen
         return removed
     }
 
-    /// Inserts (or moves) every entry, in one rebuild: O(n + k).
+    /// Removes the entries `isTaken` holds for and returns them smallest first, as repeated
+    /// `popMin` while it holds would. `isTaken` must hold for a prefix of the order (a priority
+    /// at most some bound): it is asked only down the heap's paths where it held. The heap is walked only where it holds such entries; a few
+    /// are popped one by one, a crowd (a start with every job due) in one rebuild, where one
+    /// `popMin` each cost 10,000 index updates per level.
+    public mutating func popAll(while isTaken: (Priority) -> Bool) -> [(key: Key, priority: Priority)] {
+        // Most calls take nothing: no allocation then.
+        guard let first = priorities.first, isTaken(first) else { return [] }
+        var found: [Int] = []
+        var stack: [Int] = [0]
+        while let index = stack.popLast() {
+            guard isTaken(priorities[index]) else { continue }
+            found.append(index)
+            for child in [2 * index + 1, 2 * index + 2] where child < keys.count { stack.append(child) }
+        }
+        guard Self.rebuildPays(taking: found.count, of: keys.count) else {
+            var popped: [(key: Key, priority: Priority)] = []
+            popped.reserveCapacity(found.count)
+            while let top = min, isTaken(top.priority) {
+                popped.append(top)
+                remove(top.key)
+            }
+            return popped
+        }
+        var taken = [Bool](repeating: false, count: keys.count)
+        for index in found { taken[index] = true }
+        var popped = found.map { (key: keys[$0], priority: priorities[$0]) }
+        popped.sort { $0.priority < $1.priority }
+        var keptKeys: [Key] = [], keptPriorities: [Priority] = []
+        keptKeys.reserveCapacity(keys.count - found.count)
+        keptPriorities.reserveCapacity(keys.count - found.count)
+        for index in keys.indices where !taken[index] {
+            keptKeys.append(keys[index])
+            keptPriorities.append(priorities[index])
+        }
+        keys = keptKeys
+        priorities = keptPriorities
+        rebuild()
+        return popped
+    }
+
+    /// Whether taking `k` of `n` entries costs less as one rebuild (about n index writes) than
+    /// as k pops (about two index writes per level of the heap each).
+    static func rebuildPays(taking k: Int, of n: Int) -> Bool {
+        k > 64 && k * 16 > n
+    }
+
+    /// Inserts (or moves) every entry: a crowd in one rebuild, O(n + k), a few one by one.
     public mutating func setAll(_ entries: [(key: Key, priority: Priority)]) {
+        guard Self.rebuildPays(taking: entries.count, of: keys.count + entries.count) else {
+            for (key, priority) in entries { set(key, priority) }
+            return
+        }
         for (key, priority) in entries {
             if let index = positions[key] {
                 priorities[index] = priority

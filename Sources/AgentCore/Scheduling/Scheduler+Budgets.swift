@@ -19,7 +19,7 @@ extension Scheduler {
                 + "(\(budgets.ledger(name).spent) used today)")
         }
         guard !new.assignsLikeThis(old) else { return }
-        for (id, key) in budgetHeld.takeAll() { ready.set(id, key) }
+        ready.setAll(budgetHeld.takeAll())
     }
 
     /// The account (manifest name) `job` spends.

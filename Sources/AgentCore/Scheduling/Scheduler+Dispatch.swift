@@ -59,17 +59,26 @@ extension Scheduler {
     /// Due heap → ready heap for every job whose time has come.
     mutating func promoteDue(now: SchedulerTime) {
         closeWindows(now: now)
-        while let top = due.min, top.priority.time <= now {
-            due.remove(top.key)
+        // Taken off together and put back together: a start with every job due moves thousands.
+        let taken = due.popAll { $0.time <= now }
+        var later: [(key: Identifier, priority: TimedKey)] = []
+        var readyNow: [(key: Identifier, priority: TimedKey)] = []
+        var heldNow: [(key: Identifier, priority: TimedKey)] = []
+        defer {
+            due.setAll(later)
+            ready.setAll(readyNow)
+            conditionHeld.setAll(heldNow)
+        }
+        for top in taken {
             lastEventWork += 1
             guard let job = jobs[top.key], let candidate = candidate(job, now: now) else { continue }
             guard candidate.eligibleAt <= now else {
-                due.set(top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key))
+                later.append((top.key, TimedKey(time: candidate.eligibleAt, identifier: top.key)))
                 continue
             }
             let hold = launchHold(job)
             let key = TimedKey(time: candidate.dueSince, identifier: top.key)
-            if hold != nil { conditionHeld.set(top.key, key) } else { ready.set(top.key, key) }
+            if hold != nil { heldNow.append((top.key, key)) } else { readyNow.append((top.key, key)) }
             trackWindowClose(top.key, now: now)
             if !job.announced {
                 jobs[top.key]?.announced = true
@@ -87,16 +96,32 @@ extension Scheduler {
     /// (restricted, denied, running, nothing wanted), the due heap (waiting for its time) or
     /// the ready heap (already due and waiting there).
     mutating func reschedule(_ id: Identifier, now: SchedulerTime) {
-        lastEventWork += 1
         due.remove(id)
-        windowCloses.remove(id)
         let wasReady = [ready.remove(id), conditionHeld.remove(id), budgetHeld.remove(id)].contains { $0 != nil }
-        guard let job = jobs[id], job.isDiscretionary else { return }
+        if let key = place(id, wasReady: wasReady, now: now) { due.set(id, key) }
+    }
+
+    /// `reschedule` for jobs in none of the heaps (just taken off them), their due-heap entries
+    /// put back in one go.
+    mutating func rescheduleTaken(_ ids: [Identifier], now: SchedulerTime) {
+        var later: [(key: Identifier, priority: TimedKey)] = []
+        for id in ids {
+            if let key = place(id, wasReady: false, now: now) { later.append((id, key)) }
+        }
+        due.setAll(later)
+    }
+
+    /// Places a job taken off every heap: nowhere (nil, restricted and the rest), the ready or
+    /// condition-held heap (it was ready and still is), or the due heap at the returned key.
+    private mutating func place(_ id: Identifier, wasReady: Bool, now: SchedulerTime) -> TimedKey? {
+        lastEventWork += 1
+        windowCloses.remove(id)
+        guard let job = jobs[id], job.isDiscretionary else { return nil }
         guard !job.restricted, !disabled.contains(id), !live.isRunning(id),
               let candidate = candidate(job, now: now)
         else {
             jobs[id]?.announced = false
-            return
+            return nil
         }
         if wasReady, candidate.eligibleAt <= now {
             let key = TimedKey(time: candidate.dueSince, identifier: id)
@@ -106,10 +131,10 @@ extension Scheduler {
                 ready.set(id, key)
             }
             trackWindowClose(id, now: now)
-        } else {
-            if candidate.eligibleAt > now { jobs[id]?.announced = false }
-            due.set(id, TimedKey(time: candidate.eligibleAt, identifier: id))
+            return nil
         }
+        if candidate.eligibleAt > now { jobs[id]?.announced = false }
+        return TimedKey(time: candidate.eligibleAt, identifier: id)
     }
 
     /// Starts one discretionary job: consumes its pending request and catch-up slot, records
@@ -237,16 +262,13 @@ extension Scheduler {
                 others.append(id)
             }
         }
-        while let top = due.min, top.priority.time <= now {
-            due.remove(top.key)
+        let taken = due.popAll { $0.time <= now } + ready.popAll { _ in true }
+            + conditionHeld.popAll { _ in true } + budgetHeld.takeAll()
+        for top in taken {
             lastEventWork += 1
             consider(top.key)
         }
-        while let top = ready.popMin() ?? conditionHeld.popMin() ?? budgetHeld.popMin() {
-            lastEventWork += 1
-            consider(top.key)
-        }
-        for id in others { reschedule(id, now: now) }
+        rescheduleTaken(others, now: now)
         guard !overdue.isEmpty else { return }
         overdue.sort { $0.since != $1.since ? $0.since < $1.since : $0.id < $1.id }
         let slots = CatchUp.slots(count: overdue.count, now: now, spread: settings.catchUpSpread,
@@ -256,8 +278,8 @@ extension Scheduler {
             jobs[entry.id]?.catchUp = CatchUpSlot(at: slot, dueSince: entry.since)
             jobs[entry.id]?.announced = false
             note(entry.id, .catchUpScheduled(at: slot), now: now)
-            reschedule(entry.id, now: now)
         }
+        rescheduleTaken(overdue.map(\.id), now: now)
         log("catch-up: \(overdue.count) overdue job\(overdue.count == 1 ? "" : "s") run once each, "
             + "spread over \(TimeSpan.format(settings.catchUpSpread)), most overdue first")
     }

@@ -125,7 +125,8 @@ struct Timeline: Sendable {
     /// (kept) or transient (bounded in number).
     mutating func record(_ key: Identifier, _ entry: TimelineEntry, persistentKey: Bool) {
         if persistentKey {
-            transientSet.remove(key)
+            // Mostly empty: a crowd of due jobs then costs no hashing here.
+            if !transientSet.isEmpty { transientSet.remove(key) }
         } else if rings[key] == nil {
             transient.append(key)
             transientSet.insert(key)

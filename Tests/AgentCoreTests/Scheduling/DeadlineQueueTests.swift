@@ -33,7 +33,8 @@ import Testing
         var random = SplitMix64(seed: 11)
         for round in 0..<200 {
             var batch: [(key: Int, priority: Int)] = []
-            for _ in 0..<Int(random.next() % 40) {
+            // Small batches go in one by one, large ones (over 64) in one rebuild: both paths.
+            for _ in 0..<Int(random.next() % (round % 3 == 0 ? 400 : 40)) {
                 let key = Int(random.next() % 500)
                 let priority = Int(random.next() % 10_000) * 1000 + key
                 batch.removeAll { $0.key == key }
@@ -54,6 +55,35 @@ import Testing
                 #expect(popped == reference.values.sorted(), "round \(round)")
                 reference = [:]
             }
+        }
+    }
+
+    @Test func takingEverythingDueReturnsItInOrderAndKeepsTheRestIndexed() {
+        var random = SplitMix64(seed: 29)
+        for round in 0..<60 {
+            var queue = DeadlineQueue<Int, Int>()
+            var reference: [Int: Int] = [:]
+            let size = Int(random.next() % 2_000) + 1
+            for key in 0..<size {
+                let priority = Int(random.next() % 100_000) * 10_000 + key
+                queue.set(key, priority)
+                reference[key] = priority
+            }
+            // A bound that takes a few entries (popped one by one) or a crowd (one rebuild).
+            let sorted = reference.values.sorted()
+            let taking = min(size, round % 2 == 0 ? Int(random.next() % 8) : Int(random.next() % UInt64(size)))
+            let bound = taking == 0 ? -1 : sorted[taking - 1]
+            let taken = queue.popAll { $0 <= bound }
+            #expect(taken.map(\.priority) == Array(sorted.prefix(taking)), "round \(round)")
+            #expect(taken.allSatisfy { reference[$0.key] == $0.priority })
+            for entry in taken { reference[entry.key] = nil }
+            #expect(queue.count == reference.count)
+            for (key, priority) in reference { #expect(queue.priority(of: key) == priority) }
+            queue.set(-1, -1)
+            #expect(queue.popMin()?.key == -1)
+            var rest: [Int] = []
+            while let top = queue.popMin() { rest.append(top.priority) }
+            #expect(rest == Array(sorted.dropFirst(taking)), "round \(round)")
         }
     }
 
