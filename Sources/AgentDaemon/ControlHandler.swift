@@ -263,7 +263,7 @@ struct ControlHandler {
     }
 
     /// What to do about a refused submission: refusals that no wait cures say what would
-    /// cure them; the rest came from `--strategy fail`.
+    /// cure them; the rest came from strategy fail (agentctl's `--strategy fail`, an app's `.fail`).
     static func nextStep(for reason: WaitReason, _ id: Identifier, _ job: Identifier) -> String {
         switch reason {
         case .denied: return "it is disabled; agentctl enable \(job) first"
@@ -271,10 +271,13 @@ struct ControlHandler {
         case .condition(.batteryCritical): return "plug in external power, then submit again"
         case .condition(.thermal(.critical)): return "let the machine cool down (agentctl status shows the thermal state), then submit again"
         case .condition(.resource(let name)): return "this machine has no \(name) (see agentctl resources)"
-        case .agentStopping: return "agentd is stopping; submit again once it has restarted, or use --strategy queue (queued work starts after the restart)"
-        default: return "--strategy fail was given: retry later or use --strategy queue"
+        case .agentStopping: return "agentd is stopping; submit again once it has restarted, or with strategy queue (queued work starts after the restart; \(Self.queueSpelling))"
+        default: return "strategy fail does not wait: submit again later, or with strategy queue to wait for a slot (\(Self.queueSpelling))"
         }
     }
+
+    /// Both askers' spelling: the refusal reaches agentctl users and apps alike.
+    static let queueSpelling = "agentctl submit --strategy queue; .queue in BackgroundTasks"
 
     /// The continued job a submission resolves to (`ConfigRegistry.job(accepting:kind:)`).
     private func continuedJob(for id: Identifier) -> JobDefinition? {

@@ -114,6 +114,8 @@ import Testing
         #expect(failing.status == 1)
         #expect(failing.stdout.contains("could not start the export of Birthdays now: BGTaskScheduler.Error(immediateRunIneligible)"),
                 "\(failing.stdout)")
+        // The advice names the app's spelling too, not agentctl's alone.
+        #expect(failing.stdout.contains(".queue in BackgroundTasks"), "\(failing.stdout)")
         let queued = try runCommand(app, ["Birthdays"], environment: socket)
         #expect(queued.status == 0, "\(queued.stdout)")
 

@@ -53,6 +53,7 @@ import Testing
         let refused = try agent.ctl("submit", "local.export.second", "--strategy", "fail")
         #expect(refused.status == 5)
         #expect(refused.stderr.contains("cannot start now (max concurrent)"))
+        #expect(refused.stderr.contains("agentctl submit --strategy queue"))
 
         #expect(try agent.ctl("submit", "local.export.third", "--strategy", "queue").status == 0)
         let queued = try pending(agent)
