@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Glibc
+import Testing
+@testable import BackgroundTasks
+
+/// What the library does with an agent whose answer it cannot use, through a real Unix socket:
+/// a stand-in agent reads the library's request and answers with a canned line (or nothing).
+struct AgentAnswerTests {
+    @Test func anAnswerThatIsNotTheProtocolIsUnavailableAndNamesTheSocket() throws {
+        let agent = try OneAnswerAgent(answer: "hello from something else\n")
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { agent.path })
+        #expect {
+            try scheduler.submit(BGAppRefreshTaskRequest(identifier: "com.example.feed"))
+        } throws: { error in
+            guard let error = error as? BGTaskScheduler.Error else { return false }
+            return error.code == .unavailable && error.message.contains(agent.path)
+                && error.message.contains("cannot read")
+        }
+        #expect(agent.received().contains("\"com.example.feed\""))
+    }
+
+    @Test func anAgentThatClosesWithoutAnswerIsUnavailable() throws {
+        let agent = try OneAnswerAgent(answer: nil)
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { agent.path })
+        #expect {
+            try scheduler.submit(BGProcessingTaskRequest(identifier: "com.example.sync"))
+        } throws: { error in
+            guard let error = error as? BGTaskScheduler.Error else { return false }
+            return error.code == .unavailable && error.message.contains("closed the connection without an answer")
+        }
+    }
+
+    @Test func anAnswerOfAnotherRequestGivesNoPendingRequests() async throws {
+        // A well-formed answer, but to `status`: nothing in it is a pending request.
+        let agent = try OneAnswerAgent(answer: "{\"ok\":true,\"message\":\"done\"}\n")
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { agent.path })
+        #expect(await scheduler.pendingTaskRequests().isEmpty)
+        #expect(agent.received().contains("pending"))
+    }
+
+    @Test func aRefusalIsThrownWithTheAgentsSentence() throws {
+        let agent = try OneAnswerAgent(
+            answer: "{\"ok\":false,\"error\":{\"code\":\"not-permitted\",\"message\":\"not-permitted: com.example.feed\"}}\n")
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { agent.path })
+        #expect {
+            try scheduler.submit(BGAppRefreshTaskRequest(identifier: "com.example.feed"))
+        } throws: { error in
+            guard let error = error as? BGTaskScheduler.Error else { return false }
+            return error.code == .notPermitted && error.message == "not-permitted: com.example.feed"
+        }
+    }
+}
+
+/// A listening Unix socket that takes one connection, reads one request line, writes `answer`
+/// (nil: writes nothing) and closes: a stand-in for an agent that answers wrongly.
+final class OneAnswerAgent: @unchecked Sendable {
+    let path: String
+    private let directory: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var request = ""
+    private let done = DispatchSemaphore(value: 0)
+
+    init(answer: String?) throws {
+        var template = Array("/tmp/bgtasks-answer-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        directory = String(cString: made)
+        path = directory + "/agentd.sock"
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EIO) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0, listen(listener, 1) == 0 else { throw POSIXError(.EIO) }
+        let fd = listener
+        Thread.detachNewThread { [self] in
+            defer { done.signal() }
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { return }
+            defer { close(client) }
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while read(client, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
+            lock.withLock { request = String(decoding: line, as: UTF8.self) }
+            if let answer { _ = answer.utf8CString.withUnsafeBufferPointer { write(client, $0.baseAddress, $0.count - 1) } }
+        }
+    }
+
+    /// The request line the library sent, once the exchange is over (within 10 s).
+    func received() -> String {
+        _ = done.wait(timeout: .now() + 10)
+        return lock.withLock { request }
+    }
+
+    deinit {
+        close(listener)
+        unlink(path)
+        rmdir(directory)
+    }
+}
