@@ -54,7 +54,8 @@ extension ControlHandler {
             var scanned = 0
             var lastScanned: String?
             var full = false
-            try store.historyPage(identifier: id.rawValue, before: request.cursor, limit: Self.maxRunsScanned) { row in
+            try store.historyPage(identifier: id.rawValue, before: request.cursor, limit: Self.maxRunsScanned,
+                                  ofJob: isJob(id)) { row in
                 scanned += 1
                 lastScanned = row.record.runID
                 var record = withLiveTail(row.record)

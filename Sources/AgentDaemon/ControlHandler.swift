@@ -383,7 +383,8 @@ struct ControlHandler {
                 // One row more than the page holds tells whether another page follows.
                 let withLogTail = !request.omitLogTails
                 try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1,
-                                      startedFrom: request.since, startedBefore: request.until) { row in
+                                      startedFrom: request.since, startedBefore: request.until,
+                                      ofJob: request.target.flatMap(Identifier.init(rawValue:)).map(isJob) ?? false) { row in
                     page.add(Self.record(row, withLogTail: withLogTail))
                 }
                 return true
@@ -402,6 +403,10 @@ struct ControlHandler {
         }
         return .success(.runs(page.records, nextCursor: page.nextCursor))
     }
+
+    /// Whether `id` is a registered job: `history`/`logs` of it show its runs, its submissions'
+    /// dynamic identifiers (`….export.Holidays`) included; of anything else, that identifier's.
+    func isJob(_ id: Identifier) -> Bool { catalogue.registry.job(id) != nil }
 
     /// Whether `id` is a job the agent has, or a dynamic identifier below one (`….export.7f3a`).
     func isKnown(_ id: Identifier) -> Bool {

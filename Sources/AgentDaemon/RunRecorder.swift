@@ -40,7 +40,8 @@ final class RunRecorder {
         let record = StoredRun(runID: state.id.description, identifier: state.identifier.rawValue,
                                kind: run.job.kind, reason: state.reason,
                                startedAt: run.startedAtMilliseconds, title: state.title,
-                               processGroup: process?.processGroup, cgroup: process?.cgroupPath, bootID: bootID)
+                               processGroup: process?.processGroup, cgroup: process?.cgroupPath, bootID: bootID,
+                               job: run.job.identifier.rawValue)
         persist("the start of run \(state.id)") { store in try store.insert(record) }
     }
 

@@ -14,7 +14,7 @@ extension RunSupervisor {
             runID: state.id.description, identifier: state.identifier.rawValue, kind: state.kind,
             reason: state.reason, startedAt: run.startedAtMilliseconds, endedAt: endedAt,
             stopReason: stopReason, exitStatus: exitStatus, signal: signal,
-            progress: state.progress?.fraction, title: state.title)
+            progress: state.progress?.fraction, title: state.title, job: run.job.identifier.rawValue)
         record.completedUnitCount = state.progress?.completedUnitCount
         record.totalUnitCount = state.progress?.totalUnitCount
         // The lines as they are: the store joins them once, for its column.

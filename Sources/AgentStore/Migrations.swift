@@ -94,6 +94,14 @@ public enum Migrations {
         ALTER TABLE runs ADD COLUMN completed_units INTEGER;
         ALTER TABLE runs ADD COLUMN total_units INTEGER;
         """,
+        // 8: the job a run belongs to, which a submission's dynamic identifier only extends
+        // (`….export.Holidays` of `….export`), so `history`/`logs` of the job find its runs
+        // through an index in start order. Older rows: their own identifier.
+        """
+        ALTER TABLE runs ADD COLUMN job TEXT;
+        UPDATE runs SET job = identifier;
+        CREATE INDEX runs_by_job ON runs(job, started_at);
+        """,
     ]
 
     /// Applies every migration the database has not seen. Returns the resulting version.

@@ -12,19 +12,23 @@ public struct StoredRun: Sendable, Hashable {
     /// The kernel's boot id when the run started: its process group and cgroup mean nothing in
     /// another boot.
     public var bootID: String?
+    /// The job the run belongs to, where its identifier is a submission's dynamic one below it
+    /// (nil: the identifier is the job's).
+    public var job: String?
 
     /// `logTail`: the lines joined with `\n`, as the column keeps them.
     public init(runID: String, identifier: String, kind: JobKind, reason: RunReason, startedAt: Int64,
                 endedAt: Int64? = nil, stopReason: StopReason? = nil, exitStatus: Int32? = nil,
                 signal: Int32? = nil, progress: Double? = nil, title: String? = nil,
                 logTail: String? = nil, processGroup: Int32? = nil, cgroup: String? = nil,
-                bootID: String? = nil) {
+                bootID: String? = nil, job: String? = nil) {
         record = RunRecord(runID: runID, identifier: identifier, kind: kind, reason: .known(reason), startedAt: startedAt,
                            endedAt: endedAt, stopReason: stopReason.map(Reported.known), exitStatus: exitStatus, signal: signal,
                            progress: progress, title: title, logTail: RunRecord.logLines(logTail))
         self.processGroup = processGroup
         self.cgroup = cgroup
         self.bootID = bootID
+        self.job = job == identifier ? nil : job
     }
 
     init(record: RunRecord, processGroup: Int32?, cgroup: String?, bootID: String?) {
@@ -38,6 +42,9 @@ public struct StoredRun: Sendable, Hashable {
         get { record[keyPath: field] }
         set { record[keyPath: field] = newValue }
     }
+
+    /// The `job` column: the job's identifier, which is the run's own unless it is a dynamic one.
+    var storedJob: String { job ?? record.identifier }
 
     /// The log tail as the column keeps it: lines joined with `\n`; nil when there are none.
     var storedLogTail: String? { record.logTail.isEmpty ? nil : record.logTail.joined(separator: "\n") }
@@ -66,12 +73,12 @@ public struct RunStore {
     public func insert(_ run: StoredRun) throws {
         try database.cached("""
             INSERT INTO runs (run_id, identifier, kind, reason, started_at, process_group, cgroup,
-                              boot_id, title)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              boot_id, title, job)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).run([.text(run.runID), .text(run.identifier), .text(run.kind.rawValue), .text(run.reason.description),
                       .integer(run.startedAt), run.processGroup.map { .integer(Int64($0)) },
                       run.cgroup.map { .text($0) }, run.bootID.map { .text($0) },
-                      run.title.map { .text($0) }])
+                      run.title.map { .text($0) }, .text(run.storedJob)])
     }
 
     /// Records a live run's new title (`TITLE=`), so it is kept if the agent dies before the run
@@ -91,8 +98,8 @@ public struct RunStore {
             INSERT INTO runs (run_id, identifier, kind, reason, started_at, ended_at, stop_reason,
                               exit_status, signal, progress, title, log_tail, status_text, result,
                               truncated_lines, invalid_directives, checkpoint_given, checkpoint_left,
-                              completed_units, total_units)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+                              completed_units, total_units, job)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
             ON CONFLICT(run_id) DO UPDATE SET ended_at = ?6, stop_reason = ?7, exit_status = ?8,
                 signal = ?9, progress = ?10, title = ?11, log_tail = ?12, status_text = ?13,
                 result = ?14, truncated_lines = ?15, invalid_directives = ?16,
@@ -106,7 +113,8 @@ public struct RunStore {
                       notes.result.map { .text($0) }, notes.truncatedLineCount.map { .integer(Int64($0)) },
                       notes.invalidDirectiveCount.map { .integer(Int64($0)) },
                       notes.checkpointGiven.map { .text($0) }, notes.checkpointLeft.map { .text($0) },
-                      run.completedUnitCount.map { .integer($0) }, run.totalUnitCount.map { .integer($0) }])
+                      run.completedUnitCount.map { .integer($0) }, run.totalUnitCount.map { .integer($0) },
+                      .text(run.storedJob)])
     }
 
     /// Runs that were live when the agent last stopped (no end recorded).
@@ -124,16 +132,18 @@ public struct RunStore {
     }
 
     /// One page of the history, newest first (start time, then run id): at most `limit` runs of
-    /// one identifier or all, older than the run `before` (the last run of the previous page; nil
-    /// for the newest). Rows are handed to `visit` one at a time, and reading stops when it
-    /// returns false, so a page never holds more rows than its caller keeps.
+    /// one identifier (or, `ofJob`, of one job) or all, older than the run `before` (the last
+    /// run of the previous page; nil for the newest). Rows are handed to `visit` one at a time,
+    /// and reading stops when it returns false, so a page never holds more rows than its caller
+    /// keeps.
     public func historyPage(identifier: String?, before: String?, limit: Int,
-                            startedFrom: Int64? = nil, startedBefore: Int64? = nil,
+                            startedFrom: Int64? = nil, startedBefore: Int64? = nil, ofJob: Bool = false,
                             _ visit: (StoredRun) throws -> Bool) throws {
         var conditions: [String] = []
         var values: [StoreValue?] = []
         if let identifier {
-            conditions.append("identifier = ?")
+            // `ofJob`: the job's runs, its submissions' dynamic identifiers included.
+            conditions.append(ofJob ? "job = ?" : "identifier = ?")
             values.append(.text(identifier))
         }
         // `history --since/--until` (milliseconds): in the query, so a page and its cursor
@@ -168,7 +178,7 @@ public struct RunStore {
         SELECT run_id, identifier, kind, reason, started_at, ended_at, stop_reason, exit_status,
                signal, progress, title, log_tail, process_group, cgroup, boot_id, status_text,
                result, truncated_lines, invalid_directives, checkpoint_given, checkpoint_left,
-               completed_units, total_units FROM runs
+               completed_units, total_units, job FROM runs
         """
 
     private func select(_ tail: String, _ values: [StoreValue?]) throws -> [StoredRun] {
@@ -214,6 +224,7 @@ public struct RunStore {
             checkpointGiven: statement.text(19), checkpointLeft: statement.text(20))
         run.completedUnitCount = optionalInt(21)
         run.totalUnitCount = optionalInt(22)
+        if let job = statement.text(23), job != record.identifier { run.job = job }
         return run
     }
 

@@ -73,4 +73,57 @@ struct HistoryPageTests {
             #expect(again == ["r000010"])
         }
     }
+
+    @Test func aJobsPagesHoldItsSubmissionsDynamicIdentifiersAndNoOtherJobs() throws {
+        try withRuns { store in
+            // local.export's submissions, and local.export.raw: a job of its own below it.
+            let runs: [(String, String, String)] = [
+                ("r000011", "local.export", "local.export"), ("r000012", "local.export.Holidays", "local.export"),
+                ("r000013", "local.export.raw", "local.export.raw"), ("r000014", "local.export.raw.1", "local.export.raw"),
+            ]
+            for (index, (run, identifier, job)) in runs.enumerated() {
+                try store.insert(StoredRun(runID: run, identifier: identifier, kind: .continued, reason: .submitted,
+                                           startedAt: Int64(20 + index) * 1000, job: job))
+            }
+            var ofJob: [String] = []
+            try store.historyPage(identifier: "local.export", before: nil, limit: 10, ofJob: true) { run in
+                ofJob.append(run.runID + " " + run.identifier)
+                return true
+            }
+            #expect(ofJob == ["r000012 local.export.Holidays", "r000011 local.export"])
+            // One dynamic identifier alone, by its own name.
+            #expect(try page(store, "local.export.raw.1", limit: 10) == ["r000014"])
+            // The job is read back with the row, and finishing keeps it.
+            var ended = try #require(try store.run("r000012"))
+            #expect(ended.job == "local.export")
+            ended.endedAt = 30_000
+            ended.stopReason = .known(.success)
+            try store.finish(ended)
+            #expect(try store.run("r000012")?.job == "local.export")
+        }
+    }
+
+    @Test func runsRecordedBeforeJobsWereKeptBelongToTheirOwnIdentifier() throws {
+        var template = Array("/tmp/agentd-pages-XXXXXX".utf8CString)
+        let dir = try #require(template.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let base = buffer.baseAddress, let result = mkdtemp(base) else { return nil }
+            return String(cString: result)
+        })
+        defer { _ = system("rm -rf '\(dir)'") }
+        let db = try Database(path: dir + "/state.db")
+        // The schema of the agent before, with a run in it; then the upgrade.
+        let before = Migrations.all.count - 1
+        for migration in Migrations.all.prefix(before) { try db.execute(migration) }
+        try db.execute("PRAGMA user_version = \(before)")
+        try db.execute("""
+            INSERT INTO runs (run_id, identifier, kind, reason, started_at) VALUES ('r000001', 'local.old', 'refresh', 'scheduled', 1000)
+            """)
+        try Migrations.apply(to: db)
+        var found: [String] = []
+        try RunStore(database: db).historyPage(identifier: "local.old", before: nil, limit: 5, ofJob: true) { run in
+            found.append(run.runID)
+            return true
+        }
+        #expect(found == ["r000001"])
+    }
 }

@@ -64,6 +64,14 @@ import Testing
         try agent.waitForLog("run r000002 of local.export.third started (submitted")
         #expect(try agent.ctl("cancel", "r000002").status == 0)
         try agent.waitForLog("run r000002 of local.export.third ended: cancelled")
+
+        // The job's history holds its submissions under their own identifiers; one of those,
+        // asked by name, only its own runs.
+        let ofJob = try agent.ctl("history", "local.export")
+        #expect(ofJob.status == 0)
+        #expect(ofJob.stdout.contains("r000001") && ofJob.stdout.contains("local.export.third"), "\(ofJob.stdout)")
+        let ofSubmission = try agent.ctl("history", "local.export.third")
+        #expect(ofSubmission.stdout.contains("r000002") && !ofSubmission.stdout.contains("r000001"), "\(ofSubmission.stdout)")
     }
 
     @Test func aContinuedRunWithoutProgressIsExpiredNoProgress() throws {
