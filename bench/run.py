@@ -558,7 +558,7 @@ def run_only(name):
     if name not in sections:
         sys.exit("bench/run.py --only: \"%s\" is not a section that runs alone (%s)" % (name, ", ".join(sorted(sections))))
     module = __import__(sections[name])
-    section = getattr(module, "section", module.main)()
+    section = module.main()
     path = os.path.join(ROOT, "BENCHMARKS.md")
     with open(path) as f:
         text = f.read()
