@@ -19,13 +19,15 @@ relink with -Map.
 
 Then the .bss variables the idle agent wrote (read back from /proc/PID/mem of the real agent at
 idle), so that they share a few pages, and the read-only data it reads (.rodata, every load
-traced by valgrind's lackey): scattered, its 64 KB blocks kept 0.97 MB of the 1.9 MB resident. valgrind cannot run the spawn (clone with CLONE_VM and
-CLONE_PIDFD): when the hot scenario fails for that, what the idle agent does not run keeps the
+traced by valgrind's lackey): scattered, its 64 KB blocks kept 0.97 MB of the 1.9 MB resident.
+And the functions on every text page the real agent touched (a copy on tmpfs, read through
+/proc/PID/pagemap): callgrind does not report all the agent runs. valgrind cannot run the
+spawn (clone with CLONE_VM and CLONE_PIDFD): when the hot scenario fails for that, what the idle agent does not run keeps the
 place the previous file gave it.
 
 Usage: python3 bench/order_file.py RELEASE_FLAGS...   (run by `make order-file`)
 """
-import bisect, collections, os, re, socket, subprocess, sys, tempfile, threading, time
+import bisect, collections, os, re, shutil, socket, subprocess, sys, tempfile, threading, time
 
 import run
 
@@ -183,6 +185,61 @@ def read_rodata(binary_dir, binary):
     return names
 
 
+def touched_text(binary_dir):
+    """Names of the functions on the text pages the real agent (no valgrind) has touched once it is
+    idle with 100 jobs and has answered `status`, in address order. callgrind misses some of what the
+    real agent runs (value witnesses, closures, the paths a bus or an installed group takes), and each
+    missed function made its 64 KB block of text resident. The agent runs from a copy on tmpfs, where
+    a fault maps the one page touched (no fault-around), so /proc/PID/pagemap shows exactly the pages
+    it used; every function on such a page is listed (a page holds many small ones)."""
+    with tempfile.TemporaryDirectory(prefix="agentd-touched-", dir="/dev/shm") as copy:
+        for name in ("agentd", "agentctl"):
+            shutil.copy2(os.path.join(binary_dir, name), copy)
+        binary = os.path.join(copy, "agentd")
+        functions = []
+        for line in subprocess.run(["nm", "-S", "--defined-only", binary], capture_output=True, text=True,
+                                   check=True).stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 4 and parts[2] in "tTwW":
+                functions.append((int(parts[0], 16), int(parts[1], 16), parts[3]))
+        functions.sort()
+        sandbox = run.Sandbox(100, interval="none")
+        old_bin = run.BIN
+        run.BIN = copy
+        agent = run.Agent(sandbox, wrapper=run.as_installed(sandbox))
+        try:
+            agent.wait_for(r"ready:", timeout=120)
+            if not run.status_answers(sandbox.socket):
+                raise RuntimeError("agentd did not answer status")
+            pages = resident_text_pages(agent.proc.pid, binary)
+        finally:
+            run.BIN = old_bin
+            agent.stop()
+            sandbox.cleanup()
+    return [name for address, size, name in functions
+            if any(page in pages for page in range(address // 4096, (address + max(size, 1) - 1) // 4096 + 1))]
+
+
+def resident_text_pages(pid, binary):
+    """The binary's virtual page numbers (link addresses ÷ 4 KiB) resident in `pid`'s text mapping."""
+    real = os.path.realpath(binary)
+    maps = [line.split() for line in open("/proc/%d/maps" % pid)]
+    mine = [m for m in maps if len(m) >= 6 and os.path.realpath(m[5]) == real]
+    base = next(int(m[0].split("-")[0], 16) for m in mine if int(m[2], 16) == 0)
+    pages = set()
+    with open("/proc/%d/pagemap" % pid, "rb") as pagemap:
+        for m in mine:
+            if m[1] != "r-xp":
+                continue
+            low, high = (int(x, 16) for x in m[0].split("-"))
+            pagemap.seek(low // 4096 * 8)
+            entries = pagemap.read((high - low) // 4096 * 8)
+            for i in range((high - low) // 4096):
+                if (int.from_bytes(entries[i * 8:i * 8 + 8], "little") >> 63) & 1:
+                    pages.add((low - base) // 4096 + i)
+    return pages
+
+
 def executed_addresses(binary, profile):
     """Start addresses of the functions in `binary` that the callgrind profile saw run."""
     report = subprocess.run(["callgrind_annotate", "--threshold=100", profile], capture_output=True,
@@ -257,6 +314,12 @@ def main(release_flags):
                     if name not in seen and name not in big:
                         seen.add(name)
                         order.append(name)
+        # What the real agent touched that callgrind did not see (after the idle functions, before
+        # the hot paths: the pages an idle agent keeps).
+        for name in touched_text(build_dir):
+            if name not in seen and name not in big:
+                seen.add(name)
+                order.append(name)
         # Data: the .bss variables the idle agent wrote (the same binary, run without valgrind; its
         # symbols keep their names across the relink).
         for name in written_bss(build_dir, os.path.join(build_dir, "agentd")):
