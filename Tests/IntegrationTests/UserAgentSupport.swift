@@ -27,6 +27,12 @@ final class TestUser {
         gid = entry.pointee.pw_gid
     }
 
+    /// Runs `body` while no test adds or removes a user: a copy of /etc taken meanwhile could
+    /// meet useradd's lock files vanishing between listing and copying.
+    static func whileNoUserChanges<T: Sendable>(_ body: () throws -> T) throws -> T {
+        try userDatabase.withLock { _ in try body() }
+    }
+
     deinit {
         let name = self.name
         Self.userDatabase.withLock { _ in _ = try? runCommand("/usr/sbin/userdel", ["-f", name]) }
