@@ -4,7 +4,8 @@
   submit-wait  200 sequential `agentctl submit --wait` of a continued job whose plugin is
                /bin/true, beside 200 sequential `agentctl status` against the same agent and 200
                `agentctl --version` (agentctl's start alone), in the same run (three rounds,
-               alternating; the median round of each).
+               alternating; the median round), with agentctl's own CPU (wait4) and the agent's
+               part alone, measured by this bench's own client on the socket.
   latency      a plugin writes `PROGRESS=N%` (CLOCK_MONOTONIC just before the write) → each of 10
                subscribers on the control socket has read the run-progress event (CLOCK_MONOTONIC
                after the read), 2 runs × 100 steps × 10 subscribers; beside the same plugin's lines
@@ -51,20 +52,100 @@ def continued_job(sandbox, name, exec_line):
 
 
 def sequential(argv, calls):
-    """Seconds for `calls` runs of argv one after the other (posix_spawn + waitpid: the least
-    overhead Python has for starting a process), each required to exit 0."""
+    """(seconds, CPU seconds) for `calls` runs of argv one after the other (posix_spawn + wait4:
+    the least overhead Python has for starting a process), each required to exit 0. The CPU is
+    the processes' own, user and system, as wait4 reports it."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
+    cpu = 0.0
     try:
         t0 = time.monotonic()
         for _ in range(calls):
             pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
-            _, status = os.waitpid(pid, 0)
+            _, status, usage = os.wait4(pid, 0)
             if status != 0:
                 raise RuntimeError("%s exited with status %d" % (" ".join(argv), status))
-        return time.monotonic() - t0
+            cpu += usage.ru_utime + usage.ru_stime
+        return time.monotonic() - t0, cpu
     finally:
         os.close(devnull)
+
+
+class Connection:
+    """This bench's own client on the control socket, for the agent's part alone."""
+
+    def __init__(self, path):
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.socket.connect(path)
+        self.pending = b""
+
+    def line(self):
+        while b"\n" not in self.pending:
+            chunk = self.socket.recv(65536)
+            if not chunk:
+                raise RuntimeError("agentd closed the connection")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self):
+        self.socket.close()
+
+
+SUBSCRIBE_TRIVIAL = b'{"command":"subscribe","filter":{"identifiers":["local.trivial"]}}\n'
+SUBMIT_TRIVIAL = b'{"command":"submit","submission":{"arguments":[],"strategy":"queue"},"target":"local.trivial"}\n'
+
+
+def direct_calls(path, calls):
+    """The agent's part of each command, without agentctl: per call, seconds of a `status` round
+    trip (connect to answer), of a subscription (connect to its answer) and of a submission on
+    it to its run's `run-ended` (what agentctl sends for `submit --wait`)."""
+    status, subscribed, ended = 0.0, 0.0, 0.0
+    for _ in range(calls):
+        t0 = time.monotonic()
+        c = Connection(path)
+        c.socket.sendall(b'{"command":"status"}\n')
+        if c.line().get("ok") is not True:
+            raise RuntimeError("status refused")
+        c.close()
+        t1 = time.monotonic()
+        c = Connection(path)
+        c.socket.sendall(SUBSCRIBE_TRIVIAL)
+        if c.line().get("ok") is not True:
+            raise RuntimeError("subscription refused")
+        t2 = time.monotonic()
+        c.socket.sendall(SUBMIT_TRIVIAL)
+        while True:
+            event = c.line()
+            if event.get("ok") is False:
+                raise RuntimeError("submission refused: %s" % event)
+            if event.get("type") == "run-ended":
+                if event.get("stopReason") not in (None, "success"):
+                    raise RuntimeError("run did not succeed: %s" % event)
+                break
+        t3 = time.monotonic()
+        c.close()
+        status, subscribed, ended = status + t1 - t0, subscribed + t2 - t1, ended + t3 - t2
+    return status / calls, subscribed / calls, ended / calls
+
+
+class SubmitWaitRound:
+    """One round: seconds for CALLS calls of each command and of the C spawn loop; seconds per
+    call of agentctl's own CPU and of the agent's part alone (`direct_calls`)."""
+
+    def __init__(self, status, submit, version, spawn, status_cpu, submit_cpu, direct_status,
+                 direct_subscribe, direct_end):
+        self.status, self.submit, self.version, self.spawn = status, submit, version, spawn
+        self.status_cpu, self.submit_cpu = status_cpu, submit_cpu
+        self.direct_status, self.direct_subscribe, self.direct_end = direct_status, direct_subscribe, direct_end
+
+    def floor(self):
+        """Seconds per call of a `submit --wait` whose agent adds nothing around the bare run:
+        what a `status` costs besides agentctl's CPU and the agent's answer, plus this agentctl's
+        CPU, the subscription, and a C loop's spawn and reap of /bin/true."""
+        status_call = self.status / CALLS
+        return (status_call - self.status_cpu - self.direct_status + self.submit_cpu
+                + self.direct_subscribe + self.spawn / CALLS)
 
 
 def bench_submit_wait():
@@ -77,15 +158,18 @@ def bench_submit_wait():
         sequential(ctl + ["status"], 10)
         sequential(ctl + ["submit", "local.trivial", "--wait"], 10)
         spawner = run.compile_c("spawn_baseline")
-        status, submit, version, spawn = [], [], [], []
+        direct_calls(sandbox.socket, 10)
+        rounds = []
         for _ in range(ROUNDS):
-            status.append(sequential(ctl + ["status"], CALLS))
-            submit.append(sequential(ctl + ["submit", "local.trivial", "--wait"], CALLS))
-            version.append(sequential(ctl[:1] + ["--version"], CALLS))
+            status, status_cpu = sequential(ctl + ["status"], CALLS)
+            submit, submit_cpu = sequential(ctl + ["submit", "local.trivial", "--wait"], CALLS)
+            version, version_cpu = sequential(ctl[:1] + ["--version"], CALLS)
             out = subprocess.run([spawner, str(CALLS)], capture_output=True, check=True).stdout.split()
-            spawn.append(float(out[0]))
-        return (statistics.median(status), statistics.median(submit), statistics.median(version),
-                statistics.median(spawn))
+            direct = direct_calls(sandbox.socket, CALLS)
+            rounds.append(SubmitWaitRound(status, submit, version, float(out[0]), status_cpu / CALLS,
+                                          submit_cpu / CALLS, *direct))
+        # The median round by the ratio, so that every figure shown comes from one round.
+        return sorted(rounds, key=lambda r: r.submit / r.status)[len(rounds) // 2]
     finally:
         agent.stop()
         sandbox.cleanup()
@@ -197,8 +281,11 @@ def verdict(met):
     return "met" if met else "**not met**"
 
 
-def markdown(status, submit, version, spawn, samples, base):
+def markdown(r, samples, base):
+    status, submit, version = r.status, r.submit, r.version
     status_rate, submit_rate = CALLS / status, CALLS / submit
+    ms = lambda seconds: seconds * 1e3
+    floor = r.floor() * CALLS
     return "\n".join([
         "",
         "## Event stream (issue 14; targets: 200 sequential `submit --wait` ≤ 1.5× 200 sequential `status`, and",
@@ -206,25 +293,35 @@ def markdown(status, submit, version, spawn, samples, base):
         "",
         "200 sequential `agentctl submit --wait` of a continued job whose plugin is `/bin/true` (each a new",
         "agentctl process: subscribe, submit, follow the run to its end) beside 200 sequential `agentctl status`",
-        "against the same agent in the same run; median of %d alternating rounds. `bench/run.py --only events`" % ROUNDS,
-        "runs this section alone.",
+        "against the same agent in the same run; the median of %d alternating rounds (by the ratio; every" % ROUNDS,
+        "figure of this section is from that round). `bench/run.py --only events` runs this section alone.",
         "",
         "| `submit --wait` × 200 | `status` × 200 | ratio | `submit --wait` rate | `agentctl --version` × 200 |",
         "| ---: | ---: | ---: | ---: | ---: |",
         "| %.3f s | %.3f s | %.2f× | %.0f/s | %.3f s |" % (submit, status, submit / status, submit_rate, version),
         "",
-        "`agentctl --version` (no socket at all) is the cost of starting agentctl: of each `submit --wait`,",
-        "%.1f ms is agentctl starting and %.1f ms the rest (connect, subscribe, submit, the agent spawning and" % (
-            version / CALLS * 1e3, (submit - version) / CALLS * 1e3),
-        "reaping `/bin/true` and recording its run, the events back); of each `status`, %.1f ms the rest." % (
-            (status - version) / CALLS * 1e3),
+        "Where a call's time goes, per call: agentctl's own CPU (user and system, from `wait4`), and the agent's",
+        "part alone, measured by this bench's own client on the socket in the same round (a `status` from",
+        "connect to answer; a subscription from connect to its answer, then the submission on it to its run's",
+        "`run-ended`, the requests agentctl sends). Beside them, a C loop's posix_spawn + waitpid of `/bin/true`",
+        "(`bench/spawn_baseline.c`, %d in the same round)." % CALLS,
         "",
-        "Issue 32 asks for `submit --wait` ≤ 1.2× `status`. A floor under it: `submit --wait` costs at least a `status`",
-        "besides its run (it starts agentctl, connects and makes a round trip as `status` does, then a second one whose",
-        "answer waits for the submission's sync), and the run at least one posix_spawn + waitpid of `/bin/true` by a C",
-        "loop (`bench/spawn_baseline.c`, %d runs in the same rounds, %.2f ms each): %.3f s for %d, %.2f× `status` (%s)." % (
-            CALLS, spawn / CALLS * 1e3, status + spawn, CALLS, (status + spawn) / status,
-            "the target is below the floor on this machine" if (status + spawn) / status > 1.2 else "the target is above it"),
+        "| per call | `status` | `submit --wait` |",
+        "| --- | ---: | ---: |",
+        "| the whole call | %.2f ms | %.2f ms |" % (ms(status / CALLS), ms(submit / CALLS)),
+        "| agentctl's own CPU | %.2f ms | %.2f ms |" % (ms(r.status_cpu), ms(r.submit_cpu)),
+        "| the agent alone: its answer / subscription + submission to `run-ended` | %.2f ms | %.2f + %.2f ms |" % (
+            ms(r.direct_status), ms(r.direct_subscribe), ms(r.direct_end)),
+        "| a C posix_spawn + waitpid of `/bin/true` | | %.2f ms |" % ms(r.spawn / CALLS),
+        "",
+        "Issue 32 asks for `submit --wait` ≤ 1.2× `status`. A floor under it: a `submit --wait` whose agent",
+        "added nothing around the bare run — what a `status` costs besides agentctl's CPU and the agent's answer",
+        "(starting and ending the process), plus this agentctl's CPU, the subscription and the C loop's spawn",
+        "and reap — %.2f ms a call, %.2f× `status` (%s). What the agent adds around the run is the rest of its" % (
+            ms(r.floor()), floor / status,
+            "the target is below the floor on this machine" if floor / status > 1.2 else "the target is above it"),
+        "part: %.2f ms (its launch with cgroups and pipes, the submission's sync, reaping, records, events)." % (
+            ms(r.direct_end - r.spawn / CALLS)),
         "",
         "Event latency: the plugin takes CLOCK_MONOTONIC and writes `PROGRESS=N%%` → each of %d subscribers on the" % SUBSCRIBERS,
         "control socket has read the `run-progress` event (one Python reader for all, CLOCK_MONOTONIC after",
@@ -250,15 +347,15 @@ def markdown(status, submit, version, spawn, samples, base):
 
 
 def main():
-    status, submit, version, spawn = bench_submit_wait()
-    print("submit --wait ×%d: %.3f s (%.0f/s); status ×%d: %.3f s (%.0f/s); ratio %.2f; agentctl --version ×%d: %.3f s"
-          % (CALLS, submit, CALLS / submit, CALLS, status, CALLS / status, submit / status, CALLS, version), flush=True)
+    r = bench_submit_wait()
+    print("submit --wait ×%d: %.3f s (%.0f/s); status ×%d: %.3f s (%.0f/s); ratio %.2f; agentctl --version ×%d: %.3f s; "
+          "agentctl CPU a call: status %.2f ms, submit --wait %.2f ms; agent alone: status %.2f ms, subscribe %.2f ms, "
+          "submission to run-ended %.2f ms; C spawn %.2f ms; floor %.2f×"
+          % (CALLS, r.submit, CALLS / r.submit, CALLS, r.status, CALLS / r.status, r.submit / r.status, CALLS,
+             r.version, r.status_cpu * 1e3, r.submit_cpu * 1e3, r.direct_status * 1e3, r.direct_subscribe * 1e3,
+             r.direct_end * 1e3, r.spawn / CALLS * 1e3, r.floor() * CALLS / r.status), flush=True)
     samples, base = bench_latency()
     print("PROGRESS= → %d subscribers: p50 %.3f ms p99 %.3f ms; pipe p50 %.3f ms p99 %.3f ms"
           % (SUBSCRIBERS, statistics.median(samples), run.percentile(samples, 0.99), statistics.median(base),
              run.percentile(base, 0.99)), flush=True)
-    return markdown(status, submit, version, spawn, samples, base)
-
-
-if __name__ == "__main__":
-    print(main())
+    return markdown(r, samples, base)
