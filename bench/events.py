@@ -71,29 +71,8 @@ def sequential(argv, calls):
         os.close(devnull)
 
 
-class Connection:
-    """This bench's own client on the control socket, for the agent's part alone."""
-
-    def __init__(self, path):
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.connect(path)
-        self.pending = b""
-
-    def line(self):
-        while b"\n" not in self.pending:
-            chunk = self.socket.recv(65536)
-            if not chunk:
-                raise RuntimeError("agentd closed the connection")
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        return json.loads(line)
-
-    def close(self):
-        self.socket.close()
-
-
-SUBSCRIBE_TRIVIAL = b'{"command":"subscribe","filter":{"identifiers":["local.trivial"]}}\n'
-SUBMIT_TRIVIAL = b'{"command":"submit","submission":{"arguments":[],"strategy":"queue"},"target":"local.trivial"}\n'
+SUBSCRIBE_TRIVIAL = b'{"command":"subscribe","filter":{"identifiers":["local.trivial"]}}'
+SUBMIT_TRIVIAL = b'{"command":"submit","submission":{"arguments":[],"strategy":"queue"},"target":"local.trivial"}'
 
 
 def direct_calls(path, calls):
@@ -103,20 +82,20 @@ def direct_calls(path, calls):
     status, subscribed, ended = 0.0, 0.0, 0.0
     for _ in range(calls):
         t0 = time.monotonic()
-        c = Connection(path)
-        c.socket.sendall(b'{"command":"status"}\n')
-        if c.line().get("ok") is not True:
+        c = run.AgentConnection(path)
+        c.send(b'{"command":"status"}')
+        if c.next().get("ok") is not True:
             raise RuntimeError("status refused")
         c.close()
         t1 = time.monotonic()
-        c = Connection(path)
-        c.socket.sendall(SUBSCRIBE_TRIVIAL)
-        if c.line().get("ok") is not True:
+        c = run.AgentConnection(path)
+        c.send(SUBSCRIBE_TRIVIAL)
+        if c.next().get("ok") is not True:
             raise RuntimeError("subscription refused")
         t2 = time.monotonic()
-        c.socket.sendall(SUBMIT_TRIVIAL)
+        c.send(SUBMIT_TRIVIAL)
         while True:
-            event = c.line()
+            event = c.next()
             if event.get("ok") is False:
                 raise RuntimeError("submission refused: %s" % event)
             if event.get("type") == "run-ended":

@@ -276,27 +276,12 @@ def wait_jobs(c, count, timeout=300):
         time.sleep(0.2)
 
 
-class Subscription:
+class Subscription(run.AgentConnection):
     def __init__(self, path, kinds):
-        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.s.settimeout(120)
-        self.s.connect(path)
-        self.s.sendall(json.dumps({"command": "subscribe", "filter": {"kinds": kinds}}).encode() + b"\n")
-        self.pending = b""
+        super().__init__(path, timeout=120)
+        self.send(json.dumps({"command": "subscribe", "filter": {"kinds": kinds}}).encode())
         answer = self.next()
         assert answer.get("ok") is True, answer
-
-    def next(self):
-        while b"\n" not in self.pending:
-            chunk = self.s.recv(1 << 20)
-            if not chunk:
-                raise RuntimeError("agentd closed the event stream")
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        return json.loads(line)
-
-    def close(self):
-        self.s.close()
 
 
 def jobs_dir(c):

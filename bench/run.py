@@ -282,6 +282,33 @@ def bench_idle(jobs=100):
         sandbox.cleanup()
 
 
+class AgentConnection:
+    """A connection to the control socket read one JSON line at a time (an event stream, or
+    requests answered in turn)."""
+
+    def __init__(self, path, timeout=None):
+        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if timeout is not None:
+            self.socket.settimeout(timeout)
+        self.socket.connect(path)
+        self.pending = b""
+
+    def send(self, line):
+        self.socket.sendall(line + b"\n")
+
+    def next(self):
+        while b"\n" not in self.pending:
+            chunk = self.socket.recv(1 << 20)
+            if not chunk:
+                raise RuntimeError("agentd closed the connection")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self):
+        self.socket.close()
+
+
 def request_many(path, lines):
     """Sends every request line at once on one connection and reads as many answers."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -20,22 +20,28 @@ enum AgentSocket {
         return "/run/agentd/agentd.sock"
     }
 
-    static func exchange(_ request: ControlRequest, path: String = AgentSocket.path()) throws -> ControlResponse {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw unreachable(path, "socket: \(errno)") }
-        defer { close(fd) }
+    /// Calls `body` with the `sockaddr_un` of `path` (for connect or bind); nil when the path
+    /// does not fit one.
+    static func withAddress<T>(of path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T? {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { throw unreachable(path, "path too long") }
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+
+    static func exchange(_ request: ControlRequest, path: String = AgentSocket.path()) throws -> ControlResponse {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw unreachable(path, "socket: \(errno)") }
+        defer { close(fd) }
+        guard let connected = withAddress(of: path, { connect(fd, $0, $1) }) else {
+            throw unreachable(path, "path too long")
         }
         guard connected == 0 else { throw unreachable(path, String(cString: strerror(errno))) }
         var line = try JSONEncoder().encode(request)

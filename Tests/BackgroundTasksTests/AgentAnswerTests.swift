@@ -69,18 +69,7 @@ final class OneAnswerAgent: @unchecked Sendable {
         path = directory + "/agentd.sock"
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.EIO) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = AgentSocket.withAddress(of: path) { bind(listener, $0, $1) }
         guard bound == 0, listen(listener, 1) == 0 else { throw POSIXError(.EIO) }
         let fd = listener
         Thread.detachNewThread { [self] in
