@@ -85,6 +85,21 @@ import Testing
         #expect(unlimited.last == "  sources    uevent live · thermal-netlink sampled (no thermal family) · rtnetlink live · psi live · power-profiles unavailable (no system bus) · networkmanager unavailable (no system bus)")
     }
 
+    @Test func monitorsWithoutTheSystemBusSayNoSystemBusAndTheBusSaysWhyOnce() {
+        let why = "no D-Bus system bus (connect to unix:path=/run/dbus/system_bus_socket: No such file or directory)"
+        var inputs = Fixture.inputsOnAC
+        inputs.sources = [InputSource(name: "uevent", state: .live),
+                          InputSource(name: "system-bus", state: .unavailable, detail: why),
+                          InputSource(name: "networkmanager", state: .unavailable, detail: why),
+                          InputSource(name: "logind", state: .unavailable, detail: why + "; no sleep inhibitor, runs sleep with the machine"),
+                          InputSource(name: "power-profiles", state: .unavailable, detail: "the bus refused a match rule")]
+        let line = InputsView.block(inputs, width: nil).map(\.plain).last
+        #expect(line == "  sources    uevent live · system-bus unavailable (\(why)) · networkmanager unavailable (no system bus) · "
+                + "logind unavailable (no system bus; no sleep inhibitor, runs sleep with the machine) · "
+                + "power-profiles unavailable (the bus refused a match rule)")
+        #expect(InputsView.summary(inputs, width: nil).last?.plain.contains("networkmanager unavailable (no system bus)") == true)
+    }
+
     @Test func meteredShowsTheStateAndWhereItComesFromAndIsLeftOutForAnOlderAgent() {
         #expect(InputsView.metered(Fixture.inputsOnBattery) == "yes (NetworkManager: guess-yes)")
         #expect(InputsView.metered(Fixture.inputsThermalFair) == "no (no system bus)")

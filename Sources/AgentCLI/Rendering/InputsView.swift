@@ -176,6 +176,21 @@ public enum InputsView {
         return StyledText(text, source.state == .live ? nil : .warning)
     }
 
+    /// The sources as shown: a monitor unavailable for the system bus's own reason says `no
+    /// system bus` instead of repeating it (the `system-bus` source says it once); `--json`
+    /// keeps every detail whole.
+    static func shownSources(_ sources: [InputSource]) -> [StyledText] {
+        let bus = sources.first { $0.name == systemBusSource && $0.state != .live }?.detail
+        return sources.map { item in
+            guard let bus, !bus.isEmpty, item.name != systemBusSource, item.state != .live,
+                  let detail = item.detail, detail.hasPrefix(bus) else { return source(item) }
+            return source(InputSource(name: item.name, state: item.state,
+                                      detail: "no system bus" + detail.dropFirst(bus.count)))
+        }
+    }
+
+    static let systemBusSource = "system-bus"
+
     /// The labelled block of `status` and `resources`, each line starting with `indent`; the
     /// sources wrap under their value column to fit `width` (nil: one line).
     public static func block(_ inputs: MachineInputs, indent: String = "  ", width: Int?) -> [StyledText] {
@@ -185,7 +200,7 @@ public enum InputsView {
         }
         if !inputs.sources.isEmpty {
             let valueColumn = indent + String(repeating: " ", count: labelWidth)
-            lines += packed(inputs.sources.map(source),
+            lines += packed(shownSources(inputs.sources),
                             first: StyledText(indent + DisplayText.pad("sources", to: labelWidth)),
                             continuation: StyledText(valueColumn), separator: " · ", width: width)
         }
@@ -203,7 +218,7 @@ public enum InputsView {
         var lines = packed(parts, first: StyledText(), continuation: StyledText("  "), separator: " · ", width: width)
         let degraded = inputs.sources.filter { $0.state != .live }
         if !degraded.isEmpty {
-            lines += packed(degraded.map(source), first: StyledText("sources ", .dim),
+            lines += packed(shownSources(degraded), first: StyledText("sources ", .dim),
                             continuation: StyledText("        "), separator: " · ", width: width)
         }
         return lines
