@@ -203,6 +203,7 @@ final class EventBus {
         publishingOrder = order
         defer { publishingOrder = nil }
         publish(.runStarted, identifier: label.identifier, runID: run) { event in
+            event.job = label.identifier == job.rawValue ? nil : job.rawValue
             event.kind = label.kind
             event.reason = .known(reason)
             event.requestID = label.requestID

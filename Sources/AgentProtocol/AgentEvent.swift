@@ -15,6 +15,9 @@ public struct AgentEvent: Codable, Sendable, Hashable {
     /// What happened; a newer agentd's kind this build does not know is kept as its text.
     public var type: Reported<EventKind>
     public var identifier: String?
+    /// `run-started` of a submission under a dynamic identifier (`com.example.export.7f3a`):
+    /// the job it runs (`com.example.export`); absent when the identifier is the job's own.
+    public var job: String?
     public var runID: String?
     /// The job's kind (refresh, processing, continued).
     public var kind: JobKind?

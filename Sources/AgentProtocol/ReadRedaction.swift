@@ -136,7 +136,7 @@ public struct ReadRedaction {
             "invalidDirectiveCount": .kept, "checkpointGiven": .removed, "checkpointLeft": .removed,
         ],
         "AgentEvent": [
-            "sequence": .kept, "_time": .kept, "type": .kept, "identifier": .kept, "runID": .kept,
+            "sequence": .kept, "_time": .kept, "type": .kept, "identifier": .kept, "job": .kept, "runID": .kept,
             "kind": .kept, "reason": .kept, "stopReason": .kept, "requestID": .kept, "progress": .kept,
             "completedUnitCount": .kept, "totalUnitCount": .kept, "title": .removed, "subtitle": .removed,
             "status": .removed, "result": .removed, "position": .kept, "request": .kept, "message": .kept, "inputs": .kept,

@@ -118,6 +118,28 @@ import Testing
         #expect(EventLine.what(output) == "output: one | two (3 lines left out)")
     }
 
+    @Test func followingAJobShowsItsSubmissionsRunsAndNotAJobRegisteredBelowIt() {
+        func event(_ type: EventKind, _ identifier: String, _ run: String, job: String? = nil) -> AgentEvent {
+            var event = AgentEvent(sequence: 1, time: Fixture.nowMs, type: type, identifier: identifier, runID: run)
+            event.job = job
+            return event
+        }
+        var runs = LogsFollower.FollowedRuns(identifier: "local.export")
+        runs.keep(["r000001"])
+        let shown = [
+            event(.runOutput, "local.export.earlier", "r000001"),  // a run the answer named
+            event(.runStarted, "local.export.holidays", "r000002", job: "local.export"),
+            event(.runOutput, "local.export.holidays", "r000002"),
+            event(.runStarted, "local.export.raw", "r000003"),  // a job of its own below it
+            event(.runOutput, "local.export.raw", "r000003"),
+            event(.runStarted, "local.export.raw.x", "r000004", job: "local.export.raw"),
+            event(.runOutput, "local.export", "r000005"),  // its own identifier, always
+            event(.runEnded, "local.export.holidays", "r000002"),
+        ].map { runs.take($0) }
+        #expect(shown == [true, true, true, false, false, false, true, true])
+        #expect(runs.runIDs == ["r000001"], "an ended run is forgotten")
+    }
+
     /// Pages are read newest first and printed oldest first, until -n lines.
     @Test func logsReadPagesUntilTheLinesAskedFor() throws {
         var asked: [ControlRequest] = []

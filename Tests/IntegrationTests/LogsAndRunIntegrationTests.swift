@@ -114,6 +114,49 @@ import Testing
                          "\(run): before", "\(run): after go", "\(run): done", "-- \(run) ended: success --"], "\(seen)")
     }
 
+    /// `logs JOB -f` follows the runs of the job's submissions under dynamic identifiers, as
+    /// `logs JOB` lists them, and not a job registered below it.
+    @Test func followingAJobShowsItsSubmissionsLiveLinesAndNotAJobBelowIt() throws {
+        let sandbox = try Sandbox()
+        let gate = try FIFOGate(sandbox.root + "/go")
+        // The job's own identifier runs through; a submission waits for the test's word.
+        let exports = try sandbox.script("exports", "echo \"before $AGENTD_IDENTIFIER\"\n"
+                                         + "[ \"$AGENTD_IDENTIFIER\" = local.export ] || read line < \(sandbox.root)/go\n"
+                                         + "echo \"after $line\"\n")
+        let raw = try sandbox.script("raw", "echo raw line\n")
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=local.export\nKind=continued\nExec=\(exports)\n")
+        try sandbox.write("jobs.d/raw.job", "[Job]\nIdentifier=local.export.raw\nKind=processing\nExec=\(raw)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("submit", "local.export", "--wait").status == 0)
+
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: Binaries.agentctl)
+        follower.arguments = ["--socket", sandbox.socketPath, "logs", "local.export", "-f"]
+        let pipe = Pipe()
+        follower.standardOutput = pipe
+        try follower.run()
+        let output = LogLines()
+        output.follow(pipe)
+        defer { if follower.isRunning { follower.terminate() } }
+        let deadline = { Date().addingTimeInterval(30) }
+        // The kept lines come after the subscription: from here on nothing is missed.
+        try #require(output.firstLine(until: deadline()) { $0 == "r000001: before local.export" } != nil)
+
+        #expect(try agent.ctl("submit", "local.export.holidays").status == 0)
+        let header = try #require(output.firstLine(until: deadline()) { $0.contains(" local.export.holidays, started ") })
+        let run = try #require(header.line.split(separator: " ").dropFirst().first.map(String.init))
+        #expect(output.firstLine(until: deadline()) { $0 == "\(run): before local.export.holidays" } != nil)
+        #expect(try agent.ctl("run", "local.export.raw").status == 0)
+        try agent.waitForLog("of local.export.raw ended: success")
+        gate.open("go")
+        #expect(output.firstLine(until: deadline()) { $0 == "-- \(run) ended: success --" } != nil)
+        follower.terminate()
+        follower.waitUntilExit()
+        let seen = output.lines.withLock { $0 }
+        #expect(seen.contains("\(run): after go"), "\(seen)")
+        #expect(!seen.contains { $0.contains("raw") }, "a job registered below it keeps its runs: \(seen)")
+    }
+
     /// DESIGN §5: output events are merged per read and bounded, so a plugin writing 100,000
     /// lines as fast as it can costs a reading follower neither its stream nor a line unaccounted.
     @Test func aFloodingPluginCostsNoFollowerItsStream() throws {

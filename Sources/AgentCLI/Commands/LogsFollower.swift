@@ -21,9 +21,13 @@ enum LogsFollower {
         let signals = SignalWait()
         defer { signals.restore() }
         let wait = StreamWait(catchSuspend: false)
-        let stream = try EventStream.open(EventFilter(identifiers: [identifier], kinds: kinds), context: context)
+        // A job's submissions run under identifiers below it: the stream takes those too, and
+        // `runs` keeps to this job's (a job registered below it keeps its own).
+        let patterns = onlyRun == nil ? [identifier, identifier + ".*"] : [identifier]
+        let stream = try EventStream.open(EventFilter(identifiers: patterns, kinds: kinds), context: context)
         try stream.send(ControlRequest.logs(LogsQuery(target: target, limit: limit)))
         var printer = Printer(json: json, context: context, onlyRun: onlyRun)
+        var runs = FollowedRuns(identifier: identifier)
         var answered = false
         while true {
             while let ready = try stream.nextReady() {
@@ -38,9 +42,10 @@ enum LogsFollower {
                     throw CommandFailure(error, command: .logs)
                 case .response(.success(let answer)):
                     answered = true
-                    let runs = try answer.runs().page
-                    printer.kept(runs, target: target)
-                    if let onlyRun, runs.first(where: { $0.runID == onlyRun })?.endedAt != nil {
+                    let kept = try answer.runs().page
+                    runs.keep(kept.map(\.runID))
+                    printer.kept(kept, target: target)
+                    if let onlyRun, kept.first(where: { $0.runID == onlyRun })?.endedAt != nil {
                         printer.finish()
                         return 0
                     }
@@ -52,7 +57,7 @@ enum LogsFollower {
                         context.err("agentctl: " + context.errorStyle.error("agentd dropped this follower: it fell too far behind (agentctl logs \(target) shows the kept lines)"))
                         return 5
                     }
-                    guard onlyRun == nil || event.runID == onlyRun else { continue }
+                    guard onlyRun == nil ? runs.take(event) : event.runID == onlyRun else { continue }
                     if !printer.event(event) { return 0 }
                     if onlyRun != nil, event.eventKind == .runEnded {
                         printer.finish()
@@ -66,6 +71,33 @@ enum LogsFollower {
                 printer.finish()
                 return 0
             }
+        }
+    }
+
+    /// Which runs' events an identifier's follower shows: its own identifier's, and the runs
+    /// of its job's submissions (`run-started` names their job) or already in the answer. A
+    /// run is forgotten when it ends.
+    struct FollowedRuns {
+        let identifier: String
+        private(set) var runIDs: Set<String> = []
+
+        init(identifier: String) {
+            self.identifier = identifier
+        }
+
+        mutating func keep(_ ids: [String]) {
+            runIDs.formUnion(ids)
+        }
+
+        /// Whether `event` is shown.
+        mutating func take(_ event: AgentEvent) -> Bool {
+            guard let run = event.runID else { return event.identifier == identifier }
+            if event.eventKind == .runStarted, event.identifier == identifier || event.job == identifier {
+                runIDs.insert(run)
+            }
+            let shown = event.identifier == identifier || runIDs.contains(run)
+            if event.eventKind == .runEnded { runIDs.remove(run) }
+            return shown
         }
     }
 
