@@ -52,6 +52,11 @@ def continued_job(sandbox, name, exec_line):
 
 
 def sequential(argv, calls):
+    """Seconds for `calls` runs of argv one after the other (`sequential_with_cpu`)."""
+    return sequential_with_cpu(argv, calls)[0]
+
+
+def sequential_with_cpu(argv, calls):
     """(seconds, CPU seconds) for `calls` runs of argv one after the other (posix_spawn + wait4:
     the least overhead Python has for starting a process), each required to exit 0. The CPU is
     the processes' own, user and system, as wait4 reports it."""
@@ -140,9 +145,9 @@ def bench_submit_wait():
         direct_calls(sandbox.socket, 10)
         rounds = []
         for _ in range(ROUNDS):
-            status, status_cpu = sequential(ctl + ["status"], CALLS)
-            submit, submit_cpu = sequential(ctl + ["submit", "local.trivial", "--wait"], CALLS)
-            version, version_cpu = sequential(ctl[:1] + ["--version"], CALLS)
+            status, status_cpu = sequential_with_cpu(ctl + ["status"], CALLS)
+            submit, submit_cpu = sequential_with_cpu(ctl + ["submit", "local.trivial", "--wait"], CALLS)
+            version, version_cpu = sequential_with_cpu(ctl[:1] + ["--version"], CALLS)
             out = subprocess.run([spawner, str(CALLS)], capture_output=True, check=True).stdout.split()
             direct = direct_calls(sandbox.socket, CALLS)
             rounds.append(SubmitWaitRound(status, submit, version, float(out[0]), status_cpu / CALLS,
