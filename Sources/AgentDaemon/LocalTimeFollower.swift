@@ -23,6 +23,7 @@ final class LocalTimeFollower {
     /// Time spent suspended so far (CLOCK_BOOTTIME − CLOCK_MONOTONIC): growth means a suspend.
     private var suspended: Duration
     private var clockSteps: ClockStepWatch?
+    private var smallSteps = SmallClockStepLog()
     private var zoneWatch: LocalTimeWatch?
 
     /// Hands the scheduler an event (`.calendarChanged`, `.clockStepped`, `.resumedAfterDowntime`).
@@ -106,9 +107,8 @@ final class LocalTimeFollower {
         if size >= Self.smallestStep || size <= .zero - Self.smallestStep {
             log.notice("wall clock stepped \(size < .zero ? "back" : "forward") by \(TimeSpan.format(size < .zero ? .zero - size : size))")
             send(.clockStepped(by: size))
-        } else {
-            let micros = size.components.seconds * 1_000_000 + size.components.attoseconds / 1_000_000_000_000
-            log.info("wall clock set (a step of \(micros) us, or a resume): nothing to move")
+        } else if let line = smallSteps.line(for: size, at: loop.clock.monotonic) {
+            log.info(line)
         }
         followZone(because: nil)
         clockMoved()
