@@ -87,11 +87,8 @@ def direct_calls(path, calls):
     status, subscribed, ended = 0.0, 0.0, 0.0
     for _ in range(calls):
         t0 = time.monotonic()
-        c = run.AgentConnection(path)
-        c.send(b'{"command":"status"}')
-        if c.next().get("ok") is not True:
+        if run.status_request(path).get("ok") is not True:
             raise RuntimeError("status refused")
-        c.close()
         t1 = time.monotonic()
         c = run.AgentConnection(path)
         c.send(SUBSCRIBE_TRIVIAL)
@@ -147,7 +144,7 @@ def bench_submit_wait():
         for _ in range(ROUNDS):
             status, status_cpu = sequential_with_cpu(ctl + ["status"], CALLS)
             submit, submit_cpu = sequential_with_cpu(ctl + ["submit", "local.trivial", "--wait"], CALLS)
-            version, version_cpu = sequential_with_cpu(ctl[:1] + ["--version"], CALLS)
+            version = sequential(ctl[:1] + ["--version"], CALLS)
             out = subprocess.run([spawner, str(CALLS)], capture_output=True, check=True).stdout.split()
             direct = direct_calls(sandbox.socket, CALLS)
             rounds.append(SubmitWaitRound(status, submit, version, float(out[0]), status_cpu / CALLS,
@@ -343,3 +340,7 @@ def main():
           % (SUBSCRIBERS, statistics.median(samples), run.percentile(samples, 0.99), statistics.median(base),
              run.percentile(base, 0.99)), flush=True)
     return markdown(r, samples, base)
+
+
+if __name__ == "__main__":
+    print(main())

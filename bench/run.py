@@ -766,6 +766,6 @@ if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--only":
         run_only(sys.argv[2])
     elif len(sys.argv) > 1:
-        sys.exit("usage: bench/run.py [--only events|transfer|memory]")
+        sys.exit("usage: bench/run.py [--only events|transfer|drop|memory|extra]")
     else:
         main()

@@ -96,6 +96,10 @@ public struct InputSource: Codable, Sendable, Hashable {
         self.state = state
         self.detail = detail
     }
+
+    /// The agent's one system-bus connection, which logind, NetworkManager and power-profiles
+    /// are read through.
+    public static let systemBusName = "system-bus"
 }
 
 /// How an input source is read.

@@ -93,14 +93,7 @@ import Testing
         let run = try #require(started.stdout.split(separator: " ").dropFirst(2).first.map(String.init))
         try agent.waitForLog("] before")
 
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: Binaries.agentctl)
-        follower.arguments = ["--socket", sandbox.socketPath, "logs", run, "-f"]
-        let pipe = Pipe()
-        follower.standardOutput = pipe
-        try follower.run()
-        let output = LogLines()
-        output.follow(pipe)
+        let (follower, output) = try Self.follow(sandbox, "logs", run, "-f")
         defer { if follower.isRunning { follower.terminate() } }
         let deadline = { Date().addingTimeInterval(30) }
         #expect(output.firstLine(until: deadline()) { $0 == "\(run): before" } != nil, "the kept line first")
@@ -129,14 +122,7 @@ import Testing
         let agent = try AgentProcess(sandbox: sandbox)
         #expect(try agent.ctl("submit", "local.export", "--wait").status == 0)
 
-        let follower = Process()
-        follower.executableURL = URL(fileURLWithPath: Binaries.agentctl)
-        follower.arguments = ["--socket", sandbox.socketPath, "logs", "local.export", "-f"]
-        let pipe = Pipe()
-        follower.standardOutput = pipe
-        try follower.run()
-        let output = LogLines()
-        output.follow(pipe)
+        let (follower, output) = try Self.follow(sandbox, "logs", "local.export", "-f")
         defer { if follower.isRunning { follower.terminate() } }
         let deadline = { Date().addingTimeInterval(30) }
         // The kept lines come after the subscription: from here on nothing is missed.
@@ -155,6 +141,19 @@ import Testing
         let seen = output.lines.withLock { $0 }
         #expect(seen.contains("\(run): after go"), "\(seen)")
         #expect(!seen.contains { $0.contains("raw") }, "a job registered below it keeps its runs: \(seen)")
+    }
+
+    /// `agentctl ARGS` against the sandbox's agent, running on, its output lines collected.
+    static func follow(_ sandbox: Sandbox, _ arguments: String...) throws -> (Process, LogLines) {
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: Binaries.agentctl)
+        follower.arguments = ["--socket", sandbox.socketPath] + arguments
+        let pipe = Pipe()
+        follower.standardOutput = pipe
+        try follower.run()
+        let output = LogLines()
+        output.follow(pipe)
+        return (follower, output)
     }
 
     /// DESIGN §5: output events are merged per read and bounded, so a plugin writing 100,000

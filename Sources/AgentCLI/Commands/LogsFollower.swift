@@ -43,7 +43,7 @@ enum LogsFollower {
                 case .response(.success(let answer)):
                     answered = true
                     let kept = try answer.runs().page
-                    runs.keep(kept.map(\.runID))
+                    runs.keep(kept.filter { $0.endedAt == nil }.map(\.runID))
                     printer.kept(kept, target: target)
                     if let onlyRun, kept.first(where: { $0.runID == onlyRun })?.endedAt != nil {
                         printer.finish()
@@ -75,7 +75,7 @@ enum LogsFollower {
     }
 
     /// Which runs' events an identifier's follower shows: its own identifier's, and the runs
-    /// of its job's submissions (`run-started` names their job) or already in the answer. A
+    /// of its job's submissions (`run-started` names their job) live when the answer came. A
     /// run is forgotten when it ends.
     struct FollowedRuns {
         let identifier: String
@@ -91,13 +91,11 @@ enum LogsFollower {
 
         /// Whether `event` is shown.
         mutating func take(_ event: AgentEvent) -> Bool {
-            guard let run = event.runID else { return event.identifier == identifier }
-            if event.eventKind == .runStarted, event.identifier == identifier || event.job == identifier {
-                runIDs.insert(run)
-            }
-            let shown = event.identifier == identifier || runIDs.contains(run)
-            if event.eventKind == .runEnded { runIDs.remove(run) }
-            return shown
+            if event.identifier == identifier { return true }
+            guard let run = event.runID else { return false }
+            if event.eventKind == .runStarted, event.job == identifier { runIDs.insert(run) }
+            defer { if event.eventKind == .runEnded { runIDs.remove(run) } }
+            return runIDs.contains(run)
         }
     }
 

@@ -180,16 +180,14 @@ public enum InputsView {
     /// system bus` instead of repeating it (the `system-bus` source says it once); `--json`
     /// keeps every detail whole.
     static func shownSources(_ sources: [InputSource]) -> [StyledText] {
-        let bus = sources.first { $0.name == systemBusSource && $0.state != .live }?.detail
+        let bus = sources.first { $0.name == InputSource.systemBusName && $0.state != .live }?.detail
         return sources.map { item in
-            guard let bus, !bus.isEmpty, item.name != systemBusSource, item.state != .live,
+            guard let bus, !bus.isEmpty, item.name != InputSource.systemBusName, item.state != .live,
                   let detail = item.detail, detail.hasPrefix(bus) else { return source(item) }
             return source(InputSource(name: item.name, state: item.state,
                                       detail: "no system bus" + detail.dropFirst(bus.count)))
         }
     }
-
-    static let systemBusSource = "system-bus"
 
     /// The labelled block of `status` and `resources`, each line starting with `indent`; the
     /// sources wrap under their value column to fit `width` (nil: one line).

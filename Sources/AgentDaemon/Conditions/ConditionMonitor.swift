@@ -206,9 +206,9 @@ final class ConditionMonitor {
     private func busSource(_ bus: SystemBus) -> InputSource {
         switch bus.status {
         case .connected, .connecting, .stopped:
-            return InputSource(name: "system-bus", state: .live, detail: bus.summary)
+            return InputSource(name: InputSource.systemBusName, state: .live, detail: bus.summary)
         case .unavailable, .lost, .reconnecting:
-            return InputSource(name: "system-bus", state: .unavailable, detail: bus.summary)
+            return InputSource(name: InputSource.systemBusName, state: .unavailable, detail: bus.summary)
         }
     }
 
