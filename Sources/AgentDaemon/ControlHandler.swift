@@ -57,9 +57,19 @@ struct ControlHandler {
         case .subscribe(let filter):
             subscribe(filter, request, peer)
             return
+        case .history, .logs:
+            // Run records are read once the writes already handed over are in: a run whose end
+            // was logged and published is never read back as still running.
+            stateWriter.afterHandedOver { [self] in respond(to: decoded, request, peer, commitsBefore: commitsBefore) }
+            return
         default:
             break
         }
+        respond(to: decoded, request, peer, commitsBefore: commitsBefore)
+    }
+
+    private func respond(to decoded: ControlRequest, _ request: ControlServer.Request, _ peer: PeerContext,
+                         commitsBefore: UInt64) {
         var response = answer(decoded, peer)
         // Every read answer passes here: what a reader may not see of a job is taken out.
         if decoded.command.access == .read, let redaction = peer.redaction {

@@ -67,6 +67,8 @@ final class StateWriter {
     private weak var writerDatabase: Database?
     /// The WAL's frames, as the writer's last outcome said.
     private var walFrames = 0
+    /// Reads waiting for the writes handed over before them (`afterHandedOver`), oldest first.
+    private var waitingReads: [(upTo: UInt64, read: () -> Void)] = []
 
     /// Called when the agent has written nothing for `idleCheckpoint`: once the idle checkpoint
     /// finished with nothing written since, or that long after `watchIdleFromStart` when the
@@ -95,6 +97,7 @@ final class StateWriter {
         }
         commits.onOutcome = { [unowned self] outcomes in
             for outcome in outcomes { self.take(outcome) }
+            self.releaseReads()
             self.handOverQueueIfIdle()
         }
     }
@@ -200,6 +203,23 @@ final class StateWriter {
         enqueue(UnwrittenQueue.Entry(label: label, key: key, sequence: sequence, write: body))
         // With no problem, the queue goes to the writer when it has room (its next outcome).
         if problem != nil || state.database == nil { scheduleRetry() }
+    }
+
+    /// Runs `read` once every write handed to the writer's thread so far has been reported —
+    /// at once when none is in flight — so that a read of the run records sees what the agent
+    /// has already said happened (a run's end, logged and published at its hand-over). Records
+    /// waiting in the queue for a writable disk are not waited for: they may wait for minutes.
+    func afterHandedOver(_ read: @escaping () -> Void) {
+        guard let newest = handedOver.keys.max(), !stopping else { return read() }
+        waitingReads.append((newest, read))
+    }
+
+    private func releaseReads() {
+        guard !waitingReads.isEmpty else { return }
+        let oldestInFlight = handedOver.keys.min() ?? .max
+        let ready = waitingReads.prefix { $0.upTo < oldestInFlight }
+        waitingReads.removeFirst(ready.count)
+        for waiting in ready { waiting.read() }
     }
 
     private func enqueue(_ entry: UnwrittenQueue.Entry) {
@@ -497,6 +517,10 @@ final class StateWriter {
         if let token = checkpointTimer { loop.cancel(token); checkpointTimer = nil }
         stopping = true
         commits.finish()
+        // Nothing more is reported once the thread is gone: the reads go now.
+        let reads = waitingReads
+        waitingReads = []
+        for waiting in reads { waiting.read() }
         guard state.database != nil else {
             if !queue.isEmpty { log.error("state database: not open; \(queue.count) records were never written") }
             acknowledgements.finish(database: nil)

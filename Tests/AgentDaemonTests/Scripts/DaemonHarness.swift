@@ -108,6 +108,7 @@ final class DaemonHarness {
         case "pause": request(client) { self.change(client, .setPaused(true), "paused") }
         case "resume": request(client) { self.change(client, .setPaused(false), "resumed") }
         case "cancel": request(client) { self.cancel(try self.identifier(plain), client: client) }
+        case "history": request(client) { self.history(client) }
         case "subscribe": subscribe(plain.first ?? client, kinds: options["kinds"].map { $0.split(separator: ",").map(String.init) })
         case "stop-reading": clients[plain.first ?? client]?.subscriber?.reading = false
         case "stdout", "stderr": try line(verb, plain, command: command)
@@ -333,6 +334,16 @@ final class DaemonHarness {
         clients = [:]
         trace.emit("agent restarted")
         daemon.start()
+    }
+
+    /// `history`: the runs as the control socket's `history` reads them, once the writes handed
+    /// over before it are in (`StateWriter.afterHandedOver`).
+    private func history(_ client: String) {
+        daemon.writer.afterHandedOver { [unowned self] in
+            let runs = (try? daemon.state.reading({ try $0.history(identifier: nil, limit: 100) })) ?? nil
+            let text = (runs ?? []).reversed().map { "\($0.runID) \($0.stopReason ?? "live")" }
+            answer(client, "history: " + text.joined(separator: ", "))
+        }
     }
 
     private func database() throws {
