@@ -127,8 +127,22 @@ final class AgentProcess {
         if let found = log.firstLine(after: after, until: Date().addingTimeInterval(timeout), where: { $0.contains(text) }) {
             return found.line
         }
-        Issue.record("no log line containing \"\(text)\" within \(timeout) s; log:\n\(logLines.suffix(30).joined(separator: "\n"))", sourceLocation: sourceLocation)
+        Issue.record("no log line containing \"\(text)\" within \(timeout) s; log:\n\(logExcerpt)", sourceLocation: sourceLocation)
         throw POSIXError(.ETIMEDOUT)
+    }
+
+    /// The log's last 30 lines and, when the agent crashed, the crash report's head: its
+    /// message and the crashed thread come first, and its tail (registers, images) says little.
+    var logExcerpt: String {
+        let lines = logLines
+        let tail = lines.suffix(30)
+        let markers = ["Fatal error", "Program crashed", "Crash at", "Thread 0 crashed"]
+        guard let start = lines.firstIndex(where: { line in markers.contains { line.contains($0) } }),
+              start < tail.startIndex else {
+            return tail.joined(separator: "\n")
+        }
+        let head = lines[start..<min(start + 60, tail.startIndex)]
+        return (head + ["…"] + tail).joined(separator: "\n")
     }
 
     /// Runs agentctl against this agent.

@@ -16,6 +16,12 @@ struct PendingRequest: Sendable, Hashable {
     var requested: RunRequest?
 
     var isEmpty: Bool { triggeredAt == nil && retryAt == nil && chainedAt == nil && requested == nil }
+
+    /// What its parts ask for, in a fixed order.
+    var parts: [RunReason] {
+        [requested.map { _ in .requested }, triggeredAt.map { _ in .triggered },
+         retryAt.map { _ in .retry }, chainedAt.map { _ in .chained }].compactMap { $0 }
+    }
 }
 
 /// A catch-up slot after downtime.
@@ -24,6 +30,15 @@ struct CatchUpSlot: Sendable, Hashable {
     var at: SchedulerTime
     /// When it became due, for "most overdue first".
     var dueSince: SchedulerTime
+    /// What the run is for: `catch-up` for a missed interval or `Schedule=` slot; a request,
+    /// trigger, retry, chain or boot run that fell due meanwhile keeps its own reason (it is
+    /// only spread with the others), so its history says what it served.
+    var reason: RunReason = .catchUp
+
+    /// The slot's reason for work that was overdue for `reason`.
+    static func reason(forOverdue reason: RunReason) -> RunReason {
+        reason == .scheduled ? .catchUp : reason
+    }
 }
 
 /// When a discretionary job will want to launch next, and why: the earliest of its interval,
@@ -106,7 +121,7 @@ struct JobSchedule: Sendable {
                            intervalFactor: Int, wallClock: WallClockGate?, bootedAt: SchedulerTime?) -> LaunchCandidate?
     {
         if let slot = catchUp {
-            return LaunchCandidate(eligibleAt: slot.at, dueSince: slot.dueSince, reason: .catchUp,
+            return LaunchCandidate(eligibleAt: slot.at, dueSince: slot.dueSince, reason: slot.reason,
                                    timeGate: .catchUp(at: slot.at))
         }
         var best: LaunchCandidate?

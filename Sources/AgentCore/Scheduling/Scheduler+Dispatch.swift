@@ -248,7 +248,7 @@ extension Scheduler {
     /// slots are seeded pseudo-random offsets in `[0, CatchUpSpread)`, the earliest going to
     /// the most overdue. A job overdue by ten intervals still runs once.
     mutating func planCatchUp(now: SchedulerTime) {
-        var overdue: [(id: Identifier, since: SchedulerTime)] = []
+        var overdue: [(id: Identifier, since: SchedulerTime, reason: RunReason)] = []
         var others: [Identifier] = []
         func consider(_ id: Identifier) {
             guard let job = jobs[id], let candidate = candidate(job, now: now) else { return }
@@ -257,7 +257,7 @@ extension Scheduler {
             } else if candidate.eligibleAt <= now,
                lastRunStart[id] != nil || !job.request.isEmpty || job.catchUp != nil
             {
-                overdue.append((id, candidate.dueSince))
+                overdue.append((id, candidate.dueSince, CatchUpSlot.reason(forOverdue: candidate.reason)))
             } else {
                 others.append(id)
             }
@@ -275,9 +275,9 @@ extension Scheduler {
                                   random: &random)
         for (index, entry) in overdue.enumerated() {
             let slot = slots[index]
-            jobs[entry.id]?.catchUp = CatchUpSlot(at: slot, dueSince: entry.since)
+            jobs[entry.id]?.catchUp = CatchUpSlot(at: slot, dueSince: entry.since, reason: entry.reason)
             jobs[entry.id]?.announced = false
-            note(entry.id, .catchUpScheduled(at: slot), now: now)
+            note(entry.id, .catchUpScheduled(at: slot, for: entry.reason), now: now)
         }
         rescheduleTaken(overdue.map(\.id), now: now)
         log("catch-up: \(overdue.count) overdue job\(overdue.count == 1 ? "" : "s") run once each, "

@@ -50,14 +50,15 @@ extension Scheduler {
                 reschedule(id, now: now)
                 refreshContinued(id)
             } else {
-                var job = JobSchedule(definition: definition, firstSeen: now,
+                let job = JobSchedule(definition: definition, firstSeen: now,
                                       restricted: settings.denies(id))
                 if job.restricted { restrictedJobs.insert(id) }
-                if job.isDiscretionary {
-                    job.request = restoredRequest(id, now: now)
-                }
                 jobs[id] = job
                 note(id, .registered, now: now)
+                if job.isDiscretionary {
+                    let kept = restoredRequest(id, now: now)
+                    jobs[id]?.request = kept
+                }
                 reschedule(id, now: now)
             }
         }
@@ -91,8 +92,15 @@ extension Scheduler {
                     + "dropped: \(jobID) is not a registered continued job")
                 continue
             }
-            enqueue(submission)
+            enqueueKept(submission, now: now)
         }
+    }
+
+    /// A submission the database kept from before the restart, back in its job's queue.
+    private mutating func enqueueKept(_ submission: Submission, now: SchedulerTime) {
+        enqueue(submission)
+        note(submission.identifier, job: submission.jobIdentifier, .kept(.submission(requestID: submission.requestID)),
+             now: now)
     }
 
     /// Appends to a continued job's queue (no limit check: callers decide).
@@ -245,7 +253,7 @@ extension Scheduler {
         orphanSubmissions = []
         for submission in snapshot.submissions {
             if let job = jobs[submission.jobIdentifier], !job.isDiscretionary {
-                enqueue(submission)
+                enqueueKept(submission, now: now)
             } else {
                 orphanSubmissions.append(submission)
             }

@@ -116,12 +116,14 @@ extension Scheduler {
     }
 
     /// `cancel-request`: drops pending requests — a discretionary job's request/trigger/retry/
-    /// chain request (its interval, any catch-up slot and its live run stay), or queued submissions — all of a continued job's, or those
-    /// of one dynamic identifier.
+    /// chain request (its interval and its live run stay, and so does a catch-up slot for what
+    /// is still overdue without the request), or queued submissions — all of a continued job's,
+    /// or those of one dynamic identifier.
     mutating func cancelPending(_ id: Identifier, now: SchedulerTime) {
         if let job = jobs[id], job.isDiscretionary {
             guard !job.request.isEmpty else { return }
             jobs[id]?.request = PendingRequest()
+            keepCatchUpForWhatIsLeft(id, now: now)
             pendingTriggers.remove(id)
             pendingRetries[id] = nil
             pendingChained.remove(id)
@@ -150,5 +152,18 @@ extension Scheduler {
         let requests = dropped.map { String($0.submission.requestID) }.joined(separator: ", ")
         log("\(id): \(dropped.count) queued submission\(dropped.count == 1 ? "" : "s") cancelled"
             + (requests.isEmpty ? "" : " (requests \(requests))"))
+    }
+
+    /// A catch-up slot planned for a request that is now withdrawn goes with it, unless the
+    /// job is still overdue without it (its interval or `Schedule=` slot): then the slot stays,
+    /// for that.
+    private mutating func keepCatchUpForWhatIsLeft(_ id: Identifier, now: SchedulerTime) {
+        guard var job = jobs[id], var slot = job.catchUp, slot.reason != .catchUp else { return }
+        job.catchUp = nil
+        if let rest = candidate(job, now: now), rest.eligibleAt <= slot.at {
+            slot.reason = CatchUpSlot.reason(forOverdue: rest.reason)
+            job.catchUp = slot
+        }
+        jobs[id] = job
     }
 }

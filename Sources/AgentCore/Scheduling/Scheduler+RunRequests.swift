@@ -63,11 +63,14 @@ extension Scheduler {
         return ids.sorted()
     }
 
-    /// A registered refresh or processing job's pending request as the database kept it.
-    func restoredRequest(_ id: Identifier, now: SchedulerTime) -> PendingRequest {
-        PendingRequest(triggeredAt: pendingTriggers.contains(id) ? now : nil,
-                       retryAt: pendingRetries[id],
-                       chainedAt: pendingChained.contains(id) ? now : nil,
-                       requested: pendingRequests[id])
+    /// A registered refresh or processing job's pending request as the database kept it; its
+    /// timeline says so (the timeline itself starts with the agent).
+    mutating func restoredRequest(_ id: Identifier, now: SchedulerTime) -> PendingRequest {
+        let request = PendingRequest(triggeredAt: pendingTriggers.contains(id) ? now : nil,
+                                     retryAt: pendingRetries[id],
+                                     chainedAt: pendingChained.contains(id) ? now : nil,
+                                     requested: pendingRequests[id])
+        if !request.isEmpty { note(id, .kept(.request(request.parts)), now: now) }
+        return request
     }
 }

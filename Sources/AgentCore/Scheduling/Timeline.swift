@@ -44,8 +44,11 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
     case retryScheduled(at: SchedulerTime, failures: Int)
     /// `OnSuccess=` of `by` asked for a run.
     case chainRequested(by: Identifier)
-    /// Overdue after downtime: one catch-up run at `at`.
-    case catchUpScheduled(at: SchedulerTime)
+    /// Overdue after downtime: one catch-up run at `at`, for `reason` (`catch-up` for a missed
+    /// interval or slot; a request that fell due meanwhile keeps its own).
+    case catchUpScheduled(at: SchedulerTime, for: RunReason)
+    /// At start-up: pending work the state database kept from before the restart.
+    case kept(KeptWork)
     /// `agentctl cancel-request` (or a removal) dropped pending requests.
     case pendingCancelled
     case enabled
@@ -79,7 +82,12 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
         case .retryScheduled(_, let failures):
             "retry scheduled after \(failures) consecutive failure\(failures == 1 ? "" : "s")"
         case .chainRequested(let by): "chained: requested by \(by)'s success"
-        case .catchUpScheduled: "overdue after downtime: one catch-up run scheduled"
+        case .catchUpScheduled(_, .catchUp): "overdue after downtime: one catch-up run scheduled"
+        case .catchUpScheduled(_, let reason):
+            "overdue after downtime (\(reason.rawValue)): its run is spread with the catch-up runs"
+        case .kept(.request(let parts)):
+            "pending from before the restart: " + parts.map(\.rawValue).joined(separator: ", ")
+        case .kept(.submission(let request)): "queued submission (request \(request)) kept from before the restart"
         case .pendingCancelled: "pending requests cancelled"
         case .enabled: "enabled"
         case .disabled: "disabled: denied"
@@ -88,6 +96,15 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
         case .thawed(let run): "run \(run) resumed: conditions are back"
         }
     }
+}
+
+/// What a restart kept (``TimelineEvent/kept(_:)``).
+public enum KeptWork: Sendable, Hashable {
+    /// A refresh or processing job's pending request, by what its parts ask for (`requested`,
+    /// `triggered`, `retry`, `chained`).
+    case request([RunReason])
+    /// A queued continued submission.
+    case submission(requestID: Int64)
 }
 
 /// The recent timeline of every identifier, each bounded to ``capacity`` entries (oldest

@@ -54,7 +54,7 @@ struct ScriptFormat {
         case .becameDue(let why, let since):
             text = "became due (\(why.rawValue))" + (since == entry.time ? "" : " since \(time(since))")
         case .retryScheduled(let at, _): text = "\(entry.event) at \(time(at))"
-        case .catchUpScheduled(let at): text = "\(entry.event) at \(time(at))"
+        case .catchUpScheduled(let at, _): text = "\(entry.event) at \(time(at))"
         case .requested(let request, _): text = "\(entry.event) (earliest \(time(request.earliestBegin)))"
         case .started(let id, let why): text = "run \(run(id)) started (\(why.rawValue))"
         case .ended(let id, let stop): text = "run \(run(id)) ended: \(stop)"

@@ -89,9 +89,9 @@ import Testing
         var sim = Simulation(jobs: [job("com.example.push")], restored: snapshot)
         #expect(sim.scheduler.snapshot.pendingTriggers == [id("com.example.push")])
         #expect(sim.scheduler.snapshot.submissions.isEmpty)
-        // A restored request is overdue work too: it gets a catch-up slot.
+        // A restored trigger is overdue work too: it gets a catch-up slot, and runs as what it is.
         sim.advance(by: minutes(5))
-        #expect(sim.launches.map(\.reason) == [.catchUp])
+        #expect(sim.launches.map(\.reason) == [.triggered])
         #expect(sim.scheduler.snapshot.pendingTriggers.isEmpty)
         #expect(sim.logs.contains { $0.contains("com.example.gone") && $0.contains("dropped") })
     }
