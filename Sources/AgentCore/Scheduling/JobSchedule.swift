@@ -129,11 +129,14 @@ struct JobSchedule: Sendable {
             if let current = best, current.eligibleAt <= option.eligibleAt { return }
             best = option
         }
-        // AfterBoot= (systemd's OnBootSec=): due SPAN after boot until it has run in this boot;
-        // until then the interval waits (it counts from a run of this boot, as a monotonic
-        // timer's does), after it the interval follows.
+        // AfterBoot= (systemd's OnBootSec=): due SPAN after boot until a run has started at or
+        // after that point (a run before it, a Schedule= slot or a request, does not stand in for
+        // it: systemd's boot trigger elapses unless the unit was triggered since); until then the
+        // interval waits (it counts from the boot run, as a monotonic timer's does), after it the
+        // interval follows.
+        let bootRunAt = bootedAt.flatMap { booted in definition.extra.afterBoot.map { booted + $0 } }
         let awaitsBootRun = definition.extra.afterBoot != nil && isDiscretionary
-            && (bootedAt == nil || lastRunStart.map { $0 < (bootedAt ?? $0) } ?? true)
+            && (bootRunAt == nil || lastRunStart.map { $0 < (bootRunAt ?? $0) } ?? true)
         if awaitsBootRun, let afterBoot = definition.extra.afterBoot, let bootedAt {
             let at = bootedAt + afterBoot
             consider(LaunchCandidate(eligibleAt: at, dueSince: at, reason: .boot, timeGate: .interval(earliest: at)))
