@@ -50,6 +50,11 @@ public struct TransferCheckpoint: Equatable, Sendable {
         return full.utf8.count <= Self.maxBytes && !full.contains("\n") ? full : base
     }
 
+    /// Whether a next run can resume from it: it carries a validator (one that fits).
+    public var resumable: Bool {
+        TransferCheckpoint.decode(encoded)?.validator != nil
+    }
+
     /// nil for anything this plugin did not write (another plugin's checkpoint, an older format).
     public static func decode(_ text: String) -> TransferCheckpoint? {
         let parts = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)

@@ -51,7 +51,7 @@ struct TransferRun {
         case .interrupted:
             saveCheckpoint(download, part)
             Output.message("stopped by a signal at byte \(download.bytes)"
-                + (download.total.map { " of \($0)" } ?? "") + "; checkpoint saved, the next run resumes")
+                + (download.total.map { " of \($0)" } ?? "") + "; " + Self.nextRun(download))
             return .interrupted
         case .http(let status):
             let exit = TransferExit.forHTTPStatus(status)
@@ -60,7 +60,7 @@ struct TransferRun {
         case .network(let text):
             saveCheckpoint(download, part)
             Output.message("\(shownURL): \(text); check the network and the host name"
-                + (download.bytes > 0 ? " (the next run resumes at byte \(download.bytes))" : ""))
+                + (download.bytes > 0 ? " (\(Self.nextRun(download)))" : ""))
             return .network
         case .tls(let text):
             Output.message("\(shownURL): TLS failed: \(text); check the server's certificate and the system's CA store")
@@ -103,6 +103,14 @@ struct TransferRun {
         case .unexpected?, nil:
             return
         }
+    }
+
+    /// What the next run does with the bytes a stopped run leaves: it resumes only against the
+    /// server's ETag or Last-Modified (ResumePlan), so without one it starts over.
+    static func nextRun(_ download: Download) -> String {
+        guard download.bytes > 0 else { return "the next run starts over" }
+        if download.checkpoint.resumable { return "checkpoint saved, the next run resumes at byte \(download.bytes)" }
+        return "the next run starts over: the server sent no ETag or Last-Modified to resume against"
     }
 
     static func advice(for exit: TransferExit) -> String {

@@ -66,6 +66,13 @@ struct TransferCheckpointTests {
         let checkpoint = TransferCheckpoint(offset: 1, validator: .etag(String(repeating: "x", count: 2000)))
         #expect(checkpoint.encoded == "transfer/1 1")
         #expect(checkpoint.encoded.utf8.count <= 1024)
+        #expect(!checkpoint.resumable)
+    }
+
+    @Test func onlyACheckpointCarryingAValidatorIsResumable() {
+        #expect(TransferCheckpoint(offset: 10, validator: .etag("\"v1\"")).resumable)
+        #expect(TransferCheckpoint(offset: 10, validator: .lastModified("Tue, 01 Dec 2026 12:00:00 GMT")).resumable)
+        #expect(!TransferCheckpoint(offset: 10, validator: nil).resumable)
     }
 
     @Test func aWeakETagCannotBeUsedInIfRangeSoLastModifiedIs() {
