@@ -10,6 +10,8 @@ final class RunLauncher: RunLaunching {
     let loop: EventLoop
     let log: Logger
     private let catalogue: JobCatalogue
+    /// The state directory (its ``RunsParentNote``).
+    let stateDirectory: String
     /// Where per-job `STATE_DIRECTORY`s go (`<state>/jobs/ID`).
     let jobsDirectory: String
     /// The agent's `LANG`, handed to plugins.
@@ -38,6 +40,7 @@ final class RunLauncher: RunLaunching {
         self.log = log
         self.catalogue = catalogue
         self.lang = lang
+        self.stateDirectory = stateDirectory
         jobsDirectory = stateDirectory + "/jobs/"
         let user = SystemFactsProbe.currentUser()
         safety = PluginSafety(agentUID: user.uid, agentUserName: user.name)
@@ -226,11 +229,36 @@ final class RunLauncher: RunLaunching {
     }
 
     func recover(_ place: RecordedRunPlace) -> String {
-        let recovery = self.recovery ?? RunRecovery(
-            loop: loop, log: log, currentBoot: bootID,
-            cgroupMount: CgroupHierarchy.detect()?.mountPoint, ownParent: cgroupParent)
-        self.recovery = recovery
-        return recovery.recover(place)
+        runRecovery.recover(place)
+    }
+
+    func recoverUnrecorded(after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)] {
+        let recovery = runRecovery
+        let noted = RunsParentNote.read(stateDirectory: stateDirectory)
+        let mount = CgroupHierarchy.detect()?.mountPoint
+        let fromRecords = recorded.compactMap { place in
+            place.cgroup.flatMap { UnrecordedLeftovers.runsParent(ofRunCgroup: $0, runID: place.runID, under: mount) }
+        }
+        var seen: Set<String> = []
+        var killed: [(run: RunID, done: String)] = []
+        for parent in [noted].compactMap({ $0 }) + fromRecords where seen.insert(parent).inserted {
+            killed += recovery.recoverUnrecorded(in: parent, recorded: Set(recorded.map(\.runID)))
+        }
+        do {
+            try RunsParentNote.write(cgroupParent, stateDirectory: stateDirectory)
+        } catch {
+            log.warning("cannot note the runs' cgroup in the state directory (\(error)): if this agent is killed "
+                + "right after starting a run, the next one may not find that run's processes")
+        }
+        return killed
+    }
+
+    private var runRecovery: RunRecovery {
+        if let recovery { return recovery }
+        let made = RunRecovery(loop: loop, log: log, currentBoot: bootID,
+                               cgroupMount: CgroupHierarchy.detect()?.mountPoint, ownParent: cgroupParent)
+        recovery = made
+        return made
     }
 
     deinit {

@@ -69,18 +69,22 @@ final class RunSupervisor {
     /// After a restart (clean or SIGKILL): runs still open in the database are recorded
     /// `agent-restart` (their title kept) and what they left running is killed — through their
     /// cgroup, or through their process group only where it is verified to be theirs; a run of
-    /// an earlier boot kills nothing (``LeftoverPlan``). Returns the highest run number the
-    /// database holds (the scheduler numbers new runs after it), nil when it cannot be read.
+    /// an earlier boot kills nothing (``LeftoverPlan``). Then whatever else the dead agent's runs
+    /// left in its cgroups is killed (``UnrecordedLeftovers``). Returns the highest run number
+    /// taken, recorded or killed (the scheduler numbers new runs after it), nil when the database
+    /// cannot be read.
     @discardableResult
     func recoverUnfinishedRuns() -> UInt64? {
         do {
             guard let (highest, unfinished) = try state.reading({ store in
                 (try store.highestRunNumber(), try store.unfinishedRuns())
             }) else { return nil }
-            for run in unfinished {
-                let done = launcher.recover(RecordedRunPlace(
-                    runID: run.runID, identifier: run.identifier, bootID: run.bootID,
-                    cgroup: run.cgroup, processGroup: run.processGroup))
+            let places = unfinished.map { run in
+                RecordedRunPlace(runID: run.runID, identifier: run.identifier, bootID: run.bootID,
+                                 cgroup: run.cgroup, processGroup: run.processGroup)
+            }
+            for (run, place) in zip(unfinished, places) {
+                let done = launcher.recover(place)
                 var ended = run
                 ended.endedAt = loop.clock.realtimeMilliseconds
                 ended.stopReason = .known(.agentRestart)
@@ -90,7 +94,13 @@ final class RunSupervisor {
                 }
                 log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart; \(done)")
             }
-            return highest
+            let unrecorded = launcher.recoverUnrecorded(after: places)
+            for (run, done) in unrecorded {
+                log.warning("run \(run) still had processes though no live run of that id was recorded (the agent "
+                    + "was stopped right after starting it, or while ending it): \(done)")
+            }
+            // Their ids stay taken: a new run of the same id would read as the killed one in the log.
+            return max(highest, unrecorded.map(\.run.number).max() ?? 0)
         } catch {
             stateWriter.report(error)
             return nil

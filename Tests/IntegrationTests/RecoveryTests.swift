@@ -181,4 +181,29 @@ import Testing
         #expect(run["stopReason"] as? String == "agent-restart")
         #expect(run["title"] as? String == "Exporting Holidays")
     }
+
+    /// A run the dead agent started but never recorded (SIGKILLed between the spawn and the
+    /// commit of its start record; here the record is deleted) still has its processes killed by
+    /// the next agent, through the runs cgroup the dead agent noted in the state directory, and
+    /// its run id is not given to a new run.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite), "needs the sqlite3 program to edit state.db"))
+    func aRunTheDeadAgentNeverRecordedIsKilledThroughTheCgroupItNoted() throws {
+        let dead = try agentKilledWithALiveRun()
+        defer { dead.cleanUp() }
+        let cgroup = try #require(dead.cgroup, "the run had no cgroup: this test needs a writable cgroup v2 hierarchy")
+        let noted = try String(contentsOfFile: dead.sandbox.stateDirectory + "/runs-cgroup", encoding: .utf8)
+        #expect(noted == (cgroup as NSString).deletingLastPathComponent + "\n")
+        _ = try dead.sql("DELETE FROM runs")
+
+        let agent = try AgentProcess(sandbox: dead.sandbox)
+        defer { agent.stop() }
+        let line = try agent.waitForLog("run r000001 still had processes")
+        #expect(line.contains("cgroup \(cgroup) killed"), "\(line)")
+        #expect(ProcessInspection.remaining(of: "local.leftover").isEmpty, "the unrecorded run's processes survived")
+        try agent.waitForLog("leftover cgroup \(cgroup) is empty and removed")
+        let next = try agent.ctl("simulate", "launch", "local.leftover")
+        #expect(next.stdout.contains("r000002"), "\(next.stdout)\(next.stderr)")
+        let history = try agent.ctl("history", "--json")
+        #expect(!history.stdout.contains("r000001"), "\(history.stdout)")
+    }
 }

@@ -66,3 +66,39 @@ public enum LeftoverPlan: Sendable, Hashable {
         return components[components.endIndex - 2].hasPrefix("agentd-runs.")
     }
 }
+
+/// The run cgroups of a dead agent that no record leads to (DESIGN §10): a run started and
+/// SIGKILLed with the agent before its start record was committed, or a straggler of a run whose
+/// end was recorded before its cgroup was emptied. The recorded runs are recovered through their
+/// records first; whatever is still in the dead agent's runs parent is then killed as well. The
+/// parent comes from the state directory's note of the agent that used it last, or from a
+/// recorded run's cgroup path.
+public enum UnrecordedLeftovers {
+    /// The pid in `path`'s name when `path` is a runs parent the agent makes,
+    /// `MOUNT/…/agentd-runs.PID` (a noted path is only data, as a recorded one is).
+    public static func agentPID(ofRunsParent path: String, under mount: String?) -> Int32? {
+        guard let mount, path.hasPrefix(mount + "/") else { return nil }
+        let components = path.dropFirst(mount.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+              let last = components.last, last.hasPrefix("agentd-runs.") else { return nil }
+        guard let pid = Int32(last.dropFirst("agentd-runs.".count)), pid > 1,
+              String(pid) == last.dropFirst("agentd-runs.".count) else { return nil }
+        return pid
+    }
+
+    /// The runs parent of a recorded run cgroup (`…/agentd-runs.PID/run-RUNID`), or nil.
+    public static func runsParent(ofRunCgroup path: String, runID: String, under mount: String?) -> String? {
+        guard LeftoverPlan.isRunCgroup(path, runID: runID, under: mount), let slash = path.lastIndex(of: "/") else {
+            return nil
+        }
+        return String(path[..<slash])
+    }
+
+    /// The runs among a runs parent's subdirectory `names`: `run-RUNID` with a run id spelt as
+    /// the agent spells it, in run order.
+    public static func runs(amongSubdirectories names: [String]) -> [RunID] {
+        names.compactMap { name in
+            name.hasPrefix("run-") ? RunID(parsing: String(name.dropFirst(4))) : nil
+        }.sorted()
+    }
+}

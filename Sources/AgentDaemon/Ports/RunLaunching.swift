@@ -21,6 +21,10 @@ protocol RunLaunching: AnyObject {
     func releaseLimits(_ run: ActiveRun)
     /// Kills what a run of an earlier agent left; returns what was done, for the log.
     func recover(_ place: RecordedRunPlace) -> String
+    /// Once the recorded runs (`recorded`) are recovered: kills what else the dead agent's runs
+    /// left in its cgroups — runs it never recorded — and notes this agent's own runs cgroup in
+    /// the state directory for the next one. Returns the runs killed, with what was done.
+    func recoverUnrecorded(after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)]
     /// At exit, once every run has ended: the runs' parent cgroups go.
     func removeCgroups()
     /// Reaps exited children the agent did not start (orphans re-parented to it, a child

@@ -40,4 +40,18 @@ enum CgroupFiles {
             for pid in members { kill(pid, SIGKILL) }
         }
     }
+
+    /// The names of the directories in `path` (cgroups below it); none when it cannot be read.
+    static func subdirectories(of path: String) -> [String] {
+        guard let handle = opendir(path) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if entry.pointee.d_type == DT_DIR, name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
 }

@@ -161,11 +161,11 @@ public final class LimitControllers {
     {
         var busy: [String] = []
         var waiting: [String] = []
-        for entry in directoryEntries(directory) where entry.hasPrefix("agentd-runs.") {
+        for entry in CgroupFiles.subdirectories(of: directory) where entry.hasPrefix("agentd-runs.") {
             guard let pid = pid_t(entry.dropFirst("agentd-runs.".count)), pid != getpid(),
                   kill(pid, 0) != 0, errno == ESRCH else { continue }
             let parent = directory + "/" + entry
-            let runs = directoryEntries(parent).filter { $0.hasPrefix("run-") }.map { parent + "/" + $0 }
+            let runs = CgroupFiles.subdirectories(of: parent).filter { $0.hasPrefix("run-") }.map { parent + "/" + $0 }
             let recoveredElsewhere = unified.map { access($0 + "/" + entry, F_OK) == 0 } ?? false
             if killingLeftovers && !recoveredElsewhere {
                 busy += RunLimitGroups.removeStale(runs)
@@ -176,18 +176,5 @@ public final class LimitControllers {
             }
         }
         return (busy, waiting)
-    }
-
-    private static func directoryEntries(_ path: String) -> [String] {
-        guard let handle = opendir(path) else { return [] }
-        defer { closedir(handle) }
-        var names: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if entry.pointee.d_type == DT_DIR, name != ".", name != ".." { names.append(name) }
-        }
-        return names
     }
 }

@@ -45,6 +45,27 @@ public final class RunRecovery {
         }
     }
 
+    /// Kills what is left in a dead agent's runs parent once its recorded runs are recovered
+    /// (``UnrecordedLeftovers``): each run cgroup still holding processes, except those of the
+    /// `recorded` run ids (their records decide). Empty ones are removed. Returns the runs
+    /// killed, with what was done. Nothing happens when `parent` is not a runs parent of an agent
+    /// that is gone.
+    public func recoverUnrecorded(in parent: String, recorded: Set<String>) -> [(run: RunID, done: String)] {
+        guard let pid = UnrecordedLeftovers.agentPID(ofRunsParent: parent, under: cgroupMount), parent != ownParent,
+              pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return [] }
+        var killed: [(run: RunID, done: String)] = []
+        for run in UnrecordedLeftovers.runs(amongSubdirectories: CgroupFiles.subdirectories(of: parent)) {
+            let path = parent + "/run-\(run)"
+            guard !recorded.contains(run.description), removals[path] == nil else { continue }
+            if rmdir(path) == 0 || errno == ENOENT { continue } // empty: nothing of the run is left
+            let place = RecordedRunPlace(runID: run.description, identifier: "", bootID: currentBoot, cgroup: path,
+                                         processGroup: nil)
+            killed.append((run, killCgroup(path, of: place)))
+        }
+        if killed.isEmpty { rmdir(parent) }
+        return killed
+    }
+
     private func killCgroup(_ path: String, of run: RecordedRunPlace) -> String {
         let leftover: LeftoverCgroup
         do {

@@ -58,3 +58,31 @@ func onlyARunCgroupOfThisRunIsKilled(_ path: String) {
     #expect(LeftoverPlan.isRunCgroup(cgroup, runID: "r000007", under: mount))
     #expect(!LeftoverPlan.isRunCgroup(cgroup, runID: "r000007", under: nil))
 }
+
+// MARK: what no record leads to
+
+@Test func aDeadAgentsRunsParentNamesItsPid() {
+    #expect(UnrecordedLeftovers.agentPID(ofRunsParent: mount + "/agentd-runs.4242", under: mount) == 4242)
+    #expect(UnrecordedLeftovers.agentPID(ofRunsParent: mount + "/system.slice/agentd.service/agentd-runs.77", under: mount) == 77)
+}
+
+/// A noted path is data too: only a runs parent the agent makes is swept.
+@Test(arguments: [mount, mount + "/", mount + "/system.slice", mount + "/agentd-runs.", mount + "/agentd-runs.x",
+                  mount + "/agentd-runs.1", mount + "/agentd-runs.0", mount + "/agentd-runs.-5", mount + "/agentd-runs.+5",
+                  mount + "/agentd-runs.05", mount + "/../agentd-runs.5", mount + "//agentd-runs.5",
+                  "/tmp/agentd-runs.5", mount + "/agentd-runs.5/run-r000001"])
+func nothingButARunsParentOfAnotherAgentIsSwept(_ path: String) {
+    #expect(UnrecordedLeftovers.agentPID(ofRunsParent: path, under: mount) == nil)
+}
+
+@Test func aRecordedRunCgroupLeadsToItsRunsParent() {
+    #expect(UnrecordedLeftovers.runsParent(ofRunCgroup: cgroup, runID: "r000007", under: mount)
+        == mount + "/system.slice/agentd.service/agentd-runs.812")
+    #expect(UnrecordedLeftovers.runsParent(ofRunCgroup: mount + "/system.slice/run-r000007", runID: "r000007",
+                                           under: mount) == nil)
+}
+
+@Test func onlyRunCgroupsSpeltAsTheAgentSpellsThemAreRuns() {
+    let names = ["run-r000012", "run-r000003", "run-r12", "run-", "other", "run-r000003x", "run-R000004"]
+    #expect(UnrecordedLeftovers.runs(amongSubdirectories: names) == [RunID(3), RunID(12)])
+}

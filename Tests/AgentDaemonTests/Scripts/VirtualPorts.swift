@@ -88,6 +88,8 @@ final class VirtualLauncher: RunLaunching {
         return "killed through its cgroup"
     }
 
+    /// No cgroups here: nothing is left outside the recorded runs.
+    func recoverUnrecorded(after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)] { [] }
     func removeCgroups() {}
     func reapStrays(keeping: Set<Int32>) {}
 }
