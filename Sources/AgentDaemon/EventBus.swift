@@ -23,6 +23,8 @@ final class EventBus {
     /// What run events need to say about a live run that the supervisor's callbacks do not.
     private struct RunLabel {
         var identifier: String
+        /// The job the run is of (its identifier, or the job of a submission's dynamic one).
+        var job: String
         var kind: JobKind?
         var requestID: Int64?
         /// Progress read this loop iteration and not yet published, and the last published.
@@ -149,11 +151,12 @@ final class EventBus {
     // MARK: publishing
 
     /// Publishes one event; `fill` sets its fields and runs only when someone may want it.
-    func publish(_ kind: EventKind, identifier: String? = nil, runID: RunID? = nil,
+    /// `job`: a run event's job, for subscribers that follow jobs (nil: `identifier` is it).
+    func publish(_ kind: EventKind, identifier: String? = nil, job: String? = nil, runID: RunID? = nil,
                  _ fill: (inout AgentEvent) -> Void = { _ in }) {
         lastSequence += 1
         guard isFollowed else { return }
-        let interested = subscribers.filter { $0.value.filter.matches(kind: kind, identifier: identifier) }
+        let interested = subscribers.filter { $0.value.filter.matches(kind: kind, identifier: identifier, job: job) }
         guard !interested.isEmpty || !observers.isEmpty else { return }
         var event = AgentEvent(sequence: lastSequence, time: wallClock(), type: kind,
                                identifier: identifier, runID: runID?.description)
@@ -196,13 +199,13 @@ final class EventBus {
     func runStarted(job: Identifier, run: RunID, reason: RunReason) {
         let order = launching?.job.identifier == job ? launching : nil
         launching = nil
-        let label = RunLabel(identifier: order?.runIdentifier.rawValue ?? job.rawValue,
+        let label = RunLabel(identifier: order?.runIdentifier.rawValue ?? job.rawValue, job: job.rawValue,
                              kind: order?.job.kind, requestID: order?.submission?.requestID)
         if let request = label.requestID { queued[request] = nil }
         runs[run] = label
         publishingOrder = order
         defer { publishingOrder = nil }
-        publish(.runStarted, identifier: label.identifier, runID: run) { event in
+        publish(.runStarted, identifier: label.identifier, job: label.job, runID: run) { event in
             event.job = label.identifier == job.rawValue ? nil : job.rawValue
             event.kind = label.kind
             event.reason = .known(reason)
@@ -216,7 +219,7 @@ final class EventBus {
     func runEnded(job: Identifier, run: RunID, stop: StopReason, status: String? = nil, result: String? = nil) {
         publishProgress(of: run)  // its last progress comes before its end
         let label = runs.removeValue(forKey: run)
-        publish(.runEnded, identifier: label?.identifier ?? job.rawValue, runID: run) { event in
+        publish(.runEnded, identifier: label?.identifier ?? job.rawValue, job: job.rawValue, runID: run) { event in
             event.kind = label?.kind
             event.requestID = label?.requestID
             event.stopReason = .known(stop)
@@ -299,22 +302,22 @@ final class EventBus {
             case .runProgress:
                 guard let progress = label.pendingProgress, progress != label.publishedProgress else { continue }
                 runs[run]?.publishedProgress = progress
-                publish(.runProgress, identifier: label.identifier, runID: run) { event in
+                publish(.runProgress, identifier: label.identifier, job: label.job, runID: run) { event in
                     event.progress = progress.fraction
                     event.completedUnitCount = progress.completedUnitCount
                     event.totalUnitCount = progress.totalUnitCount
                 }
             case .runTitle:
-                publish(.runTitle, identifier: label.identifier, runID: run) { $0.title = label.pendingTitle }
+                publish(.runTitle, identifier: label.identifier, job: label.job, runID: run) { $0.title = label.pendingTitle }
             case .runSubtitle:
-                publish(.runSubtitle, identifier: label.identifier, runID: run) { $0.subtitle = label.pendingSubtitle }
+                publish(.runSubtitle, identifier: label.identifier, job: label.job, runID: run) { $0.subtitle = label.pendingSubtitle }
             case .runOutput:
-                publish(.runOutput, identifier: label.identifier, runID: run) { event in
+                publish(.runOutput, identifier: label.identifier, job: label.job, runID: run) { event in
                     event.lines = label.pendingLines
                     event.droppedLineCount = label.droppedLines > 0 ? label.droppedLines : nil
                 }
             default:
-                publish(.runStatus, identifier: label.identifier, runID: run) { $0.status = label.pendingStatus }
+                publish(.runStatus, identifier: label.identifier, job: label.job, runID: run) { $0.status = label.pendingStatus }
             }
         }
     }

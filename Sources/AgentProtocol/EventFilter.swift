@@ -9,16 +9,26 @@ public struct EventFilter: Codable, Sendable, Hashable {
     public var identifiers: [String]?
     /// `EventKind` raw values.
     public var kinds: [String]?
+    /// Identifiers named exactly (no patterns), usually jobs': events whose identifier is one of
+    /// them, and run events whose run is of one of these jobs — a job's submissions under
+    /// dynamic identifiers below it, but not the runs of another job registered below it.
+    /// Combined with `identifiers`, both must match. Agent-wide events pass it.
+    public var jobs: [String]?
 
-    public init(identifiers: [String]? = nil, kinds: [String]? = nil) {
+    public init(identifiers: [String]? = nil, kinds: [String]? = nil, jobs: [String]? = nil) {
         self.identifiers = identifiers
         self.kinds = kinds
+        self.jobs = jobs
     }
 
     /// Why the filter cannot be used, or nil.
     public var problem: String? {
         for kind in kinds ?? [] where EventKind(rawValue: kind) == nil {
             return "\"\(kind)\" is not an event kind (\(EventKind.allCases.map(\.rawValue).joined(separator: ", ")))"
+        }
+        for job in jobs ?? [] where Identifier.problem(with: job) != nil {
+            return "\(Self.shown(job)) is not an identifier (\"jobs\" names identifiers exactly, without patterns): "
+                + (Identifier.problem(with: job) ?? "")
         }
         for pattern in identifiers ?? [] where pattern != "*" {
             let stem = pattern.hasSuffix(".*") ? String(pattern.dropLast(2)) : pattern
@@ -44,10 +54,13 @@ public struct EventFilter: Codable, Sendable, Hashable {
         return "\"" + text + (pattern.utf8.count > 80 ? "…" : "") + "\""
     }
 
-    public func matches(kind: EventKind, identifier: String?) -> Bool {
+    /// `job`: the job of a run event's run; nil for other events.
+    public func matches(kind: EventKind, identifier: String?, job: String? = nil) -> Bool {
         if let kinds, !kinds.contains(kind.rawValue) { return false }
         if kind.isOptIn, kinds == nil { return false }
-        guard let identifiers, !kind.isAgentWide else { return true }
+        guard !kind.isAgentWide else { return true }
+        if let jobs, !(identifier.map(jobs.contains) ?? false), !(job.map(jobs.contains) ?? false) { return false }
+        guard let identifiers else { return true }
         guard let identifier else { return false }
         return identifiers.contains { Self.pattern($0, matches: identifier) }
     }
@@ -63,9 +76,11 @@ public struct EventFilter: Codable, Sendable, Hashable {
         private let exact: Set<String>
         /// Stems of `stem.*` patterns: the identifier itself or any of its dot-prefixes.
         private let stems: Set<String>
+        private let jobs: Set<String>?
 
         init(_ filter: EventFilter) {
             kinds = filter.kinds.map { Set($0.compactMap(EventKind.init(rawValue:))) }
+            jobs = filter.jobs.map(Set.init)
             let patterns = filter.identifiers
             everyIdentifier = patterns == nil || patterns?.contains("*") == true
             exact = Set((patterns ?? []).filter { !$0.hasSuffix(".*") })
@@ -76,10 +91,13 @@ public struct EventFilter: Codable, Sendable, Hashable {
         /// while such a subscriber is there.
         public var wantsOutput: Bool { kinds?.contains(.runOutput) == true }
 
-        public func matches(kind: EventKind, identifier: String?) -> Bool {
+        /// `job`: the job of a run event's run; nil for other events.
+        public func matches(kind: EventKind, identifier: String?, job: String? = nil) -> Bool {
             if let kinds, !kinds.contains(kind) { return false }
             if kind.isOptIn, kinds == nil { return false }
-            if everyIdentifier || kind.isAgentWide { return true }
+            if kind.isAgentWide { return true }
+            if let jobs, !(identifier.map(jobs.contains) ?? false), !(job.map(jobs.contains) ?? false) { return false }
+            if everyIdentifier { return true }
             guard let identifier else { return false }
             if exact.contains(identifier) || stems.contains(identifier) { return true }
             guard !stems.isEmpty else { return false }

@@ -134,6 +134,8 @@ enum Messages {
                               arguments: ["--album=Ünïcødé", "a\\b"], notify: false)),
         .runIfStale(target: "local.backup", maxAge: .seconds(86_400)),
         .subscribe(EventFilter(identifiers: ["local.backup"], kinds: ["run-ended"])),
+        .subscribe(EventFilter(identifiers: ["local.photos", "local.photos.*"], kinds: ["run-output"],
+                               jobs: ["local.photos"])),
     ]
 
     static var responses: [ControlResponseFields] {

@@ -62,4 +62,34 @@ import Testing
         #expect(EventFilter().matcher().matches(kind: .runProgress, identifier: "any"))
         #expect(EventFilter(identifiers: ["*"]).matcher().matches(kind: .runProgress, identifier: "any.thing"))
     }
+
+    /// `jobs` follows a job: its runs under its own identifier and its submissions' dynamic
+    /// ones, never a job registered below it; events that are not a run's go by identifier.
+    @Test func aJobFilterTakesTheJobsSubmissionsAndNotAJobBelowIt() {
+        let filter = EventFilter(jobs: ["com.example.export"])
+        let matcher = filter.matcher()
+        let cases: [(EventKind, String?, String?, Bool)] = [
+            (.runStarted, "com.example.export", "com.example.export", true),
+            (.runProgress, "com.example.export.Holidays", "com.example.export", true),
+            (.runProgress, "com.example.export.hd", "com.example.export.hd", false),
+            (.jobRegistered, "com.example.export", nil, true),
+            (.jobRegistered, "com.example.export.hd", nil, false),
+            (.requestQueued, "com.example.export.Holidays", nil, false),
+            (.agentStopping, nil, nil, true),
+        ]
+        for (kind, identifier, job, expected) in cases {
+            #expect(filter.matches(kind: kind, identifier: identifier, job: job) == expected, "\(kind) \(identifier ?? "-")")
+            #expect(matcher.matches(kind: kind, identifier: identifier, job: job) == expected, "\(kind) \(identifier ?? "-")")
+        }
+        // With identifier patterns, both must hold.
+        let both = EventFilter(identifiers: ["com.example.export.Holidays"], jobs: ["com.example.export"])
+        #expect(both.matcher().matches(kind: .runEnded, identifier: "com.example.export.Holidays", job: "com.example.export"))
+        #expect(!both.matcher().matches(kind: .runEnded, identifier: "com.example.export", job: "com.example.export"))
+    }
+
+    @Test func aJobFilterNamesIdentifiersExactly() {
+        #expect(EventFilter(jobs: ["com.example.*"]).problem?.contains("without patterns") == true)
+        #expect(EventFilter(jobs: ["a b"]).problem?.contains("\"a b\"") == true)
+        #expect(EventFilter(jobs: ["com.example.export"]).problem == nil)
+    }
 }

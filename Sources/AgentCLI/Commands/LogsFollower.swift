@@ -21,10 +21,12 @@ enum LogsFollower {
         let signals = SignalWait()
         defer { signals.restore() }
         let wait = StreamWait(catchSuspend: false)
-        // A job's submissions run under identifiers below it: the stream takes those too, and
-        // `runs` keeps to this job's (a job registered below it keeps its own).
+        // A job's submissions run under identifiers below it: the agent sends those runs' events
+        // too (`jobs`), not those of a job registered below it. `runs` keeps to this job's as
+        // well, for an agent that does not know `jobs` (it then sends everything below).
         let patterns = onlyRun == nil ? [identifier, identifier + ".*"] : [identifier]
-        let stream = try EventStream.open(EventFilter(identifiers: patterns, kinds: kinds), context: context)
+        let filter = EventFilter(identifiers: patterns, kinds: kinds, jobs: onlyRun == nil ? [identifier] : nil)
+        let stream = try EventStream.open(filter, context: context)
         try stream.send(ControlRequest.logs(LogsQuery(target: target, limit: limit)))
         var printer = Printer(json: json, context: context, onlyRun: onlyRun)
         var runs = FollowedRuns(identifier: identifier)

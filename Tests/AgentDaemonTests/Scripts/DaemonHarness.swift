@@ -109,7 +109,9 @@ final class DaemonHarness {
         case "resume": request(client) { self.change(client, .setPaused(false), "resumed") }
         case "cancel": request(client) { self.cancel(try self.identifier(plain), client: client) }
         case "history": request(client) { self.history(client) }
-        case "subscribe": subscribe(plain.first ?? client, kinds: options["kinds"].map { $0.split(separator: ",").map(String.init) })
+        case "subscribe":
+            subscribe(plain.first ?? client, kinds: options["kinds"].map { $0.split(separator: ",").map(String.init) },
+                      jobs: options["jobs"].map { $0.split(separator: ",").map(String.init) })
         case "stop-reading": clients[plain.first ?? client]?.subscriber?.reading = false
         case "stdout", "stderr": try line(verb, plain, command: command)
         case "stdout-burst": try burst(command)
@@ -275,14 +277,15 @@ final class DaemonHarness {
         writer.acknowledge(response, commitsBefore: before) { self.answer(client, self.text(of: $0), commits: commits) }
     }
 
-    /// `subscribe NAME [kinds=run-output,run-ended]`: every event, or those kinds only.
-    private func subscribe(_ name: String, kinds: [String]? = nil) {
+    /// `subscribe NAME [kinds=run-output,run-ended] [jobs=ID,…]`: every event, or those kinds
+    /// only, or those of those jobs (`EventFilter.jobs`).
+    private func subscribe(_ name: String, kinds: [String]? = nil, jobs: [String]? = nil) {
         let client = clients[name] ?? Client()
         clients[name] = client
         let subscriber = VirtualSubscriber(id: nextSubscriber, name: name, trace: trace)
         nextSubscriber += 1
         client.subscriber = subscriber
-        let after = daemon.events.subscribe(subscriber, filter: EventFilter(kinds: kinds))
+        let after = daemon.events.subscribe(subscriber, filter: EventFilter(kinds: kinds, jobs: jobs))
         trace.emit("answer \(name): subscribed after \(after)")
     }
 
