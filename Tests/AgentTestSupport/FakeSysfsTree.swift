@@ -175,6 +175,24 @@ public final class FakeSysfsTree {
         return self
     }
 
+    /// Removes DRM card `cardN` with its connectors and render node, as unplugging an eGPU does.
+    @discardableResult
+    public func removeDRMCard(index: Int = 0) throws -> Self {
+        let drm = sysfsRoot + "/class/drm"
+        guard let directory = opendir(drm) else { throw FakeTreeError("opendir", drm) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            })
+        }
+        closedir(directory)
+        for name in names where name == "card\(index)" || name.hasPrefix("card\(index)-") || name == "renderD\(128 + index)" {
+            FakeTreeFiles.removeTree(drm + "/" + name)
+        }
+        return self
+    }
+
     /// An NVIDIA device node `dev/nvidiaN` (a regular file standing in for the character device),
     /// with `nvidiactl` and `nvidia-uvm` beside it as on a real system.
     @discardableResult

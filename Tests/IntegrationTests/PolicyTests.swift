@@ -266,4 +266,35 @@ import Testing
         let resources = try json(try machine.agent.ctl("resources", "--json").stdout) as? [String: Any]
         #expect((resources?["gpus"] as? [Any])?.isEmpty ?? true)
     }
+
+    /// DESIGN §7 `expired(resource)`: an eGPU unplugged under a run that named it in
+    /// `Resources=` expires that run (a drm uevent is the hint to look again), and not one that
+    /// did not; plugged back, the GPU is listed again.
+    @Test func unpluggingAGPUExpiresTheRunsThatNeedIt() throws {
+        let sandbox = try Sandbox()
+        let loop = try sandbox.script("loop", Self.looping)
+        let machine = try Machine(jobs: [
+            "render": Self.job("render", exec: loop, extra: "Resources=gpu\nMaxRuntime=1h\n"),
+            "index": Self.job("index", exec: loop, extra: "MaxRuntime=1h\n"),
+        ], setUp: { sysfs, _ in try sysfs.addDRMCard(index: 1, driver: "amdgpu") })
+        try machine.agent.waitForLog("of local.render started")
+        try machine.agent.waitForLog("of local.index started")
+        let devpath = "/devices/pci0000:00/0000:00:1c.0/0000:05:00.0/drm/card1"
+        func drmEvent(_ action: String) throws {
+            try machine.injector.send(Uevent(action: action, devpath: devpath,
+                                             properties: ["ACTION": action, "DEVPATH": devpath, "SUBSYSTEM": "drm"]))
+        }
+        try machine.sysfs.removeDRMCard(index: 1)
+        try drmEvent("remove")
+        try machine.agent.waitForLog("of local.render ended: expired(resource)")
+        let resources = try json(try machine.agent.ctl("resources", "--json").stdout) as? [String: Any]
+        #expect((resources?["gpus"] as? [Any])?.isEmpty == true, "\(resources ?? [:])")
+        let running = try json(try machine.agent.ctl("status", "--json").stdout) as? [String: Any]
+        let ids = (running?["running"] as? [[String: Any]] ?? []).compactMap { $0["identifier"] as? String }
+        #expect(ids == ["local.index"])
+
+        try machine.sysfs.addDRMCard(index: 1, driver: "amdgpu")
+        try drmEvent("add")
+        try machine.agent.waitForLog("inputs: resources [\"gpu\"]")
+    }
 }

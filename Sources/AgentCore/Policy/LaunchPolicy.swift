@@ -26,9 +26,7 @@ public enum LaunchPolicy {
         // Nothing starts between PrepareForSleep(true) and the resume.
         if conditions.sleeping { return .sleep }
         if let stop = hardStop(conditions, settings) { return stop }
-        if let missing = job.resources.first(where: { !conditions.resources.contains($0) }) {
-            return .resource(missing)
-        }
+        if let missing = missingResource(job, conditions) { return missing }
         if let need = lostNeed(job, conditions) { return need }
         if job.requiresIdle {
             if conditions.cpuBusy { return .idle }
@@ -51,6 +49,11 @@ public enum LaunchPolicy {
         }
         if conditions.thermal == .critical { return .thermal(.critical) }
         return nil
+    }
+
+    /// A `Resources=` resource the machine does not have (now).
+    static func missingResource(_ job: JobDefinition, _ conditions: Conditions) -> ConditionHold? {
+        job.resources.first(where: { !conditions.resources.contains($0) }).map { .resource($0) }
     }
 
     /// What the job itself declared it needs and does not have: external power, the network, an

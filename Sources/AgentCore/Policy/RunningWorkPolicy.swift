@@ -9,6 +9,7 @@
 /// | battery < critical, discharging | every run, least progress first |
 /// | thermal serious | refresh and processing runs (`expired(thermal)`) |
 /// | thermal critical | every run, least progress first |
+/// | a `Resources=` resource gone (an eGPU unplugged) | the runs that named it (`expired(resource)`) |
 ///
 /// Low-power mode, thermal fair and a busy CPU only gate starts; memory pressure sheds runs one
 /// at a time (the scheduler's pressure step), not through this rule. The pieces are the launch
@@ -23,6 +24,7 @@ public enum RunningWorkPolicy {
         // `SleepPolicy`'s call.
         if conditions.sleeping { return .sleep }
         if let stop = LaunchPolicy.hardStop(conditions, settings) { return stop }
+        if let missing = LaunchPolicy.missingResource(job, conditions) { return missing }
         if let need = LaunchPolicy.lostNeed(job, conditions) { return need }
         // The user came back: a RequiresIdle= run stops (or pauses) whatever its kind.
         if job.requiresIdle, let hold = conditions.presence.hold(idleFor: job.extra.idleFor, now: now) { return hold }

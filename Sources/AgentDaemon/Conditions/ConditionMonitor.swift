@@ -64,7 +64,7 @@ final class ConditionMonitor {
     /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
     private(set) var rereads = 0
 
-    enum Hint: Hashable, Sendable { case power, thermal }
+    enum Hint: Hashable, Sendable { case power, thermal, gpu }
 
     init(loop: EventLoop, log: Logger, roots: KernelRoots, stateDirectory: String, settings: AgentSettings,
          logsRereads: Bool, simulatedMachine: Bool, systemBusAddress: String? = nil, sessionsOfUser: UInt32? = nil) {
@@ -88,7 +88,7 @@ final class ConditionMonitor {
         readPower()
         readThermal()
         readPlatformProfile()
-        gpus = GPUProbe(roots: roots).probe().map { GPUSummary(name: $0.name, detail: $0.driver ?? $0.path) }
+        readGPUs()
         startUevents()
         startThermalEvents()
         startRoutes()
@@ -114,18 +114,23 @@ final class ConditionMonitor {
 
     private func startUevents() {
         do {
-            uevents = try UeventMonitor(loop: loop, subsystems: ["power_supply", "thermal"]) { [unowned self] event in
+            uevents = try UeventMonitor(loop: loop, subsystems: ["power_supply", "thermal", "drm"]) { [unowned self] event in
                 switch event {
                 case .uevent(let uevent):
-                    self.hint(uevent.subsystem == "thermal" ? .thermal : .power)
+                    switch uevent.subsystem {
+                    case "thermal": self.hint(.thermal)
+                    case "drm": self.hint(.gpu)  // a GPU added or removed (an eGPU, a driver bound)
+                    default: self.hint(.power)
+                    }
                 case .resync:
                     self.hint(.power)
                     self.hint(.thermal)
+                    self.hint(.gpu)
                 }
             }
-            setSource("uevent", .live, "power_supply and thermal uevents")
+            setSource("uevent", .live, "power_supply, thermal and drm uevents")
         } catch {
-            setSource("uevent", .unavailable, "\(error); power is read at start and on SIGHUP only")
+            setSource("uevent", .unavailable, "\(error); power and GPUs are read at start and on SIGHUP only")
         }
     }
 
@@ -240,19 +245,24 @@ final class ConditionMonitor {
             // Benchmarks count re-reads under a uevent flood.
             log.info("inputs: sysfs re-read \(rereads)")
         }
-        let before = (power, thermal.state, platformLowPower)
+        let before = (power, thermal.state, platformLowPower, gpus)
         if kinds.contains(.power) {
             readPower()
             readPlatformProfile()
         }
         if kinds.contains(.thermal) { readThermal() }
+        if kinds.contains(.gpu) { readGPUs() }
         recompute()
-        return before != (power, thermal.state, platformLowPower)
+        return before != (power, thermal.state, platformLowPower, gpus)
+    }
+
+    private func readGPUs() {
+        gpus = GPUProbe(roots: roots).probe().map { GPUSummary(name: $0.name, detail: $0.driver ?? $0.path) }
     }
 
     /// SIGHUP: re-read every input.
     func rereadEverything() {
-        reread([.power, .thermal])
+        reread([.power, .thermal, .gpu])
         pressure?.refresh()
         routes?.resync()
         meteredNetwork.reread()

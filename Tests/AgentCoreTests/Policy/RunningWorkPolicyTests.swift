@@ -30,6 +30,18 @@ import Testing
         #expect(sim.run(of: processingJob.identifier.rawValue) != nil)
     }
 
+    /// §7 `expired(resource)`: a `Resources=` resource gone (an eGPU unplugged) expires the
+    /// runs that named it, continued ones too, and no other.
+    @Test func aGPUGoneExpiresTheRunsThatNamedIt() {
+        var sim = running([needy("com.example.render", .continued, resources: ["gpu"]), processingJob])
+        let render = sim.run(of: "com.example.render")
+        #expect(render != nil)
+        sim.send(.conditionsChanged(with { $0.resources = [] }))
+        #expect(sim.expiries.map(\.run) == [render].compactMap { $0 })
+        #expect(sim.expiries.map(\.reason) == [.resource])
+        #expect(sim.run(of: processingJob.identifier.rawValue) != nil)
+    }
+
     @Test func aJobThatNeedsExternalPowerWaitsOnBatteryAndRunsWhenPluggedIn() {
         var sim = Simulation(settings: settings())
         sim.send(.conditionsChanged(onBattery(80)))
