@@ -231,6 +231,12 @@ struct CommandResult {
 }
 
 /// Runs a program to completion, capturing its output.
+///
+/// The output goes to unlinked temporary files, read once the program has exited, not to pipes
+/// read to EOF: Foundation's Process lets a child another test spawns at the same moment inherit
+/// the pipes' write ends, and EOF then waits for that child (a test's D-Bus stand-in, alive until
+/// its test ends). With `TestUser`'s lock held around `userdel`, that test waited for the lock
+/// and the suite hung.
 func runCommand(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
                 currentDirectory: String? = nil) throws -> CommandResult {
     let process = Process()
@@ -238,27 +244,43 @@ func runCommand(_ path: String, _ arguments: [String], environment: [String: Str
     process.arguments = arguments
     if let environment { process.environment = environment }
     if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
+    let out = try CapturedOutput(), err = try CapturedOutput()
+    process.standardOutput = out.handle
+    process.standardError = err.handle
     try process.run()
-    // Read both to EOF before waiting, so a large output cannot deadlock us.
-    let errData = Mutex<Data>(Data())
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        errData.withLock { $0 = data }
-        done.signal()
-    }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    done.wait()
     process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus,
-                         stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+    return CommandResult(status: process.terminationStatus, stdout: out.text(), stderr: err.text())
 }
 
-/// Decodes `agentctl … --json` output into loose JSON for assertions.
+/// An unlinked temporary file a child writes its output to.
+private final class CapturedOutput {
+    let handle: FileHandle
+
+    init() throws {
+        var template = Array("/tmp/agentd-test-output.XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        template.withUnsafeBufferPointer { buffer in if let path = buffer.baseAddress { unlink(path) } }
+        handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    }
+
+    /// Everything written so far.
+    func text() -> String {
+        let fd = handle.fileDescriptor
+        guard lseek(fd, 0, SEEK_SET) == 0 else { return "" }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
 func json(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8))
 }
