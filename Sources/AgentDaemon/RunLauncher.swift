@@ -233,22 +233,14 @@ final class RunLauncher: RunLaunching {
     }
 
     func recoverUnrecorded(after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)] {
-        let recovery = runRecovery
-        let noted = RunsParentNote.read(stateDirectory: stateDirectory)
-        let mount = CgroupHierarchy.detect()?.mountPoint
-        let fromRecords = recorded.compactMap { place in
-            place.cgroup.flatMap { UnrecordedLeftovers.runsParent(ofRunCgroup: $0, runID: place.runID, under: mount) }
-        }
-        var seen: Set<String> = []
-        var killed: [(run: RunID, done: String)] = []
-        for parent in [noted].compactMap({ $0 }) + fromRecords where seen.insert(parent).inserted {
-            killed += recovery.recoverUnrecorded(in: parent, recorded: Set(recorded.map(\.runID)))
-        }
+        let killed = runRecovery.recoverUnrecorded(noted: RunsParentNote.read(stateDirectory: stateDirectory),
+                                                   after: recorded)
         do {
             try RunsParentNote.write(cgroupParent, stateDirectory: stateDirectory)
         } catch {
             log.warning("cannot note the runs' cgroup in the state directory (\(error)): if this agent is killed "
-                + "right after starting a run, the next one may not find that run's processes")
+                + "right after starting a run, the next one may not find that run's processes; make \(stateDirectory) "
+                + "writable by the agent")
         }
         return killed
     }

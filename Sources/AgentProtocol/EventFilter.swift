@@ -26,9 +26,10 @@ public struct EventFilter: Codable, Sendable, Hashable {
         for kind in kinds ?? [] where EventKind(rawValue: kind) == nil {
             return "\"\(kind)\" is not an event kind (\(EventKind.allCases.map(\.rawValue).joined(separator: ", ")))"
         }
-        for job in jobs ?? [] where Identifier.problem(with: job) != nil {
-            return "\(Self.shown(job)) is not an identifier (\"jobs\" names identifiers exactly, without patterns): "
-                + (Identifier.problem(with: job) ?? "")
+        for job in jobs ?? [] {
+            if let why = Identifier.problem(with: job) {
+                return "\(Self.shown(job)) is not an identifier (\"jobs\" names identifiers exactly, without patterns): \(why)"
+            }
         }
         for pattern in identifiers ?? [] where pattern != "*" {
             let stem = pattern.hasSuffix(".*") ? String(pattern.dropLast(2)) : pattern

@@ -265,19 +265,10 @@ private final class CapturedOutput {
         handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
-    /// Everything written so far.
+    /// Everything written so far (a regular file: its end is there at once).
     func text() -> String {
-        let fd = handle.fileDescriptor
-        guard lseek(fd, 0, SEEK_SET) == 0 else { return "" }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        guard (try? handle.seek(toOffset: 0)) != nil, let data = try? handle.readToEnd() else { return "" }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

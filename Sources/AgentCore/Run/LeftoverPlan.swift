@@ -58,12 +58,21 @@ public enum LeftoverPlan: Sendable, Hashable {
     /// `MOUNT/…/agentd-runs.PID/run-RUNID`. A recorded path is only data; writing `cgroup.kill`
     /// of any other cgroup (the root, a service's) would kill what is not the run's.
     public static func isRunCgroup(_ path: String, runID: String, under mount: String?) -> Bool {
-        guard let mount, path.hasPrefix(mount + "/") else { return false }
-        let components = path.dropFirst(mount.count).split(separator: "/", omittingEmptySubsequences: false)
-            .dropFirst()
-        guard components.count >= 2, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
-              let last = components.last, last == "run-\(runID)" else { return false }
+        guard let components = components(of: path, under: mount), components.count >= 2,
+              components.last == "run-\(runID)" else { return false }
         return components[components.endIndex - 2].hasPrefix("agentd-runs.")
+    }
+
+    /// `path`'s components below `mount`, or nil when it is not strictly below it or has an
+    /// empty, `.` or `..` component (a path that could lead elsewhere than it says).
+    static func components(of path: String, under mount: String?) -> [Substring]? {
+        guard let mount, path.hasPrefix(mount + "/") else { return nil }
+        let components = Array(path.dropFirst(mount.count).split(separator: "/", omittingEmptySubsequences: false)
+            .dropFirst())
+        guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            return nil
+        }
+        return components
     }
 }
 
@@ -77,11 +86,8 @@ public enum UnrecordedLeftovers {
     /// The pid in `path`'s name when `path` is a runs parent the agent makes,
     /// `MOUNT/…/agentd-runs.PID` (a noted path is only data, as a recorded one is).
     public static func agentPID(ofRunsParent path: String, under mount: String?) -> Int32? {
-        guard let mount, path.hasPrefix(mount + "/") else { return nil }
-        let components = path.dropFirst(mount.count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
-              let last = components.last, last.hasPrefix("agentd-runs.") else { return nil }
-        guard let pid = Int32(last.dropFirst("agentd-runs.".count)), pid > 1,
+        guard let last = LeftoverPlan.components(of: path, under: mount)?.last, last.hasPrefix("agentd-runs."),
+              let pid = Int32(last.dropFirst("agentd-runs.".count)), pid > 1,
               String(pid) == last.dropFirst("agentd-runs.".count) else { return nil }
         return pid
     }

@@ -45,12 +45,24 @@ public final class RunRecovery {
         }
     }
 
-    /// Kills what is left in a dead agent's runs parent once its recorded runs are recovered
-    /// (``UnrecordedLeftovers``): each run cgroup still holding processes, except those of the
-    /// `recorded` run ids (their records decide). Empty ones are removed. Returns the runs
-    /// killed, with what was done. Nothing happens when `parent` is not a runs parent of an agent
-    /// that is gone.
-    public func recoverUnrecorded(in parent: String, recorded: Set<String>) -> [(run: RunID, done: String)] {
+    /// Kills what is left in a dead agent's runs parents once its `recorded` runs are recovered
+    /// (``UnrecordedLeftovers``): the `noted` parent (the state directory's note) and those the
+    /// recorded runs' cgroups name. Returns the runs killed, with what was done.
+    public func recoverUnrecorded(noted: String?, after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)] {
+        let fromRecords = recorded.compactMap { place in
+            place.cgroup.flatMap { UnrecordedLeftovers.runsParent(ofRunCgroup: $0, runID: place.runID, under: cgroupMount) }
+        }
+        let recordedIDs = Set(recorded.map(\.runID))
+        var seen: Set<String> = []
+        return ([noted].compactMap { $0 } + fromRecords).filter { seen.insert($0).inserted }.flatMap { parent in
+            sweep(parent, recorded: recordedIDs)
+        }
+    }
+
+    /// One runs parent: each run cgroup still holding processes is killed, except those of the
+    /// `recorded` run ids (their records decide); empty ones are removed. Nothing happens when
+    /// `parent` is not a runs parent of an agent that is gone.
+    private func sweep(_ parent: String, recorded: Set<String>) -> [(run: RunID, done: String)] {
         guard let pid = UnrecordedLeftovers.agentPID(ofRunsParent: parent, under: cgroupMount), parent != ownParent,
               pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { return [] }
         var killed: [(run: RunID, done: String)] = []
