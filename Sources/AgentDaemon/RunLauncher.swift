@@ -70,6 +70,8 @@ final class RunLauncher: RunLaunching {
     func start(_ run: ActiveRun, arguments extraArguments: [String],
                events: PluginProcess.Callbacks) -> Result<any RunProcess, LaunchProblem> {
         let job = run.job
+        // The cgroup worker makes the next runs' cgroups once this one's child is out.
+        defer { cgroupWorker?.wakeAfterSpawn() }
         // The command the run's lifecycle is at: every Exec= line in turn (issue 26 item 6).
         let index = run.state.lifecycle.command
         let commands = job.commands

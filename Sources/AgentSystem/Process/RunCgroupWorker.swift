@@ -27,6 +27,8 @@ public final class RunCgroupWorker: Sendable {
     private struct Shared {
         var plan: CgroupWorkPlan
         var asleep = false
+        /// A wakeup `take` owes the thread, given by `wakeAfterSpawn`.
+        var wakeOwed = false
         var thread: pthread_t?
         var failedToStart = false
     }
@@ -50,15 +52,28 @@ public final class RunCgroupWorker: Sendable {
     }
 
     /// On the loop: the cgroups made for run `number`, nil when they are not ready (the caller
-    /// makes them, as it would without the worker). Asks for the next runs' cgroups.
+    /// makes them, as it would without the worker). Asks for the next runs' cgroups, which the
+    /// thread starts on at `wakeAfterSpawn`: woken now, it would take the second CPU of a small
+    /// machine just when the kernel places the run's new process (traced on 2 cores: the child
+    /// queued behind the loop while the worker made the next cgroup).
     public func take(_ number: UInt64) -> MadeRunCgroups? {
-        let (made, wake, started) = shared.withLock { shared -> (MadeRunCgroups?, Bool, Bool) in
+        let (made, started) = shared.withLock { shared -> (MadeRunCgroups?, Bool) in
             let made = shared.plan.take(number, now: cshim_monotonic_ns())
-            return (made, Self.wakeUp(&shared), shared.thread != nil || shared.failedToStart)
+            if Self.wakeUp(&shared) { shared.wakeOwed = true }
+            return (made, shared.thread != nil || shared.failedToStart)
         }
-        if wake { signal() }
         if !started { start() }
         return made
+    }
+
+    /// On the loop, once the run `take` was for has been spawned (or has failed to): the thread
+    /// goes on to the next runs' cgroups.
+    public func wakeAfterSpawn() {
+        let owed = shared.withLock { shared -> Bool in
+            defer { shared.wakeOwed = false }
+            return shared.wakeOwed
+        }
+        if owed { signal() }
     }
 
     /// On the loop: these directories are to go (descriptors already closed). Without the

@@ -25,10 +25,12 @@ import AgentTestSupport
         let worker = worker(parent)
         defer { worker.finish() }
         #expect(worker.take(1) == nil, "nothing is made before the first launch")
+        worker.wakeAfterSpawn()
         let expected = Set((2...5).map { Self.name(UInt64($0)) })
         #expect(watch.waitUntil(seconds: 10) { Set(runDirectories(parent)) == expected })
         // Run 2's cgroup was made ahead: the run takes it and its first process joins it.
         #expect(worker.take(2) == MadeRunCgroups(unified: parent + "/" + Self.name(2)))
+        worker.wakeAfterSpawn()
         let cgroup = try RunCgroup.create(parent: parent, name: Self.name(2), remover: worker)
         let sleeper = Process()
         sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
@@ -56,9 +58,12 @@ import AgentTestSupport
         let watch = try #require(InotifyWaiter.entriesComingAndGoing(parent))
         let worker = worker(parent, ahead: 3, idleAfter: .milliseconds(300))
         _ = worker.take(7)
+        worker.wakeAfterSpawn()
         #expect(watch.waitUntil(seconds: 10) { runDirectories(parent).count == 3 })
         #expect(watch.waitUntil(seconds: 10) { runDirectories(parent).isEmpty })
+        // Asleep since launches stopped: the next launch's spawn wakes it.
         _ = worker.take(20)
+        worker.wakeAfterSpawn()
         #expect(watch.waitUntil(seconds: 10) { !runDirectories(parent).isEmpty })
         worker.finish()
         #expect(runDirectories(parent).isEmpty, "the stop removes what was made ahead before it returns")
@@ -74,6 +79,7 @@ import AgentTestSupport
         let worker = worker(parent, ahead: 2)
         let own = try RunCgroup.create(parent: parent, name: Self.name(3), remover: worker)
         _ = worker.take(3)
+        worker.wakeAfterSpawn()
         #expect(watch.waitUntil(seconds: 10) { runDirectories(parent).count == 3 })
         worker.finish()
         #expect(runDirectories(parent) == [Self.name(3)], "the live run's cgroup stays")
