@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+import CShim
 import Foundation
+import Glibc
 import Testing
 
 /// `agentctl submit --wait` follows the run on the event stream and exits with its stop reason
@@ -183,5 +185,76 @@ final class WaitingSubmit {
         #expect(seen.count == 2, "\(seen)")
         #expect(seen.first?.hasSuffix("] title=Exporting Holidays subtitle=0 of 3") == true, "\(seen)")
         #expect(seen.last?.hasSuffix("] title=unset subtitle=unset") == true, "\(seen)")
+    }
+}
+
+/// agentctl sends `submit --wait`'s subscription and submission in one write: an agent that
+/// refuses the subscription (one older than the event stream) still takes the submission, and
+/// agentctl says so instead of leaving a run nobody knows about.
+@Suite struct SubmitWaitPipeliningTests {
+    @Test func anAgentWithoutTheEventStreamIsNamedAndTheSubmissionItTookIsToo() throws {
+        let sandbox = try Sandbox()
+        let agent = try TwoAnswerAgent(path: sandbox.root + "/old.sock", answers: [
+            #"{"error":{"code":"bad-request","message":"malformed request: expected one JSON object per line"},"ok":false}"#,
+            #"{"message":"submitted local.fine as request 4: started run r000009","ok":true,"requestID":4,"runID":"r000009"}"#,
+        ])
+        let result = try runCommand(Binaries.agentctl, ["--socket", agent.path, "submit", "local.fine", "--wait"])
+        #expect(result.status == 5, "\(result)")
+        #expect(result.stderr.contains("has no event stream"), "\(result.stderr)")
+        #expect(result.stderr.contains("taken all the same (submitted local.fine as request 4: started run r000009)"),
+                "\(result.stderr)")
+        let lines = agent.received()
+        #expect(lines.count == 2 && lines[0].contains(#""command":"subscribe""#) && lines[1].contains(#""command":"submit""#),
+                "\(lines)")
+    }
+}
+
+/// A listening Unix socket that takes one connection, reads as many request lines as it has
+/// answers, then writes the answers and closes: an agent from before a protocol change.
+private final class TwoAnswerAgent: @unchecked Sendable {
+    let path: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(path: String, answers: [String]) throws {
+        self.path = path
+        listener = cshim_unix_listen(path, 1)
+        guard listener >= 0 else { throw POSIXError(.EIO) }
+        let fd = listener
+        Thread.detachNewThread { [self] in
+            defer { done.signal() }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 10_000) == 1 else { return }
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { return }
+            defer { close(client) }
+            var received: [String] = []
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while received.count < answers.count, read(client, &byte, 1) == 1 {
+                if byte == 0x0A {
+                    received.append(String(decoding: line, as: UTF8.self))
+                    line = []
+                } else {
+                    line.append(byte)
+                }
+            }
+            lock.withLock { lines = received }
+            let reply = answers.map { $0 + "\n" }.joined()
+            _ = reply.utf8CString.withUnsafeBufferPointer { write(client, $0.baseAddress, $0.count - 1) }
+        }
+    }
+
+    /// The request lines agentctl sent, once the exchange is over (within 10 s).
+    func received() -> [String] {
+        _ = done.wait(timeout: .now() + 10)
+        return lock.withLock { lines }
+    }
+
+    deinit {
+        close(listener)
+        unlink(path)
     }
 }

@@ -26,7 +26,11 @@ final class EventStream {
     }
 
     /// Connects and subscribes; the subscription's answer has been read when it returns.
-    static func open(_ filter: EventFilter, context: CommandContext) throws(CommandFailure) -> EventStream {
+    /// `then` goes out in the same write as the subscription (the agent takes a connection's
+    /// requests in order, so it still sees every event of what `then` starts): agentctl reads
+    /// the subscription's answer while the agent works on `then`, instead of before it.
+    static func open(_ filter: EventFilter, then: ControlRequest? = nil,
+                     context: CommandContext) throws(CommandFailure) -> EventStream {
         let client: ControlClient
         do {
             client = try ControlClient.connect(path: context.socketPath)
@@ -34,14 +38,15 @@ final class EventStream {
             throw context.connectFailure(error)
         }
         let stream = EventStream(client: client, context: context)
-        try stream.send(ControlRequest.subscribe(filter))
+        try stream.send([ControlRequest.subscribe(filter)] + (then.map { [$0] } ?? []))
         switch try stream.next(timeout: .seconds(10)) {
         case .response(let response)?:
             if case .failure(let error) = response {
-                if error.code == .badRequest && error.message.hasPrefix("malformed request") {
-                    throw CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) has no event stream (it is older than agentctl \(AgentVersion.string); restart agentd after an upgrade)")
-                }
-                throw CommandFailure(error, command: .subscribe)
+                var failure = error.code == .badRequest && error.message.hasPrefix("malformed request")
+                    ? CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) has no event stream (it is older than agentctl \(AgentVersion.string); restart agentd after an upgrade)")
+                    : CommandFailure(error, command: .subscribe)
+                if then != nil { failure.message += stream.fateOfSentRequest() }
+                throw failure
             }
             return stream
         case .event?, nil:
@@ -50,13 +55,32 @@ final class EventStream {
         }
     }
 
-    func send(_ request: ControlRequest) throws(CommandFailure) {
+    /// The subscription was refused but the request sent with it was still taken: what became
+    /// of it, for the failure's message.
+    private func fateOfSentRequest() -> String {
+        switch try? next(timeout: .seconds(10)) {
+        case .response(.success(let answer))?:
+            guard let done = try? answer.done() else { return "" }
+            return "; the request sent with the subscription was taken all the same (\(done.message)) and is not followed"
+        case .response(.failure(let error))?:
+            return "; the request sent with it was refused too: \(error.message)"
+        default:
+            return "; whether the request sent with it was taken is unknown: look with agentctl pending"
+        }
+    }
+
+    /// Sends `requests` in one write.
+    func send(_ requests: [ControlRequest]) throws(CommandFailure) {
         do {
-            try client.send(line: try MessageCoding.encodeLine(request))
+            try client.send(lines: requests.map { request in try MessageCoding.encodeLine(request) })
         } catch {
             throw lost(error)
         }
-        unanswered.append(request.command)
+        unanswered += requests.map(\.command)
+    }
+
+    func send(_ request: ControlRequest) throws(CommandFailure) {
+        try send([request])
     }
 
     /// The next line, nil once agentd closed the connection. Throws `.timedOut`-based failure

@@ -15,8 +15,7 @@ enum SubmitWait {
         let signals = SignalWait()
         defer { signals.restore() }
         let wait = StreamWait(catchSuspend: false)
-        var stream = try EventStream.open(EventFilter(identifiers: [id]), context: context)
-        try stream.send(request)
+        var stream = try EventStream.open(EventFilter(identifiers: [id]), then: request, context: context)
         var follower = Follower(id: id, context: context)
         if case .submit(_, let details) = request { follower.submittedTitle = details.title }
         while true {

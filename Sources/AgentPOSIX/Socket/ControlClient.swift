@@ -41,9 +41,17 @@ public final class ControlClient {
     /// Sends one line; a `\n` is appended and embedded `\n` bytes become spaces. When agentd closed
     /// the connection with a line for us (a refusal), the send is dropped and `readLine` returns it.
     public func send(line: [UInt8]) throws {
+        try send(lines: [line])
+    }
+
+    /// Sends lines in one write, each as `send(line:)` would.
+    public func send(lines: [[UInt8]]) throws {
         guard fd >= 0 else { throw SocketError.connectionClosed }
-        var bytes = line.map { $0 == 0x0A ? 0x20 : $0 }
-        bytes.append(0x0A)
+        var bytes: [UInt8] = []
+        for line in lines {
+            bytes += line.map { $0 == 0x0A ? 0x20 : $0 }
+            bytes.append(0x0A)
+        }
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw -> Int in
