@@ -282,17 +282,23 @@ final class ConditionMonitor {
         busy = value
         pressure?.wantsQuietSamples = value
         if value {
-            readThermal()
-            recompute()
-            scheduleThermalSample()
+            // A reading younger than a sample's interval stands (short runs one after another
+            // would otherwise list the thermal zones at every start).
+            if let readAt = thermalReadAt, loop.now < readAt + Self.thermalSampleInterval {
+                scheduleThermalSample(after: loop.now.duration(to: readAt + Self.thermalSampleInterval))
+            } else {
+                readThermal()
+                recompute()
+                scheduleThermalSample()
+            }
         } else if let token = thermalSampler {
             loop.cancel(token)
             thermalSampler = nil
         }
     }
 
-    private func scheduleThermalSample() {
-        thermalSampler = loop.schedule(after: Self.thermalSampleInterval) { [unowned self] in
+    private func scheduleThermalSample(after delay: Duration = ConditionMonitor.thermalSampleInterval) {
+        thermalSampler = loop.schedule(after: delay) { [unowned self] in
             self.thermalSampler = nil
             guard self.busy else { return }
             self.readThermal()
@@ -311,7 +317,11 @@ final class ConditionMonitor {
 
     private func readThermal() {
         thermal = ThermalZoneReader(roots: roots).assessment(settings: settings)
+        thermalReadAt = loop.now
     }
+
+    /// When the thermal zones were last read.
+    private var thermalReadAt: MonotonicInstant?
 
     private func readPlatformProfile() {
         platformLowPower = PlatformProfileReader(roots: roots).isLowPower()

@@ -5,7 +5,7 @@ import Glibc
 /// The agent is a child subreaper: a plugin's daemonising grandchild that escaped its run's
 /// process group (setsid) and was not in its cgroup when the cgroup was listed is re-parented
 /// to the agent, and nothing else would ever reap it. This finds the agent's children from
-/// `/proc/self/task/*/children` and reaps those that have exited, except the main processes of
+/// `/proc/thread-self/children` and reaps those that have exited, except the main processes of
 /// live runs (their pidfds are theirs to reap: reaping one here would lose its exit status).
 public enum StrayChildren {
     /// Reaps every exited child not in `keeping`; returns how many. Never waits.
@@ -18,20 +18,12 @@ public enum StrayChildren {
         return reaped
     }
 
-    /// The agent's children, from every thread's `children` file (an orphan is re-parented to
-    /// some thread of the subreaper).
+    /// The calling thread's children, from `/proc/thread-self/children`: the loop spawns every
+    /// run, and the kernel re-parents an orphan to the subreaper's thread its ancestor was the
+    /// child of (the first of its threads still alive), so the loop's list holds every stray.
+    /// One file instead of a listing of every thread's (a run's end reads it).
     static func children() -> [pid_t] {
-        guard let tasks = opendir("/proc/self/task") else { return [] }
-        defer { closedir(tasks) }
-        var pids: [pid_t] = []
-        while let entry = readdir(tasks) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let tid = Int32(name) else { continue }
-            let text = SmallFile.read("/proc/self/task/\(tid)/children", limit: 1 << 20) ?? ""
-            pids += text.split(separator: " ").compactMap { pid_t($0.filter { $0 != "\n" }) }
-        }
-        return pids
+        let text = SmallFile.read("/proc/thread-self/children", limit: 1 << 20) ?? ""
+        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { pid_t($0) }
     }
 }
