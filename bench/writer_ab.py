@@ -25,15 +25,15 @@ SCHEDULER_JOBS = int(os.environ.get("SCHEDULER_JOBS", "2000"))
 
 def measure(bin_dir):
     run.BIN = bin_dir
-    agent, c = run.bench_reload(10000)
-    decisions, (launching, quiet) = run.bench_scheduler(SCHEDULER_JOBS)
-    status, submit, _, _ = events.bench_submit_wait()
+    agent, c, _ = run.bench_reload(10000)
+    _, (launching, _) = run.bench_scheduler(SCHEDULER_JOBS)
+    submit_wait = events.bench_submit_wait()
     return {
         "reload p99 ms": run.percentile(agent, 0.99) * 1000,
         "reload C p99 ms": run.percentile(c, 0.99) * 1000,
         "status while launching p99 ms": run.percentile(launching, 0.99),
         "status while launching p50 ms": statistics.median(launching),
-        "submit --wait ÷ status": submit / status,
+        "submit --wait ÷ status": submit_wait.submit / submit_wait.status,
     }
 
 
