@@ -13,6 +13,9 @@
 ///   skips a path that does not exist (without it, the child fails naming the path).
 /// - Mounts and a network namespace need a root agent: an unprivileged one cannot make them,
 ///   and a key it cannot enforce is a problem that names the key, never dropped in silence.
+/// - The job's `STATE_DIRECTORY` stays writable under every read-only path, as systemd keeps a
+///   `StateDirectory=`; a key that would hide it (`PrivateTmp=` with the agent's state under
+///   /tmp, `ProtectHome=yes|tmpfs` with it under /home) is a problem naming both.
 public struct SandboxPlan: Hashable, Sendable {
     public var readWritePaths: [String] = []
     public var readOnlyPaths: [String] = []
@@ -37,8 +40,31 @@ public struct SandboxPlan: Hashable, Sendable {
 
     /// A key the agent cannot enforce here: the run ends `spawn-failed(message)`.
     public struct Problem: Error, Hashable, Sendable {
+        public enum Reason: Hashable, Sendable {
+            /// An unprivileged agent cannot make mounts and namespaces.
+            case needsRootAgent
+            /// The key would replace `path`, under which the job's state directory lies.
+            case hidesStateDirectory(state: String, under: String)
+        }
+
         public var key: String
-        public var message: String { "\(key)=: needs a root agent (an unprivileged agent cannot make the mounts and namespaces it needs)" }
+        public var reason: Reason
+
+        public init(key: String, reason: Reason = .needsRootAgent) {
+            self.key = key
+            self.reason = reason
+        }
+
+        public var message: String {
+            switch reason {
+            case .needsRootAgent:
+                "\(key)=: needs a root agent (an unprivileged agent cannot make the mounts and namespaces it needs)"
+            case .hidesStateDirectory(let state, let under):
+                "\(key)=: the job's state directory \(state) lies under \(under), which \(key)= hides from the run; "
+                    + "start the agent with its state directory elsewhere (agentd --state-dir; the package's is "
+                    + "/var/lib/agentd) or drop \(key)= from the job"
+            }
+        }
     }
 
     /// The directories `ProtectSystem=strict` leaves writable: the kernel's API file systems.
@@ -58,7 +84,6 @@ public struct SandboxPlan: Hashable, Sendable {
         case .strict:
             plan.readOnlyPaths += facts.topLevelDirectories.filter { !apiFileSystems.contains($0) }.sorted()
             plan.rootReadOnly = true
-            plan.readWritePaths.append(stateDirectory)
         }
         let homes = existing(["/home", "/root", "/run/user"])
         switch sandbox.protectHome {
@@ -75,7 +100,25 @@ public struct SandboxPlan: Hashable, Sendable {
         plan.readOnlyPaths += given(sandbox.readOnlyPaths)
         plan.inaccessiblePaths += given(sandbox.inaccessiblePaths)
         if !facts.canMount, let key = firstPrivilegedKey(sandbox) { return .failure(Problem(key: key)) }
+        let hiding: [(key: String, paths: [String])] = [
+            ("PrivateTmp", plan.privateTmpPaths),
+            ("ProtectHome", plan.emptyPaths + (sandbox.protectHome == .yes ? homes : [])),
+            ("InaccessiblePaths", given(sandbox.inaccessiblePaths)),
+        ]
+        for (key, paths) in hiding {
+            if let hidden = paths.first(where: { lies(stateDirectory, under: $0) }) {
+                return .failure(Problem(key: key, reason: .hidesStateDirectory(state: stateDirectory, under: hidden)))
+            }
+        }
+        let readOnly = plan.rootReadOnly || plan.readOnlyPaths.contains { lies(stateDirectory, under: $0) }
+        if readOnly && !plan.readWritePaths.contains(stateDirectory) { plan.readWritePaths.insert(stateDirectory, at: 0) }
         return .success(plan)
+    }
+
+    /// Whether `path` is `directory` or lies below it.
+    static func lies(_ path: String, under directory: String) -> Bool {
+        let stem = directory.hasSuffix("/") ? directory : directory + "/"
+        return path == directory || path.hasPrefix(stem) || directory == "/"
     }
 
     /// The first key set that needs mounts or a namespace (all of them but NoNewPrivileges=).

@@ -13,10 +13,11 @@ import Testing
 
     let state = "/var/lib/agentd/jobs/local.x"
 
-    func plan(_ change: (inout JobSandbox) -> Void, on machine: Machine = Machine()) -> Result<SandboxPlan, SandboxPlan.Problem> {
+    func plan(_ change: (inout JobSandbox) -> Void, on machine: Machine = Machine(),
+              state: String? = nil) -> Result<SandboxPlan, SandboxPlan.Problem> {
         var keys = JobSandbox()
         change(&keys)
-        return SandboxPlan.plan(keys, stateDirectory: state, facts: machine)
+        return SandboxPlan.plan(keys, stateDirectory: state ?? self.state, facts: machine)
     }
 
     @Test func protectSystemYesAndFullMakeTheExistingSystemDirectoriesReadOnly() throws {
@@ -41,6 +42,30 @@ import Testing
         #expect(try plan { $0.protectHome = .readOnly }.get().readOnlyPaths == ["/home", "/root"])
         #expect(try plan { $0.protectHome = .tmpfs }.get().emptyPaths == ["/home", "/root"])
         #expect(try plan { $0.privateTmp = true }.get().privateTmpPaths == ["/tmp", "/var/tmp"])
+    }
+
+    @Test func theStateDirectoryStaysWritableUnderAReadOnlyPathAsSystemdKeepsAStateDirectory() throws {
+        let home = "/home/ann/.local/state/agentd/jobs/local.x"
+        let readOnly = try plan({ $0.protectHome = .readOnly }, state: home).get()
+        #expect(readOnly.readOnlyPaths == ["/home", "/root"])
+        #expect(readOnly.readWritePaths == [home])
+        #expect(try plan { $0.protectHome = .readOnly }.get().readWritePaths.isEmpty, "the state directory is not under /home")
+    }
+
+    @Test func aKeyThatWouldHideTheStateDirectoryIsAProblemNamingBoth() throws {
+        let underTmp = "/tmp/demo/state/jobs/local.x"
+        let problem = SandboxPlan.Problem(key: "PrivateTmp", reason: .hidesStateDirectory(state: underTmp, under: "/tmp"))
+        #expect(throws: problem) { try plan({ $0.privateTmp = true }, state: underTmp).get() }
+        #expect(problem.message.hasPrefix("PrivateTmp=: the job's state directory /tmp/demo/state/jobs/local.x lies under /tmp"))
+        #expect(problem.message.contains("agentd --state-dir"))
+        let underHome = "/home/ann/state/jobs/local.x"
+        #expect(throws: SandboxPlan.Problem(key: "ProtectHome", reason: .hidesStateDirectory(state: underHome, under: "/home"))) {
+            try plan({ $0.protectHome = .tmpfs }, state: underHome).get()
+        }
+        #expect(throws: SandboxPlan.Problem(key: "InaccessiblePaths", reason: .hidesStateDirectory(state: underHome, under: "/home/ann"))) {
+            try plan({ $0.inaccessiblePaths = [SandboxPath(path: "/home/ann")] }, state: underHome).get()
+        }
+        #expect(throws: Never.self) { try plan({ $0.privateTmp = true }, state: "/tmpfoo/x").get() }
     }
 
     @Test func aDashPathThatDoesNotExistIsSkippedOneWithoutADashIsKeptForTheChildToName() throws {
