@@ -27,8 +27,6 @@ public final class RunCgroupWorker: Sendable {
     private struct Shared {
         var plan: CgroupWorkPlan
         var asleep = false
-        /// A wakeup `take` owes the thread, given by `wakeAfterSpawn`.
-        var wakeOwed = false
         var thread: pthread_t?
         var failedToStart = false
     }
@@ -59,7 +57,6 @@ public final class RunCgroupWorker: Sendable {
     public func take(_ number: UInt64) -> MadeRunCgroups? {
         let (made, started) = shared.withLock { shared -> (MadeRunCgroups?, Bool) in
             let made = shared.plan.take(number, now: cshim_monotonic_ns())
-            if Self.wakeUp(&shared) { shared.wakeOwed = true }
             return (made, shared.thread != nil || shared.failedToStart)
         }
         if !started { start() }
@@ -69,11 +66,7 @@ public final class RunCgroupWorker: Sendable {
     /// On the loop, once the run `take` was for has been spawned (or has failed to): the thread
     /// goes on to the next runs' cgroups.
     public func wakeAfterSpawn() {
-        let owed = shared.withLock { shared -> Bool in
-            defer { shared.wakeOwed = false }
-            return shared.wakeOwed
-        }
-        if owed { signal() }
+        if shared.withLock({ Self.wakeUp(&$0) }) { signal() }
     }
 
     /// On the loop: these directories are to go (descriptors already closed). Without the
