@@ -67,7 +67,7 @@ demo: build
 ## PACKAGE_TEST=1 make test also runs the install test (package-test, needs root, a few minutes).
 test: deps
 	swift build --build-tests
-	swift test --skip-build
+	./scripts/run-tests.sh
 	@if [ "$${PACKAGE_TEST:-0}" = 1 ]; then $(MAKE) --no-print-directory package-test; fi
 
 ## bench: run the benchmarks and write BENCHMARKS.md (takes a few minutes). They measure the
