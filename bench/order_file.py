@@ -189,9 +189,12 @@ def touched_text(binary_dir):
     """Names of the functions on the text pages the real agent (no valgrind) has touched once it is
     idle with 100 jobs and has answered `status`, in address order. callgrind misses some of what the
     real agent runs (value witnesses, closures, the paths a bus or an installed group takes), and each
-    missed function made its 64 KB block of text resident. The agent runs from a copy on tmpfs, where
-    a fault maps the one page touched (no fault-around), so /proc/PID/pagemap shows exactly the pages
-    it used; every function on such a page is listed (a page holds many small ones)."""
+    missed function made its 64 KB block of text resident. The agent runs from a copy on tmpfs and
+    /proc/PID/pagemap shows the pages mapped; every function on such a page is listed (a page holds
+    many small ones). tmpfs faults around too (measured on 5 December: touching one page of a cached
+    file maps 16, on tmpfs as on ext4), so this is the 64 KB around each page the agent ran, not
+    exactly what it ran: BENCHMARKS.md ("Issue 32 targets over repeated runs") says what an exact
+    list did to the resident pages."""
     with tempfile.TemporaryDirectory(prefix="agentd-touched-", dir="/dev/shm") as copy:
         for name in ("agentd", "agentctl"):
             shutil.copy2(os.path.join(binary_dir, name), copy)
