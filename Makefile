@@ -63,7 +63,7 @@ demo: build
 	@echo
 	$(BIN)/agentd --config-dir $(DEMO)/etc --state-dir $(DEMO)/state --socket $(DEMO)/agentd.sock
 
-## test: install what is needed, build once, run every test.
+## test: install what is needed, build once, run every test; list any test the machine skipped.
 ## PACKAGE_TEST=1 make test also runs the install test (package-test, needs root, a few minutes).
 test: deps
 	swift build --build-tests
