@@ -50,6 +50,31 @@ import Testing
         #expect(busy.launches(of: "com.example.feed").map(\.time) == [morning, morning + minutes(1) + hours(2)])
     }
 
+    @Test func aJobOnlyRegisteredTellsItsRegistrationAndKeepsItWhenMoreHappens() {
+        let feed = id("com.example.feed"), other = id("com.example.other")
+        func line(_ key: Identifier, _ event: TimelineEvent, _ at: SchedulerTime) -> TimelineEntry {
+            TimelineEntry(time: at, identifier: key, event: event)
+        }
+        var timeline = Timeline()
+        timeline.record(feed, line(feed, .registered, morning), persistentKey: true)
+        #expect(timeline.entries(feed) == [line(feed, .registered, morning)])
+        #expect(timeline.entries(other) == nil)
+
+        timeline.record(feed, line(feed, .triggered, morning + minutes(5)), persistentKey: true)
+        #expect(timeline.entries(feed) == [line(feed, .registered, morning), line(feed, .triggered, morning + minutes(5))])
+
+        // A changed definition registers again: both registrations are told, oldest first.
+        timeline.record(other, line(other, .registered, morning), persistentKey: true)
+        timeline.record(other, line(other, .registered, morning + hours(1)), persistentKey: true)
+        #expect(timeline.entries(other)?.map(\.time) == [morning, morning + hours(1)])
+
+        // Removed (no longer a registered job): the registration stays before the removal.
+        let gone = id("com.example.gone")
+        timeline.record(gone, line(gone, .registered, morning), persistentKey: true)
+        timeline.record(gone, line(gone, .removed, morning + hours(2)), persistentKey: false)
+        #expect(timeline.entries(gone)?.map(\.event) == [.registered, .removed])
+    }
+
     @Test func theTimelineKeepsTheLast100EntriesPerIdentifier() {
         var sim = Simulation(jobs: [job("com.example.push"), job("com.example.other")],
                              durations: ["com.example.push": nil])
