@@ -133,9 +133,10 @@ struct Timeline: Sendable {
     }
 
     private var rings: [Identifier: Ring] = [:]
-    /// A registered job whose timeline is its registration alone keeps only that time here, and
-    /// gets a ring at its next line: most jobs of a large configuration are not due when they
-    /// load, and a ring of one entry cost each ~160 bytes (10,000 jobs: 1.6 MB).
+    /// A registered job whose timeline is its registration alone keeps only that time here (it
+    /// then has no ring), and gets a ring at its next line: most jobs of a large configuration are
+    /// not due when they load, and a ring of one entry cost ~100 bytes a job (measured with 10,000
+    /// jobs: 11.6 MB of heap against 10.6).
     private var registeredOnly: [Identifier: SchedulerTime] = [:]
     /// Transient keys in first-use order, for eviction.
     private var transient: [Identifier] = []
@@ -145,14 +146,15 @@ struct Timeline: Sendable {
     /// Appends `entry` under `key`. `persistentKey` says whether `key` is a registered job
     /// (kept) or transient (bounded in number).
     mutating func record(_ key: Identifier, _ entry: TimelineEntry, persistentKey: Bool) {
-        if rings[key] == nil {
-            if persistentKey, entry.event == .registered, entry.identifier == key, registeredOnly[key] == nil {
-                registeredOnly[key] = entry.time
-                return
-            }
-            if let time = registeredOnly.removeValue(forKey: key) {
-                rings[key] = Ring(entries: [Self.registration(key, at: time)])
-            }
+        if entry.event == .registered, persistentKey, entry.identifier == key,
+           registeredOnly[key] == nil, rings[key] == nil {
+            registeredOnly[key] = entry.time
+            return
+        }
+        // Any other line costs one lookup here: a key kept here has no ring, so its registration
+        // starts one.
+        if !registeredOnly.isEmpty, let time = registeredOnly.removeValue(forKey: key) {
+            rings[key] = Ring(entries: [Self.registration(key, at: time)])
         }
         if persistentKey {
             // Mostly empty: a crowd of due jobs then costs no hashing here.
