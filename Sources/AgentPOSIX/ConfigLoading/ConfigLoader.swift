@@ -173,13 +173,21 @@ public struct ConfigLoader {
         }
     }
 
-    private mutating func apply(present: [String], replacing previous: Set<String>,
-                                vanished: inout [String]) -> [RegistryChange] {
+    /// Reads the `present` files of a scan and lists in `vanished` the `previous` ones it no
+    /// longer found. A file the scan listed may be gone by the time it is read (the next
+    /// `rm -rf` of a deploy swapping the directory again): it is listed as vanished too, not
+    /// removed at once, since its directory is still there for the moment.
+    mutating func apply(present: [String], replacing previous: Set<String>,
+                        vanished: inout [String]) -> [RegistryChange] {
         var changes: [RegistryChange] = []
         vanished += previous.subtracting(Set(present)).sorted()
         // Settings and manifests first, so jobs are judged against them once, not twice.
         for path in present.sorted(by: Self.loadOrder) {
-            changes.append(reload(relativePath: path))
+            if let change = reload(relativePath: path, removingGone: false) {
+                changes.append(change)
+            } else if knownPaths.contains(path) {
+                vanished.append(path)
+            }
         }
         return changes.filter { !$0.isEmpty }
     }

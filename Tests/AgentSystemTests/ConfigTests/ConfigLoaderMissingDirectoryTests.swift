@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+@testable import AgentPOSIX
 @testable import AgentSystem
 import Glibc
 import Testing
@@ -53,6 +54,24 @@ struct ConfigLoaderMissingDirectoryTests {
         #expect(loader.missingDirectories == ["", "manifests.d", "jobs.d"])
         #expect(loader.rescan(directory: "").isEmpty)
         _ = loader.loadAll()
+        #expect(loader.registry.allJobs.count == 1)
+    }
+
+    /// A deploy swapping the directory twice: the rescan after the first copy lists a file the
+    /// second `rm -rf` deletes before it is read. It is handed back to settle, not removed.
+    @Test func aFileDeletedBetweenTheScanAndItsReadIsHandedBackNotRemoved() throws {
+        let directory = try ConfigTempDirectory()
+        try ConfigFS.makeDirectory(directory.at("jobs.d"))
+        try ConfigFS.write(directory.at("jobs.d/one.job"), job)
+        var loader = loader(directory)
+        #expect(loader.registry.allJobs.count == 1)
+
+        #expect(unlink(directory.at("jobs.d/one.job")) == 0)
+        var vanished: [String] = []
+        let changes = loader.apply(present: ["jobs.d/one.job"], replacing: ["jobs.d/one.job"],
+                                   vanished: &vanished)
+        #expect(changes.isEmpty)
+        #expect(vanished == ["jobs.d/one.job"])
         #expect(loader.registry.allJobs.count == 1)
     }
 }
