@@ -64,11 +64,15 @@ final class ConfigFollower: JobCatalogue {
         apply(loader.loadAll())
     }
 
-    /// SIGHUP: re-watch whatever was replaced or came back, and read everything again.
+    /// SIGHUP: re-watch whatever was replaced or came back, and read everything again. Files
+    /// that vanished wait for a quiet directory as every other deletion does: a SIGHUP in the
+    /// middle of a deploy's copy removes nothing the copy has not reached yet.
     func rescanAll() {
         watcher?.rearm()
-        pendingRemovals.removeAll()
-        apply(loader.loadAll())
+        var vanished: [String] = []
+        apply(loader.loadAll(vanished: &vanished))
+        vanished.forEach { pendingRemovals.add($0) }
+        if !pendingRemovals.isEmpty { settleRemovals() }
     }
 
     private func handle(_ batch: [ConfigWatchEvent]) {

@@ -140,6 +140,27 @@ import Testing
         agent.stop()
     }
 
+    /// SIGHUP is no shortcut past the quiet period: a file gone at a SIGHUP (here hidden by a
+    /// file system mounted over jobs.d, which sends no inotify event) is removed once jobs.d is
+    /// quiet, not by the SIGHUP's own rescan, which a deploy's half-done copy would lose jobs to.
+    @Test func aFileGoneAtASIGHUPIsRemovedOnlyOnceTheDirectoryIsQuiet() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/hidden.job", sandbox.jobFile("hidden"))
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("registered local.hidden")
+        let mount = try runCommand("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "agentd-test", sandbox.jobsDirectory])
+        try #require(mount.status == 0, "cannot mount a tmpfs over jobs.d (run the tests as root): \(mount.stderr)")
+        defer { _ = try? runCommand("/bin/umount", [sandbox.jobsDirectory]) }
+        try sandbox.write("jobs.d/shown.job", sandbox.jobFile("shown"))
+        let mark = agent.logLines.count
+        kill(agent.process.processIdentifier, SIGHUP)
+        try agent.waitForLog("registered local.shown", after: mark)
+        // Answered after the SIGHUP's rescan: the hidden job is still there, its removal pending.
+        #expect(try listedJobs(agent)["local.hidden"] != nil)
+        try agent.waitForLog("removed local.hidden", after: mark, timeout: 60)
+        #expect(try listedJobs(agent)["local.hidden"] == nil)
+    }
+
     /// `rm -rf` of a big directory takes a while, and its deletions reach the agent while it is
     /// still running: none of them may take effect.
     @Test func swappingABigDirectoryRemovesNothing() throws {
