@@ -66,11 +66,14 @@ final class ConfigFollower: JobCatalogue {
 
     /// SIGHUP: re-watch whatever was replaced or came back, and read everything again. Files
     /// that vanished wait for a quiet directory as every other deletion does: a SIGHUP in the
-    /// middle of a deploy's copy removes nothing the copy has not reached yet.
+    /// middle of a deploy's copy removes nothing the copy has not reached yet. One gone without
+    /// a deletion event was replaced unseen (a file system mounted over its directory, a watch
+    /// lost), so it waits as long as a replaced directory's files do.
     func rescanAll() {
         watcher?.rearm()
         var vanished: [String] = []
         apply(loader.loadAll(vanished: &vanished))
+        if vanished.contains(where: { !pendingRemovals.contains($0) }) { pendingRemovals.noteDirectoryReplaced() }
         vanished.forEach { pendingRemovals.add($0) }
         if !pendingRemovals.isEmpty { settleRemovals() }
     }

@@ -30,6 +30,8 @@ struct PendingConfigRemovals {
 
     var isEmpty: Bool { paths.isEmpty }
 
+    func contains(_ relativePath: String) -> Bool { paths.contains(relativePath) }
+
     mutating func add(_ relativePath: String) { paths.insert(relativePath) }
 
     /// The file is there again (or was re-read): nothing to remove.

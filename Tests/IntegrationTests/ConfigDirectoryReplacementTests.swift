@@ -155,7 +155,8 @@ import Testing
         let mark = agent.logLines.count
         kill(agent.process.processIdentifier, SIGHUP)
         try agent.waitForLog("registered local.shown", after: mark)
-        // Answered after the SIGHUP's rescan: the hidden job is still there, its removal pending.
+        // Answered after the SIGHUP's rescan: the hidden job is still there, its removal pending
+        // for 10 s (gone without a deletion event, it counts as replaced unseen).
         #expect(try listedJobs(agent)["local.hidden"] != nil)
         try agent.waitForLog("removed local.hidden", after: mark, timeout: 60)
         #expect(try listedJobs(agent)["local.hidden"] == nil)
