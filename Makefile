@@ -150,7 +150,8 @@ fuzz: fuzz-build
 SANITIZE_SKIP := MemoryPerJobTests|aGigabyteOfOutputIsReadWithoutGrowingTheAgent|aThousandIdleConnectionsAndTwoHundredNonReadersDoNotLockOutRoot|aSubscriberThatNeverReadsIsDroppedWithOneOverflowEventAndCostsNoMemory|swappingABigDirectoryRemovesNothing
 ## Under TSan also the integration tests: a TSan-built agentd dies in TSan's own clone()
 ## interceptor (CHECK failed in ForkAfter) when it spawns a plugin, before any test can look.
-SANITIZE_TEST = swift test --skip-build --skip '$(SANITIZE_SKIP)$(1)' $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)')
+## Run through scripts/run-tests.sh, as `make test` is, so that a skipped test is listed there too.
+SANITIZE_TEST = ./scripts/run-tests.sh --skip '$(SANITIZE_SKIP)$(1)' $(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)')
 sanitize: sanitize-address sanitize-thread
 sanitize-address: deps
 	swift build --build-tests --scratch-path .build-asan -Xswiftc -sanitize=address \
