@@ -66,15 +66,12 @@ final class ConfigFollower: JobCatalogue {
 
     /// SIGHUP: re-watch whatever was replaced or came back, and read everything again. Files
     /// that vanished wait for a quiet directory as every other deletion does: a SIGHUP in the
-    /// middle of a deploy's copy removes nothing the copy has not reached yet. One gone without
-    /// a deletion event was replaced unseen (a file system mounted over its directory, a watch
-    /// lost), so it waits as long as a replaced directory's files do.
+    /// middle of a deploy's copy removes nothing the copy has not reached yet.
     func rescanAll() {
         watcher?.rearm()
         var vanished: [String] = []
         apply(loader.loadAll(vanished: &vanished))
-        if vanished.contains(where: { !pendingRemovals.contains($0) }) { pendingRemovals.noteDirectoryReplaced() }
-        vanished.forEach { pendingRemovals.add($0) }
+        pendingRemovals.addFoundMissing(vanished)
         if !pendingRemovals.isEmpty { settleRemovals() }
     }
 
@@ -96,12 +93,12 @@ final class ConfigFollower: JobCatalogue {
                 pendingRemovals.noteDirectoryReplaced()
                 var vanished: [String] = []
                 changes.append(contentsOf: loader.rescan(directory: directory, vanished: &vanished))
-                vanished.forEach { pendingRemovals.add($0) }
+                pendingRemovals.addFoundMissing(vanished)
             case .overflow:
                 log.warning("inotify queue overflowed: rescanning \(directory)")
                 var vanished: [String] = []
                 changes.append(contentsOf: loader.loadAll(vanished: &vanished))
-                vanished.forEach { pendingRemovals.add($0) }
+                pendingRemovals.addFoundMissing(vanished)
             }
         }
         apply(changes)

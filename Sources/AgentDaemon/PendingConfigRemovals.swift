@@ -30,9 +30,15 @@ struct PendingConfigRemovals {
 
     var isEmpty: Bool { paths.isEmpty }
 
-    func contains(_ relativePath: String) -> Bool { paths.contains(relativePath) }
-
     mutating func add(_ relativePath: String) { paths.insert(relativePath) }
+
+    /// Files a scan of the disk no longer found (SIGHUP, a rescan, an inotify overflow). One that
+    /// no deletion event reported was replaced unseen — a file system mounted over its
+    /// directory, a watch lost, events dropped — so it waits as a replaced directory's files do.
+    mutating func addFoundMissing(_ relativePaths: [String]) {
+        if relativePaths.contains(where: { !paths.contains($0) }) { directoryReplaced = true }
+        paths.formUnion(relativePaths)
+    }
 
     /// The file is there again (or was re-read): nothing to remove.
     mutating func cancel(_ relativePath: String) { paths.remove(relativePath) }

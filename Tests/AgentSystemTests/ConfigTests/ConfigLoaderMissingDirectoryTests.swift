@@ -17,11 +17,16 @@ struct ConfigLoaderMissingDirectoryTests {
         return loader
     }
 
-    @Test func aMissingJobsDirectoryKeepsItsJobsThroughRescanAndLoadAll() throws {
+    /// A config directory whose jobs.d holds `one.job`, and a loader that has read it.
+    func loadedOneJob() throws -> (ConfigTempDirectory, ConfigLoader) {
         let directory = try ConfigTempDirectory()
         try ConfigFS.makeDirectory(directory.at("jobs.d"))
         try ConfigFS.write(directory.at("jobs.d/one.job"), job)
-        var loader = loader(directory)
+        return (directory, loader(directory))
+    }
+
+    @Test func aMissingJobsDirectoryKeepsItsJobsThroughRescanAndLoadAll() throws {
+        var (directory, loader) = try loadedOneJob()
         #expect(loader.registry.allJobs.count == 1)
 
         ConfigFS.removeTree(directory.at("jobs.d"))
@@ -60,10 +65,7 @@ struct ConfigLoaderMissingDirectoryTests {
     /// A deploy swapping the directory twice: the rescan after the first copy lists a file the
     /// second `rm -rf` deletes before it is read. It is handed back to settle, not removed.
     @Test func aFileDeletedBetweenTheScanAndItsReadIsHandedBackNotRemoved() throws {
-        let directory = try ConfigTempDirectory()
-        try ConfigFS.makeDirectory(directory.at("jobs.d"))
-        try ConfigFS.write(directory.at("jobs.d/one.job"), job)
-        var loader = loader(directory)
+        var (directory, loader) = try loadedOneJob()
         #expect(loader.registry.allJobs.count == 1)
 
         #expect(unlink(directory.at("jobs.d/one.job")) == 0)
