@@ -252,7 +252,8 @@ public enum ConfigFileReader {
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }
-        return join(String(cString: buffer), path)
+        let length = buffer.firstIndex(of: 0) ?? buffer.count
+        return join(String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self), path)
     }
 
     private static func join(_ directory: String, _ relativePath: String) -> String {
