@@ -16,7 +16,10 @@ import Testing
         let agent: AgentProcess
         let injector: UeventInjector
 
-        init(conf: String = "", jobs: [String: String], setUp: (FakeSysfsTree, FakeProcTree) throws -> Void = { _, _ in }) throws {
+        /// `routed`: the namespace has loopback up and a default route through it before agentd
+        /// starts (a connected machine).
+        init(conf: String = "", routed: Bool = false, jobs: [String: String],
+             setUp: (FakeSysfsTree, FakeProcTree) throws -> Void = { _, _ in }) throws {
             sandbox = try Sandbox()
             sysfs = try FakeSysfsTree()
             proc = try FakeProcTree()
@@ -28,9 +31,12 @@ import Testing
             agent = try AgentProcess(sandbox: sandbox,
                                      extraArguments: ["--sysfs-root", sysfs.sysfsRoot, "--proc-root", proc.procRoot,
                                                       "--simulated-machine", "--log-timestamps", "--bench-probes"],
-                                     wrapper: ["/usr/bin/unshare", "-n", "--"])
+                                     wrapper: ["/usr/bin/unshare", "-n", "--"] + (routed ? Self.routing : []))
             injector = try UeventInjector(networkNamespaceOf: agent.process.processIdentifier)
         }
+
+        /// Execs its arguments once the namespace has a default route.
+        static let routing = ["/bin/sh", "-c", "ip link set lo up && ip route add default dev lo && exec \"$@\"", "sh"]
 
         /// A power_supply uevent, as the kernel sends when the adapter or battery changes.
         func powerChanged() throws {
@@ -212,6 +218,19 @@ import Testing
         #expect(try runCommand("/usr/bin/nsenter", ["-t", pid, "-n", "ip", "route", "add", "default", "dev", "lo"]).status == 0)
         try machine.agent.waitForLog("of local.sync ended: success")
         #expect(try machine.inputs()["network"] as? Bool == true)
+    }
+
+    /// The routes are read before the first decision: an agent started on a connected machine
+    /// never says the network is down (it did, until its first route dump was answered), and a
+    /// job that needs the network runs at once.
+    @Test func anAgentStartedWithADefaultRouteNeverSaysTheNetworkIsDown() throws {
+        let sandbox = try Sandbox()
+        let quick = try sandbox.script("quick", "exit 0\n")
+        let machine = try Machine(routed: true, jobs: ["sync": Self.job("sync", kind: "refresh", exec: quick, extra: "RequiresNetwork=yes\n")])
+        try machine.agent.waitForLog("of local.sync ended: success")
+        #expect(try machine.inputs()["network"] as? Bool == true)
+        let wrong = machine.agent.logLines.filter { $0.contains("network down") || $0.contains("deferred: network") }
+        #expect(wrong.isEmpty, "\(wrong)")
     }
 
     // MARK: pressure

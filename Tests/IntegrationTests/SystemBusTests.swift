@@ -84,6 +84,20 @@ import Testing
                 == "connected to \(bus.address): one connection for power-profiles, NetworkManager, logind")
     }
 
+    /// No bus at all: said once at the start, not again when the bus's own report of the same
+    /// state reaches the loop after it.
+    @Test func aMissingBusIsReportedOnce() throws {
+        let sandbox = try Sandbox()
+        let agent = try AgentProcess(sandbox: sandbox, extraArguments: ["--simulated-machine", "--system-bus",
+                                                                         "unix:path=\(sandbox.root)/no-bus"])
+        try agent.waitForLog("ready:")
+        // Two round trips: the first loop iteration, which runs what the start deferred, is over.
+        #expect(try agent.ctl("status").status == 0)
+        #expect(try agent.ctl("status").status == 0)
+        let lines = agent.logLines.filter { $0.contains("inputs: system-bus") }
+        #expect(lines.count == 1, "\(lines)")
+    }
+
     @Test func aLostBusIsReconnectedWithBackoffAndEveryInputComesBack() throws {
         let sandbox = try Sandbox()
         let first = try PrivateBus(directory: sandbox.root)

@@ -59,8 +59,13 @@ final class ConditionMonitor {
     private let startedAt = MonotonicInstant.now()
     private var thermalSampler: TimerToken?
     private var busy = false
-    /// Bus changes are logged once `start` has named every source.
-    private var busStarted = false
+    /// Set once `start` has read every input and named every source: changes before it are
+    /// part of the first report, and bus changes are logged only after it.
+    private var started = false
+    /// The system bus's state last logged (its retries repeat it).
+    private var loggedBusSource: InputSource?
+    /// Whether the first `inputs:` line, which names every input, has been logged.
+    private var reportedOnce = false
     /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
     private(set) var rereads = 0
 
@@ -105,11 +110,12 @@ final class ConditionMonitor {
         wake.start(loop: loop, log: { [log] in log.notice($0) })
         logind.start(loop: loop, systemBus: systemBus,
                     log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
-        busStarted = true
+        started = true
         recompute()
         for source in sources where source.state != .live {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
         }
+        loggedBusSource = systemBus.map(busSource)
     }
 
     private func startUevents() {
@@ -150,11 +156,19 @@ final class ConditionMonitor {
 
     private func startRoutes() {
         do {
-            routes = try RouteMonitor(loop: loop) { [unowned self] hasRoute in
+            let monitor = try RouteMonitor(loop: loop) { [unowned self] hasRoute in
                 self.network = hasRoute
                 self.recompute()
             }
-            network = routes?.hasDefaultRoute ?? true
+            routes = monitor
+            // Read before the first decision: until its dump is answered the monitor knows no
+            // route, and the agent used to start saying "network down" on a connected machine.
+            if monitor.synchronize(within: .seconds(1)) {
+                network = monitor.hasDefaultRoute
+            } else {
+                network = true
+                log.notice("inputs: rtnetlink has not answered the route dump within 1 s: network assumed up until it does")
+            }
             setSource("rtnetlink", .live, "default route")
         } catch {
             network = true
@@ -203,8 +217,10 @@ final class ConditionMonitor {
     /// The system bus connected, was lost or came back: said in the log (the inputs say what it
     /// means for each of them).
     private func busStatusChanged() {
-        guard busStarted, let systemBus else { return }
+        guard started, let systemBus else { return }
         let source = busSource(systemBus)
+        guard source != loggedBusSource else { return }
+        loggedBusSource = source
         log.notice("inputs: system-bus \(source.state): \(source.detail ?? "")")
     }
 
@@ -360,7 +376,9 @@ final class ConditionMonitor {
     }
 
     /// Derives `Conditions` from the latest readings and reports a change (with a log line).
+    /// Nothing before `start` has read every input: its own call reports them all at once.
     func recompute() {
+        guard started else { return }
         var next = Conditions(
             power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
             thermal: thermal.state, network: network, metered: meteredNetwork.metering,
@@ -368,11 +386,34 @@ final class ConditionMonitor {
             resources: gpus.isEmpty ? [] : ["gpu"])
         next.sleeping = logind.sleeping
         next.presence = logind.presence
+        if !reportedOnce {
+            // The first line says where the agent starts from, not how that differs from defaults.
+            reportedOnce = true
+            log.notice("inputs: \(describe(next))")
+            let changed = next != conditions
+            conditions = next
+            if changed { onChange?(next) }
+            return
+        }
         guard next != conditions else { return }
         let old = conditions
         conditions = next
         log.notice("inputs: \(describeChange(from: old, to: next))")
         onChange?(next)
+    }
+
+    /// Every input that matters, for the first line.
+    private func describe(_ state: Conditions) -> String {
+        var parts = [powerText]
+        if state.lowPower { parts.append("low-power mode on") }
+        parts.append("thermal \(thermal)")
+        parts.append(state.network ? "network up" : "network down (no default route)")
+        parts.append(meteredNetwork.changeText)
+        if state.memoryPressure { parts.append("memory pressure") }
+        if state.cpuBusy { parts.append("cpu busy") }
+        if !state.resources.isEmpty { parts.append("resources \(state.resources.sorted())") }
+        if state.presence != .unknown { parts.append("user " + logind.presenceText(state.presence)) }
+        return parts.joined(separator: ", ")
     }
 
     private func describeChange(from old: Conditions, to new: Conditions) -> String {

@@ -123,6 +123,24 @@ public final class RouteMonitor {
         subscription?.drain()
     }
 
+    /// Waits here, at most `timeout`, for the first dump, reading the socket itself rather than
+    /// through the loop: for the agent's start, whose first decisions and first log line should
+    /// see the routes as they are, not "none yet". The kernel answers a dump at once; the bound
+    /// is for one that does not. Returns `isSynchronized`.
+    public func synchronize(within timeout: Duration) -> Bool {
+        let deadline = MonotonicInstant.now() + timeout
+        while !isSynchronized, !socket.isClosed {
+            let now = MonotonicInstant.now()
+            guard now < deadline else { break }
+            let left = deadline.nanoseconds - now.nanoseconds
+            var entry = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(min((left + 999_999) / 1_000_000, 60_000)))
+            if ready < 0, errno != EINTR { break }
+            if ready > 0 { drain() }
+        }
+        return isSynchronized
+    }
+
     private func receive(_ received: NetlinkSubscription.Received) {
         switch received {
         case .overflow:

@@ -72,6 +72,30 @@ struct RouteMonitorTests {
         #expect(monitor.statistics.dumps >= 1)
     }
 
+    /// At the agent's start the first dump is awaited without the loop, so that the first
+    /// decisions see the routes as they are.
+    @Test func theFirstDumpCanBeAwaitedBeforeTheLoopRuns() throws {
+        let namespace = try NetworkNamespace()
+        defer { namespace.stop() }
+        try addLink(namespace)
+        try namespace.run("ip", "route", "add", "default", "dev", "v0")
+        let loop = try EventLoop()
+        var changes: [Bool] = []
+        let monitor = try RouteMonitor(loop: loop, networkNamespaceOf: namespace.pid) { changes.append($0) }
+        defer { monitor.close() }
+        #expect(!monitor.isSynchronized)
+        #expect(monitor.synchronize(within: .seconds(10)))
+        #expect(monitor.hasDefaultRoute)
+        #expect(changes == [true])
+
+        let empty = try NetworkNamespace()
+        defer { empty.stop() }
+        let unrouted = try RouteMonitor(loop: loop, networkNamespaceOf: empty.pid) { _ in }
+        defer { unrouted.close() }
+        #expect(unrouted.synchronize(within: .seconds(10)))
+        #expect(!unrouted.hasDefaultRoute)
+    }
+
     /// The kernel flushes IPv4 routes of a link that goes down without sending RTM_DELROUTE; the
     /// link notification makes the monitor dump again.
     @Test func aLinkGoingDownRemovesItsDefaultRouteThroughAResync() throws {
