@@ -29,9 +29,13 @@ enum UserSkeleton {
 
     static let localManifest = """
         # Your own jobs: identifiers local.NAME (drop-in scripts in jobs.d/ are local.NAME too).
+        # They are not rationed (DailyBudget=infinity), as your crontab and systemd --user timers
+        # never were; set DailyBudget=N to give local.* a daily budget. Apps' identifiers keep
+        # the budget of their own manifests (agentd.conf's DailyBudget= by default).
         [Manifest]
         PermittedIdentifiers=local.*
         BackgroundModes=refresh processing continued
+        DailyBudget=infinity
 
         """
 

@@ -30,6 +30,10 @@ import Testing
         }
         #expect(owner(session.socketPath)?.mode == 0o600)
         #expect(FileManager.default.fileExists(atPath: session.stateDirectory + "/state.db"))
+        // The user's own jobs are not rationed, as the package's local.manifest says for root's.
+        let status = try json(try session.ctl("--user", "status", "--json").stdout) as? [String: Any]
+        let local = (status?["budgets"] as? [[String: Any]] ?? []).first { $0["manifest"] as? String == "local" }
+        #expect(local?["dailyLaunchCount"] as? Int == Int.max, "\(local ?? [:])")
 
         try continuedJob(session, "export", "id -u > \"$STATE_DIRECTORY/uid\"\necho PROGRESS=1/1\n")
         try agent?.waitForLog("registered local.export")
