@@ -26,7 +26,7 @@ import AgentProtocol
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        _ = path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) }
+        path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) }
     }
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

@@ -35,7 +35,7 @@ enum ConvertSources {
         let lines = result.jobs.flatMap(\.sources).compactMap { $0.hasPrefix(path + ":") ? String($0.dropFirst(path.count + 1)) : nil }
         if !lines.isEmpty {
             outcome.disable.append("comment out line\(lines.count == 1 ? "" : "s") \(lines.joined(separator: ", ")) of \(path)"
-                + (withUser ? "" : " (crontab -e -u \(owner ?? "USER"))"))
+                + (withUser ? "" : " (\(crontabEdit(owner: owner, byUID: geteuid(), named: userName(geteuid()))))"))
         }
     }
 
@@ -152,6 +152,14 @@ enum ConvertSources {
             text = text.replacingSpecifier("%i", with: instance).replacingSpecifier("%I", with: instance)
         }
         return UnitFileParser.parse(Array(text.utf8), path: path, expectedSection: "[Timer]").value
+    }
+
+    /// How whoever runs `convert` edits `owner`'s crontab: only root may name another user
+    /// (`crontab -u` by anyone else: "must be privileged to use -u").
+    static func crontabEdit(owner: String?, byUID uid: uid_t, named name: String?) -> String {
+        if uid == 0 { return "crontab -e -u \(owner ?? "USER")" }
+        if let owner, owner == name { return "crontab -e" }
+        return "as root: crontab -e -u \(owner ?? "USER")"
     }
 
     static func ownerName(_ path: String) -> String? {
