@@ -96,6 +96,27 @@ struct RetryPolicyTests {
     }
 }
 
+struct RetryPolicyAdviceTests {
+    /// The advice is a value to paste: each span one word, as `Retry=` splits on spaces.
+    @Test func theSuggestedExponentialPolicyParsesAsWritten() throws {
+        guard case .failure(let error) = RetryPolicy.parse("exponential 1h 30s") else {
+            Issue.record("a cap below the initial delay was accepted")
+            return
+        }
+        let suggested = try #require(error.message.split(separator: ";").last?
+            .replacingOccurrences(of: " write ", with: ""))
+        #expect(suggested == "exponential 1h 2d12h")
+        let parsed = try RetryPolicy.parse(suggested).get()
+        #expect(parsed?.description == suggested)
+    }
+
+    @Test func aPolicyDescribesItselfAsAValueThatParsesBack() throws {
+        let policy = try #require(try RetryPolicy.parse("exponential 90s 1h30min").get())
+        #expect(policy.description == "exponential 1min30s 1h30min")
+        #expect(try RetryPolicy.parse(policy.description).get() == policy)
+    }
+}
+
 struct RetryPolicyEdgeTests {
     @Test func handMadePoliciesAreClampedInsteadOfLoopingOrOverflowing() {
         let huge = RetryPolicy(shape: .exponential(initial: .nanoseconds(1), cap: .seconds(Int64.max)))

@@ -43,9 +43,9 @@ public struct RetryPolicy: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch shape {
         case .fixed(let delay):
-            return "fixed \(TimeSpan.format(delay))"
+            return "fixed \(TimeSpan.formatWord(delay))"
         case .exponential(let initial, let cap):
-            return "exponential \(TimeSpan.format(initial)) \(TimeSpan.format(cap))"
+            return "exponential \(TimeSpan.formatWord(initial)) \(TimeSpan.formatWord(cap))"
         }
     }
 
@@ -93,7 +93,7 @@ public struct RetryPolicy: Hashable, Sendable, CustomStringConvertible {
             guard cap >= initial else {
                 return .failure(RetryPolicyError(message: "the cap \(TimeSpan.format(cap)) is "
                     + "shorter than the initial delay \(TimeSpan.format(initial)); "
-                    + "write exponential \(TimeSpan.format(initial)) \(TimeSpan.format(initial * 60))"))
+                    + "write exponential \(TimeSpan.formatWord(initial)) \(TimeSpan.formatWord(initial * 60))"))
             }
             return .success(RetryPolicy(shape: .exponential(initial: initial, cap: cap)))
         default:
