@@ -83,8 +83,19 @@ extension ControlHandler {
             return at + ": work overdue after downtime or a suspend is spread over CatchUpSpread=, the most overdue first\(runNow)"
         case .requested:
             return at + ": the earliest begin of its pending request\(runNow)"
-        default:
-            return at + ": waiting for \(reason)\(runNow)"
+        // Reasons without a time of their own: the time is the job's, the reason holds it past it.
+        case .paused:
+            return at + ", once the agent is resumed (agentctl resume)\(runNow)"
+        case .denied:
+            return at + ", once it is enabled again (agentctl enable \(id))"
+        case .restricted:
+            return "Deny= in agentd.conf forbids it: it does not run"
+        case .maxConcurrent:
+            return at + ", once fewer than MaxConcurrent= runs are live\(runNow)"
+        case .condition(let hold):
+            return at + ", once nothing holds it: waiting for \(hold)\(runNow)"
+        case .notDue, .agentStopping:
+            return at + ": \(reason)\(runNow)"
         }
     }
 

@@ -33,4 +33,22 @@ struct ReasonTimeTests {
         let text = reason.description + ControlHandler.reasonTime(reason, midnight, now: now)
         #expect(text == "budget of com.example.photos (12/12, refills 00:00)")
     }
+
+    /// After a trigger, a reason with no time of its own (paused, disabled…) is said as what
+    /// holds the job past its own time, never as "waiting for paused".
+    @Test func aTriggerAnswerSaysWhatHoldsTheJobPastItsTime() throws {
+        let now = Double(time(nil))
+        let id = try #require(Identifier(rawValue: "local.feed"))
+        func when(_ reason: WaitReason) -> String {
+            ControlHandler.when(reason, at: now + 180, now: now, spacing: .seconds(900), id: id)
+        }
+        let paused = when(.paused)
+        #expect(paused.hasSuffix("(in 3 min) at the earliest, once the agent is resumed (agentctl resume) (agentctl run local.feed runs it now)"), "\(paused)")
+        #expect(when(.denied).hasSuffix("at the earliest, once it is enabled again (agentctl enable local.feed)"))
+        #expect(when(.restricted) == "Deny= in agentd.conf forbids it: it does not run")
+        #expect(when(.maxConcurrent).contains("at the earliest, once fewer than MaxConcurrent= runs are live"))
+        for reason in [WaitReason.paused, .denied, .restricted, .maxConcurrent] {
+            #expect(!when(reason).contains("waiting for \(reason)"), "\(when(reason))")
+        }
+    }
 }
