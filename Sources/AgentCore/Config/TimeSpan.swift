@@ -99,13 +99,13 @@ public enum TimeSpan {
         return true
     }
 
-    /// A span as systemd prints it (`1h 30min`, `500ms`, `0`), for messages and `agentctl`.
     /// `format` as one word (`2d12h`, not `2d 12h`): for a span among others in one value, such
     /// as `Retry=exponential 1h 2d12h`, which splits on spaces.
     public static func formatWord(_ duration: Duration) -> String {
         String(format(duration).filter { $0 != " " })
     }
 
+    /// A span as systemd prints it (`1h 30min`, `500ms`, `0`), for messages and `agentctl`.
     public static func format(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         if seconds < 0 || attoseconds < 0 { return "-" + format(.zero - duration) }

@@ -15,6 +15,19 @@ struct RouteMonitorTests {
         try namespace.run("ip", "link", "set", "v1", "up")
     }
 
+    /// A namespace with the veth pair up and a default route through v0.
+    private func routedNamespace() throws -> NetworkNamespace {
+        let namespace = try NetworkNamespace()
+        do {
+            try addLink(namespace)
+            try namespace.run("ip", "route", "add", "default", "dev", "v0")
+        } catch {
+            namespace.stop()
+            throw error
+        }
+        return namespace
+    }
+
     @Test func aDefaultRouteAppearingIsReported() throws {
         let namespace = try NetworkNamespace()
         defer { namespace.stop() }
@@ -59,10 +72,8 @@ struct RouteMonitorTests {
     }
 
     @Test func aRouteThatExistsBeforeOpeningIsFoundByTheDump() throws {
-        let namespace = try NetworkNamespace()
+        let namespace = try routedNamespace()
         defer { namespace.stop() }
-        try addLink(namespace)
-        try namespace.run("ip", "route", "add", "default", "dev", "v0")
         let loop = try EventLoop()
         var changes: [Bool] = []
         let monitor = try RouteMonitor(loop: loop, networkNamespaceOf: namespace.pid) { changes.append($0) }
@@ -75,10 +86,8 @@ struct RouteMonitorTests {
     /// At the agent's start the first dump is awaited without the loop, so that the first
     /// decisions see the routes as they are.
     @Test func theFirstDumpCanBeAwaitedBeforeTheLoopRuns() throws {
-        let namespace = try NetworkNamespace()
+        let namespace = try routedNamespace()
         defer { namespace.stop() }
-        try addLink(namespace)
-        try namespace.run("ip", "route", "add", "default", "dev", "v0")
         let loop = try EventLoop()
         var changes: [Bool] = []
         let monitor = try RouteMonitor(loop: loop, networkNamespaceOf: namespace.pid) { changes.append($0) }
@@ -99,10 +108,8 @@ struct RouteMonitorTests {
     /// The kernel flushes IPv4 routes of a link that goes down without sending RTM_DELROUTE; the
     /// link notification makes the monitor dump again.
     @Test func aLinkGoingDownRemovesItsDefaultRouteThroughAResync() throws {
-        let namespace = try NetworkNamespace()
+        let namespace = try routedNamespace()
         defer { namespace.stop() }
-        try addLink(namespace)
-        try namespace.run("ip", "route", "add", "default", "dev", "v0")
         let loop = try EventLoop()
         var changes: [Bool] = []
         let monitor = try RouteMonitor(loop: loop, networkNamespaceOf: namespace.pid) { changes.append($0) }
@@ -115,10 +122,8 @@ struct RouteMonitorTests {
     }
 
     @Test func aResyncRequestedByTheDaemonKeepsTheState() throws {
-        let namespace = try NetworkNamespace()
+        let namespace = try routedNamespace()
         defer { namespace.stop() }
-        try addLink(namespace)
-        try namespace.run("ip", "route", "add", "default", "dev", "v0")
         let loop = try EventLoop()
         var changes: [Bool] = []
         let monitor = try RouteMonitor(loop: loop, networkNamespaceOf: namespace.pid) { changes.append($0) }
