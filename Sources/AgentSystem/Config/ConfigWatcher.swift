@@ -104,10 +104,14 @@ public final class ConfigWatcher: Sendable {
     private func checkDirectory() throws(ConfigWatcherError) {
         var info = stat()
         guard stat(configDirectory, &info) == 0 else {
-            throw ConfigWatcherError("config directory \(configDirectory): \(SystemError.text(errno))")
+            let missing = errno == ENOENT
+            throw ConfigWatcherError("config directory \(configDirectory): \(SystemError.text(errno)); "
+                + (missing ? "create it (mkdir -p \(configDirectory)/manifests.d \(configDirectory)/jobs.d) or "
+                    : "make it readable by the agent (ls -ld \(configDirectory)) or ")
+                + "name another with --config-dir")
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw ConfigWatcherError("config directory \(configDirectory): not a directory")
+            throw ConfigWatcherError("config directory \(configDirectory): not a directory; name a directory with --config-dir")
         }
     }
 }

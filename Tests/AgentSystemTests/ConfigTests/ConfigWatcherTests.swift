@@ -315,6 +315,9 @@ struct ConfigWatcherStartTests {
         } catch {
             #expect(error.message.contains(directory.at("absent")))
             #expect(error.message.contains("No such file or directory"))
+            // And what to do about it, as written.
+            #expect(error.message.contains("mkdir -p \(directory.at("absent"))/manifests.d \(directory.at("absent"))/jobs.d"))
+            #expect(error.message.hasSuffix("or name another with --config-dir"))
         }
     }
 
@@ -325,7 +328,7 @@ struct ConfigWatcherStartTests {
             try ConfigWatcher(configDirectory: directory.at("plain")).start { _ in }
             Issue.record("start must throw for a file")
         } catch {
-            #expect(error.message.contains("not a directory"))
+            #expect(error.message.contains("not a directory; name a directory with --config-dir"))
         }
     }
 
