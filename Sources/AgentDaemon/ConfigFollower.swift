@@ -20,6 +20,9 @@ final class ConfigFollower: JobCatalogue {
     /// Removals reported by the watcher, applied once the config directory is quiet.
     private var pendingRemovals = PendingConfigRemovals()
     private var removalTimer: TimerToken?
+    /// New drop-in scripts, read once they have settled.
+    private var pendingDropIns = PendingDropIns()
+    private var dropInTimer: TimerToken?
     /// The watcher's health as last logged, to log each change once.
     private var loggedWatchHealth: ConfigWatchHealth?
     /// Called after each batch of changes has been logged.
@@ -77,16 +80,24 @@ final class ConfigFollower: JobCatalogue {
 
     private func handle(_ batch: [ConfigWatchEvent]) {
         var changes: [RegistryChange] = []
+        var touchedDropIns = false
         for event in Self.coalesce(batch) {
             switch event {
             case .changed(let path):
                 pendingRemovals.cancel(path)
+                if PendingDropIns.waits(path, known: loader.knows(path)) {
+                    pendingDropIns.add(path)
+                    touchedDropIns = true
+                    continue
+                }
                 if let change = loader.reload(relativePath: path, removingGone: false) {
                     changes.append(change)
                 } else {
                     pendingRemovals.add(path)  // deleted since: settled with the other removals
                 }
             case .removed(let path):
+                // An editor's copy renamed away before it was read: there is nothing to remove.
+                if pendingDropIns.forget(path), !loader.knows(path) { continue }
                 // Not yet: `rm -rf` of a directory about to be replaced deletes its files first.
                 pendingRemovals.add(path)
             case .rescan(let directory):
@@ -103,7 +114,18 @@ final class ConfigFollower: JobCatalogue {
         }
         apply(changes)
         if !pendingRemovals.isEmpty { settleRemovals() }
+        if touchedDropIns { settleDropIns() }
         logWatchHealth()
+    }
+
+    /// (Re)starts the settle period of the new drop-in scripts; those still there then are read.
+    private func settleDropIns() {
+        if let token = dropInTimer { loop.cancel(token) }
+        dropInTimer = loop.schedule(after: PendingDropIns.settlePeriod) { [unowned self] in
+            self.dropInTimer = nil
+            // Gone meanwhile (renamed over the script it edits): never read, nothing to say.
+            self.apply(self.pendingDropIns.takeAll().compactMap { self.loader.reload(relativePath: $0, removingGone: false) })
+        }
     }
 
     /// Within one batch only the last event per path matters (a burst of writes is one reload).

@@ -50,6 +50,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
+    /// `sed -i` and `perl -pi` write an edited script to a temporary copy beside it, with its
+    /// mode, and rename it over the script: the copy must never be a job of its own (it was
+    /// registered and started under the copy's name, and warned about when not executable yet).
+    @Test func editingAScriptInPlaceWithSedOrPerlStartsNothingElse() throws {
+        let sandbox = try openSandbox()
+        let script = try dropIn(sandbox, "greet", "# agentd: Interval=1h\necho hello\n")
+        let definition = sandbox.jobsDirectory + "/def.job"
+        try sandbox.write("jobs.d/def.job", "[Job]\nIdentifier=local.def\nExec=/bin/true\nInterval=1h\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("of local.greet ended: success")
+        let mark = agent.logLines.count
+        for round in 1...10 {
+            for command in [["/bin/sed", "-i", "s/hello.*/hello \(round)/", script],
+                            ["/usr/bin/perl", "-pi", "-e", "s/hello.*/hello perl \(round)/", script],
+                            ["/bin/sed", "-i", "s/Interval=.*/Interval=\(round)h/", definition]] {
+                let edited = try runCommand(command[0], Array(command.dropFirst()))
+                #expect(edited.status == 0, "\(command): \(edited.stderr)")
+            }
+        }
+        // A script dropped in after the edits is read once it has settled: by then any copy
+        // would have been read too.
+        _ = try dropIn(sandbox, "witness", "exit 0\n")
+        try agent.waitForLog("of local.witness ended: success", after: mark)
+        let lines = agent.logLines[mark...]
+        let strays = lines.filter { line in
+            (line.contains("registered ") || line.contains(" started ") || line.contains("warning"))
+                && !line.contains("local.witness")
+        }
+        #expect(strays.isEmpty, "\(strays)")
+        #expect(lines.contains { $0.contains("updated local.def from jobs.d/def.job") })
+        let listed = Set(try listedJobs(agent).keys)
+        #expect(listed == ["local.greet", "local.def", "local.witness"], "\(lines.joined(separator: "\n"))")
+        #expect(try String(contentsOfFile: script, encoding: .utf8).contains("hello perl 10"))
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root: the drop-ins are owned by root and by nobody"))
     func aRootOwnedDropInRunsAsRootAndAnotherUsersAsThatUser() throws {
         let sandbox = try openSandbox()

@@ -102,6 +102,9 @@ public struct ConfigLoader {
         return apply(present: present, replacing: knownPaths.filter(inDirectory), vanished: &vanished)
     }
 
+    /// Whether the file at `relativePath` has been read (whatever it held).
+    public func knows(_ relativePath: String) -> Bool { knownPaths.contains(relativePath) }
+
     /// Re-reads one file after inotify named it.
     public mutating func reload(relativePath: String) -> RegistryChange {
         reload(relativePath: relativePath, removingGone: true) ?? RegistryChange()

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+
+/// New drop-in scripts the watcher reported, not yet read.
+///
+/// `sed -i` and `perl -i` edit a file by writing a temporary copy beside it (`sedXXXXXX`,
+/// `XXH8i9O2`: names a drop-in script may have), giving it the file's mode and renaming it over
+/// the file. Read at once, the copy of an executable script was a new job, due at once, started
+/// under the copy's name while the editor still held it (`spawn-failed(Text file busy)`) — or,
+/// after the editor closed it, the script ran twice. So a name jobs.d has not held before is
+/// read only once nothing has happened to it for `settlePeriod`; a copy renamed away by then was
+/// never a job. Files already known, `.job` files and everything else are read at once.
+struct PendingDropIns {
+    /// Far longer than an in-place edit keeps its copy (microseconds to milliseconds), short
+    /// enough that a script dropped in is listed before a person looks.
+    static let settlePeriod: Duration = .milliseconds(250)
+
+    private var paths: Set<String> = []
+
+    var isEmpty: Bool { paths.isEmpty }
+
+    /// Whether `relativePath` is a drop-in script that `known` says was never read: it waits.
+    static func waits(_ relativePath: String, known: Bool) -> Bool {
+        guard !known, case .dropInScript = ConfigPath.role(of: relativePath) else { return false }
+        return true
+    }
+
+    mutating func add(_ relativePath: String) { paths.insert(relativePath) }
+
+    /// Gone before it settled: it was never read, so there is nothing to remove. True when it
+    /// was pending.
+    mutating func forget(_ relativePath: String) -> Bool { paths.remove(relativePath) != nil }
+
+    /// The pending paths in a stable order, and none left.
+    mutating func takeAll() -> [String] {
+        defer { paths.removeAll() }
+        return paths.sorted()
+    }
+}
