@@ -119,13 +119,19 @@ final class ConfigFollower: JobCatalogue {
     }
 
     /// (Re)starts the settle period of the new drop-in scripts; those still there then are read.
-    private func settleDropIns() {
+    private func settleDropIns(after wait: Duration = PendingDropIns.settlePeriod) {
         if let token = dropInTimer { loop.cancel(token) }
-        dropInTimer = loop.schedule(after: PendingDropIns.settlePeriod) { [unowned self] in
-            self.dropInTimer = nil
-            // Gone meanwhile (renamed over the script it edits): never read, nothing to say.
-            self.apply(self.pendingDropIns.takeAll().compactMap { self.loader.reload(relativePath: $0, removingGone: false) })
-        }
+        dropInTimer = loop.schedule(after: wait) { [unowned self] in self.dropInsSettled() }
+    }
+
+    /// Reads a slice of the settled scripts, as the watcher's batches are read (10,000 scripts
+    /// copied in at once are read in slices a `status` or a deadline can come between); one
+    /// gone meanwhile (renamed over the script it edits) was never read and says nothing.
+    private func dropInsSettled() {
+        dropInTimer = nil
+        let paths = pendingDropIns.take(Self.changesPerSlice)
+        apply(paths.compactMap { loader.reload(relativePath: $0, removingGone: false) })
+        if !pendingDropIns.isEmpty { settleDropIns(after: .zero) }
     }
 
     /// Within one batch only the last event per path matters (a burst of writes is one reload).

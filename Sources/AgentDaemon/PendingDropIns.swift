@@ -31,9 +31,17 @@ struct PendingDropIns {
     /// was pending.
     mutating func forget(_ relativePath: String) -> Bool { paths.remove(relativePath) != nil }
 
-    /// The pending paths in a stable order, and none left.
-    mutating func takeAll() -> [String] {
-        defer { paths.removeAll() }
-        return paths.sorted()
+    /// At most `limit` pending paths, in a stable order; the rest stay. Sorted once per round of
+    /// slices, not per slice: 10,000 scripts are 313 slices.
+    mutating func take(_ limit: Int) -> [String] {
+        if order.isEmpty { order = paths.sorted().reversed() }
+        var taken: [String] = []
+        while taken.count < limit, let next = order.popLast() {
+            if paths.remove(next) != nil { taken.append(next) }
+        }
+        return taken
     }
+
+    /// The current round's paths, last first (so that taking pops from the end).
+    private var order: [String] = []
 }
