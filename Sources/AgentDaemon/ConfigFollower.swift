@@ -86,7 +86,7 @@ final class ConfigFollower: JobCatalogue {
             case .changed(let path):
                 pendingRemovals.cancel(path)
                 if PendingDropIns.waits(path, known: loader.knows(path)) {
-                    pendingDropIns.add(path)
+                    pendingDropIns.add(path, at: loop.now)
                     touchedDropIns = true
                     continue
                 }
@@ -114,12 +114,12 @@ final class ConfigFollower: JobCatalogue {
         }
         apply(changes)
         if !pendingRemovals.isEmpty { settleRemovals() }
-        if touchedDropIns { settleDropIns() }
+        if touchedDropIns { settleDropIns(after: pendingDropIns.wait(at: loop.now)) }
         logWatchHealth()
     }
 
     /// (Re)starts the settle period of the new drop-in scripts; those still there then are read.
-    private func settleDropIns(after wait: Duration = PendingDropIns.settlePeriod) {
+    private func settleDropIns(after wait: Duration) {
         if let token = dropInTimer { loop.cancel(token) }
         dropInTimer = loop.schedule(after: wait) { [unowned self] in self.dropInsSettled() }
     }

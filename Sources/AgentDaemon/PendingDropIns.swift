@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import AgentSystem
 
 /// New drop-in scripts the watcher reported, not yet read.
 ///
@@ -14,8 +15,13 @@ struct PendingDropIns {
     /// Far longer than an in-place edit keeps its copy (microseconds to milliseconds), short
     /// enough that a script dropped in is listed before a person looks.
     static let settlePeriod: Duration = .milliseconds(250)
+    /// However busy jobs.d stays (a file there written to without end), a script waits no longer
+    /// than this after the first of the pending ones appeared.
+    static let longestWait: Duration = .seconds(3)
 
     private var paths: Set<String> = []
+    /// When the oldest pending path was added (nil: none pending).
+    private(set) var since: MonotonicInstant?
 
     var isEmpty: Bool { paths.isEmpty }
 
@@ -25,11 +31,24 @@ struct PendingDropIns {
         return true
     }
 
-    mutating func add(_ relativePath: String) { paths.insert(relativePath) }
+    mutating func add(_ relativePath: String, at now: MonotonicInstant) {
+        if paths.isEmpty { since = now }
+        paths.insert(relativePath)
+    }
+
+    /// How long to wait now for the pending paths to settle.
+    func wait(at now: MonotonicInstant) -> Duration {
+        guard let since else { return Self.settlePeriod }
+        let left = Self.longestWait - since.duration(to: now)
+        return max(.zero, min(Self.settlePeriod, left))
+    }
 
     /// Gone before it settled: it was never read, so there is nothing to remove. True when it
     /// was pending.
-    mutating func forget(_ relativePath: String) -> Bool { paths.remove(relativePath) != nil }
+    mutating func forget(_ relativePath: String) -> Bool {
+        defer { if paths.isEmpty { since = nil } }
+        return paths.remove(relativePath) != nil
+    }
 
     /// At most `limit` pending paths, in a stable order; the rest stay. Sorted once per round of
     /// slices, not per slice: 10,000 scripts are 313 slices.
@@ -39,6 +58,7 @@ struct PendingDropIns {
         while taken.count < limit, let next = order.popLast() {
             if paths.remove(next) != nil { taken.append(next) }
         }
+        if paths.isEmpty { since = nil }
         return taken
     }
 
