@@ -195,6 +195,7 @@ struct ConfigLeftoverTests {
         ".hidden", ".x.job.swp", "x.job~", "x.job.swp", "x.job.swx", "#x.job#", "##",
         "x.job.dpkg-new", "x.job.dpkg-old", "x.job.dpkg-dist", "x.job.dpkg-tmp",
         "x.job.ucf-dist", "x.job.ucf-old", "x.job.ucf-new", ".", "..", "~",
+        "x.job.rpmnew", "x.job.rpmsave", "x.job.rpmorig",
     ])
     func leftovers(_ name: String) {
         #expect(ConfigWatcher.isLeftover(name))
