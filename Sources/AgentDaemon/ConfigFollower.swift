@@ -118,6 +118,16 @@ final class ConfigFollower: JobCatalogue {
         logWatchHealth()
     }
 
+    /// Also a script whose event has not reached the loop yet: the file on disk decides.
+    func readPendingScript(for id: Identifier) {
+        let prefix = "local."
+        guard id.rawValue.hasPrefix(prefix) else { return }
+        let path = ConfigPath.jobsDirectory + "/" + id.rawValue.dropFirst(prefix.count)
+        guard PendingDropIns.waits(path, known: loader.knows(path)) else { return }
+        _ = pendingDropIns.forget(path)
+        if let change = loader.reload(relativePath: path, removingGone: false) { apply([change]) }
+    }
+
     /// (Re)starts the settle period of the new drop-in scripts; those still there then are read.
     private func settleDropIns(after wait: Duration) {
         if let token = dropInTimer { loop.cancel(token) }

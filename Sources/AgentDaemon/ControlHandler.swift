@@ -36,6 +36,10 @@ struct ControlHandler {
             send(.failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")))"), to: request)
             return
         }
+        if let target = decoded.target, let id = Identifier(rawValue: target), catalogue.registry.job(id) == nil {
+            // A script just dropped in waits to settle; asked for by name, it is read now.
+            catalogue.readPendingScript(for: id)
+        }
         let commitsBefore = stateWriter.requestCommits
         let policy = access
         do {

@@ -12,10 +12,17 @@ protocol JobCatalogue: AnyObject {
     var settings: AgentSettings { get }
     var registeredDefinitions: [JobDefinition] { get }
     func registeredDefinition(_ id: Identifier) -> JobDefinition?
+    /// The drop-in script `id` names, if it is there but not read yet (it waits to settle:
+    /// ``PendingDropIns``), is read now: a request naming it (`cp x jobs.d/ && agentctl run
+    /// local.x`) finds it.
+    func readPendingScript(for id: Identifier)
 }
 
 extension JobCatalogue {
     var settings: AgentSettings { registry.settings }
+
+    /// Catalogues without a watcher have nothing waiting.
+    func readPendingScript(for id: Identifier) {}
 
     /// The definitions the scheduler knows: registered jobs only.
     var registeredDefinitions: [JobDefinition] {

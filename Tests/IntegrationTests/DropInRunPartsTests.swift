@@ -85,6 +85,21 @@ import Testing
         #expect(try String(contentsOfFile: script, encoding: .utf8).contains("hello perl 10"))
     }
 
+    /// A script dropped in waits to settle, but a request naming it right away finds it: a
+    /// package's postinst or a deploy script may drop a script and run it at once.
+    @Test func aScriptDroppedInCanBeRunAtOnceByName() throws {
+        let sandbox = try openSandbox()
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("ready:")
+        let staged = sandbox.root + "/fresh"
+        try "#!/bin/sh\n# agentd: Interval=none\necho fresh ran\n".write(toFile: staged, atomically: false, encoding: .utf8)
+        chmod(staged, 0o755)
+        #expect(rename(staged, sandbox.jobsDirectory + "/fresh") == 0)
+        let ran = try agent.ctl("run", "local.fresh")
+        #expect(ran.status == 0, "\(ran.stdout)\(ran.stderr)")
+        try agent.waitForLog("of local.fresh ended: success")
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root: the drop-ins are owned by root and by nobody"))
     func aRootOwnedDropInRunsAsRootAndAnotherUsersAsThatUser() throws {
         let sandbox = try openSandbox()
