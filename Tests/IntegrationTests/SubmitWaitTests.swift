@@ -103,7 +103,7 @@ extension SubmitWaitTests {
         let waiting = try WaitingSubmit(agent: agent, identifier: "local.chatty")
         try waiting.waitForOutput("r000001 local.chatty")
         waiting.suspend()
-        FileManager.default.createFile(atPath: go, contents: nil)
+        #expect(FileManager.default.createFile(atPath: go, contents: nil))
         try agent.waitForLog("run r000001 of local.chatty ended: success", timeout: 60)
         waiting.resume()
         let result = try waiting.finish()

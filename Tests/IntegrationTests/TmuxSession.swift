@@ -29,7 +29,7 @@ final class TmuxSession {
         try startServer(["-f", config, "new-session", "-d", "-x", "\(width)", "-y", "\(height)", "-s", "main", "exec \(scriptPath)"])
         serverPID = Int32(try run(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
         // Created first, so that waits can watch it with inotify from the start.
-        FileManager.default.createFile(atPath: rawLogPath, contents: nil)
+        try "".write(toFile: rawLogPath, atomically: false, encoding: .utf8)
         try run(["pipe-pane", "-t", "main", "cat >> \(rawLogPath)"])
         try run(["wait-for", "-S", "go"])
     }
