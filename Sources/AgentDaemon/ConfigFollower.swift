@@ -120,9 +120,8 @@ final class ConfigFollower: JobCatalogue {
 
     /// Also a script whose event has not reached the loop yet: the file on disk decides.
     func readPendingScript(for id: Identifier) {
-        let prefix = "local."
-        guard id.rawValue.hasPrefix(prefix) else { return }
-        let path = ConfigPath.jobsDirectory + "/" + id.rawValue.dropFirst(prefix.count)
+        guard let name = DropInScript.fileName(of: id) else { return }
+        let path = ConfigPath.jobsDirectory + "/" + name
         guard PendingDropIns.waits(path, known: loader.knows(path)) else { return }
         _ = pendingDropIns.forget(path)
         if let change = loader.reload(relativePath: path, removingGone: false) { apply([change]) }

@@ -22,10 +22,20 @@ public enum DropInScript {
     public static let headerLineLimit = 20
     public static let headerMarker = "agentd:"
 
+    /// What a drop-in script's file name is prefixed with to make its identifier.
+    public static let identifierPrefix = "local."
+
+    /// The file name (in `jobs.d/`) of the drop-in script `id` would be, or nil when `id` is not
+    /// `local.NAME`.
+    public static func fileName(of id: Identifier) -> String? {
+        guard id.rawValue.hasPrefix(identifierPrefix) else { return nil }
+        return String(id.rawValue.dropFirst(identifierPrefix.count))
+    }
+
     /// The identifier of the drop-in script named `fileName`, or a message saying why the name
     /// cannot form one.
     public static func identifier(forFileName fileName: String) -> Result<Identifier, DropInNameError> {
-        let raw = "local." + fileName
+        let raw = identifierPrefix + fileName
         if let id = Identifier(rawValue: raw) { return .success(id) }
         return .failure(DropInNameError(
             message: "the file name cannot form the identifier \(TextBytes.quoted(raw)): "

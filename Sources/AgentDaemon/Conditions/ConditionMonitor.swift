@@ -64,8 +64,6 @@ final class ConditionMonitor {
     private var started = false
     /// The system bus's state last logged (its retries repeat it).
     private var loggedBusSource: InputSource?
-    /// Whether the first `inputs:` line, which names every input, has been logged.
-    private var reportedOnce = false
     /// sysfs re-reads so far (the uevent-flood benchmark bounds them).
     private(set) var rereads = 0
 
@@ -111,7 +109,7 @@ final class ConditionMonitor {
         logind.start(loop: loop, systemBus: systemBus,
                     log: { [log] in log.notice($0) }, onChange: { [unowned self] in self.recompute() })
         started = true
-        recompute()
+        reportInitial()
         for source in sources where source.state != .live {
             log.notice("inputs: \(source.name) \(source.state)\(source.detail.map { ": \($0)" } ?? "")")
         }
@@ -379,6 +377,25 @@ final class ConditionMonitor {
     /// Nothing before `start` has read every input: its own call reports them all at once.
     func recompute() {
         guard started else { return }
+        let next = readings()
+        guard next != conditions else { return }
+        let old = conditions
+        conditions = next
+        log.notice("inputs: \(describeChange(from: old, to: next))")
+        onChange?(next)
+    }
+
+    /// The first line says where the agent starts from, not how that differs from defaults.
+    private func reportInitial() {
+        let next = readings()
+        log.notice("inputs: \(describe(next))")
+        let changed = next != conditions
+        conditions = next
+        if changed { onChange?(next) }
+    }
+
+    /// `Conditions` from the latest readings.
+    private func readings() -> Conditions {
         var next = Conditions(
             power: power, lowPower: lowPowerMode.resolve(detected: platformLowPower || profilesLowPower),
             thermal: thermal.state, network: network, metered: meteredNetwork.metering,
@@ -386,20 +403,7 @@ final class ConditionMonitor {
             resources: gpus.isEmpty ? [] : ["gpu"])
         next.sleeping = logind.sleeping
         next.presence = logind.presence
-        if !reportedOnce {
-            // The first line says where the agent starts from, not how that differs from defaults.
-            reportedOnce = true
-            log.notice("inputs: \(describe(next))")
-            let changed = next != conditions
-            conditions = next
-            if changed { onChange?(next) }
-            return
-        }
-        guard next != conditions else { return }
-        let old = conditions
-        conditions = next
-        log.notice("inputs: \(describeChange(from: old, to: next))")
-        onChange?(next)
+        return next
     }
 
     /// Every input that matters, for the first line.
