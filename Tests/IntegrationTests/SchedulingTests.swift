@@ -111,7 +111,7 @@ import Testing
         try agent.waitForLog("of local.held ended: success")
     }
 
-    @Test func aDisabledJobWaitsAsDeniedUntilEnabled() throws {
+    @Test func aDisabledJobWaitsAsDisabledUntilEnabled() throws {
         let sandbox = try Sandbox()
         let path = try plugin(sandbox, "nope", "exit 0\n")
         try sandbox.write("jobs.d/nope.job", "[Job]\nIdentifier=local.nope\nKind=processing\nExec=\(path)\n")
@@ -119,7 +119,10 @@ import Testing
         #expect(try agent.ctl("disable", "local.nope").status == 0)
         #expect(try agent.ctl("trigger", "local.nope").status == 0)
         let waiting = try pending(agent).first { $0["identifier"] as? String == "local.nope" }
-        #expect(waiting?["waitingFor"] as? String == "denied")
+        #expect(waiting?["waitingFor"] as? String == "disabled")
+        #expect(waiting?["reason"] as? String == "denied")
+        let list = try agent.ctl("list")
+        #expect(list.stdout.contains("waiting: disabled"), "\(list.stdout)")
         #expect(try agent.ctl("enable", "local.nope").status == 0)
         try agent.waitForLog("of local.nope ended: success")
     }

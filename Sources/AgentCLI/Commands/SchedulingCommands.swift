@@ -64,7 +64,7 @@ enum SchedulingCommands {
         run: { parsed, context in try change(.enable(target: parsed.argument(0) ?? ""), context) })
 
     static let disable = CommandSpec(
-        name: "disable", abstract: "Stop a job from running (it waits as \"denied\") until enable.",
+        name: "disable", abstract: "Stop a job from running (it waits as \"disabled\") until enable.",
         examples: ["agentctl disable local.tidy-tmp"],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
         run: { parsed, context in try change(.disable(target: parsed.argument(0) ?? ""), context) })

@@ -193,7 +193,7 @@ extension Scheduler {
         } else {
             guard disabled.insert(id).inserted else { return }
             note(id, .disabled, now: now)
-            log("\(id): disabled (denied)")
+            log("\(id): disabled")
         }
         dirty = true
         if jobs[id] != nil {

@@ -90,7 +90,7 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
         case .kept(.submission(let request)): "queued submission (request \(request)) kept from before the restart"
         case .pendingCancelled: "pending requests cancelled"
         case .enabled: "enabled"
-        case .disabled: "disabled: denied"
+        case .disabled: "disabled"
         case .expiring(let run, let hold): "run \(run) expired: \(hold)"
         case .frozen(let run, let hold): "run \(run) paused: \(hold)"
         case .thawed(let run): "run \(run) resumed: conditions are back"

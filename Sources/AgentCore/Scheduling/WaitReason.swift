@@ -14,7 +14,8 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     case paused
     /// `MaxConcurrent=` runs are live.
     case maxConcurrent
-    /// A person disabled it (`agentctl disable`).
+    /// A person disabled it (`agentctl disable`). Its code is `denied` (iOS's
+    /// `UIBackgroundRefreshStatus.denied`: the user said no); people read "disabled".
     case denied
     /// An administrator forbids it (`Deny=` in agentd.conf).
     case restricted
@@ -45,7 +46,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
         case .budget(let hold): hold.account == BudgetAccounts.fallback ? "budget" : "budget of \(hold.account)"
         case .paused: "paused"
         case .maxConcurrent: "max concurrent"
-        case .denied: "denied"
+        case .denied: "disabled"
         case .restricted: "restricted"
         case .triggerSpacing: "trigger spacing"
         case .requested: "requested"

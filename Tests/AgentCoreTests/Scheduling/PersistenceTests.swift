@@ -29,7 +29,7 @@ import Testing
             sim.send(.submit(submission("com.example.export.\(request)", job: "com.example.export",
                                         request: Int64(request))))
         }
-        sim.send(.setEnabled(id("com.example.export"), false))  // queued, now waiting "denied"
+        sim.send(.setEnabled(id("com.example.export"), false))  // queued, now waiting "disabled"
         sim.advance(by: minutes(1))
         return sim
     }
@@ -41,7 +41,7 @@ import Testing
         #expect(sim.persisted == snapshot)
         let before = sim.scheduler.waiting(now: sim.now)
         #expect(Set(before.map(\.waitingFor.description))
-            == ["interval", "trigger spacing", "retry backoff", "denied"])
+            == ["interval", "trigger spacing", "retry backoff", "disabled"])
 
         let decoded = try JSONText.decode(PersistedSchedule.self, JSONText.encode(snapshot))
         #expect(decoded == snapshot)

@@ -11,7 +11,7 @@ import Testing
         let expected: [(WaitReason, String)] = [
             (.interval(earliest: t), "interval"), (.budget(shared), "budget"),
             (.budget(photos), "budget of com.example.photos"), (.paused, "paused"),
-            (.maxConcurrent, "max concurrent"), (.denied, "denied"), (.restricted, "restricted"),
+            (.maxConcurrent, "max concurrent"), (.denied, "disabled"), (.restricted, "restricted"),
             (.triggerSpacing(earliest: t), "trigger spacing"), (.retry(earliest: t), "retry backoff"),
             (.catchUp(at: t), "catch-up"), (.running, "running"), (.notDue, "not due"),
         ]
@@ -94,7 +94,7 @@ import Testing
         sim.send(.submit(submission("com.example.export", request: 8)))
         #expect(sim.scheduler.explain(id("com.example.export")).last?.event
             == .refused(requestID: 8, .cannotStartNow(.denied)))
-        #expect(sim.logs.last == "com.example.export: submission (request 8) refused: cannot start now: denied")
+        #expect(sim.logs.last == "com.example.export: submission (request 8) refused: cannot start now: disabled")
     }
 
     @Test func manyJobsDeferredAtOnceWriteOneLogLine() {
