@@ -323,10 +323,10 @@ echo "hello from $(id -un) in $PWD"
 EOF
         chmod 0755 "$target/etc/agentd/jobs.d/.hello.tmp"
         mv "$target/etc/agentd/jobs.d/.hello.tmp" "$target/etc/agentd/jobs.d/hello"
-        listed() { inroot agentctl list | grep -q '^local\.hello .*registered'; }
+        listed() { inroot agentctl list --files | grep -q '^local\.hello .*registered'; }
         succeeded() { inroot agentctl history local.hello | grep -q ' success'; }
         if ! wait_for 10 "agentctl list to show local.hello" listed; then
-            inroot agentctl list >&2 || true
+            inroot agentctl list --files >&2 || true
             record "agentctl list shows local.hello" FAIL
         else
             record "agentctl list shows local.hello" PASS

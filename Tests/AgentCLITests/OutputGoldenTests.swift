@@ -141,12 +141,13 @@ import Testing
         #expect(StatusCommand.render(status, context: Fixture.context()).contains("state error: cannot open /var/lib/agentd/state.db: disk I/O error"))
     }
 
-    @Test func list() {
-        GoldenFile.expect(ListCommand.render(Fixture.jobs, context: Fixture.context()), matches: "render/list-80.txt")
+    @Test func listFiles() {
+        GoldenFile.expect(ListCommand.render(Fixture.jobs, context: Fixture.context()), matches: "render/list-files-80.txt")
     }
 
     @Test func listWithNoJobsSaysWhereToPutOne() {
         #expect(ListCommand.render([], context: Fixture.context()).contains("jobs.d/"))
+        #expect(TimersView.render([], runs: [], context: Fixture.context()).contains("jobs.d/"))
     }
 
     @Test func history() {

@@ -3,8 +3,9 @@ import Testing
 import AgentProtocol
 @testable import AgentCLI
 
-/// `agentctl list --timers` reads as `systemctl list-timers`: NEXT, LEFT, LAST, PASSED, RESULT,
-/// the job, sorted by NEXT with jobs that have none last.
+/// `agentctl list` reads as `systemctl list-timers` (DESIGN §8): NEXT, LEFT, LAST, PASSED, RESULT,
+/// the job and its state, sorted by NEXT with jobs that have none after them, and jobs that cannot
+/// run last.
 struct TimersViewTests {
     static let now = Double(Fixture.now)
 
@@ -27,6 +28,19 @@ struct TimersViewTests {
         let lines = text.split(separator: "\n")
         #expect(lines.first?.hasPrefix("NEXT") == true)
         #expect(lines[1].contains("local.tidy-tmp") && lines[2].contains("local.backup"))
-        #expect(!text.contains("com.example.sync"), "a job that cannot run has no timer")
+        #expect(lines[lines.count - 2].hasPrefix("-") && lines[lines.count - 2].contains("com.example.sync")
+                    && lines[lines.count - 2].hasSuffix("not-permitted: no manifest permits com.e…"),
+                "a job that cannot run comes last, without a next run, with why")
+    }
+
+    @Test func aNarrowTerminalGetsShortTimesInsteadOfLosingTheState() {
+        let wide = TimersView.render(Self.jobs, runs: Fixture.runs, context: Fixture.context(width: 160))
+        #expect(wide.contains("Mon 2026-11-30 14:50:00 GMT  20 min"))
+        let narrower = TimersView.render(Self.jobs, runs: Fixture.runs, context: Fixture.context(width: 120))
+        #expect(narrower.contains("14:50  20 min  14:29"), "\(narrower)")
+        #expect(narrower.contains("waiting: interval (earliest 12:40)"), "the state is whole: \(narrower)")
+        let narrow = TimersView.render(Self.jobs, runs: Fixture.runs, context: Fixture.context(width: 80))
+        GoldenFile.expect(narrow, matches: "render/list-80.txt")
+        for line in narrow.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
     }
 }

@@ -23,7 +23,9 @@ import Testing
             for line in result.stdout.split(separator: "\n") where !line.contains(".job:") && !line.contains(sandbox.root) {
                 #expect(line.count <= 80, "\(name) line wider than COLUMNS=80: \(line)")
             }
-            OutputGoldens.expect(OutputGoldens.normalisedText(result.stdout, sandbox: sandbox, volatile: OutputGoldens.timePatterns),
+            // list's NEXT and LAST are clock times (`12:05`, `Mon 12:05`) at 80 columns.
+            let volatile = OutputGoldens.timePatterns + (name == "list" ? [#"(?<![\w:])(\w{3} )?\d{2}:\d{2}(?![\w:])"#] : [])
+            OutputGoldens.expect(OutputGoldens.normalisedText(result.stdout, sandbox: sandbox, volatile: volatile),
                                  matches: "\(name)-80.txt")
         }
     }

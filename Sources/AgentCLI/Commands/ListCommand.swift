@@ -1,31 +1,39 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
-/// `agentctl list`: every job file the agent has read, with its state.
+/// `agentctl list`: every job the agent has read — by default as `systemctl list-timers` shows
+/// timers (``TimersView``), with `--files` as the files they came from.
 enum ListCommand {
     static let spec = CommandSpec(
-        name: "list", abstract: "List jobs: identifier, kind, interval, the file they came from and their state.",
-        discussion: "--timers shows what systemctl list-timers shows: NEXT, LEFT, LAST, PASSED, RESULT and the job, sorted by NEXT.",
-        examples: ["agentctl list", "agentctl list --timers", "agentctl list --json"],
-        options: [OptionSpec(long: "timers", help: "When each job runs next and last ran, like systemctl list-timers."),
+        name: "list", abstract: "List jobs: when each runs next and last ran, how that ended, and its state.",
+        discussion: """
+            The columns are systemctl list-timers' (NEXT, LEFT, LAST, PASSED, RESULT), then the job and its \
+            state, sorted by NEXT; jobs that cannot run (a file in error, not permitted) come last. \
+            --files shows each job's kind, interval and the file it came from instead.
+            """,
+        examples: ["agentctl list", "agentctl list --files", "agentctl list --json"],
+        options: [OptionSpec(long: "files", help: "Each job's kind, interval, the file it came from and its state."),
+                  OptionSpec(long: "timers", help: "The default view (still accepted, as it was needed before)."),
                   jsonOption],
         run: { parsed, context in
             let jobs = try context.request(ControlRequest.list).jobs()
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(jobs))
-            } else if parsed.flag("timers") {
-                let runs = try HistoryPager.summaries(target: nil, limit: TimersView.runsRead, context: context)
-                context.out(TimersView.render(jobs, runs: runs, context: context))
-            } else {
+            } else if parsed.flag("files") {
                 context.out(render(jobs, context: context))
+            } else {
+                let runs = jobs.isEmpty ? []
+                    : try HistoryPager.summaries(target: nil, limit: TimersView.runsRead, context: context)
+                context.out(TimersView.render(jobs, runs: runs, context: context))
             }
             return 0
         })
 
+    static let noJobs = "No jobs. Drop a job file or an executable script into the config directory's jobs.d/ (agentctl check shows what agentd would make of it)."
+
+    /// `list --files`: identifier, kind, interval, the file and the state.
     static func render(_ jobs: [JobSummary], context: CommandContext) -> String {
-        guard !jobs.isEmpty else {
-            return "No jobs. Drop a job file or an executable script into the config directory's jobs.d/ (agentctl check shows what agentd would make of it)."
-        }
+        guard !jobs.isEmpty else { return noJobs }
         let rows = jobs.map { job -> [Table.Cell] in
             [Table.Cell(job.identifier),
              Table.Cell(job.kind?.rawValue ?? "-"),

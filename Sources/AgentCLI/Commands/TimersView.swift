@@ -1,19 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
-/// `agentctl list --timers`: `systemctl list-timers`' view of the agent's jobs — when each runs
-/// next and how long until, when it last ran and how long ago, how that run ended — sorted by
-/// NEXT (jobs with none last), so the admin's habit finds the same columns here.
+/// `agentctl list`: `systemctl list-timers`' view of the agent's jobs (DESIGN §8) — when each
+/// runs next and how long until, when it last ran and how long ago, how that run ended, and its
+/// state — sorted by NEXT, so the admin's habit finds the same columns here. Jobs that cannot
+/// run (a file in error, not permitted, a duplicate) come last, with their state in its place.
 enum TimersView {
     /// How many recent runs are read to find each job's last one.
     static let runsRead = 1000
 
+    /// systemd's timestamp and LEFT to the second, as `systemctl list-timers` prints them; on a
+    /// terminal too narrow for them, `12:05` / `Mon 12:05` / `2026-11-30 12:05` and `12 min`.
+    enum Stamps {
+        case full
+        case short
+    }
+
+    /// The narrowest the STATE column is allowed before the timestamps are shortened instead.
+    static let stateRoom = 24
+
     static func render(_ jobs: [JobSummary], runs: [RunRecord], context: CommandContext) -> String {
-        guard !jobs.isEmpty else { return ListCommand.render(jobs, context: context) }
+        guard !jobs.isEmpty else { return ListCommand.noJobs }
         var lastRun: [String: RunRecord] = [:]
         for run in runs where lastRun[run.identifier] == nil { lastRun[run.identifier] = run }
-        let now = context.now
-        let sorted = jobs.filter { $0.state == "registered" }.sorted { a, b in
+        let sorted = order(jobs)
+        var table = self.table(sorted, lastRun: lastRun, stamps: .full, context: context)
+        if let width = context.terminalWidth, !fits(table, width: width) {
+            table = self.table(sorted, lastRun: lastRun, stamps: .short, context: context)
+        }
+        return table.render(width: context.terminalWidth, style: context.style)
+            + "\n\n" + DisplayText.plural(sorted.count, "job") + " listed."
+    }
+
+    /// Registered jobs by NEXT (those with none after them, by identifier), then the rest.
+    static func order(_ jobs: [JobSummary]) -> [JobSummary] {
+        jobs.sorted { a, b in
+            let (ra, rb) = (a.state == "registered", b.state == "registered")
+            if ra != rb { return ra }
             switch (a.waitingUntil, b.waitingUntil) {
             case let (x?, y?): return x != y ? x < y : a.identifier < b.identifier
             case (_?, nil): return true
@@ -21,25 +44,54 @@ enum TimersView {
             case (nil, nil): return a.identifier < b.identifier
             }
         }
-        let rows = sorted.map { job -> [Table.Cell] in
-            let next = job.waitingUntil.map { Int64($0.rounded(.down)) }
+    }
+
+    /// Whether the fixed columns and a readable STATE fit in `width` columns.
+    static func fits(_ table: Table, width: Int) -> Bool {
+        let natural = table.columnWidths(fitting: nil)
+        let state = min(natural.last ?? 0, stateRoom)
+        return natural.dropLast().reduce(0, +) + 2 * (natural.count - 1) + state <= width
+    }
+
+    static func table(_ jobs: [JobSummary], lastRun: [String: RunRecord], stamps: Stamps,
+                      context: CommandContext) -> Table {
+        let now = context.now
+        let stamp: (Int64) -> String = { seconds in
+            switch stamps {
+            case .full: context.clock.format(seconds, "%a %Y-%m-%d %H:%M:%S %Z")
+            case .short: HumanTime.clockTime(seconds, clock: context.clock)
+            }
+        }
+        let left: (Int64) -> String = { seconds in
+            stamps == .full ? HumanTime.span(seconds: seconds) : HumanTime.roughSpan(seconds: seconds)
+        }
+        let rows = jobs.map { job -> [Table.Cell] in
+            let next = job.state == "registered" ? job.waitingUntil.map { Int64($0.rounded(.down)) } : nil
             let last = lastRun[job.identifier]
             let lastStart = last.map { DisplayClock.floorDivide($0.startedAt, 1000) }
             return [
-                next.map { Table.Cell(context.clock.format($0, "%a %Y-%m-%d %H:%M:%S %Z")) } ?? Table.Cell("-", .dim),
-                next.map { Table.Cell(HumanTime.span(seconds: $0 - now)) } ?? Table.Cell("-", .dim),
-                lastStart.map { Table.Cell(context.clock.format($0, "%a %Y-%m-%d %H:%M:%S %Z")) } ?? Table.Cell("-", .dim),
+                next.map { Table.Cell(stamp($0)) } ?? Table.Cell("-", .dim),
+                next.map { Table.Cell(left($0 - now)) } ?? Table.Cell("-", .dim),
+                lastStart.map { Table.Cell(stamp($0)) } ?? Table.Cell("-", .dim),
                 lastStart.map { Table.Cell(HumanTime.ago(seconds: now - $0)) } ?? Table.Cell("-", .dim),
                 last.map { run in
-                    run.stopReason.map { Table.Cell($0.description, $0.known == .success ? .success : .error) } ?? Table.Cell("running", .warning)
+                    run.stopReason.map { Table.Cell($0.description, $0.known == .success ? .success : .error) }
+                        ?? Table.Cell("running", .warning)
                 } ?? Table.Cell("-", .dim),
                 Table.Cell(job.identifier),
-                Table.Cell(job.waiting.map { $0 == "running" ? "running" : "waiting: \($0)" } ?? "not due", .dim),
+                state(of: job),
             ]
         }
-        let table = Table(columns: [.fixed("NEXT"), .fixed("LEFT"), .fixed("LAST"), .fixed("PASSED"), .fixed("RESULT"),
-                                    .fixed("JOB"), "WHY"], rows: rows)
-            .render(width: context.terminalWidth, style: context.style)
-        return table + "\n\n" + DisplayText.plural(sorted.count, "job") + " listed."
+        // RESULT may be cut: a stop reason can be long (`spawn-failed(unsafe: …)`).
+        return Table(columns: [.fixed("NEXT"), .fixed("LEFT"), .fixed("LAST"), .fixed("PASSED"), "RESULT",
+                               .fixed("JOB"), "STATE"], rows: rows)
+    }
+
+    /// What it waits for (`waiting: interval (earliest 14:05)`), `running`, `not due`; for a job
+    /// that cannot run, why (`error (jobs.d/x.job:5)`, `not-permitted: …`).
+    static func state(of job: JobSummary) -> Table.Cell {
+        guard job.state == "registered" else { return Table.Cell(job.state, ListCommand.role(forState: job.state)) }
+        guard let waiting = job.waiting else { return Table.Cell("not due", .dim) }
+        return waiting == "running" ? Table.Cell("running", .success) : Table.Cell("waiting: \(waiting)", .warning)
     }
 }

@@ -55,6 +55,11 @@ public enum HumanTime {
         return clockTime(epochSeconds, clock: clock)
     }
 
+    /// A length of time in its largest whole unit: `42 s`, `4 min`, `2 h`, `3 d`.
+    public static func roughSpan(seconds: Int64) -> String {
+        coarse(max(0, seconds))
+    }
+
     private static func coarse(_ seconds: Int64) -> String {
         switch seconds {
         case ..<60: return "\(seconds) s"
