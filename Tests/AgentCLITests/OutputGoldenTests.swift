@@ -147,7 +147,7 @@ import Testing
 
     @Test func listWithNoJobsSaysWhereToPutOne() {
         #expect(ListCommand.render([], context: Fixture.context()).contains("jobs.d/"))
-        #expect(TimersView.render([], runs: [], context: Fixture.context()).contains("jobs.d/"))
+        #expect(TimersView.render([], lastRun: [:], context: Fixture.context()).contains("jobs.d/"))
     }
 
     @Test func history() {

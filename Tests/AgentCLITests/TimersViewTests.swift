@@ -23,7 +23,7 @@ struct TimersViewTests {
     ]
 
     @Test func theViewIsSortedByNextAndShowsTheLastRun() {
-        let text = TimersView.render(Self.jobs, runs: Fixture.runs, context: Fixture.context(width: 160))
+        let text = TimersView.render(Self.jobs, lastRun: TimersView.latest(Fixture.runs), context: Fixture.context(width: 160))
         GoldenFile.expect(text, matches: "render/list-timers-160.txt")
         let lines = text.split(separator: "\n")
         #expect(lines.first?.hasPrefix("NEXT") == true)
@@ -34,12 +34,12 @@ struct TimersViewTests {
     }
 
     @Test func aNarrowTerminalGetsShortTimesInsteadOfLosingTheState() {
-        let wide = TimersView.render(Self.jobs, runs: Fixture.runs, context: Fixture.context(width: 160))
+        let wide = TimersView.render(Self.jobs, lastRun: TimersView.latest(Fixture.runs), context: Fixture.context(width: 160))
         #expect(wide.contains("Mon 2026-11-30 14:50:00 GMT  20 min"))
-        let narrower = TimersView.render(Self.jobs, runs: Fixture.runs, context: Fixture.context(width: 120))
+        let narrower = TimersView.render(Self.jobs, lastRun: TimersView.latest(Fixture.runs), context: Fixture.context(width: 120))
         #expect(narrower.contains("14:50  20 min  14:29"), "\(narrower)")
         #expect(narrower.contains("waiting: interval (earliest 12:40)"), "the state is whole: \(narrower)")
-        let narrow = TimersView.render(Self.jobs, runs: Fixture.runs, context: Fixture.context(width: 80))
+        let narrow = TimersView.render(Self.jobs, lastRun: TimersView.latest(Fixture.runs), context: Fixture.context(width: 80))
         GoldenFile.expect(narrow, matches: "render/list-80.txt")
         for line in narrow.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
     }

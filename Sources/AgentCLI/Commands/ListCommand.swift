@@ -22,9 +22,8 @@ enum ListCommand {
             } else if parsed.flag("files") {
                 context.out(render(jobs, context: context))
             } else {
-                let runs = jobs.isEmpty ? []
-                    : try HistoryPager.summaries(target: nil, limit: TimersView.runsRead, context: context)
-                context.out(TimersView.render(jobs, runs: runs, context: context))
+                let last = jobs.isEmpty ? [:] : try TimersView.lastRuns(of: jobs, context: context)
+                context.out(TimersView.render(jobs, lastRun: last, context: context))
             }
             return 0
         })

@@ -8,6 +8,8 @@ import AgentProtocol
 enum TimersView {
     /// How many recent runs are read to find each job's last one.
     static let runsRead = 1000
+    /// How many jobs none of those runs names are then asked about one by one.
+    static let lookupsMax = 64
 
     /// systemd's timestamp and LEFT to the second, as `systemctl list-timers` prints them; on a
     /// terminal too narrow for them, `12:05` / `Mon 12:05` / `2026-11-30 12:05` and `12 min`.
@@ -19,10 +21,30 @@ enum TimersView {
     /// The narrowest the STATE column is allowed before the timestamps are shortened instead.
     static let stateRoom = 24
 
-    static func render(_ jobs: [JobSummary], runs: [RunRecord], context: CommandContext) -> String {
+    /// Each job's last run: from the `runsRead` most recent runs, then — when there are more —
+    /// the newest run of each job they do not name (a daily job's LAST must survive a minute
+    /// job's busy history), asked for one by one, up to `lookupsMax` jobs.
+    static func lastRuns(of jobs: [JobSummary], context: CommandContext) throws -> [String: RunRecord] {
+        let recent = try HistoryPager.summaries(target: nil, limit: runsRead, context: context)
+        var last = latest(recent)
+        guard recent.count == runsRead else { return last }
+        let unnamed = jobs.filter { $0.state == "registered" && last[$0.identifier] == nil }
+        for job in unnamed.prefix(lookupsMax) {
+            // A job's history includes its submissions' dynamic identifiers (`ID.Holidays`).
+            last[job.identifier] = try HistoryPager.summaries(target: job.identifier, limit: 1, context: context).first
+        }
+        return last
+    }
+
+    /// The newest of `runs` (newest first) for each identifier.
+    static func latest(_ runs: [RunRecord]) -> [String: RunRecord] {
+        var last: [String: RunRecord] = [:]
+        for run in runs where last[run.identifier] == nil { last[run.identifier] = run }
+        return last
+    }
+
+    static func render(_ jobs: [JobSummary], lastRun: [String: RunRecord], context: CommandContext) -> String {
         guard !jobs.isEmpty else { return ListCommand.noJobs }
-        var lastRun: [String: RunRecord] = [:]
-        for run in runs where lastRun[run.identifier] == nil { lastRun[run.identifier] = run }
         let sorted = order(jobs)
         var table = self.table(sorted, lastRun: lastRun, stamps: .full, context: context)
         if let width = context.terminalWidth, !fits(table, width: width) {

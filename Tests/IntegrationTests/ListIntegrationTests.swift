@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// `agentctl list` is `systemctl list-timers`' view (DESIGN §8): each job's LAST and RESULT are
+/// its own last run, however many runs other jobs have had since.
+@Suite(.serialized) struct ListIntegrationTests {
+    private static let sqlite = "/usr/bin/sqlite3"
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite), "needs the sqlite3 program to add runs to state.db"))
+    func aDailyJobKeepsItsLastRunBehindAThousandRunsOfAnother() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/daily.job", "[Job]\nIdentifier=local.daily\nKind=processing\nExec=/bin/false\n")
+        try sandbox.write("jobs.d/minute.job", "[Job]\nIdentifier=local.minute\nKind=processing\nExec=/bin/true\n")
+        let first = try AgentProcess(sandbox: sandbox)
+        #expect(try first.ctl("run", "local.daily").status == 0)
+        try first.waitForLog("of local.daily ended: failure(exit 1)")
+        first.stop()
+
+        // A minute job's day and a half: 1,000 runs newer than the daily job's.
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let added = try runCommand(Self.sqlite, [sandbox.stateDirectory + "/state.db", """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000)
+            INSERT INTO runs (run_id, identifier, job, kind, reason, started_at, ended_at, stop_reason)
+            SELECT printf('r9%05d', i), 'local.minute', 'local.minute', 'processing', 'scheduled',
+                   \(now) + i, \(now) + i + 1, 'success' FROM n;
+            """])
+        #expect(added.status == 0, "sqlite3: \(added.stderr)")
+
+        let agent = try AgentProcess(sandbox: sandbox)
+        let list = try agent.ctl("list")
+        #expect(list.status == 0, "\(list.stderr)")
+        let daily = list.stdout.split(separator: "\n").first { $0.contains("local.daily") }.map(String.init) ?? ""
+        #expect(daily.contains("failure(exit 1)"), "\(list.stdout)")
+        #expect(daily.contains("just now") || daily.contains(" ago"), "PASSED is shown: \(list.stdout)")
+    }
+}
