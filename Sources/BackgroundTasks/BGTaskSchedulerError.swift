@@ -29,6 +29,13 @@ extension BGTaskScheduler {
 
         public var description: String { "BGTaskScheduler.Error(\(code)): \(message)" }
 
+        // What Swift gives Apple's NSError-bridged error, so iOS code keeps compiling:
+        // `catch BGTaskScheduler.Error.notPermitted`, `error.code == .unavailable`.
+        public static var unavailable: Code { .unavailable }
+        public static var tooManyPendingTaskRequests: Code { .tooManyPendingTaskRequests }
+        public static var notPermitted: Code { .notPermitted }
+        public static var immediateRunIneligible: Code { .immediateRunIneligible }
+
         /// The agent's answer as Apple's code: `not-permitted` and `access-denied` are
         /// `.notPermitted`, `too-many-pending` `.tooManyPendingTaskRequests`, a continued `.fail`
         /// request the agent cannot start now `.immediateRunIneligible`, everything else
@@ -43,3 +50,22 @@ extension BGTaskScheduler {
         }
     }
 }
+
+extension BGTaskScheduler.Error.Code {
+    /// `catch BGTaskScheduler.Error.notPermitted { … }`: a thrown error of this code.
+    public static func ~= (match: Self, error: any Swift.Error) -> Bool {
+        (error as? BGTaskScheduler.Error)?.code == match
+    }
+}
+
+/// As on iOS, the error is an NSError of domain `BGTaskSchedulerErrorDomain` with Apple's codes,
+/// and its `localizedDescription` is the agent's message (which says what to do next).
+extension BGTaskScheduler.Error: CustomNSError, LocalizedError {
+    public static var errorDomain: String { BGTaskSchedulerErrorDomain }
+    public var errorCode: Int { code.rawValue }
+    public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: errorDescription ?? ""] }
+    public var errorDescription: String? { message.isEmpty ? "\(code)" : message }
+}
+
+/// Apple's name for the domain of `BGTaskScheduler.Error`.
+public let BGTaskSchedulerErrorDomain = "BGTaskSchedulerErrorDomain"

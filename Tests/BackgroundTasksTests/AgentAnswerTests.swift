@@ -52,6 +52,38 @@ struct AgentAnswerTests {
     }
 }
 
+/// iOS code catches and reads the error as Swift bridges Apple's NSError: by pattern
+/// (`catch BGTaskScheduler.Error.notPermitted`), by `code`, as an NSError of Apple's domain and
+/// codes, and by `localizedDescription`.
+struct ErrorAsOnIOSTests {
+    @Test func aRefusalCanBeCaughtByItsCodeAsOnIOS() throws {
+        let agent = try OneAnswerAgent(
+            answer: "{\"ok\":false,\"error\":{\"code\":\"not-permitted\",\"message\":\"not-permitted: com.example.feed\"}}\n")
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { agent.path })
+        var caught = "nothing"
+        do {
+            try scheduler.submit(BGAppRefreshTaskRequest(identifier: "com.example.feed"))
+        } catch BGTaskScheduler.Error.unavailable {
+            caught = "unavailable"
+        } catch BGTaskScheduler.Error.notPermitted {
+            caught = "notPermitted"
+        } catch {
+            caught = "other: \(error)"
+        }
+        #expect(caught == "notPermitted")
+    }
+
+    @Test func theErrorIsAnNSErrorOfApplesDomainWithTheAgentsSentence() {
+        let error: any Error = BGTaskScheduler.Error(.notPermitted, "not-permitted: com.example.feed; add it to a manifest")
+        let bridged = error as NSError
+        #expect(bridged.domain == "BGTaskSchedulerErrorDomain" && bridged.domain == BGTaskSchedulerErrorDomain)
+        #expect(bridged.code == 3)
+        #expect(error.localizedDescription == "not-permitted: com.example.feed; add it to a manifest")
+        #expect(BGTaskScheduler.Error.immediateRunIneligible == .immediateRunIneligible)
+        #expect((BGTaskScheduler.Error.Code.tooManyPendingTaskRequests ~= error) == false)
+    }
+}
+
 /// A listening Unix socket that takes one connection, reads one request line, writes `answer`
 /// (nil: writes nothing) and closes: a stand-in for an agent that answers wrongly.
 final class OneAnswerAgent: @unchecked Sendable {
