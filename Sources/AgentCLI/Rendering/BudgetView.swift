@@ -13,15 +13,23 @@ enum BudgetView {
         if paused { header += "; PAUSED (agentctl resume)" }
         var lines = [header]
         let nameWidth = budgets.map { $0.manifest.count }.max() ?? 0
-        let counts = budgets.map { "\($0.spentLaunchCount)/" + ($0.isUnlimited ? "unlimited" : "\($0.dailyLaunchCount)") }
+        // Aligned on the slash (`12/48` above ` 1/unlimited`); what follows, in a column.
+        let usedWidth = budgets.map { "\($0.spentLaunchCount)".count }.max() ?? 0
+        let counts = budgets.map { budget in
+            let used = "\(budget.spentLaunchCount)"
+            return String(repeating: " ", count: usedWidth - used.count) + used + "/"
+                + (budget.isUnlimited ? "unlimited" : "\(budget.dailyLaunchCount)")
+        }
         let countWidth = counts.map(\.count).max() ?? 0
-        for (index, budget) in budgets.enumerated() {
+        for (budget, count) in zip(budgets, counts) {
             let name = budget.manifest + String(repeating: " ", count: nameWidth - budget.manifest.count)
-            let count = String(repeating: " ", count: countWidth - counts[index].count) + counts[index]
             let spent = budget.leftLaunchCount == 0
+            var after: [String] = spent ? [style.warning("spent")] : []
+            if shared == nil, let refill = budget.refillsAt.map({ clock.format($0, "%H:%M") }) { after.append("refills \(refill)") }
             var line = "  \(name)  \(style.apply(spent ? .warning : nil, count))"
-            if spent { line += "  " + style.warning("spent") }
-            if shared == nil, let refill = refills[index] { line += (spent ? ", " : "  ") + "refills \(refill)" }
+            if !after.isEmpty {
+                line += String(repeating: " ", count: countWidth - count.count) + "  " + after.joined(separator: ", ")
+            }
             lines.append(line)
         }
         return lines
