@@ -65,7 +65,8 @@ struct ConfigDisclosureTests {
     @Test func aWorldReadableFileIsQuotedButNeverMoreThanEightyBytesOfALine() {
         let long = String(repeating: "é", count: 200)  // 2 bytes each
         let messages = check("[Job]\n\(long)\n", facts: rootFile)
-        let message = try? #require(messages.first { $0.contains("is not a Key=Value") })
+        let message = messages.first { $0.contains("is not a Key=Value") }
+        #expect(message != nil, "\(messages)")
         let quoted = message.flatMap { $0.split(separator: "\"").dropFirst().first } ?? ""
         #expect(quoted.utf8.count <= 80 + "…".utf8.count)
         #expect(quoted.hasSuffix("…"))

@@ -82,7 +82,7 @@ public enum ConfigCheck {
             return (ConfigParseResult(value: parsed.value.map(ParsedConfig.agentSettings),
                                       diagnostics: parsed.diagnostics), JobLines())
         case .manifest:
-            let parsed = Manifest.parse(source.bytes, path: path)
+            let parsed = Manifest.parse(source.bytes, path: path, namesCheckedBy: context.privileged ? facts : nil)
             return (ConfigParseResult(value: parsed.value.map(ParsedConfig.manifest),
                                       diagnostics: parsed.diagnostics), JobLines())
         case .jobDefinition:

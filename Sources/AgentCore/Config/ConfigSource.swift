@@ -70,12 +70,17 @@ public protocol SystemFacts {
     /// The uid and groups of the user `name`, or nil when unknown.
     func userIdentity(_ name: String) -> UserIdentity?
     func wakeAlarmRefusal() -> String?
+    /// Whether the group database knows `name` (a manifest's `Groups=`).
+    func groupExists(_ name: String) -> Bool
 }
 
 extension SystemFacts {
     /// Why this machine cannot arm a wake-up alarm for `WakeSystem=` (no CAP_WAKE_ALARM, no
     /// alarm timers), or nil when it can. By default it can.
     public func wakeAlarmRefusal() -> String? { nil }
+
+    /// Without a group database every group is taken to exist (no warning).
+    public func groupExists(_ name: String) -> Bool { true }
 
     /// Only root is known without a user database.
     public func userName(uid: UInt32) -> String? { uid == 0 ? "root" : nil }

@@ -47,8 +47,10 @@ public struct Manifest: Hashable, Sendable {
         permitted.contains { $0.matches(id) }
     }
 
-    /// Parses and validates a manifest file.
-    public static func parse(_ bytes: [UInt8], path: String) -> ConfigParseResult<Manifest> {
+    /// Parses and validates a manifest file. With `namesCheckedBy` (the system agent, as root),
+    /// a `Users=`/`Groups=` name the machine does not know is a warning: a typo grants nothing.
+    public static func parse(_ bytes: [UInt8], path: String,
+                             namesCheckedBy facts: (any SystemFacts)? = nil) -> ConfigParseResult<Manifest> {
         let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Manifest]")
         guard let file = unit.value else { return .failure(unit.diagnostics) }
         var diagnostics: [ConfigDiagnostic] = []
@@ -91,8 +93,8 @@ public struct Manifest: Hashable, Sendable {
                     + "(\(JobKind.validNames))")
             }
         }
-        let users = Self.names("Users", &reader)
-        let groups = Self.names("Groups", &reader)
+        let users = Self.names("Users", &reader, known: facts.map { facts in { facts.userExists($0) } })
+        let groups = Self.names("Groups", &reader, known: facts.map { facts in { facts.groupExists($0) } })
         var app = AppIdentity(name: reader.scalar("Description")?.value.nonEmpty, icon: reader.scalar("Icon")?.value.nonEmpty)
         if let entry = reader.scalar("DesktopEntry"), !entry.value.isEmpty {
             if let problem = AppIdentity.desktopEntryProblem(entry.value) {
@@ -120,14 +122,20 @@ public struct Manifest: Hashable, Sendable {
         return ConfigParseResult(value: manifest, diagnostics: diagnostics)
     }
 
-    /// User or group names (`Users=`, `Groups=`).
-    private static func names(_ key: String, _ reader: inout KeyReader) -> [String] {
+    /// User or group names (`Users=`, `Groups=`); one `known` does not know is kept (it may be
+    /// created later) with a warning.
+    private static func names(_ key: String, _ reader: inout KeyReader, known: ((String) -> Bool)?) -> [String] {
+        let noun = key == "Users" ? "user" : "group"
         var names: [String] = []
         for (word, line) in reader.words(key) {
             if word.utf8.contains(where: { $0 == 0x3A || $0 == TextBytes.slash }) {
-                reader.error(line, "\(key): \(TextBytes.quoted(word)) is not a \(key == "Users" ? "user" : "group") name")
+                reader.error(line, "\(key): \(TextBytes.quoted(word)) is not a \(noun) name")
             } else if !names.contains(word) {
                 names.append(word)
+                if let known, !known(word) {
+                    reader.warning(line, "\(key): there is no \(noun) \(TextBytes.quoted(word)) on this machine, so "
+                        + "it grants nothing until one is created (a typo? getent \(key == "Users" ? "passwd" : "group") lists them)")
+                }
             }
         }
         return names

@@ -61,6 +61,21 @@ public final class SystemFactsProbe: SystemFacts {
         return exists
     }
 
+    /// Whether the group database (NSS) knows `name`.
+    public func groupExists(_ name: String) -> Bool {
+        guard !name.isEmpty else { return false }
+        var size = max(1024, sysconf(Int32(_SC_GETGR_R_SIZE_MAX)))
+        while size <= 1 << 20 {
+            var buffer = [CChar](repeating: 0, count: size)
+            var entry = group()
+            var result: UnsafeMutablePointer<group>?
+            let code = getgrnam_r(name, &entry, &buffer, size, &result)
+            if code == ERANGE { size *= 2; continue }
+            return code == 0 && result != nil
+        }
+        return false
+    }
+
     /// The user database's name for `uid`, or nil when it has none.
     public func userName(uid: UInt32) -> String? {
         Self.withPasswd(lookup: { entry, buffer, size, result in

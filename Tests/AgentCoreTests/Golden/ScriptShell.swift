@@ -522,7 +522,6 @@ struct ScriptShell {
         case .clockStepped(let step): "clock-stepped \(step)"
         case .launchNow(let id, let reason, let request): "launch-now \(id) (\(reason.rawValue)) request \(request)"
         case .agentStopping: "agent-stopping"
-        case .clockStepped(let by): "clock-stepped \(by)"
         }
     }
 }

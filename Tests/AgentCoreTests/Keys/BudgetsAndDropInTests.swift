@@ -22,6 +22,29 @@ struct BudgetsAndDropInTests {
         #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
     }
 
+    /// A typo in `Users=`/`Groups=` grants nothing: the system agent (root) warns with the line.
+    @Test func aManifestNamingAnUnknownUserOrGroupIsWarnedAbout() {
+        struct Facts: SystemFacts {
+            func plugin(at path: String) -> PluginStatus { .missing }
+            func userExists(_ name: String) -> Bool { name == "alice" }
+            func groupExists(_ name: String) -> Bool { name == "staff" }
+        }
+        let text = "[Manifest]\nPermittedIdentifiers=a.*\nBackgroundModes=refresh\nUsers=alice alcie\nGroups=staff stuff\n"
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/a.manifest", text), facts: Facts())
+        #expect(printed(registry.diagnostics) == [
+            "manifests.d/a.manifest:4: warning: Users: there is no user \"alcie\" on this machine, so it grants nothing "
+                + "until one is created (a typo? getent passwd lists them)",
+            "manifests.d/a.manifest:5: warning: Groups: there is no group \"stuff\" on this machine, so it grants nothing "
+                + "until one is created (a typo? getent group lists them)",
+        ])
+        #expect(registry.manifestsByPath["manifests.d/a.manifest"]?.users == ["alice", "alcie"], "kept: the user may be created later")
+        // The per-user agent ignores Users=/Groups=: nothing to warn about.
+        var user = ConfigRegistry(agentUID: 1000, agentUserName: "alice", privileged: false)
+        _ = user.update(source("manifests.d/a.manifest", text), facts: Facts())
+        #expect(user.diagnostics.isEmpty, "\(user.diagnostics)")
+    }
+
     @Test func checkWarnsWhenAJobNeedsMoreLaunchesThanItsBudget() {
         var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
         _ = registry.update(source("manifests.d/com.example.manifest",

@@ -54,6 +54,13 @@ struct SystemFactsProbeTests {
                 .unreadable(message: "Too many levels of symbolic links"))
     }
 
+    @Test func groupsAreLookedUp() {
+        let probe = SystemFactsProbe()
+        #expect(probe.groupExists("root"))
+        #expect(!probe.groupExists("agentd-no-such-group-x9"))
+        #expect(!probe.groupExists(""))
+    }
+
     @Test func usersAreLookedUpAndKnownOnesRemembered() {
         let probe = SystemFactsProbe()
         #expect(probe.userExists("root"))
