@@ -45,6 +45,16 @@ final class RunRecorder {
         persist("the start of run \(state.id)") { store in try store.insert(record) }
     }
 
+    /// A later `Exec=` command of a run started in a process group of its own: recorded, so
+    /// that recovery without cgroups finds the processes that are live now (DESIGN §10).
+    func commandStarted(_ run: ActiveRun, process: any RunProcess) {
+        let runID = run.state.id.description
+        let group = process.processGroup
+        persist("the process group of run \(runID)", key: "process group " + runID) { store in
+            try store.recordProcessGroup(group, runID: runID)
+        }
+    }
+
     /// Checkpoints are written at most once a second while a run is live, and at its end.
     func checkpointChanged(_ run: ActiveRun) {
         run.checkpointDirty = true

@@ -175,6 +175,7 @@ final class RunSupervisor {
         switch launcher.start(run, arguments: run.arguments, events: callbacks(run.state.id)) {
         case .success(let process):
             run.process = process
+            recorder.commandStarted(run, process: process)
             log.info("run \(run.state.id) of \(run.state.identifier): command \(run.state.lifecycle.command + 1) started (pid \(process.pid))")
         case .failure(let failure):
             send(.spawnFailed(failure.message), to: run)

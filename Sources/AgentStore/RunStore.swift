@@ -81,6 +81,13 @@ public struct RunStore {
                       run.title.map { .text($0) }, .text(run.storedJob)])
     }
 
+    /// Records the process group of a live run's current command (each `Exec=` line after the
+    /// first starts a session of its own): what a restarted agent kills where there is no cgroup.
+    public func recordProcessGroup(_ group: Int32, runID: String) throws {
+        try database.cached("UPDATE runs SET process_group = ? WHERE run_id = ? AND ended_at IS NULL")
+            .run([.integer(Int64(group)), .text(runID)])
+    }
+
     /// Records a live run's new title (`TITLE=`), so it is kept if the agent dies before the run
     /// ends.
     public func recordTitle(_ title: String?, runID: String) throws {

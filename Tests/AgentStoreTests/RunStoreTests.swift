@@ -36,6 +36,19 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
     }
 }
 
+@Test func aLiveRunsLaterCommandReplacesItsProcessGroupButAnEndedRunKeepsIts() throws {
+    try withStore { store, _ in
+        try store.insert(StoredRun(runID: "r000001", identifier: "local.a", kind: .processing,
+                                   reason: .simulated, startedAt: 1_000, processGroup: 42))
+        try store.recordProcessGroup(57, runID: "r000001")
+        #expect(try store.unfinishedRuns().first?.processGroup == 57)
+        try store.finish(StoredRun(runID: "r000001", identifier: "local.a", kind: .processing, reason: .simulated,
+                                   startedAt: 1_000, endedAt: 2_000, stopReason: .success))
+        try store.recordProcessGroup(99, runID: "r000001")
+        #expect(try store.run("r000001")?.processGroup == 57)
+    }
+}
+
 @Test func historyIsNewestFirstAndFiltersByIdentifier() throws {
     try withStore { store, _ in
         for (index, id) in ["local.a", "local.b", "local.a"].enumerated() {

@@ -355,6 +355,7 @@ final class DaemonHarness {
         }
         for run in runs.reversed() {
             var text = "run \(run.runID) \(run.identifier) \(run.reason): \(run.stopReason ?? "live")"
+            if run.stopReason == nil, let group = run.processGroup { text += " process-group=\(group)" }
             if let title = run.title { text += " title=\"\(title)\"" }
             trace.emit(text)
         }

@@ -14,17 +14,20 @@ final class Trace {
 /// A run's processes in a script: each call is written down, nothing is signalled.
 final class VirtualProcess: RunProcess {
     let run: RunID
+    /// Which `Exec=` line of the run: each is a process (and process group) of its own.
+    let command: Int
     let trace: Trace
     let events: PluginProcess.Callbacks
-    var pid: Int32 { Int32(truncatingIfNeeded: 1000 + run.number) }
+    var pid: Int32 { Int32(truncatingIfNeeded: 1000 + run.number + 100 * UInt64(command)) }
     var processGroup: Int32 { pid }
     var cgroupPath: String? { "/sys/fs/cgroup/agentd-runs/run-\(run)" }
     var truncatedLines = 0
     var spawnFailure: SpawnFailure? { nil }
     var limitCounters: LimitCounters { LimitCounters() }
 
-    init(run: RunID, trace: Trace, events: PluginProcess.Callbacks) {
+    init(run: RunID, command: Int = 0, trace: Trace, events: PluginProcess.Callbacks) {
         self.run = run
+        self.command = command
         self.trace = trace
         self.events = events
     }
@@ -74,7 +77,7 @@ final class VirtualLauncher: RunLaunching {
         }
         let checkpoint = run.state.checkpointGiven.map { " AGENTD_CHECKPOINT=\($0)" } ?? ""
         trace.emit("spawn \(id) \(argv) (cgroup run-\(id))\(checkpoint)")
-        let process = VirtualProcess(run: id, trace: trace, events: events)
+        let process = VirtualProcess(run: id, command: index, trace: trace, events: events)
         processes[id] = process
         return .success(process)
     }
