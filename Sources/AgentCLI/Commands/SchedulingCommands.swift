@@ -93,14 +93,7 @@ enum SchedulingCommands {
                 return 0
             }
             var lines = ["\(id):"]
-            if let waiting = pending.first {
-                // The agent's text already names the time where the reason has one.
-                let named = waiting.waitingFor.contains("(")
-                lines.append("  now: waiting: \(waiting.waitingFor)"
-                    + (named ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? ""))
-            } else {
-                lines.append("  now: not waiting")
-            }
+            lines.append(nowLine(pending: pending, runs: history, timeline: timeline, context: context))
             lines.append("Timeline (oldest first):")
             if timeline.isEmpty { lines.append("  nothing yet since the agent started") }
             for entry in timeline { lines.append("  \(LocalClockText.text(entry.time, now: Double(context.now)))  \(entry.event)") }
@@ -121,6 +114,24 @@ enum SchedulingCommands {
             context.out(lines.joined(separator: "\n"))
             return 0
         })
+
+    /// explain's `now:` line: what it waits for, else its live run, else why it cannot run, else
+    /// that nothing is pending.
+    static func nowLine(pending: [PendingSummary], runs: [RunRecord], timeline: [TimelineRecord],
+                        context: CommandContext) -> String {
+        if let waiting = pending.first {
+            // The agent's text already names the time where the reason has one.
+            let named = waiting.waitingFor.contains("(")
+            return "  now: waiting: \(waiting.waitingFor)"
+                + (named ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
+        }
+        if let live = runs.first(where: { $0.endedAt == nil }) {
+            let started = HumanTime.moment(DisplayClock.floorDivide(live.startedAt, 1000), clock: context.clock)
+            return "  now: running (\(live.runID), started \(started))"
+        }
+        if let last = timeline.last, last.event.hasPrefix("not registered") { return "  now: \(last.event)" }
+        return "  now: not due: nothing pending (it runs when requested, triggered, submitted or run)"
+    }
 
     static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {
         context.out(try context.request(request).done().message)
