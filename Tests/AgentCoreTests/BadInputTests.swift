@@ -194,6 +194,12 @@ func makeBadInputs() -> [BadInput] {
              expect: "jobs.d/bad-script:2: Interval: \"1x\" is not a time span"))
     list.append(BadInput("drop-in header token without =", dropIn, withScript("# agentd: Kind=refresh daily\n"), facts: rootScript,
              expect: "\"daily\" in the # agentd: header is not a Key=Value setting"))
+    list.append(BadInput("drop-in header value with an unquoted space", dropIn, withScript("# agentd: Schedule=Mon 03:00\n"),
+             facts: rootScript,
+             expect: "\"03:00\" in the # agentd: header is not a Key=Value setting; a value with spaces is quoted: Schedule=\"Mon 03:00\""))
+    list.append(BadInput("long drop-in header value with an unquoted space", dropIn,
+             withScript("# agentd: Environment=A=" + String(repeating: "x", count: 200) + " y\n"), facts: rootScript,
+             expect: "a value with spaces is quoted: Environment=\"A=" + String(repeating: "x", count: 67) + "…\""))
     list.append(BadInput("drop-in header with unbalanced quote", dropIn, withScript("# agentd: Environment=\"A=1\n"), facts: rootScript,
              expect: "# agentd: header: unbalanced \" quote"))
     list.append(BadInput("group-writable drop-in", dropIn, script, facts: FileFacts(ownerUID: 0, mode: 0o100775),

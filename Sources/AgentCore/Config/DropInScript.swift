@@ -162,16 +162,19 @@ public enum DropInScript {
                                                message: "# agentd: header: \(error)"))
                 continue
             }
+            var setting: (token: String, bare: [String])?  // the last Key=Value and the bare words after it
             for token in tokens {
                 guard let equals = token.utf8.firstIndex(of: TextBytes.equals),
                     equals != token.utf8.startIndex
                 else {
+                    setting?.bare.append(token)
                     errors.append(ConfigDiagnostic(
                         path: path, line: line,
                         message: "\(TextBytes.quoted(token)) in the # agentd: header is not a "
-                            + "Key=Value setting (example: # agentd: Kind=refresh Interval=1h)"))
+                            + "Key=Value setting" + Self.quotingHint(setting)))
                     continue
                 }
+                setting = (token, [])
                 let key = String(token[..<equals])
                 let value = String(token[token.utf8.index(after: equals)...])
                 switch key {
@@ -192,6 +195,18 @@ public enum DropInScript {
             }
         }
         return (assignments, errors)
+    }
+
+    /// How to write what was probably meant: after `Schedule=Mon`, the bare word `03:00` was
+    /// the value's, which is quoted (`Schedule="Mon 03:00"`); else an example.
+    static func quotingHint(_ setting: (token: String, bare: [String])?) -> String {
+        guard let setting, let equals = setting.token.firstIndex(of: "=") else {
+            return " (example: # agentd: Kind=refresh Interval=1h)"
+        }
+        let value = ([String(setting.token[setting.token.index(after: equals)...])] + setting.bare).joined(separator: " ")
+        // Key and value together keep the 80-byte rule; quoted() escapes what the header's quoting needs.
+        let key = TextBytes.shownName(String(setting.token[..<equals]))
+        return "; a value with spaces is quoted: \(key)=\(TextBytes.quoted(value, limit: max(8, TextBytes.quoteLimit - key.utf8.count)))"
     }
 }
 
