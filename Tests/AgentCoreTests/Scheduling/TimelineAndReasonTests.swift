@@ -75,6 +75,22 @@ import Testing
         #expect(timeline.entries(gone)?.map(\.event) == [.registered, .removed])
     }
 
+    /// A crowd of jobs registered, then all due: the registration-only table gives its storage
+    /// back once every job has a timeline of its own.
+    @Test func theRegistrationOnlyTableShrinksWhenEveryJobHasMoved() {
+        var timeline = Timeline()
+        let keys = (0..<1000).map { id("com.example.j\($0)") }
+        for key in keys {
+            timeline.record(key, TimelineEntry(time: morning, identifier: key, event: .registered), persistentKey: true)
+        }
+        #expect(timeline.registeredOnly.capacity >= 1000)
+        for key in keys {
+            timeline.record(key, TimelineEntry(time: morning + minutes(1), identifier: key, event: .triggered), persistentKey: true)
+        }
+        #expect(timeline.registeredOnly.capacity == 0)
+        #expect(timeline.entries(keys[999])?.map(\.event) == [.registered, .triggered])
+    }
+
     @Test func theTimelineKeepsTheLast100EntriesPerIdentifier() {
         var sim = Simulation(jobs: [job("com.example.push"), job("com.example.other")],
                              durations: ["com.example.push": nil])
