@@ -10,6 +10,16 @@ import Testing
     /// A sandbox whose manifest permits the examples' identifiers, and a job running `example`
     /// as the agent's default user (nobody): a run acts for its own manifest's identifiers, so
     /// the refresh schedules its next refresh without root or group agentd (DESIGN §9).
+    /// Under `make sanitize` the apps are built with the sanitizer too, but the agent clears a
+    /// run's environment (DESIGN §5), so the test hands its own sanitizer options to them (else
+    /// LeakSanitizer fails an app at exit over the runtime's live allocations). Empty otherwise.
+    static let sanitizerOptions: String = {
+        let environment = ProcessInfo.processInfo.environment
+        return ["ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"].compactMap { name in
+            environment[name].map { "\nEnvironment=\(name)=\($0)" }
+        }.joined()
+    }()
+
     private func sandbox(_ job: String, kind: String, example: String, extra: String = "") throws -> Sandbox {
         let sandbox = try Sandbox()
         chmod(sandbox.root, 0o755)  // the run (nobody) reaches the socket
@@ -19,7 +29,7 @@ import Testing
             [Job]
             Identifier=com.example.colorfeed.\(job)
             Kind=\(kind)
-            Exec=\(Binaries.directory)/\(example)
+            Exec=\(Binaries.directory)/\(example)\(Self.sanitizerOptions)
             \(extra)
             """)
         return sandbox
@@ -94,7 +104,7 @@ import Testing
             [Job]
             Identifier=com.example.photos.export
             Kind=continued
-            Exec=\(Binaries.directory)/photos-export
+            Exec=\(Binaries.directory)/photos-export\(Self.sanitizerOptions)
             Environment=PHOTOS_EXPORT_COUNT=20 PHOTOS_EXPORT_SECONDS_PER_PHOTO=0.05
 
             """)
@@ -165,7 +175,7 @@ import Testing
             [Job]
             Identifier=com.example.colorfeed.download
             Kind=processing
-            Exec=\(Binaries.transfer) \(server.url("feed.json")) feed.json
+            Exec=\(Binaries.transfer) \(server.url("feed.json")) feed.json\(Self.sanitizerOptions)
             OnSuccess=com.example.colorfeed.import
 
             """)
@@ -173,7 +183,7 @@ import Testing
             [Job]
             Identifier=com.example.colorfeed.import
             Kind=processing
-            Exec=\(Binaries.directory)/colorfeed-download
+            Exec=\(Binaries.directory)/colorfeed-download\(Self.sanitizerOptions)
 
             """)
         let agent = try AgentProcess(sandbox: sandbox)
@@ -205,7 +215,7 @@ import Testing
             [Job]
             Identifier=com.example.colorfeed.refresh
             Kind=refresh
-            Exec=\(Binaries.directory)/colorfeed-refresh
+            Exec=\(Binaries.directory)/colorfeed-refresh\(Self.sanitizerOptions)
             Environment=COLORFEED_REFRESH_SECONDS=1
 
             """)
@@ -252,7 +262,7 @@ import Testing
             [Job]
             Identifier=com.example.photos.export
             Kind=continued
-            Exec=\(Binaries.directory)/photos-export
+            Exec=\(Binaries.directory)/photos-export\(Self.sanitizerOptions)
             Environment=PHOTOS_EXPORT_COUNT=5 PHOTOS_EXPORT_SECONDS_PER_PHOTO=0.02
             Notify=no
 
@@ -274,7 +284,7 @@ import Testing
             [Job]
             Identifier=com.example.colorfeed.db-cleaning
             Kind=processing
-            Exec=\(Binaries.directory)/colorfeed-db-cleaning
+            Exec=\(Binaries.directory)/colorfeed-db-cleaning\(Self.sanitizerOptions)
             GracePeriod=5s
 
             """)
@@ -302,7 +312,7 @@ import Testing
             [Job]
             Identifier=com.example.colorfeed.download
             Kind=processing
-            Exec=\(Binaries.transfer) \(server.url("feed.json")) feed.json
+            Exec=\(Binaries.transfer) \(server.url("feed.json")) feed.json\(Self.sanitizerOptions)
             OnSuccess=com.example.colorfeed.import
 
             """)
@@ -310,7 +320,7 @@ import Testing
             [Job]
             Identifier=com.example.colorfeed.import
             Kind=processing
-            Exec=\(Binaries.directory)/colorfeed-download
+            Exec=\(Binaries.directory)/colorfeed-download\(Self.sanitizerOptions)
 
             """)
         let agent = try UserAgent(session)
