@@ -12,6 +12,8 @@ public final class SystemFactsProbe: SystemFacts {
     /// postinst, after dpkg has already unpacked (and the watcher reported) its job file, and a
     /// remembered "no such user" would keep that job refused until the daemon restarts.
     private var knownUsers: Set<String> = []
+    /// Groups known to exist, kept the same way.
+    private var knownGroups: Set<String> = []
 
     public init() {}
 
@@ -63,6 +65,7 @@ public final class SystemFactsProbe: SystemFacts {
 
     /// Whether the group database (NSS) knows `name`.
     public func groupExists(_ name: String) -> Bool {
+        if knownGroups.contains(name) { return true }
         guard !name.isEmpty else { return false }
         var size = max(1024, sysconf(Int32(_SC_GETGR_R_SIZE_MAX)))
         while size <= 1 << 20 {
@@ -71,7 +74,9 @@ public final class SystemFactsProbe: SystemFacts {
             var result: UnsafeMutablePointer<group>?
             let code = getgrnam_r(name, &entry, &buffer, size, &result)
             if code == ERANGE { size *= 2; continue }
-            return code == 0 && result != nil
+            let exists = code == 0 && result != nil
+            if exists { knownGroups.insert(name) }
+            return exists
         }
         return false
     }
@@ -99,9 +104,10 @@ public final class SystemFactsProbe: SystemFacts {
         return UserIdentity(uid: uid, groups: Array(groups.prefix(Int(max(0, count)))) + [gid])
     }
 
-    /// Forgets the cached users (for a full reload, e.g. on SIGHUP).
+    /// Forgets the cached users and groups (for a full reload, e.g. on SIGHUP).
     public func forgetCachedUsers() {
         knownUsers.removeAll()
+        knownGroups.removeAll()
     }
 
     /// The effective user the agent runs as, with its name from the user database, or the
