@@ -193,7 +193,7 @@ func makeBadInputs() -> [BadInput] {
     list.append(BadInput("bad span in a drop-in header", dropIn, withScript("# agentd: Interval=1x\n"), facts: rootScript,
              expect: "jobs.d/bad-script:2: Interval: \"1x\" is not a time span"))
     list.append(BadInput("drop-in header token without =", dropIn, withScript("# agentd: Kind=refresh daily\n"), facts: rootScript,
-             expect: "\"daily\" in the # agentd: header is not a Key=Value setting"))
+             expect: "\"daily\" in the # agentd: header is not a Key=Value setting (example: # agentd: Kind=refresh Interval=1h)"))
     list.append(BadInput("drop-in header value with an unquoted space", dropIn, withScript("# agentd: Schedule=Mon 03:00\n"),
              facts: rootScript,
              expect: "\"03:00\" in the # agentd: header is not a Key=Value setting; a value with spaces is quoted: Schedule=\"Mon 03:00\""))

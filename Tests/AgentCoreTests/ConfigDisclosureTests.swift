@@ -56,6 +56,18 @@ struct ConfigDisclosureTests {
         #expect(!values.contains { $0.contains("hunter2") }, "\(values)")
     }
 
+    /// The drop-in header's hint quotes the words of the line (`Schedule="Mon 03:00"`): never
+    /// for a private script, one bare word or several.
+    @Test func aPrivateScriptsHeaderWordsAreNotQuotedInTheHint() {
+        let text = "#!/bin/sh\n# agentd: Schedule=Mon \(Self.secret)\n# agentd: Retry=exponential \(Self.secret) 1h\necho\n"
+        let messages = check(text, facts: FileFacts(ownerUID: 0, mode: 0o100700), path: "jobs.d/z")
+        #expect(messages.count == 3, "\(messages)")  // the two lines, and Retry= refusing "exponential"
+        for message in messages {
+            #expect(!message.contains("hunter2"), "\(message)")
+            #expect(message.contains("text not shown"), "\(message)")
+        }
+    }
+
     @Test func agentctlCheckQuotesWhatItsUserCouldRead() {
         let text = "[Job]\nIdentifier=local.x\nExec=/usr/lib/agentd/plugins/x\nInterval=\(Self.secret)\n"
         let messages = check(text, facts: privateFile, quotesPrivateFiles: true)

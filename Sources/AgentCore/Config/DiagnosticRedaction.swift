@@ -36,7 +36,8 @@ enum DiagnosticRedaction {
         if message.contains("is not a Key=Value assignment") {
             return "is not a Key=Value assignment, a [Section] header or a comment " + note
         }
-        if message.contains("in the # agentd: header is not a Key=Value setting") {
+        if message.contains("in the # agentd: header is not a Key=Value setting")
+            || message.contains("in the # agentd: header are not Key=Value settings") {
             return "a word in the # agentd: header is not a Key=Value setting " + note
         }
         // The rest name no text of the file (line too long, NUL byte, not UTF-8, missing

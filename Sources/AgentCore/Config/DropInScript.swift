@@ -162,19 +162,28 @@ public enum DropInScript {
                                                message: "# agentd: header: \(error)"))
                 continue
             }
-            var setting: (token: String, bare: [String])?  // the last Key=Value and the bare words after it
-            for token in tokens {
-                guard let equals = token.utf8.firstIndex(of: TextBytes.equals),
-                    equals != token.utf8.startIndex
-                else {
-                    setting?.bare.append(token)
+            func isSetting(_ token: String) -> Bool {
+                token.utf8.firstIndex(of: TextBytes.equals).map { $0 != token.utf8.startIndex } ?? false
+            }
+            var previous: String?  // the last Key=Value, whose value a run of bare words may continue
+            var index = 0
+            while index < tokens.count {
+                let token = tokens[index]
+                index += 1
+                guard isSetting(token), let equals = token.utf8.firstIndex(of: TextBytes.equals) else {
+                    var bare = [token]
+                    while index < tokens.count, !isSetting(tokens[index]) {
+                        bare.append(tokens[index])
+                        index += 1
+                    }
                     errors.append(ConfigDiagnostic(
                         path: path, line: line,
-                        message: "\(TextBytes.quoted(token)) in the # agentd: header is not a "
-                            + "Key=Value setting" + Self.quotingHint(setting)))
+                        message: "\(TextBytes.quoted(bare.joined(separator: " "))) in the # agentd: header "
+                            + (bare.count == 1 ? "is not a Key=Value setting" : "are not Key=Value settings")
+                            + Self.quotingHint(previous, bare)))
                     continue
                 }
-                setting = (token, [])
+                previous = token
                 let key = String(token[..<equals])
                 let value = String(token[token.utf8.index(after: equals)...])
                 switch key {
@@ -197,15 +206,25 @@ public enum DropInScript {
         return (assignments, errors)
     }
 
+    /// Keys whose one value may hold spaces: a calendar event, `Retry=`'s policy, time spans
+    /// (`1h 30min`), an environment assignment, a description.
+    static let spacedValueKeys: Set<String> = [
+        "Schedule", "Retry", "Environment", "Description", "Interval", "AfterBoot", "RandomizedDelay",
+        "MaxRuntime", "GracePeriod", "IdleFor", "ProgressTimeout", "MaxPause",
+    ]
+
     /// How to write what was probably meant: after `Schedule=Mon`, the bare word `03:00` was
-    /// the value's, which is quoted (`Schedule="Mon 03:00"`); else an example.
-    static func quotingHint(_ setting: (token: String, bare: [String])?) -> String {
-        guard let setting, let equals = setting.token.firstIndex(of: "=") else {
+    /// the value's, which is quoted (`Schedule="Mon 03:00"`); else (`Kind=refresh daily`, where
+    /// quoting would not help) an example.
+    static func quotingHint(_ setting: String?, _ bare: [String]) -> String {
+        guard let setting, let equals = setting.firstIndex(of: "="),
+              spacedValueKeys.contains(String(setting[..<equals]))
+        else {
             return " (example: # agentd: Kind=refresh Interval=1h)"
         }
-        let value = ([String(setting.token[setting.token.index(after: equals)...])] + setting.bare).joined(separator: " ")
+        let value = ([String(setting[setting.index(after: equals)...])] + bare).joined(separator: " ")
         // Key and value together keep the 80-byte rule; quoted() escapes what the header's quoting needs.
-        let key = TextBytes.shownName(String(setting.token[..<equals]))
+        let key = TextBytes.shownName(String(setting[..<equals]))
         return "; a value with spaces is quoted: \(key)=\(TextBytes.quoted(value, limit: max(8, TextBytes.quoteLimit - key.utf8.count)))"
     }
 }
