@@ -56,10 +56,25 @@ enum { step_execve = 8, step_verify = 9, step_nice = 10, step_ioprio = 11, step_
 #endif
 #endif
 
+// Every function the child runs is left uninstrumented by AddressSanitizer: the child runs at the
+// same time as the agent on the same memory and with the agent thread's thread-local storage, so
+// ASan's bookkeeping there (the thread's fake stack for use-after-return detection, among others) is
+// the agent thread's, not the child's to touch. (Under ASan an instrumented apply_sandbox took
+// frames from the loop thread's fake stack and poisoned them on return: a false
+// stack-use-after-return report in the agent, then its abort.)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CSHIM_CHILD_CODE __attribute__((no_sanitize("address")))
+#endif
+#endif
+#ifndef CSHIM_CHILD_CODE
+#define CSHIM_CHILD_CODE
+#endif
+
 // A system call that returns -errno and touches no memory but its arguments'.
 #if defined(__x86_64__) && !defined(CSHIM_UNDER_TSAN)
 #define CSHIM_CHILD_SHARES_MEMORY 1
-static long child_syscall(long n, long a, long b, long c, long d, long e) {
+CSHIM_CHILD_CODE static long child_syscall(long n, long a, long b, long c, long d, long e) {
     long ret;
     register long r10 __asm__("r10") = d;
     register long r8 __asm__("r8") = e;
@@ -69,7 +84,7 @@ static long child_syscall(long n, long a, long b, long c, long d, long e) {
 }
 #elif defined(__aarch64__) && !defined(CSHIM_UNDER_TSAN)
 #define CSHIM_CHILD_SHARES_MEMORY 1
-static long child_syscall(long n, long a, long b, long c, long d, long e) {
+CSHIM_CHILD_CODE static long child_syscall(long n, long a, long b, long c, long d, long e) {
     register long x8 __asm__("x8") = n;
     register long x0 __asm__("x0") = a;
     register long x1 __asm__("x1") = b;
@@ -82,7 +97,7 @@ static long child_syscall(long n, long a, long b, long c, long d, long e) {
 #else
 // Elsewhere (and under ThreadSanitizer) the child is a copy of the parent (a raw clone without
 // CLONE_VM, which TSan does not see), so glibc's errno is its own.
-static long child_syscall(long n, long a, long b, long c, long d, long e) {
+CSHIM_CHILD_CODE static long child_syscall(long n, long a, long b, long c, long d, long e) {
     long ret = syscall(n, a, b, c, d, e);
     return ret < 0 ? -errno : ret;
 }
@@ -120,7 +135,7 @@ struct spawn_report {
 
 // Read-only (or writable again) the mount at `path`, with everything below it when recursive.
 // Kernels before 5.12 have no mount_setattr: the mount at path alone is remounted there.
-static long set_read_only(const char *path, int read_only, int recursive) {
+CSHIM_CHILD_CODE static long set_read_only(const char *path, int read_only, int recursive) {
     struct mount_attr attr = {0};
     if (read_only) attr.attr_set = MOUNT_ATTR_RDONLY;
     else attr.attr_clr = MOUNT_ATTR_RDONLY;
@@ -131,7 +146,7 @@ static long set_read_only(const char *path, int read_only, int recursive) {
 }
 
 // The job's sandbox (DESIGN §3); 0, or -errno with *step and *item set.
-static long apply_sandbox(const struct cshim_spawn_request *r, int *step, int *item) {
+CSHIM_CHILD_CODE static long apply_sandbox(const struct cshim_spawn_request *r, int *step, int *item) {
     long rc;
 #define EACH(list, index) for (int index = 0; (list) && (list)[index]; index++)
 #define TRY(call, s, i) do { *step = (s); *item = (i); if ((rc = (call)) < 0) return rc; } while (0)
@@ -194,14 +209,8 @@ struct kernel_sigaction {
     uint64_t mask;
 };
 
-// Not instrumented by AddressSanitizer: the child runs at the same time as the agent on the same
-// memory, and ASan's bookkeeping (thread-local, the agent thread's) is not the child's to touch.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-__attribute__((no_sanitize("address")))
-#endif
-#endif
-static int child_main(void *raw) {
+// Not instrumented by AddressSanitizer, as every function the child runs (CSHIM_CHILD_CODE).
+CSHIM_CHILD_CODE static int child_main(void *raw) {
     struct spawn_block *block = raw;
     const struct cshim_spawn_request *r = &block->request;
     int step = 0;
