@@ -229,8 +229,8 @@ struct ControlHandler {
         if let job = catalogue.registry.job(id) {
             switch job.state {
             case .registered: break
-            case .notPermitted(let reason): records.append(TimelineRecord(time: loop.clock.realtimeSeconds, event: "not registered: \(reason)"))
-            case .duplicate(let other): records.append(TimelineRecord(time: loop.clock.realtimeSeconds, event: "not registered: duplicate of \(other)"))
+            case .notPermitted(let reason): records.append(.notRegistered(reason, at: loop.clock.realtimeSeconds))
+            case .duplicate(let other): records.append(.notRegistered("duplicate of \(other)", at: loop.clock.realtimeSeconds))
             }
         }
         let waiting = pendingSummaries(filter: target)

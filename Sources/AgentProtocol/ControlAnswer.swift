@@ -128,4 +128,15 @@ public struct TimelineRecord: Codable, Sendable, Hashable {
         self.time = time
         self.event = event
     }
+
+    /// The last line `explain` gives a job that cannot run (not permitted, a duplicate): its
+    /// `now:` names it.
+    public static func notRegistered(_ why: String, at time: Double) -> TimelineRecord {
+        TimelineRecord(time: time, event: notRegisteredPrefix + why)
+    }
+
+    /// Whether this is a ``notRegistered(_:at:)`` line.
+    public var isNotRegistered: Bool { event.hasPrefix(Self.notRegisteredPrefix) }
+
+    static let notRegisteredPrefix = "not registered: "
 }

@@ -22,7 +22,7 @@ struct ExplainNowTests {
     }
 
     @Test func aJobThatCannotRunSaysWhy() {
-        let refused = TimelineRecord(time: Self.now, event: "not registered: not-permitted: no manifest permits other.x")
+        let refused = TimelineRecord.notRegistered("not-permitted: no manifest permits other.x", at: Self.now)
         #expect(Self.line(timeline: [refused]) == "  now: not registered: not-permitted: no manifest permits other.x")
     }
 

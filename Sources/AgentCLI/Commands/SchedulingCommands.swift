@@ -129,7 +129,7 @@ enum SchedulingCommands {
             let started = HumanTime.moment(DisplayClock.floorDivide(live.startedAt, 1000), clock: context.clock)
             return "  now: running (\(live.runID), started \(started))"
         }
-        if let last = timeline.last, last.event.hasPrefix("not registered") { return "  now: \(last.event)" }
+        if let last = timeline.last, last.isNotRegistered { return "  now: \(last.event)" }
         return "  now: not due: nothing pending (it runs when requested, triggered, submitted or run)"
     }
 

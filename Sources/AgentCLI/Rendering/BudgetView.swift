@@ -21,11 +21,11 @@ enum BudgetView {
                 + (budget.isUnlimited ? "unlimited" : "\(budget.dailyLaunchCount)")
         }
         let countWidth = counts.map(\.count).max() ?? 0
-        for (budget, count) in zip(budgets, counts) {
+        for ((budget, count), refill) in zip(zip(budgets, counts), refills) {
             let name = budget.manifest + String(repeating: " ", count: nameWidth - budget.manifest.count)
             let spent = budget.leftLaunchCount == 0
             var after: [String] = spent ? [style.warning("spent")] : []
-            if shared == nil, let refill = budget.refillsAt.map({ clock.format($0, "%H:%M") }) { after.append("refills \(refill)") }
+            if shared == nil, let refill { after.append("refills \(refill)") }
             var line = "  \(name)  \(style.apply(spent ? .warning : nil, count))"
             if !after.isEmpty {
                 line += String(repeating: " ", count: countWidth - count.count) + "  " + after.joined(separator: ", ")

@@ -67,18 +67,11 @@ public final class SystemFactsProbe: SystemFacts {
     public func groupExists(_ name: String) -> Bool {
         if knownGroups.contains(name) { return true }
         guard !name.isEmpty else { return false }
-        var size = max(1024, sysconf(Int32(_SC_GETGR_R_SIZE_MAX)))
-        while size <= 1 << 20 {
-            var buffer = [CChar](repeating: 0, count: size)
-            var entry = group()
-            var result: UnsafeMutablePointer<group>?
-            let code = getgrnam_r(name, &entry, &buffer, size, &result)
-            if code == ERANGE { size *= 2; continue }
-            let exists = code == 0 && result != nil
-            if exists { knownGroups.insert(name) }
-            return exists
-        }
-        return false
+        let exists = Self.withEntry(group(), sizeHint: Int32(_SC_GETGR_R_SIZE_MAX), lookup: { entry, buffer, size, result in
+            getgrnam_r(name, entry, buffer, size, result)
+        }, { _ in true }) ?? false
+        if exists { knownGroups.insert(name) }
+        return exists
     }
 
     /// The user database's name for `uid`, or nil when it has none.
@@ -122,24 +115,34 @@ public final class SystemFactsProbe: SystemFacts {
         return (uid, name ?? String(uid))
     }
 
-    /// Runs a reentrant passwd lookup with a buffer that grows on `ERANGE`; `read` sees the
-    /// entry while its strings still live in the buffer. nil when there is no such entry or the
-    /// lookup failed.
+    /// A passwd lookup through ``withEntry(_:sizeHint:lookup:_:)``.
     private static func withPasswd<T>(
         lookup: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int,
                  UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> Int32,
         _ read: (passwd) -> T
     ) -> T? {
+        withEntry(passwd(), sizeHint: Int32(_SC_GETPW_R_SIZE_MAX), lookup: lookup, read)
+    }
+
+    /// A reentrant user or group database lookup (`getpwnam_r`, `getgrnam_r`…) with a buffer that
+    /// grows on `ERANGE`; `read` sees the entry while its strings still live in the buffer. nil
+    /// when there is no such entry or the lookup failed.
+    private static func withEntry<Entry, T>(
+        _ empty: Entry, sizeHint: Int32,
+        lookup: (UnsafeMutablePointer<Entry>, UnsafeMutablePointer<CChar>, Int,
+                 UnsafeMutablePointer<UnsafeMutablePointer<Entry>?>) -> Int32,
+        _ read: (Entry) -> T
+    ) -> T? {
         var size = 1024
-        let suggested = sysconf(Int32(_SC_GETPW_R_SIZE_MAX))
+        let suggested = sysconf(sizeHint)
         if suggested > 0 { size = suggested }
         while size <= 1 << 20 {
             var buffer = [CChar](repeating: 0, count: size)
             var tooSmall = false
             let answer = buffer.withUnsafeMutableBufferPointer { raw -> T? in
                 guard let base = raw.baseAddress else { return nil }
-                var entry = passwd()
-                var result: UnsafeMutablePointer<passwd>?
+                var entry = empty
+                var result: UnsafeMutablePointer<Entry>?
                 let status = lookup(&entry, base, raw.count, &result)
                 if status == ERANGE { tooSmall = true }
                 // The entry's strings point into the buffer: read them before it goes away.
