@@ -52,20 +52,76 @@ struct RunLimitsTests {
         #expect(result.value == nil)
         // The last TasksMax= wins (systemd's rule), so only line 5 is judged.
         #expect(printed(result.errors) == [
-            "jobs.d/test.job:5: TasksMax: \"0\" is out of range (a whole number from 1 to 4194304, such as 512, or infinity)",
-            "jobs.d/test.job:6: MemoryMax: \"64MB\" is not a size (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G; or infinity)",
-            "jobs.d/test.job:7: MemoryHigh: must be more than 0 (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G; or infinity)",
+            "jobs.d/test.job:5: TasksMax: \"0\" is out of range (a whole number from 1 to 4194304, such as 512, a percentage of the machine's task limit such as 10%, or infinity)",
+            "jobs.d/test.job:6: MemoryMax: \"64MB\" is not a size (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G, a percentage of physical memory such as 50%; or infinity)",
+            "jobs.d/test.job:7: MemoryHigh: must be more than 0 (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G, a percentage of physical memory such as 50%; or infinity)",
         ])
     }
 
     @Test(arguments: [
-        ("TasksMax=lots", "jobs.d/test.job:4: TasksMax: \"lots\" is not a number of tasks (a whole number from 1 to 4194304, such as 512, or infinity)"),
-        ("TasksMax=10%", "jobs.d/test.job:4: TasksMax: percentages are not supported here (\"10%\"); write a whole number from 1 to 4194304, such as 512, or infinity"),
-        ("TasksMax=99999999999999999999999", "jobs.d/test.job:4: TasksMax: \"99999999999999999999999\" is out of range (a whole number from 1 to 4194304, such as 512, or infinity)"),
-        ("MemoryMax=64m", "jobs.d/test.job:4: MemoryMax: \"64m\" is not a size (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G; or infinity); suffixes are upper case: 64M"),
+        ("TasksMax=lots", "jobs.d/test.job:4: TasksMax: \"lots\" is not a number of tasks (a whole number from 1 to 4194304, such as 512, a percentage of the machine's task limit such as 10%, or infinity)"),
+        ("TasksMax=110%", "jobs.d/test.job:4: TasksMax: \"110%\" is not a percentage from 0.01% to 100% (a percentage such as 50% or 12.5%, of the machine's task limit)"),
+        ("MemoryMax=0%", "jobs.d/test.job:4: MemoryMax: \"0%\" is not a percentage from 0.01% to 100% (a percentage such as 50% or 12.5%, of the machine's physical memory)"),
+        ("MemoryHigh=12.345%", "jobs.d/test.job:4: MemoryHigh: \"12.345%\" is not a percentage from 0.01% to 100% (a percentage such as 50% or 12.5%, of the machine's physical memory)"),
+        ("TasksMax=99999999999999999999999", "jobs.d/test.job:4: TasksMax: \"99999999999999999999999\" is out of range (a whole number from 1 to 4194304, such as 512, a percentage of the machine's task limit such as 10%, or infinity)"),
+        ("MemoryMax=64m", "jobs.d/test.job:4: MemoryMax: \"64m\" is not a size (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G, a percentage of physical memory such as 50%; or infinity); suffixes are upper case: 64M"),
     ])
     func eachErrorSaysWhatWouldBeValid(_ line: String, _ message: String) {
         #expect(printed(parseJob(jobText("com.example.test", line + "\n")).errors) == [message])
+    }
+
+    @Test(arguments: [
+        ("50%", UInt64(5000)), ("100%", 10000), ("12.5%", 1250), ("0.25%", 25), ("0.01%", 1), ("5‰", 50),
+        ("2.5‰", 25), ("25‱", 25), ("007%", 700),
+    ])
+    func aShareIsAPercentagePermilleOrPermyriadAsSystemdReadsIt(_ text: String, _ permyriad: UInt64) {
+        #expect(MachineShare.parse(text)?.permyriad == permyriad)
+    }
+
+    @Test(arguments: ["101%", "%", "1.%", ".5%", "1.234%", "1.25‰", "1.5‱", "-1%", "50 %", "50", "0x10%", "9999999%"])
+    func anythingElseIsNotAShare(_ text: String) {
+        #expect(MachineShare.parse(text) == nil)
+    }
+
+    @Test func aShareOfTheWholeMachineRoundsDown() throws {
+        #expect(try #require(MachineShare.parse("12.5%")).of(1000) == 125)
+        #expect(try #require(MachineShare.parse("33.33%")).of(100) == 33)
+        #expect(try #require(MachineShare.parse("100%")).of(UInt64.max) == UInt64.max)
+        #expect(try #require(MachineShare.parse("12.5%")).description == "12.5%")
+        #expect(try #require(MachineShare.parse("5‰")).description == "0.5%")
+        #expect(try #require(MachineShare.parse("1‱")).description == "0.01%")
+    }
+
+    /// systemd resolves `MemoryMax=50%` against physical memory (whole pages) and `TasksMax=10%`
+    /// against the machine's task limit when it reads the unit; so does the agent.
+    @Test func percentagesAreSharesOfTheMachineResolvedWhenTheFileIsRead() throws {
+        let result = parseJob(jobText("com.example.test", "TasksMax=10%\nMemoryMax=50%\nMemoryHigh=37.5%\n"))
+        #expect(result.diagnostics.isEmpty)
+        let limits = try #require(result.value).limits
+        #expect(limits == RunLimits(tasksMax: 3276, memoryMax: ByteSize(bytes: 8 << 30),
+                                    memoryHigh: ByteSize(bytes: 6 << 30)))
+        #expect(limits.memoryMaxSetting == "MemoryMax=8G")
+    }
+
+    @Test func aTinyShareIsWholePagesAndWarnedLikeATinySize() throws {
+        let result = parseJob(jobText("com.example.test", "MemoryMax=0.01%\nTasksMax=0.01%\n"))
+        let limits = try #require(result.value).limits
+        // 16 GiB × 0.0001 = 1,717,986 bytes, 419 whole pages; 32,767 tasks × 0.0001 = 3.
+        #expect(limits.memoryMax == ByteSize(bytes: 419 * 4096) && limits.tasksMax == 3)
+        #expect(printed(result.diagnostics) == [
+            "jobs.d/test.job:4: warning: MemoryMax: \"0.01%\" is 1716224 bytes, less than any program needs to start (4M); its runs will end expired(limit) or spawn-failed",
+        ])
+    }
+
+    @Test func aPercentageWhereTheMachineCannotBeReadAsksForAnAbsoluteValue() {
+        var facts = FakeFacts()
+        facts.memory = nil
+        facts.tasksLimit = nil
+        let result = parseJob(jobText("com.example.test", "MemoryMax=50%\nTasksMax=10%\n"), facts: facts)
+        #expect(printed(result.errors) == [
+            "jobs.d/test.job:4: MemoryMax: 50% needs the machine's physical memory, which could not be read here; write an absolute value",
+            "jobs.d/test.job:5: TasksMax: 10% needs the machine's task limit, which could not be read here; write an absolute value",
+        ])
     }
 
     @Test func aMemoryHighNotBelowMemoryMaxIsAWarning() throws {

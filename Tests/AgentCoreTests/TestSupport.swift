@@ -18,9 +18,14 @@ struct FakeFacts: SystemFacts {
     }
 
     var userNames: [UInt32: String] = [0: "root", 65534: "nobody", 1000: "alice"]
+    /// What `MemoryMax=50%` and `TasksMax=10%` are shares of.
+    var memory: ByteSize? = ByteSize(bytes: 16 << 30)
+    var tasksLimit: Int? = 32767
 
     func userExists(_ name: String) -> Bool { users.contains(name) }
     func userName(uid: UInt32) -> String? { userNames[uid] }
+    func physicalMemory() -> ByteSize? { memory }
+    func systemTasksMax() -> Int? { tasksLimit }
 }
 
 let rootFile = FileFacts(ownerUID: 0, mode: 0o100644)

@@ -173,8 +173,8 @@ import Testing
         let result = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
         #expect(result.status == 1)
         let output = result.stdout + result.stderr
-        #expect(output.contains("jobs.d/bad.job:4: TasksMax: \"lots\" is not a number of tasks (a whole number from 1 to 4194304, such as 512, or infinity)"), "\(output)")
-        #expect(output.contains("jobs.d/bad.job:5: MemoryMax: \"64MB\" is not a size (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G; or infinity)"), "\(output)")
+        #expect(output.contains("jobs.d/bad.job:4: TasksMax: \"lots\" is not a number of tasks (a whole number from 1 to 4194304, such as 512, a percentage of the machine's task limit such as 10%, or infinity)"), "\(output)")
+        #expect(output.contains("jobs.d/bad.job:5: MemoryMax: \"64MB\" is not a size (a number of bytes, or a number with K, M, G or T (1024-based) such as 512M or 2G, a percentage of physical memory such as 50%; or infinity)"), "\(output)")
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prlimit"), "needs prlimit (util-linux)"))

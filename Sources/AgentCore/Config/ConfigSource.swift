@@ -72,6 +72,11 @@ public protocol SystemFacts {
     func wakeAlarmRefusal() -> String?
     /// Whether the group database knows `name` (a manifest's `Groups=`).
     func groupExists(_ name: String) -> Bool
+    /// The machine's physical memory, what `MemoryMax=50%` is a share of; nil when unknown.
+    func physicalMemory() -> ByteSize?
+    /// The most tasks the machine can have at once, what `TasksMax=10%` is a share of; nil
+    /// when unknown.
+    func systemTasksMax() -> Int?
 }
 
 extension SystemFacts {
@@ -81,6 +86,10 @@ extension SystemFacts {
 
     /// Without a group database every group is taken to exist (no warning).
     public func groupExists(_ name: String) -> Bool { true }
+
+    /// Unknown by default: a percentage limit is then an error that asks for a size.
+    public func physicalMemory() -> ByteSize? { nil }
+    public func systemTasksMax() -> Int? { nil }
 
     /// Only root is known without a user database.
     public func userName(uid: UInt32) -> String? { uid == 0 ? "root" : nil }

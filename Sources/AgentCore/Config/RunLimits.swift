@@ -35,20 +35,21 @@ public struct RunLimits: Hashable, Sendable {
 }
 
 extension RunLimits {
-    private static let tasksValid = "a whole number from 1 to \(tasksCeiling), such as 512, or infinity"
-    private static let sizeValid = "\(ByteSize.examples); or infinity"
+    private static let tasksValid = "a whole number from 1 to \(tasksCeiling), such as 512, a percentage of "
+        + "the machine's task limit such as 10%, or infinity"
+    private static let sizeValid = "\(ByteSize.examples), a percentage of physical memory such as 50%; or infinity"
 
     /// `TasksMax=`, `MemoryMax=`, `MemoryHigh=`; each error names what would be valid.
     static let rows: [JobKey] = [
         JobKey("TasksMax", default: "512", doc: "processes and threads a run may have at once (pids.max)") { input in
             guard let assignment = input.reader.scalar("TasksMax") else { return }
-            input.definition.limits.tasksMax = tasks(assignment, &input.reader) ?? defaultTasksMax
+            input.definition.limits.tasksMax = tasks(assignment, &input.reader, input.facts) ?? defaultTasksMax
         },
         JobKey("MemoryMax", default: "none", doc: "the run cgroup's memory.max") { input in
-            input.definition.limits.memoryMax = size("MemoryMax", &input.reader)
+            input.definition.limits.memoryMax = size("MemoryMax", &input.reader, input.facts)
         },
         JobKey("MemoryHigh", default: "none", doc: "the run cgroup's memory.high") { input in
-            let high = size("MemoryHigh", &input.reader)
+            let high = size("MemoryHigh", &input.reader, input.facts)
             input.definition.limits.memoryHigh = high
             if let high, let max = input.definition.limits.memoryMax, high >= max,
                let line = input.reader.scalar("MemoryHigh")?.line {
@@ -59,13 +60,14 @@ extension RunLimits {
     ]
 
     /// nil after an error (the caller keeps the default), else the count; `infinity` is `.some(nil)`.
-    private static func tasks(_ assignment: Assignment, _ reader: inout KeyReader) -> Int?? {
+    private static func tasks(_ assignment: Assignment, _ reader: inout KeyReader,
+                              _ facts: any SystemFacts) -> Int?? {
         let text = assignment.value
         if TextBytes.asciiLowercased(text) == "infinity" { return .some(nil) }
-        if text.utf8.last == UInt8(ascii: "%") {
-            reader.error(assignment.line, "TasksMax: percentages are not supported here "
-                + "(\(TextBytes.quoted(text))); write \(tasksValid)")
-            return nil
+        if MachineShare.isShare(text) {
+            guard let count = share(assignment, "TasksMax", of: facts.systemTasksMax().map { UInt64($0) },
+                                    named: "task limit", &reader) else { return nil }
+            return .some(Int(clamping: max(1, count)))
         }
         guard !text.isEmpty, text.utf8.allSatisfy(TextBytes.isDigit) else {
             reader.error(assignment.line, "TasksMax: \(TextBytes.quoted(text)) is not a number of "
@@ -83,11 +85,18 @@ extension RunLimits {
     }
 
     /// A size, or nil for absent, empty, `infinity` and errors (no limit either way).
-    private static func size(_ key: String, _ reader: inout KeyReader) -> ByteSize? {
+    private static func size(_ key: String, _ reader: inout KeyReader, _ facts: any SystemFacts) -> ByteSize? {
         guard let assignment = reader.scalar(key) else { return nil }
         let text = assignment.value
         if TextBytes.asciiLowercased(text) == "infinity" { return nil }
-        guard let size = ByteSize.parse(text) else {
+        let size: ByteSize
+        if MachineShare.isShare(text) {
+            guard let bytes = share(assignment, key, of: facts.physicalMemory()?.bytes, named: "physical memory",
+                                    &reader) else { return nil }
+            size = ByteSize(bytes: bytes / pageSize * pageSize)
+        } else if let parsed = ByteSize.parse(text) {
+            size = parsed
+        } else {
             var hint = ""
             if let last = text.utf8.last, "kmgt".utf8.contains(last) {
                 let upper = String(text.dropLast()) + String(Character(Unicode.Scalar(last - 0x20)))
@@ -108,5 +117,26 @@ extension RunLimits {
                 + "spawn-failed" + (bare ? "; a bare number is bytes: did you mean \(text)M?" : ""))
         }
         return size
+    }
+
+    /// systemd rounds a share of memory down to whole pages.
+    private static let pageSize: UInt64 = 4096
+
+    /// A percentage resolved against the machine, as systemd resolves it when it reads the
+    /// unit; nil after an error. A share that comes to nothing is an error, as in systemd.
+    private static func share(_ assignment: Assignment, _ key: String, of total: UInt64?, named whole: String,
+                              _ reader: inout KeyReader) -> UInt64? {
+        let text = assignment.value
+        guard let share = MachineShare.parse(text), share.permyriad > 0 else {
+            reader.error(assignment.line, "\(key): \(TextBytes.quoted(text)) is not a percentage from 0.01% to "
+                + "100% (\(MachineShare.examples), of the machine's \(whole))")
+            return nil
+        }
+        guard let total else {
+            reader.error(assignment.line, "\(key): \(share) needs the machine's \(whole), which could not be "
+                + "read here; write an absolute value")
+            return nil
+        }
+        return share.of(total)
     }
 }

@@ -7,6 +7,9 @@ enum ServiceConversion {
         "Environment", "SuccessExitStatus", "ProtectSystem", "ProtectHome", "PrivateTmp", "ReadWritePaths",
         "ReadOnlyPaths", "InaccessiblePaths", "NoNewPrivileges", "PrivateNetwork", "EnvironmentFile",
     ]
+    /// Keys whose `%` is a share of the machine (`MemoryMax=50%`), which agentd reads the same way,
+    /// not a specifier.
+    static let shareKeys: Set<String> = ["TasksMax", "MemoryMax", "MemoryHigh"]
     /// systemd's older names for the same settings.
     static let renamed = ["ReadWriteDirectories": "ReadWritePaths", "ReadOnlyDirectories": "ReadOnlyPaths",
                           "InaccessibleDirectories": "InaccessiblePaths"]
@@ -36,7 +39,7 @@ enum ServiceConversion {
             case "ExecStartPre", "ExecStart", "ExecStartPost", "Type", "User", "WorkingDirectory", "RemainAfterExit":
                 break
             case _ where copied.contains(entry.key):
-                if entry.value.contains("%") {
+                if entry.value.contains("%"), !(shareKeys.contains(entry.key) && MachineShare.isShare(entry.value)) {
                     job.notConverted.append("\(entry.key)=\(entry.value) (systemd specifiers such as %h have no agentd form)")
                 } else {
                     job.set(entry.key, entry.value)

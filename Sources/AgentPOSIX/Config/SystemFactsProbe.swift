@@ -20,6 +20,8 @@ public final class SystemFactsProbe: SystemFacts {
     /// Asked once per probe: a wake-up alarm is a kernel and capability question that does
     /// not change while it runs.
     private lazy var alarmRefusal: String?? = nil
+    private var memory: ByteSize?? = nil
+    private var tasks: Int?? = nil
 
     /// Tries `timerfd_create(CLOCK_REALTIME_ALARM)` (closed at once).
     public func wakeAlarmRefusal() -> String? {
@@ -95,6 +97,29 @@ public final class SystemFactsProbe: SystemFacts {
             _ = getgrouplist(name, gid, &groups, &count)
         }
         return UserIdentity(uid: uid, groups: Array(groups.prefix(Int(max(0, count)))) + [gid])
+    }
+
+    /// Physical memory: `_SC_PHYS_PAGES` pages of `_SC_PAGESIZE`, read once (as systemd reads it
+    /// for `MemoryMax=50%`).
+    public func physicalMemory() -> ByteSize? {
+        if let known = memory { return known }
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), pageSize = sysconf(Int32(_SC_PAGESIZE))
+        let answer = pages > 0 && pageSize > 0
+            ? ByteSize(bytes: UInt64(pages).multipliedReportingOverflow(by: UInt64(pageSize)).partialValue) : nil
+        memory = .some(answer)
+        return answer
+    }
+
+    /// systemd's `system_tasks_max()`: the smaller of `kernel.threads-max` and `kernel.pid_max`,
+    /// less one (pid 0 is never a task), read once.
+    public func systemTasksMax() -> Int? {
+        if let known = tasks { return known }
+        let limits = ["/proc/sys/kernel/threads-max", "/proc/sys/kernel/pid_max"].compactMap { path in
+            SmallFile.read(path).flatMap { Int($0.filter { !$0.isWhitespace }) }
+        }.filter { $0 > 1 }
+        let answer = limits.min().map { $0 - 1 }
+        tasks = .some(answer)
+        return answer
     }
 
     /// Forgets the cached users and groups (for a full reload, e.g. on SIGHUP).

@@ -117,4 +117,17 @@ private func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(value(job, "CatchUp") == nil)
         #expect(value(job, "AfterBoot") == "15min")
     }
+
+    /// A percentage limit is a share of the machine in both systemd and agentd; a `%` anywhere
+    /// else is still a specifier agentd cannot expand.
+    @Test func percentageLimitsCarryOverAndSpecifiersStillDoNot() {
+        let timer = unit("[Timer]\nOnCalendar=daily\n")
+        let service = unit("[Service]\nExecStart=/usr/bin/true\nMemoryMax=50%\nMemoryHigh=2.5‰\nTasksMax=10%\nEnvironment=HOME=%h\n")
+        let job = TimerConverter.convert(timer: timer, service: service, name: "limited", sources: ["limited.timer"])
+        #expect(value(job, "MemoryMax") == "50%")
+        #expect(value(job, "MemoryHigh") == "2.5‰")
+        #expect(value(job, "TasksMax") == "10%")
+        #expect(value(job, "Environment") == nil)
+        #expect(job.notConverted == ["Environment=HOME=%h (systemd specifiers such as %h have no agentd form)"])
+    }
 }

@@ -17,6 +17,22 @@ struct SystemFactsProbeTests {
         #expect(facts.isRegularFile && facts.ownerUID == geteuid() && facts.mode & 0o7777 == 0o755)
     }
 
+    /// What `MemoryMax=50%` and `TasksMax=10%` are shares of, checked against what the kernel
+    /// says in /proc in its own words.
+    @Test func physicalMemoryIsMemTotalsPagesAndTheTaskLimitTheSmallerSysctlLessOne() throws {
+        let meminfo = try #require(SmallFile.read("/proc/meminfo"))
+        let totalLine = try #require(meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") })
+        let kibibytes = try #require(UInt64(totalLine.split(separator: " ")[1]))
+        let memory = try #require(SystemFactsProbe().physicalMemory())
+        // sysconf counts the same pages MemTotal does.
+        #expect(memory.bytes == kibibytes * 1024)
+
+        func sysctl(_ name: String) throws -> Int {
+            try #require(SmallFile.read("/proc/sys/kernel/" + name).flatMap { Int($0.filter { !$0.isWhitespace }) })
+        }
+        #expect(SystemFactsProbe().systemTasksMax() == min(try sysctl("threads-max"), try sysctl("pid_max")) - 1)
+    }
+
     @Test func aFileWithoutExecuteBitsIsNotExecutable() throws {
         let directory = try ConfigTempDirectory()
         try ConfigFS.write(directory.at("plugin"), "#!/bin/sh\n", mode: 0o644)
