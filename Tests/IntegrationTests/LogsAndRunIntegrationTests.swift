@@ -223,7 +223,13 @@ import Testing
         var seconds = time_t(until / 1000)
         var parts = tm()
         localtime_r(&seconds, &parts)
-        let clock = String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
+        var nowSeconds = time(nil)
+        var today = tm()
+        localtime_r(&nowSeconds, &today)
+        // A time on another day (a trigger in the quarter hour before midnight) names its weekday.
+        let day = parts.tm_yday == today.tm_yday ? ""
+            : ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][Int(parts.tm_wday)] + " "
+        let clock = day + String(format: "%02d:%02d", parts.tm_hour, parts.tm_min)
         #expect(triggered.stdout.hasPrefix("triggered local.feed: it runs at \(clock) (in 15 min) at the earliest: TriggerSpacing= (15 min) counts from the job's last launch, at "),
                 "\(triggered.stdout)")
         #expect(triggered.stdout.hasSuffix("(agentctl run local.feed runs it now)\n"))
