@@ -3,18 +3,20 @@
 /// interval — and the overdue jobs are spread over `CatchUpSpread=` instead of starting
 /// together, the most overdue first.
 enum CatchUp {
-    /// Slots for `overdue` jobs, which must be sorted most overdue first: `count` offsets drawn
-    /// from `random` in `[0, spread)`, sorted, so the i-th most overdue job gets the i-th
-    /// earliest slot. A zero spread puts every slot at `now`.
+    /// Slots for `overdue` jobs, which must be sorted most overdue first: the most overdue runs
+    /// at once (nothing waits behind it, and a machine back from a weekend asleep gets its
+    /// oldest work done first), the others at offsets drawn from `random` in `[0, spread)`,
+    /// sorted, so the i-th most overdue job gets the i-th earliest slot. A zero spread puts
+    /// every slot at `now`.
     static func slots(count: Int, now: SchedulerTime, spread: Duration,
                       random: inout SplitMix64) -> [SchedulerTime]
     {
         let span = max(0, spread.schedulerSeconds)
         guard count > 0 else { return [] }
         guard span > 0 else { return Array(repeating: now, count: count) }
-        var offsets = (0..<count).map { _ in random.nextUnit() * span }
+        var offsets = (1..<count).map { _ in random.nextUnit() * span }
         offsets.sort()
-        return offsets.map { SchedulerTime(seconds: now.seconds + $0) }
+        return [now] + offsets.map { SchedulerTime(seconds: now.seconds + $0) }
     }
 }
 
