@@ -53,13 +53,13 @@ import Testing
     }
 
     @Test func submitWaitExitsWithTheStopReason() {
-        #expect(SubmitWait.exitStatus(for: "success") == 0)
-        #expect(SubmitWait.exitStatus(for: "failure(exit 7)") == 1)
-        #expect(SubmitWait.exitStatus(for: "expired(no-progress)") == 6)
-        #expect(SubmitWait.exitStatus(for: "expired(limit)") == 6)
-        #expect(SubmitWait.exitStatus(for: "cancelled") == 7)
-        #expect(SubmitWait.exitStatus(for: "crashed(signal 11)") == 8)
-        #expect(SubmitWait.exitStatus(for: "spawn-failed(no such file)") == 8)
-        #expect(SubmitWait.exitStatus(for: "agent-restart") == 5)
+        #expect(RunWait.exitStatus(for: "success") == 0)
+        #expect(RunWait.exitStatus(for: "failure(exit 7)") == 1)
+        #expect(RunWait.exitStatus(for: "expired(no-progress)") == 6)
+        #expect(RunWait.exitStatus(for: "expired(limit)") == 6)
+        #expect(RunWait.exitStatus(for: "cancelled") == 7)
+        #expect(RunWait.exitStatus(for: "crashed(signal 11)") == 8)
+        #expect(RunWait.exitStatus(for: "spawn-failed(no such file)") == 8)
+        #expect(RunWait.exitStatus(for: "agent-restart") == 5)
     }
 }

@@ -38,6 +38,31 @@ import Testing
         #expect(refused.status == 3, "\(refused.stderr)")
     }
 
+    /// `run --wait`: the administrator's "run it now and tell me how it went", as `systemctl start`
+    /// waits for a oneshot service.
+    @Test func runWaitFollowsTheManualRunAndExitsWithItsStopReason() throws {
+        let sandbox = try Sandbox()
+        let failing = try sandbox.script("failing", "echo working\nexit 3\n")
+        let fine = try sandbox.script("fine", "exit 0\n")
+        let slow = try sandbox.script("slow", "exec sleep 30\n")
+        for (name, path) in [("failing", failing), ("fine", fine), ("slow", slow)] {
+            try sandbox.write("jobs.d/\(name).job", "[Job]\nIdentifier=local.\(name)\nKind=processing\nExec=\(path)\nSchedule=2099-01-01\n")
+        }
+        let agent = try AgentProcess(sandbox: sandbox)
+
+        let failed = try agent.ctl("run", "local.failing", "--wait")
+        #expect(failed.status == 1, "\(failed)")
+        #expect(failed.stdout.hasPrefix("started run r000001 of local.failing (manual"), "\(failed.stdout)")
+        #expect(failed.stdout.hasSuffix("r000001 local.failing: failure(exit 3)\n"), "\(failed.stdout)")
+        #expect(try agent.ctl("run", "local.fine", "--wait").status == 0)
+
+        #expect(try agent.ctl("run", "local.slow").status == 0)
+        let busy = try agent.ctl("run", "local.slow", "--wait")
+        #expect(busy.status == 5, "\(busy)")
+        #expect(busy.stderr.contains("already running as r000003"), "\(busy.stderr)")
+        #expect(try agent.ctl("cancel", "r000003").status == 0)
+    }
+
     @Test func aCancelledRunExitsSevenAQueuedSubmissionIsFollowedUntilItRunsAndOneDroppedFromTheQueueExitsFive() throws {
         let sandbox = try Sandbox()
         try continuedJob(sandbox, "long", "echo PROGRESS=1/2\nexec sleep 60\n")

@@ -26,11 +26,14 @@ enum RunCommands {
     /// `agentctl run ID`: the administrator's "run it now" (DESIGN §8).
     static let runNow = CommandSpec(
         name: "run", abstract: "Run a job now (reason manual): policy bypassed, permission not (root, group agentd, or the manifest's Users=/Groups=).",
-        discussion: "Like every launch it is decided by the agent's scheduler: refused while the job already runs (one run at a time for refresh and processing jobs) or while the agent stops. A continued job is started with agentctl submit. Prints the run it started; agentctl logs RUN -f follows its output.",
-        examples: ["agentctl run local.backup", "agentctl run com.example.demo.refresh"],
+        discussion: "Like every launch it is decided by the agent's scheduler: refused while the job already runs (one run at a time for refresh and processing jobs) or while the agent stops. A continued job is started with agentctl submit. Prints the run it started; agentctl logs RUN -f follows its output. With --wait it follows the run to its end, as systemctl start waits for a oneshot service, and its exit status is the run's.",
+        examples: ["agentctl run local.backup", "agentctl run local.backup --wait", "agentctl run com.example.demo.refresh"],
+        options: [OptionSpec(long: "wait", help: "Follow the run to its end; exit 0 success, 1 failure, 6 expired, 7 cancelled, 8 crashed or spawn-failed.")],
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier (refresh or processing).")],
         run: { parsed, context in
-            try change(.run(target: parsed.argument(0) ?? ""), context)
+            let request = ControlRequest.run(target: parsed.argument(0) ?? "")
+            if parsed.flag("wait") { return try RunWait.run(request, context: context) }
+            return try change(request, context)
         })
 
     static let cancel = CommandSpec(

@@ -52,7 +52,7 @@ enum SchedulingCommands {
                 SubmitRequest(title: parsed.value("title"), subtitle: parsed.value("subtitle"),
                                           strategy: strategy, arguments: parsed.passthrough,
                                           notify: parsed.flag("no-notify") ? false : nil))
-            if parsed.flag("wait") { return try SubmitWait.run(request, context: context) }
+            if parsed.flag("wait") { return try RunWait.run(request, context: context) }
             context.out(try context.request(request).done().message)
             return 0
         })

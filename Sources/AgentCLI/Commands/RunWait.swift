@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
-/// `submit --wait`: subscribes to the identifier's events, submits on the same connection (so no
-/// event of the run can be missed) and follows the run to its end, with a progress line on a
-/// terminal and plain lines otherwise. Nothing is polled: it sleeps until the agent writes.
+/// `submit --wait` and `run --wait`: subscribes to the identifier's events, sends the request on
+/// the same connection (so no event of the run can be missed) and follows the run it starts to
+/// its end, with a progress line on a terminal and plain lines otherwise. Nothing is polled: it
+/// sleeps until the agent writes.
 ///
-/// Exit status: the run's stop reason (`exitStatus(for:)`), or 3/4/5 when the submission is
+/// Exit status: the run's stop reason (`exitStatus(for:)`), or 3/4/5 when the request is
 /// refused or the agent goes away, as for every command.
-enum SubmitWait {
+enum RunWait {
     static func run(_ request: ControlRequest, context: CommandContext) throws(CommandFailure) -> Int32 {
         let id = request.target ?? ""
         // Ctrl-C detaches, and says how to find the run again: the signals wait in a signalfd
@@ -16,7 +17,7 @@ enum SubmitWait {
         defer { signals.restore() }
         let wait = StreamWait(catchSuspend: false)
         var stream = try EventStream.open(EventFilter(identifiers: [id]), then: request, context: context)
-        var follower = Follower(id: id, context: context)
+        var follower = Follower(id: id, command: request.command, context: context)
         if case .submit(_, let details) = request { follower.submittedTitle = details.title }
         while true {
             while let ready = try stream.nextReady() {
@@ -72,12 +73,17 @@ enum SubmitWait {
     /// What the follower knows so far; fed line by line.
     struct Follower {
         let id: String
+        /// `.submit` or `.run`: what the answer's errors advise on.
+        let command: ControlCommand
         let context: CommandContext
         /// Our submission's number, once the agent answered.
         var requestID: Int64?
+        /// Whether the agent has answered the request (its events may come first).
+        var answered = false
         /// Runs started for submissions of this identifier, before our answer came.
         var startedFor: [Int64: String] = [:]
-        /// Stop reasons of those runs, when they ended before our answer came (a spawn failure).
+        /// Stop reasons of runs of the identifier that ended before our answer came (a spawn
+        /// failure, or a run that was over before the answer's sync).
         var endedEarly: [String: String] = [:]
         /// Submissions dropped before our answer came: the answer waits for the state's sync,
         /// the events do not, so a queued submission cancelled at once is told first.
@@ -95,8 +101,9 @@ enum SubmitWait {
         /// The agent dropped this follower (`overflow`): the run's end is looked up instead.
         var lostStream = false
 
-        init(id: String, context: CommandContext) {
+        init(id: String, command: ControlCommand = .submit, context: CommandContext) {
             self.id = id
+            self.command = command
             self.context = context
         }
 
@@ -104,18 +111,21 @@ enum SubmitWait {
         mutating func take(_ line: EventStream.Line) throws(CommandFailure) -> Int32? {
             switch line {
             case .response(.failure(let error)):
-                throw CommandFailure(error, command: .submit)
+                throw CommandFailure(error, command: command)
             case .response(.success(let answer)):
                 do {
-                    let submitted = try answer.done()
-                    context.out(submitted.message)
-                    requestID = submitted.requestID
+                    let done = try answer.done()
+                    context.out(DisplayText.sanitized(done.message))
+                    requestID = done.requestID
+                    // `run` names the run it started; so does `submit` when it started one at once.
+                    runID = runID ?? done.runID
                 } catch {
                     throw CommandFailure(error)
                 }
+                answered = true
                 if let requestID, let why = refusedEarly[requestID] { throw dropped(why) }
-                if let requestID, let run = startedFor[requestID] {
-                    runID = run
+                if let requestID, let run = startedFor[requestID] { runID = run }
+                if let run = runID {
                     title = titleEarly[run] ?? title
                     progress = progressEarly[run] ?? progress
                     if let stop = endedEarly[run] { return ended(run, stop) }
@@ -131,19 +141,17 @@ enum SubmitWait {
             switch event.eventKind {
             case .runStarted?:
                 guard let run = event.runID else { return nil }
-                if let request = event.requestID {
-                    if request == requestID {
-                        runID = run
-                        title = event.title ?? title
-                    } else {
-                        startedFor[request] = run
-                        if requestID == nil, let text = event.title { titleEarly[run] = text }
-                    }
+                if let request = event.requestID, request == requestID {
+                    runID = run
+                    title = event.title ?? title
+                } else if !answered {
+                    if let request = event.requestID { startedFor[request] = run }
+                    if let text = event.title { titleEarly[run] = text }
                 }
                 if run == runID { show() }
             case .runProgress?, .runTitle?:
                 guard let run = event.runID else { return nil }
-                if requestID == nil, startedFor.values.contains(run) {
+                if !answered {
                     if let value = event.progress { progressEarly[run] = value }
                     if let text = event.title { titleEarly[run] = text }
                     return nil
@@ -156,7 +164,7 @@ enum SubmitWait {
                 guard let run = event.runID else { return nil }
                 let stop = event.stopReason?.description ?? "ended"
                 if run == runID { return ended(run, stop) }
-                if requestID == nil && startedFor.values.contains(run) { endedEarly[run] = stop }
+                if !answered { endedEarly[run] = stop }
             case .requestRefused?:
                 guard let request = event.requestID else { return nil }
                 guard request == requestID else {
@@ -195,7 +203,7 @@ enum SubmitWait {
 
         private mutating func show() {
             guard let runID else { return }
-            let line = SubmitWait.progressLine(runID: runID, title: title ?? submittedTitle ?? id, progress: progress,
+            let line = RunWait.progressLine(runID: runID, title: title ?? submittedTitle ?? id, progress: progress,
                                                width: context.terminalWidth ?? 80)
             guard line != lastLine else { return }
             lastLine = line

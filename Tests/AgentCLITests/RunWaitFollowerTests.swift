@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentProtocol
+import Glibc
+import Testing
+@testable import AgentCLI
+
+/// `submit --wait` and `run --wait` on one connection: the answer waits for the state's sync, the
+/// run's events do not, so its start, first progress and even its end often come before the
+/// answer names the run.
+@Suite struct RunWaitFollowerTests {
+    @Test func progressThatCameBeforeTheAnswerIsShownOnceTheAnswerNamesTheRun() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        var context = Fixture.context()
+        context.outputDescriptor = ends[1]
+        var follower = RunWait.Follower(id: "local.long", context: context)
+        var started = AgentEvent(sequence: 3, time: Fixture.nowMs, type: .runStarted, identifier: "local.long", runID: "r000001")
+        started.requestID = 1
+        started.title = "Exporting Holidays"
+        var progress = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runProgress, identifier: "local.long", runID: "r000001")
+        progress.progress = 0.5
+        #expect(try follower.take(.event(started, raw: [])) == nil)
+        #expect(try follower.take(.event(progress, raw: [])) == nil)
+        #expect(try follower.take(.response(.success(.done(message: "submitted local.long as request 1: started run r000001",
+                                                           runID: "r000001", requestID: 1)))) == nil)
+        close(ends[1])
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = read(ends[0], &bytes, bytes.count)
+        let text = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+        #expect(text == "submitted local.long as request 1: started run r000001\n"
+                + "r000001 Exporting Holidays [####################--------------------] 50%\n", "\(text)")
+    }
+
+    /// `run` answers with the run it started; a short run may have ended before that answer.
+    @Test func aManualRunThatEndedBeforeTheAnswerEndsTheWaitWithItsStatus() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        var context = Fixture.context()
+        context.outputDescriptor = ends[1]
+        var follower = RunWait.Follower(id: "local.backup", command: .run, context: context)
+        let started = AgentEvent(sequence: 3, time: Fixture.nowMs, type: .runStarted, identifier: "local.backup", runID: "r000007")
+        var ended = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runEnded, identifier: "local.backup", runID: "r000007")
+        ended.stopReason = Reported(StopReason.failure(exitStatus: 3))
+        #expect(try follower.take(.event(started, raw: [])) == nil)
+        #expect(try follower.take(.event(ended, raw: [])) == nil)
+        let status = try follower.take(.response(.success(.done(message: "started run r000007 of local.backup", runID: "r000007"))))
+        close(ends[1])
+        #expect(status == 1)
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = read(ends[0], &bytes, bytes.count)
+        #expect(String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+                == "started run r000007 of local.backup\nr000007 local.backup: failure(exit 3)\n")
+    }
+
+    /// An earlier run of the same job ending before the answer is not ours.
+    @Test func anotherRunEndingBeforeTheAnswerDoesNotEndTheWait() throws {
+        var context = Fixture.context()
+        context.outputDescriptor = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { close(context.outputDescriptor) }
+        var follower = RunWait.Follower(id: "local.backup", command: .run, context: context)
+        var ended = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runEnded, identifier: "local.backup", runID: "r000006")
+        ended.stopReason = Reported(StopReason.success)
+        #expect(try follower.take(.event(ended, raw: [])) == nil)
+        #expect(try follower.take(.response(.success(.done(message: "started run r000007 of local.backup", runID: "r000007")))) == nil)
+        #expect(follower.runID == "r000007")
+    }
+}
