@@ -10,9 +10,10 @@ enum ServiceConversion {
     /// Keys whose `%` is a share of the machine (`MemoryMax=50%`), which agentd reads the same way,
     /// not a specifier.
     static let shareKeys: Set<String> = ["TasksMax", "MemoryMax", "MemoryHigh"]
-    /// systemd's older names for the same settings.
+    /// systemd's older names for the same settings (`MemoryLimit=` is cgroup v1's `MemoryMax=`,
+    /// which systemd 252 still reads).
     static let renamed = ["ReadWriteDirectories": "ReadWritePaths", "ReadOnlyDirectories": "ReadOnlyPaths",
-                          "InaccessibleDirectories": "InaccessiblePaths"]
+                          "InaccessibleDirectories": "InaccessiblePaths", "MemoryLimit": "MemoryMax"]
 
     static func convert(_ service: UnitFile, into job: inout ConvertedJob, context: inout TimerConverter.Context,
                         resolve: (String) -> String?) {
@@ -38,14 +39,13 @@ enum ServiceConversion {
             switch entry.key {
             case "ExecStartPre", "ExecStart", "ExecStartPost", "Type", "User", "WorkingDirectory", "RemainAfterExit":
                 break
-            case _ where copied.contains(entry.key):
-                if entry.value.contains("%"), !(shareKeys.contains(entry.key) && MachineShare.isShare(entry.value)) {
+            case _ where copied.contains(entry.key) || renamed[entry.key] != nil:
+                let key = renamed[entry.key] ?? entry.key
+                if entry.value.contains("%"), !(shareKeys.contains(key) && MachineShare.isShare(entry.value)) {
                     job.notConverted.append("\(entry.key)=\(entry.value) (systemd specifiers such as %h have no agentd form)")
                 } else {
-                    job.set(entry.key, entry.value)
+                    job.set(key, entry.value)
                 }
-            case _ where renamed[entry.key] != nil:
-                job.set(renamed[entry.key] ?? entry.key, entry.value)
             case "Group":
                 job.notConverted.append("Group=\(entry.value) (the job runs with its user's groups)")
             case "TimeoutStopSec":

@@ -130,4 +130,16 @@ private func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(value(job, "Environment") == nil)
         #expect(job.notConverted == ["Environment=HOME=%h (systemd specifiers such as %h have no agentd form)"])
     }
+
+    /// systemd's older names carry over under the new ones, and a specifier in them is named
+    /// rather than copied as a literal path.
+    @Test func olderNamesBecomeTheNewKeysAndTheirSpecifiersAreNamed() {
+        let timer = unit("[Timer]\nOnCalendar=daily\n")
+        let service = unit("[Service]\nExecStart=/usr/bin/true\nMemoryLimit=1G\nReadWriteDirectories=/var/lib/x\nReadOnlyDirectories=%h/data\n")
+        let job = TimerConverter.convert(timer: timer, service: service, name: "old", sources: ["old.timer"])
+        #expect(value(job, "MemoryMax") == "1G")
+        #expect(value(job, "ReadWritePaths") == "/var/lib/x")
+        #expect(value(job, "ReadOnlyPaths") == nil)
+        #expect(job.notConverted == ["ReadOnlyDirectories=%h/data (systemd specifiers such as %h have no agentd form)"])
+    }
 }
