@@ -55,6 +55,9 @@ enum ServiceConversion {
             case "TimeoutSec":
                 runtime = TimerConverter.span(entry.value)
                 job.set("GracePeriod", TimerConverter.span(entry.value))
+            case _ where switchedOff(entry):
+                // `PrivateDevices=no` confines nothing, as agentd does not: nothing is lost.
+                break
             default:
                 job.notConverted.append("\(entry.key)=\(entry.value) (\(why(entry.key)))")
             }
@@ -87,6 +90,13 @@ enum ServiceConversion {
     static let sandboxPrefixes = ["Protect", "Private", "Restrict", "SystemCall", "MemoryDeny", "LockPersonality",
                                   "Capability", "AmbientCapabilities", "DynamicUser", "UMask", "DevicePolicy",
                                   "DeviceAllow", "IPAddress", "RemoveIPC", "KeyringMode"]
+
+    /// A sandbox switch written out in its off state (`PrivateDevices=no`, `PrivateUsers=false`):
+    /// systemd's default, so the job runs unconfined there exactly as here.
+    static func switchedOff(_ entry: UnitFile.Entry) -> Bool {
+        sandboxPrefixes.contains(where: entry.key.hasPrefix)
+            && ["no", "false", "off"].contains(TextBytes.asciiLowercased(entry.value.trimmingSpaces))
+    }
 
     static func why(_ key: String) -> String {
         if sandboxPrefixes.contains(where: key.hasPrefix) {

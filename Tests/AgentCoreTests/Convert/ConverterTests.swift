@@ -142,4 +142,16 @@ private func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(value(job, "ReadOnlyPaths") == nil)
         #expect(job.notConverted == ["ReadOnlyDirectories=%h/data (systemd specifiers such as %h have no agentd form)"])
     }
+
+    /// fstrim.service writes `PrivateDevices=no`: off, as systemd's default, it confines nothing and
+    /// loses nothing, so it is not listed as left out; the switches that are on still are.
+    @Test func sandboxSwitchesWrittenOffAreNotListedAsLeftOut() {
+        let timer = unit("[Timer]\nOnCalendar=weekly\n")
+        let service = unit("[Service]\nExecStart=/sbin/fstrim -a\nPrivateDevices=no\nPrivateUsers=false\nProtectKernelTunables=yes\nUMask=0\n")
+        let job = TimerConverter.convert(timer: timer, service: service, name: "fstrim", sources: ["fstrim.timer"])
+        #expect(job.notConverted == [
+            "ProtectKernelTunables=yes (a systemd sandbox setting agentd's job sandbox does not offer)",
+            "UMask=0 (a systemd sandbox setting agentd's job sandbox does not offer)",
+        ])
+    }
 }
