@@ -78,6 +78,33 @@ import Testing
         #expect(cron.contains("User=root\n") && cron.contains("-c \"/bin/true a\""), "\(cron)")
     }
 
+    /// A cron.d file with escaped and unescaped `%` and `SHELL=/bin/bash`, converted and run under
+    /// agentd, writes what Debian's cron (3.0pl1-162) wrote for the same two lines when they were
+    /// run by the real daemon on 2026-12-06: `\%` is a literal `%`, the first `%` starts the
+    /// command's standard input, where each further one is a newline, and bash runs the commands.
+    @Test func aConvertedCronLineWithPercentSignsRunsAsCronRanIt() throws {
+        let sandbox = try Sandbox()
+        let out = sandbox.root + "/out", mail = sandbox.root + "/mail"
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/cron.d", withIntermediateDirectories: true)
+        let crontab = "SHELL=/bin/bash\nMAILTO=\n"
+            + "5 * * * * root echo \"year $(date +\\%Y)\" 'lit \\%d' >> \(out); [[ -n $BASH_VERSION ]] && echo bash >> \(out)\n"
+            + "7 * * * * root cat > \(mail)%hello $HOME%second \\% line\n"
+        try crontab.write(toFile: sandbox.root + "/cron.d/pct", atomically: false, encoding: .utf8)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory, "cron.d/pct"],
+                                       currentDirectory: sandbox.root)
+        #expect(converted.status == 0, "\(converted)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        for id in ["local.pct-1", "local.pct-2"] {
+            let run = try agent.ctl("run", id, "--wait")
+            #expect(run.status == 0, "\(run)")
+        }
+        var year = tm()
+        var now = time(nil)
+        localtime_r(&now, &year)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "year \(1900 + year.tm_year) lit %d\nbash\n")
+        #expect(try String(contentsOfFile: mail, encoding: .utf8) == "hello $HOME\nsecond % line\n")
+    }
+
     @Test func aTemplateTimerIsRefusedWithWhatToDo() throws {
         let sandbox = try Sandbox()
         let path = sandbox.root + "/pg_dump@.timer"

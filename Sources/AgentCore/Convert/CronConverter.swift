@@ -19,6 +19,8 @@ public enum CronConverter {
                                owner: String? = nil, prefix: String = "local") -> Result {
         var environment: [String] = []
         var mailTo: String?
+        // cron runs each command with the crontab's SHELL=, else /bin/sh.
+        var shell = "/bin/sh"
         var result = Result()
         var reports: Set<String> = []
         var number = 0
@@ -30,6 +32,7 @@ public enum CronConverter {
                 if variable.name == "MAILTO" { mailTo = variable.value } else {
                     environment.append("\(variable.name)=\(variable.value)")
                 }
+                if variable.name == "SHELL", !variable.value.isEmpty { shell = variable.value }
                 continue
             }
             switch CronLine.parse(line, withUser: withUser) {
@@ -51,7 +54,8 @@ public enum CronConverter {
                 if let user { job.set("User", user) }
                 // cron starts a command in its user's home.
                 job.set("WorkingDirectory", "~")
-                job.set("Exec", ExecQuoting.join(["/bin/sh", "-c", cron.command]).replacingDollars())
+                let exec = Self.exec(CronCommand(line: cron.command), shell: shell, job: &job)
+                job.set("Exec", exec)
                 if cron.atBoot {
                     job.set("AfterBoot", "0")
                 } else {
@@ -72,13 +76,25 @@ public enum CronConverter {
                         + "it only after a failure (OnFailure=\(report.identifier))")
                     if reports.insert(report.job.fileName).inserted { result.jobs.append(report.job) }
                 }
-                if cron.command.contains("%") {
-                    job.notConverted.append("% in the command: cron turns it into a newline and feeds what follows on stdin; agentd passes it as is")
-                }
                 result.jobs.append(job)
             }
         }
         return result
+    }
+}
+
+extension CronConverter {
+    /// The `Exec=` line that runs `line` as cron would: through `shell -c`, and with what follows
+    /// an unescaped `%` on its standard input, from a pipe as cron gives it (the command and its
+    /// input are passed to an outer /bin/sh as arguments, so neither needs quoting for the other).
+    static func exec(_ line: CronCommand, shell: String, job: inout ConvertedJob) -> String {
+        guard let input = line.input else {
+            return ExecQuoting.join([shell, "-c", line.command]).replacingDollars()
+        }
+        job.notes.append("cron wrote what follows the first % to the command's standard input (each further % a "
+            + "newline); so does this job, through printf")
+        let feed = "printf '%s' \"$1\" | \"$2\" -c \"$0\""
+        return ExecQuoting.join(["/bin/sh", "-c", feed, line.command, input, shell]).replacingDollars()
     }
 }
 

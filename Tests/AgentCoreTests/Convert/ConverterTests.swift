@@ -6,7 +6,7 @@ private func unit(_ text: String) -> UnitFile {
     UnitFileParser.parse(Array(text.utf8), path: "x", expectedSection: "[Timer]").value ?? UnitFile()
 }
 
-private func value(_ job: ConvertedJob, _ key: String) -> String? {
+func value(_ job: ConvertedJob, _ key: String) -> String? {
     job.keys.last { $0.key == key }?.value
 }
 
