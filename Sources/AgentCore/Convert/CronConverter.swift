@@ -54,8 +54,9 @@ public enum CronConverter {
                 if let user { job.set("User", user) }
                 // cron starts a command in its user's home.
                 job.set("WorkingDirectory", "~")
-                let exec = Self.exec(CronCommand(line: cron.command), shell: shell, job: &job)
-                job.set("Exec", exec)
+                let run = Self.exec(CronCommand(line: cron.command), shell: shell)
+                job.set("Exec", run.exec)
+                if let note = run.note { job.notes.append(note) }
                 if cron.atBoot {
                     job.set("AfterBoot", "0")
                 } else {
@@ -87,14 +88,15 @@ extension CronConverter {
     /// The `Exec=` line that runs `line` as cron would: through `shell -c`, and with what follows
     /// an unescaped `%` on its standard input, from a pipe as cron gives it (the command and its
     /// input are passed to an outer /bin/sh as arguments, so neither needs quoting for the other).
-    static func exec(_ line: CronCommand, shell: String, job: inout ConvertedJob) -> String {
+    /// With it, the note the job file carries when the command gets an input.
+    static func exec(_ line: CronCommand, shell: String) -> (exec: String, note: String?) {
         guard let input = line.input else {
-            return ExecQuoting.join([shell, "-c", line.command]).replacingDollars()
+            return (ExecQuoting.join([shell, "-c", line.command]).replacingDollars(), nil)
         }
-        job.notes.append("cron wrote what follows the first % to the command's standard input (each further % a "
-            + "newline); so does this job, through printf")
         let feed = "printf '%s' \"$1\" | \"$2\" -c \"$0\""
-        return ExecQuoting.join(["/bin/sh", "-c", feed, line.command, input, shell]).replacingDollars()
+        return (ExecQuoting.join(["/bin/sh", "-c", feed, line.command, input, shell]).replacingDollars(),
+                "cron wrote what follows the first % to the command's standard input (each further % a newline); "
+                    + "so does this job, through printf")
     }
 }
 
