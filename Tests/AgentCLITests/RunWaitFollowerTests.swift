@@ -9,49 +9,52 @@ import Testing
 /// run's events do not, so its start, first progress and even its end often come before the
 /// answer names the run.
 @Suite struct RunWaitFollowerTests {
-    @Test func progressThatCameBeforeTheAnswerIsShownOnceTheAnswerNamesTheRun() throws {
+    /// What a follower given a context printed: its output descriptor is a pipe, read once the
+    /// follower is done with it.
+    private func printed(_ body: (CommandContext) throws -> Void) throws -> String {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         defer { close(ends[0]) }
         var context = Fixture.context()
         context.outputDescriptor = ends[1]
-        var follower = RunWait.Follower(id: "local.long", context: context)
-        var started = AgentEvent(sequence: 3, time: Fixture.nowMs, type: .runStarted, identifier: "local.long", runID: "r000001")
-        started.requestID = 1
-        started.title = "Exporting Holidays"
-        var progress = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runProgress, identifier: "local.long", runID: "r000001")
-        progress.progress = 0.5
-        #expect(try follower.take(.event(started, raw: [])) == nil)
-        #expect(try follower.take(.event(progress, raw: [])) == nil)
-        #expect(try follower.take(.response(.success(.done(message: "submitted local.long as request 1: started run r000001",
-                                                           runID: "r000001", requestID: 1)))) == nil)
+        try body(context)
         close(ends[1])
         var bytes = [UInt8](repeating: 0, count: 4096)
         let count = read(ends[0], &bytes, bytes.count)
-        let text = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+        return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+    }
+
+    @Test func progressThatCameBeforeTheAnswerIsShownOnceTheAnswerNamesTheRun() throws {
+        let text = try printed { (context: CommandContext) throws in
+            var follower = RunWait.Follower(id: "local.long", context: context)
+            var started = AgentEvent(sequence: 3, time: Fixture.nowMs, type: .runStarted, identifier: "local.long", runID: "r000001")
+            started.requestID = 1
+            started.title = "Exporting Holidays"
+            var progress = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runProgress, identifier: "local.long", runID: "r000001")
+            progress.progress = 0.5
+            #expect(try follower.take(.event(started, raw: [])) == nil)
+            #expect(try follower.take(.event(progress, raw: [])) == nil)
+            #expect(try follower.take(.response(.success(.done(message: "submitted local.long as request 1: started run r000001",
+                                                               runID: "r000001", requestID: 1)))) == nil)
+        }
         #expect(text == "submitted local.long as request 1: started run r000001\n"
                 + "r000001 Exporting Holidays [####################--------------------] 50%\n", "\(text)")
     }
 
     /// `run` answers with the run it started; a short run may have ended before that answer.
     @Test func aManualRunThatEndedBeforeTheAnswerEndsTheWaitWithItsStatus() throws {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        defer { close(ends[0]) }
-        var context = Fixture.context()
-        context.outputDescriptor = ends[1]
-        var follower = RunWait.Follower(id: "local.backup", command: .run, context: context)
-        let started = AgentEvent(sequence: 3, time: Fixture.nowMs, type: .runStarted, identifier: "local.backup", runID: "r000007")
-        var ended = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runEnded, identifier: "local.backup", runID: "r000007")
-        ended.stopReason = Reported(StopReason.failure(exitStatus: 3))
-        #expect(try follower.take(.event(started, raw: [])) == nil)
-        #expect(try follower.take(.event(ended, raw: [])) == nil)
-        let status = try follower.take(.response(.success(.done(message: "started run r000007 of local.backup", runID: "r000007"))))
-        close(ends[1])
+        var status: Int32?
+        let text = try printed { (context: CommandContext) throws in
+            var follower = RunWait.Follower(id: "local.backup", command: .run, context: context)
+            let started = AgentEvent(sequence: 3, time: Fixture.nowMs, type: .runStarted, identifier: "local.backup", runID: "r000007")
+            var ended = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runEnded, identifier: "local.backup", runID: "r000007")
+            ended.stopReason = Reported(StopReason.failure(exitStatus: 3))
+            #expect(try follower.take(.event(started, raw: [])) == nil)
+            #expect(try follower.take(.event(ended, raw: [])) == nil)
+            status = try follower.take(.response(.success(.done(message: "started run r000007 of local.backup", runID: "r000007"))))
+        }
         #expect(status == 1)
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = read(ends[0], &bytes, bytes.count)
-        #expect(String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+        #expect(text
                 == "started run r000007 of local.backup\nr000007 local.backup: failure(exit 3)\n")
     }
 

@@ -115,7 +115,7 @@ public final class SystemFactsProbe: SystemFacts {
     public func systemTasksMax() -> Int? {
         if let known = tasks { return known }
         let limits = ["/proc/sys/kernel/threads-max", "/proc/sys/kernel/pid_max"].compactMap { path in
-            SmallFile.read(path).flatMap { Int($0.filter { !$0.isWhitespace }) }
+            SmallFile.integer(path)
         }.filter { $0 > 1 }
         let answer = limits.min().map { $0 - 1 }
         tasks = .some(answer)
