@@ -46,3 +46,31 @@ import Testing
             .compactMap { $0.hasPrefix("run-r") ? Int($0.dropFirst(5)) : nil }.sorted()
     }
 }
+
+/// A run's plugin starts in the run's own cgroups: the unified one, and on a hybrid host the v1
+/// `pids` group too, which it joins through `tasks` (its one thread, and so the whole process).
+@Suite struct RunCgroupPlacementTests {
+    @Test(.enabled(if: getuid() == 0 && CgroupHierarchy.detect().map { access($0.ownDirectory, W_OK) == 0 } == true,
+                   "needs root and a writable cgroup v2 tree"))
+    func aPluginAndWhatItForksStartInItsRunsCgroups() throws {
+        let sandbox = try Sandbox()
+        let plugin = try sandbox.script("where", "cat /proc/self/cgroup > \"$STATE_DIRECTORY/cgroup.txt\"\n"
+            + "sh -c 'cat /proc/self/cgroup' > \"$STATE_DIRECTORY/forked.txt\"\n")
+        try sandbox.write("jobs.d/where.job", "[Job]\nIdentifier=local.where\nExec=\(plugin)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.where").status == 0)
+        let ended = try agent.waitForLog("of local.where ended:")
+        #expect(ended.contains("ended: success"), "\(ended)")
+        let run = "/agentd-runs.\(agent.process.processIdentifier)/run-r"
+        for file in ["cgroup.txt", "forked.txt"] {
+            let lines = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.where/" + file, encoding: .utf8)
+                .split(separator: "\n")
+            let unified = try #require(lines.first { $0.hasPrefix("0::") })
+            #expect(unified.contains(run), "\(file): \(lines)")
+            if CgroupV1Controller.detect("pids") != nil {
+                let pids = try #require(lines.first { $0.split(separator: ":").dropFirst().first?.split(separator: ",").contains("pids") == true })
+                #expect(pids.contains(run), "\(file): \(lines)")
+            }
+        }
+    }
+}

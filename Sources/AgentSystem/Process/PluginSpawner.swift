@@ -23,8 +23,8 @@ public struct SpawnRequest {
     public var user: UserAccount?
     /// Clone the child straight into this cgroup.
     public var cgroup: RunCgroup?
-    /// `cgroup.procs` of the run's cgroup v1 groups (per-run limits on a hybrid host), joined
-    /// by the child before exec like `cgroup`.
+    /// `tasks` of the run's cgroup v1 groups (per-run limits on a hybrid host), joined by the
+    /// child before exec like `cgroup`.
     public var moreCgroupProcsFDs: [Int32]
     /// `Nice=`, set in the child before exec.
     public var nice: Int32?

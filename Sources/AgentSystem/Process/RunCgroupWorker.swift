@@ -199,7 +199,7 @@ public final class RunCgroupWorker: Sendable {
     /// delegated, the CPU weight, the counters read at the end, kill and freeze).
     static let unifiedFiles = ["cgroup.procs", "cgroup.events", "pids.max", "memory.max", "memory.high",
                                "cpu.weight", "pids.events", "memory.events", "cgroup.kill", "cgroup.freeze"]
-    static let pidsGroupFiles = ["cgroup.procs", "pids.max", "pids.events"]
+    static let pidsGroupFiles = ["tasks", "pids.max", "pids.events"]
 
     /// Looks each file up once, so the loop's `open` finds it in the dentry cache: a first
     /// lookup in a new cgroup waits for the hierarchy's lock behind this thread's mkdir/rmdir.

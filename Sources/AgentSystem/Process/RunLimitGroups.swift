@@ -4,7 +4,8 @@ import Glibc
 
 /// One run's cgroup v1 groups on a hybrid host (a `pids` group, a `memory` group): made with the
 /// run's limits before the spawn, joined by the child before exec (it writes `0` to each
-/// `cgroup.procs` it is handed), read for their counters and removed at the run's end.
+/// `tasks` file it is handed: its one thread, so the kernel takes no process-wide lock), read
+/// for their counters and removed at the run's end.
 public final class RunLimitGroups {
     struct Group {
         var controller: String
@@ -12,7 +13,7 @@ public final class RunLimitGroups {
     }
 
     private let groups: [Group]
-    /// `cgroup.procs` of each group, open for writing until the child has joined.
+    /// `tasks` of each group, open for writing until the child has joined.
     public private(set) var joinDescriptors: [Int32]
 
     private init(groups: [Group], joinDescriptors: [Int32]) {
@@ -44,8 +45,8 @@ public final class RunLimitGroups {
             let group = Group(controller: parent.controller, path: parent.directory + "/" + name)
             do throws(SystemError) {
                 try make(group, limits: limits, exists: made.contains(group.path))
-                let fd = open(group.path + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
-                guard fd >= 0 else { throw SystemError(call: "open cgroup.procs", errno: errno, path: group.path) }
+                let fd = open(group.path + "/tasks", O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw SystemError(call: "open tasks", errno: errno, path: group.path) }
                 groups.append(group)
                 descriptors.append(fd)
             } catch {

@@ -31,7 +31,7 @@ struct cshim_spawn_request {
     gid_t gid;
     const gid_t *groups;
     int group_count;
-    const int *more_cgroup_procs_fds; // cgroup v1 pids/memory groups' cgroup.procs, or NULL
+    const int *more_cgroup_procs_fds; // cgroup v1 pids/memory groups' `tasks` files, or NULL
     int more_cgroup_procs_count;
     // The executable the agent checked (PluginSafety), or -1 to execve(path) unchecked. Right
     // before exec the child fstat()s it again and refuses (EPERM, step "verify") one that has
