@@ -64,6 +64,7 @@ final class MetricsCollector {
     func runEnded(_ end: RunEnd) {
         let seconds = Double(end.endedAtMilliseconds - end.startedAtMilliseconds) / 1000
         runMetrics.runEnded(job: end.job, kind: end.kind, stop: end.stop, seconds: seconds)
+        successHistory.recordRun(end.identifier.rawValue, startedAtMs: end.startedAtMilliseconds)
         if end.stop == .success {
             successHistory.recordSuccess(end.identifier.rawValue, startedAtMs: end.startedAtMilliseconds,
                                          endedAtMs: end.endedAtMilliseconds)
@@ -75,10 +76,10 @@ final class MetricsCollector {
             // Once, when the state database is first readable; afterwards run ends keep it current.
             do {
                 let since = (now - FreshDays.lookbackSeconds) * 1000
-                if let (last, starts) = try state.reading({ store in
-                    (try store.lastSuccesses(), try store.successStarts(since: since))
+                if let (last, starts, first) = try state.reading({ store in
+                    (try store.lastSuccesses(), try store.successStarts(since: since), try store.firstRunStarts())
                 }) {
-                    successHistory.seed(lastSuccesses: last, successStarts: starts)
+                    successHistory.seed(lastSuccesses: last, successStarts: starts, firstRuns: first)
                 }
             } catch {
                 stateWriter.report(error)

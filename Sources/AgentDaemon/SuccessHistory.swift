@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
 
-/// What the per-job metrics need from the history, kept in memory: each identifier's last success
-/// and the start times of its successes of the last 8 days (``FreshDays/lookbackSeconds``). Read
+/// What the per-job metrics need from the history, kept in memory: each identifier's last success,
+/// its first run's start and the start times of its successes of the last 8 days
+/// (``FreshDays/lookbackSeconds``). Read
 /// from the store once, then kept up to date as runs end, so a metrics render costs no query however
 /// long the history is.
 struct SuccessHistory {
@@ -11,14 +12,26 @@ struct SuccessHistory {
     private var lastSuccess: [String: Int64] = [:]
     /// Unix seconds of successful runs' starts, ascending.
     private var starts: [String: [Int64]] = [:]
+    /// Unix seconds of each identifier's first run's start.
+    private var firstRun: [String: Int64] = [:]
 
-    /// `lastSuccesses` in milliseconds, `successStarts` in milliseconds and ascending (the store's forms).
-    mutating func seed(lastSuccesses: [String: Int64], successStarts: [String: [Int64]]) {
+    /// `lastSuccesses` and `firstRuns` in milliseconds, `successStarts` in milliseconds and ascending
+    /// (the store's forms).
+    mutating func seed(lastSuccesses: [String: Int64], successStarts: [String: [Int64]],
+                       firstRuns: [String: Int64] = [:]) {
         lastSuccess.merge(lastSuccesses) { _, stored in stored }
+        for (identifier, time) in firstRuns { firstRun[identifier] = min(time / 1000, firstRun[identifier] ?? .max) }
         for (identifier, times) in successStarts {
             starts[identifier] = (times.map { $0 / 1000 } + (starts[identifier] ?? [])).sorted()
         }
         isSeeded = true
+    }
+
+    /// A run ended, whatever its result: the first of an identifier new since the seed is its
+    /// first run. Before the seed it is left to the store, which the seed reads.
+    mutating func recordRun(_ identifier: String, startedAtMs: Int64) {
+        guard isSeeded else { return }
+        firstRun[identifier] = min(startedAtMs / 1000, firstRun[identifier] ?? .max)
     }
 
     /// A successful run ended. Before the seed it is left to the store, which the seed reads.
@@ -45,6 +58,6 @@ struct SuccessHistory {
     /// The `agentctl stats` fresh-days share at `now` (Unix seconds).
     func runRate(of identifier: String, now: Int64) -> Double {
         let recent = (starts[identifier] ?? []).drop { $0 < now - FreshDays.lookbackSeconds }
-        return FreshDays.share(successStarts: Array(recent), now: now)
+        return FreshDays.share(successStarts: Array(recent), firstRun: firstRun[identifier], now: now)
     }
 }

@@ -25,3 +25,17 @@ private func run(_ id: String, _ start: Int64, _ stop: String) -> RunRecord {
     #expect(rows[0].medianGapSeconds == 82_800)  // gaps 1 h, 23 h, 24 h
     #expect(rows[0].freshDayShare == 2.0 / 7)
 }
+
+@Test func aJobYoungerThanTheWindowIsJudgedOnTheDaysSinceItsFirstRun() {
+    let now: Int64 = 30 * 86_400
+    // Installed 5 h ago, a failure first, then a success every hour: fresh on its one day.
+    let hourly = [run("local.new", now - 5 * 3600, "failure(exit 1)")]
+        + (1...4).map { run("local.new", now - Int64(5 - $0) * 3600, "success") }
+    #expect(RunStatistics.compute(hourly, now: now).first?.freshDayShare == 1)
+    // First run 2 days and 1 h ago, a success every 12 h since: the partial third day holds
+    // only the first success, which has none before it.
+    let twiceDaily = stride(from: now - 2 * 86_400 - 3600, to: now, by: 43_200).map { run("local.b", $0, "success") }
+    #expect(RunStatistics.compute(twiceDaily, now: now).first?.freshDayShare == 2.0 / 3)
+    // A single success: nothing yet within 24 h of a previous one.
+    #expect(RunStatistics.compute([run("local.c", now - 60, "success")], now: now).first?.freshDayShare == 0)
+}

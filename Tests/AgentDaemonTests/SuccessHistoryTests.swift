@@ -32,3 +32,27 @@ struct SuccessHistoryTests {
         #expect(history.runRate(of: "local.other", now: now) == 0)
     }
 }
+
+/// The metric agrees with `stats` for a job younger than the window: its first run, read from the
+/// store at the seed or seen since, bounds the days it is judged on.
+struct SuccessHistoryFirstRunTests {
+    let day: Int64 = 86_400
+
+    @Test func aNewJobsRunRateCountsOnlyTheDaysSinceItsFirstRun() {
+        let now = 30 * day
+        var history = SuccessHistory()
+        history.seed(lastSuccesses: [:], successStarts: ["local.seeded": [(now - 3 * day) * 1000, (now - 2 * day) * 1000]],
+                     firstRuns: ["local.seeded": (now - 3 * day - 600) * 1000])
+        // First run 3 days and 10 min ago: days 0–3 count, day 2 is fresh.
+        #expect(history.runRate(of: "local.seeded", now: now) == 1.0 / 4)
+        // A job new since the seed: its failed first run counts as its start.
+        history.recordRun("local.new", startedAtMs: (now - 7200) * 1000)
+        for start in [now - 3600, now - 1800] {
+            history.recordRun("local.new", startedAtMs: start * 1000)
+            history.recordSuccess("local.new", startedAtMs: start * 1000, endedAtMs: start * 1000 + 500)
+        }
+        #expect(history.runRate(of: "local.new", now: now) == 1)
+        // Unknown first run: the whole window, as before.
+        #expect(FreshDays.share(successStarts: [now - 3600, now - 1800], now: now) == 1.0 / 7)
+    }
+}

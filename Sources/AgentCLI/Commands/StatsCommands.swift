@@ -6,7 +6,7 @@ import AgentProtocol
 enum StatsCommands {
     static let stats = CommandSpec(
         name: "stats", abstract: "Per identifier over 7 days: runs, successes, median gap, share of days kept fresh.",
-        discussion: "\"fresh days\" is the share of the last 7 days with a successful run within 24 h of the previous success.",
+        discussion: "\"fresh days\" is the share of the last 7 days with a successful run within 24 h of the previous success; a job whose first run is less than 7 days old is judged on the days since then.",
         examples: ["agentctl stats", "agentctl stats com.example.demo.refresh --json"],
         options: [jsonOption],
         arguments: [ArgumentSpec(name: "ID", help: "Only this identifier.", isOptional: true)],
@@ -53,7 +53,8 @@ struct RunStatistics: Codable, Equatable {
     var runs: Int
     var successes: Int
     var medianGapSeconds: Int64?
-    /// 0...1: days of the last 7 with a success within 24 h of the previous success.
+    /// 0...1: days of the last 7 (of those since the first run, when it is newer) with a success
+    /// within 24 h of the previous success.
     var freshDayShare: Double
 
     // Counts end in `Count`, as in `status --json` (docs/json.md).
@@ -71,10 +72,11 @@ struct RunStatistics: Codable, Equatable {
             let starts = recent.map { $0.startedAt / 1000 }
             let gaps = zip(starts.dropFirst(), starts).map { $0 - $1 }.sorted()
             let successTimes = all.filter { $0.stopReason?.known == .success }.map { $0.startedAt / 1000 }
+            let firstRun = all.first.map { $0.startedAt / 1000 }
             return RunStatistics(identifier: id, runs: recent.count,
                                  successes: recent.filter { $0.stopReason?.known == .success }.count,
                                  medianGapSeconds: gaps.isEmpty ? nil : gaps[gaps.count / 2],
-                                 freshDayShare: FreshDays.share(successStarts: successTimes, now: now))
+                                 freshDayShare: FreshDays.share(successStarts: successTimes, firstRun: firstRun, now: now))
         }
     }
 }
