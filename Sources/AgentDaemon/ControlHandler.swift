@@ -492,7 +492,7 @@ struct ControlHandler {
             var waitingReason: WaitReason?
             switch job.state {
             case .registered:
-                state = "registered"
+                state = JobSummary.registered
                 let driver = scheduling
                 if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
                     switch reason {

@@ -289,7 +289,7 @@ public struct JobSummary: Codable, Sendable, Hashable {
     @DashWhenAbsent public var kind: JobKind?
     /// The file it came from, relative to the config directory.
     public var source: String
-    /// `registered`, `not-permitted: …` or `duplicate of …`.
+    /// `registered` (``registered``), `not-permitted: …`, `duplicate of …` or `error (FILE:LINE)`.
     public var state: String
     public var exec: [String]
     public var intervalSeconds: Int64?
@@ -300,6 +300,12 @@ public struct JobSummary: Codable, Sendable, Hashable {
     /// `pending --json` (nil from older agents, and when it is not due).
     public var waitingReason: Reported<WaitCode>?
     @OptionalInstant<EpochFractionalSeconds> public var waitingUntil: Double?
+
+    /// The state of a job the agent schedules; every other state says why it does not.
+    public static let registered = "registered"
+
+    /// Whether the agent schedules it (`state` is ``registered``).
+    public var isRegistered: Bool { state == Self.registered }
 
     public init(identifier: String, kind: JobKind?, source: String, state: String, exec: [String],
                 intervalSeconds: Int64?, waiting: String? = nil, waitingReason: Reported<WaitCode>? = nil,

@@ -47,7 +47,7 @@ enum ListCommand {
 
     /// `registered` green, `not-permitted: …` red, anything else (`duplicate of …`) yellow.
     static func role(forState state: String) -> Style.Role {
-        if state == "registered" { return .success }
+        if state == JobSummary.registered { return .success }
         if state.hasPrefix("not-permitted") { return .error }
         return .warning
     }

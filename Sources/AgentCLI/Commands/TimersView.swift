@@ -28,7 +28,7 @@ enum TimersView {
         let recent = try HistoryPager.summaries(target: nil, limit: runsRead, context: context)
         var last = latest(recent)
         guard recent.count == runsRead else { return last }
-        let unnamed = jobs.filter { $0.state == "registered" && last[$0.identifier] == nil }
+        let unnamed = jobs.filter { $0.isRegistered && last[$0.identifier] == nil }
         for job in unnamed.prefix(lookupsMax) {
             // A job's history includes its submissions' dynamic identifiers (`ID.Holidays`).
             last[job.identifier] = try HistoryPager.summaries(target: job.identifier, limit: 1, context: context).first
@@ -57,7 +57,7 @@ enum TimersView {
     /// Registered jobs by NEXT (those with none after them, by identifier), then the rest.
     static func order(_ jobs: [JobSummary]) -> [JobSummary] {
         jobs.sorted { a, b in
-            let (ra, rb) = (a.state == "registered", b.state == "registered")
+            let (ra, rb) = (a.isRegistered, b.isRegistered)
             if ra != rb { return ra }
             switch (a.waitingUntil, b.waitingUntil) {
             case let (x?, y?): return x != y ? x < y : a.identifier < b.identifier
@@ -88,7 +88,7 @@ enum TimersView {
             stamps == .full ? HumanTime.span(seconds: seconds) : HumanTime.roughSpan(seconds: seconds)
         }
         let rows = jobs.map { job -> [Table.Cell] in
-            let next = job.state == "registered" ? job.waitingUntil.map { Int64($0.rounded(.down)) } : nil
+            let next = job.isRegistered ? job.waitingUntil.map { Int64($0.rounded(.down)) } : nil
             let last = lastRun[job.identifier]
             let lastStart = last.map { DisplayClock.floorDivide($0.startedAt, 1000) }
             return [
@@ -112,7 +112,7 @@ enum TimersView {
     /// What it waits for (`waiting: interval (earliest 14:05)`), `running`, `not due`; for a job
     /// that cannot run, why (`error (jobs.d/x.job:5)`, `not-permitted: …`).
     static func state(of job: JobSummary) -> Table.Cell {
-        guard job.state == "registered" else { return Table.Cell(job.state, ListCommand.role(forState: job.state)) }
+        guard job.isRegistered else { return Table.Cell(job.state, ListCommand.role(forState: job.state)) }
         guard let waiting = job.waiting else { return Table.Cell("not due", .dim) }
         return waiting == "running" ? Table.Cell("running", .success) : Table.Cell("waiting: \(waiting)", .warning)
     }
