@@ -9,19 +9,31 @@ import Testing
 /// run's events do not, so its start, first progress and even its end often come before the
 /// answer names the run.
 @Suite struct RunWaitFollowerTests {
-    /// What a follower given a context printed: its output descriptor is a pipe, read once the
-    /// follower is done with it.
-    private func printed(_ body: (CommandContext) throws -> Void) throws -> String {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
-        defer { close(ends[0]) }
+    /// What a follower given a context printed on standard output and on standard error: each
+    /// descriptor is a pipe, read once the follower is done with it.
+    private func printedBoth(_ body: (CommandContext) throws -> Void) throws -> (out: String, err: String) {
+        var outEnds: [Int32] = [0, 0]
+        var errEnds: [Int32] = [0, 0]
+        #expect(pipe(&outEnds) == 0)
+        #expect(pipe(&errEnds) == 0)
+        defer { close(outEnds[0]); close(errEnds[0]) }
         var context = Fixture.context()
-        context.outputDescriptor = ends[1]
+        context.outputDescriptor = outEnds[1]
+        context.errorDescriptor = errEnds[1]
         try body(context)
-        close(ends[1])
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let count = read(ends[0], &bytes, bytes.count)
-        return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+        close(outEnds[1])
+        close(errEnds[1])
+        func drain(_ fd: Int32) -> String {
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            let count = read(fd, &bytes, bytes.count)
+            return String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+        }
+        return (drain(outEnds[0]), drain(errEnds[0]))
+    }
+
+    /// What a follower printed on standard output.
+    private func printed(_ body: (CommandContext) throws -> Void) throws -> String {
+        try printedBoth(body).out
     }
 
     @Test func progressThatCameBeforeTheAnswerIsShownOnceTheAnswerNamesTheRun() throws {
@@ -44,7 +56,7 @@ import Testing
     /// `run` answers with the run it started; a short run may have ended before that answer.
     @Test func aManualRunThatEndedBeforeTheAnswerEndsTheWaitWithItsStatus() throws {
         var status: Int32?
-        let text = try printed { (context: CommandContext) throws in
+        let (text, hint) = try printedBoth { (context: CommandContext) throws in
             var follower = RunWait.Follower(id: "local.backup", command: .run, context: context)
             let started = AgentEvent(sequence: 3, time: Fixture.nowMs, type: .runStarted, identifier: "local.backup", runID: "r000007")
             var ended = AgentEvent(sequence: 4, time: Fixture.nowMs, type: .runEnded, identifier: "local.backup", runID: "r000007")
@@ -56,6 +68,8 @@ import Testing
         #expect(status == 1)
         #expect(text
                 == "started run r000007 of local.backup\nr000007 local.backup: failure(exit 3)\n")
+        // Where to look next goes to standard error, so that standard output stays one line a run.
+        #expect(hint == "agentctl logs r000007 shows its output\n")
     }
 
     /// An earlier run of the same job ending before the answer is not ours.
@@ -69,5 +83,16 @@ import Testing
         #expect(try follower.take(.event(ended, raw: [])) == nil)
         #expect(try follower.take(.response(.success(.done(message: "started run r000007 of local.backup", runID: "r000007")))) == nil)
         #expect(follower.runID == "r000007")
+    }
+}
+
+/// Only a run whose plugin ran and did not succeed points at its output.
+@Test func onlyARunThatRanAndFailedPointsAtItsLogs() {
+    for stop in ["failure(exit 3)", "expired(max-runtime)", "crashed(signal 11)"] {
+        #expect(RunWait.ranAndFailed(stop), "\(stop)")
+    }
+    for stop in ["success", "cancelled", "agent-restart", "spawn-failed(execve: No such file or directory)",
+                 "skipped(ConditionPathExists=/flag)"] {
+        #expect(!RunWait.ranAndFailed(stop), "\(stop)")
     }
 }

@@ -57,6 +57,12 @@ enum RunWait {
         }
     }
 
+    /// Whether a run that got to run its plugin did not succeed: its output says why (a spawn
+    /// failure, a skip, a cancel or the agent's stop say it in the stop reason).
+    static func ranAndFailed(_ stopReason: String) -> Bool {
+        ["failure", "expired", "crashed"].contains { stopReason.hasPrefix($0) }
+    }
+
     /// The exit status for a stop reason (DESIGN §7; documented in docs/agentctl.md): 0
     /// success, 1 failure, 6 expired, 7 cancelled, 8 crashed or spawn-failed, 5 when the agent
     /// stopped under the run (agent-restart), 1 for anything newer.
@@ -198,6 +204,9 @@ enum RunWait {
         func ended(_ run: String, _ stop: String) -> Int32 {
             if context.isTerminal && !lastLine.isEmpty { context.out("") }
             context.out("\(run) \(id): \(DisplayText.sanitized(stop))")
+            // Where to look next, as systemctl start says of a failed unit (on stderr: stdout
+            // keeps the one line scripts read).
+            if RunWait.ranAndFailed(stop) { context.err("agentctl logs \(run) shows its output") }
             return exitStatus(for: stop)
         }
 
