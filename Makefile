@@ -17,7 +17,7 @@ DEMO := $(CURDIR)/run/demo
 # the whole shared library mapped and its symbol tables paged in (about 1 MB resident); and with
 # it GCC's unwinder (-static-libgcc: libgcc_eh.a instead of libgcc_s.so). No RUNPATH ($ORIGIN,
 # which SwiftPM adds for executables): with the runtime linked in there is nothing to find beside
-# the binary, and the loader looked for libm and libc in 30 places under /usr/bin first at every
+# the binary, and the loader looked for libm and libc in 30 places beside it first at every
 # `agentctl` (--disable-local-rpath: `agentctl --version` 1.61 against 1.79 ms here).
 STATIC_CXX_DIR := $(CURDIR)/.build-static/static-libstdc++
 MEMORY_FLAGS := -Xswiftc -use-ld=lld -Xswiftc -Xfrontend -Xswiftc -function-sections \

@@ -134,7 +134,7 @@ final class RunLauncher: RunLaunching {
             executable: executable,
             arguments: PluginEnvironment.expand(argv, in: environment) + extraArguments,
             environment: environment, workingDirectory: workingDirectory, user: user, cgroup: cgroup,
-            moreCgroupProcsFDs: run.limitGroups?.joinDescriptors ?? [])
+            cgroupV1TasksFDs: run.limitGroups?.joinDescriptors ?? [])
         request.makesWorkingDirectory = makesStateDirectory
         if workingDirectory != stateDirectory { request.madeDirectory = stateDirectory }
         request.workingDirectoryMayBeMissing = job.extra.workingDirectoryMayBeMissing

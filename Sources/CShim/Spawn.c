@@ -232,12 +232,12 @@ CSHIM_CHILD_CODE static int child_main(void *raw) {
         // Writing "0" to cgroup.procs moves the writing process: the child, before execve.
         CHECK(SYS3(SYS_write, r->cgroup_procs_fd, "0", 1), 2);
     }
-    for (int i = 0; i < r->more_cgroup_procs_count; i++) {
+    for (int i = 0; i < r->cgroup_v1_tasks_count; i++) {
         // A v1 group's `tasks`: "0" moves the writing thread, the child's only one, so the kernel
         // takes no process-wide lock (moving a process through cgroup.procs takes the global
         // cgroup_threadgroup_rwsem, whose writer waits for an RCU grace period when no move came
         // just before: 16–20 ms in 3 of 100 launches here).
-        CHECK(SYS3(SYS_write, r->more_cgroup_procs_fds[i], "0", 1), 2);
+        CHECK(SYS3(SYS_write, r->cgroup_v1_tasks_fds[i], "0", 1), 2);
     }
     // The working directory (the job's state directory) while still root, with its mode whatever
     // the agent's umask, as the agent's own `mkdir -p` made it (FileSystem.makeDirectories).
@@ -361,7 +361,7 @@ static struct spawn_block *make_block(const struct cshim_spawn_request *r) {
     size_t data = strlen(r->path) + 1 + strings_size(r->argv) + strings_size(r->envp)
         + (r->working_directory ? strlen(r->working_directory) + 1 : 0)
         + (r->made_directory ? strlen(r->made_directory) + 1 : 0)
-        + (size_t)r->group_count * sizeof(gid_t) + (size_t)r->more_cgroup_procs_count * sizeof(int)
+        + (size_t)r->group_count * sizeof(gid_t) + (size_t)r->cgroup_v1_tasks_count * sizeof(int)
         + optional_strings_size(r->read_write_paths) + optional_strings_size(r->read_only_paths)
         + optional_strings_size(r->inaccessible_paths) + optional_strings_size(r->private_tmp_paths)
         + optional_strings_size(r->empty_paths)
@@ -390,10 +390,10 @@ static struct spawn_block *make_block(const struct cshim_spawn_request *r) {
         memcpy(groups, r->groups, (size_t)r->group_count * sizeof(gid_t));
         copy->groups = groups;
     }
-    if (r->more_cgroup_procs_count > 0 && r->more_cgroup_procs_fds) {
-        int *fds = take(&cursor, (size_t)r->more_cgroup_procs_count * sizeof(int), sizeof(int));
-        memcpy(fds, r->more_cgroup_procs_fds, (size_t)r->more_cgroup_procs_count * sizeof(int));
-        copy->more_cgroup_procs_fds = fds;
+    if (r->cgroup_v1_tasks_count > 0 && r->cgroup_v1_tasks_fds) {
+        int *fds = take(&cursor, (size_t)r->cgroup_v1_tasks_count * sizeof(int), sizeof(int));
+        memcpy(fds, r->cgroup_v1_tasks_fds, (size_t)r->cgroup_v1_tasks_count * sizeof(int));
+        copy->cgroup_v1_tasks_fds = fds;
     }
     return block;
 }

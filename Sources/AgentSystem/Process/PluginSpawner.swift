@@ -25,7 +25,7 @@ public struct SpawnRequest {
     public var cgroup: RunCgroup?
     /// `tasks` of the run's cgroup v1 groups (per-run limits on a hybrid host), joined by the
     /// child before exec like `cgroup`.
-    public var moreCgroupProcsFDs: [Int32]
+    public var cgroupV1TasksFDs: [Int32]
     /// `Nice=`, set in the child before exec.
     public var nice: Int32?
     /// `IOSchedulingClass=`/`IOSchedulingPriority=` as the kernel's ioprio value.
@@ -41,14 +41,14 @@ public struct SpawnRequest {
 
     public init(executable: CheckedExecutable, arguments: [String], environment: [String],
                 workingDirectory: String? = nil, user: UserAccount? = nil, cgroup: RunCgroup? = nil,
-                moreCgroupProcsFDs: [Int32] = []) {
+                cgroupV1TasksFDs: [Int32] = []) {
         self.executable = executable
         self.arguments = arguments
         self.environment = environment
         self.workingDirectory = workingDirectory
         self.user = user
         self.cgroup = cgroup
-        self.moreCgroupProcsFDs = moreCgroupProcsFDs
+        self.cgroupV1TasksFDs = cgroupV1TasksFDs
     }
 }
 
@@ -133,9 +133,9 @@ public enum PluginSpawner {
         clearNonBlocking(err[1])
 
         // Read by the child before exec: kept at a fixed address for the whole spawn.
-        let moreCgroups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, request.moreCgroupProcsFDs.count))
-        _ = moreCgroups.initialize(from: request.moreCgroupProcsFDs)
-        defer { moreCgroups.deallocate() }
+        let v1Groups = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(1, request.cgroupV1TasksFDs.count))
+        _ = v1Groups.initialize(from: request.cgroupV1TasksFDs)
+        defer { v1Groups.deallocate() }
         var started = cshim_spawn_started()
         var failedStep: UnsafePointer<CChar>?
         let sandbox = request.sandbox ?? ProcessSandbox()
@@ -158,8 +158,8 @@ public enum PluginSpawner {
                         spec.stdout_fd = out[1]
                         spec.stderr_fd = err[1]
                         spec.cgroup_procs_fd = request.cgroup?.procsFD ?? -1
-                        spec.more_cgroup_procs_fds = UnsafePointer(moreCgroups.baseAddress)
-                        spec.more_cgroup_procs_count = Int32(request.moreCgroupProcsFDs.count)
+                        spec.cgroup_v1_tasks_fds = UnsafePointer(v1Groups.baseAddress)
+                        spec.cgroup_v1_tasks_count = Int32(request.cgroupV1TasksFDs.count)
                         spec.exec_fd = request.executable.descriptor
                         spec.exec_through_fd = request.executable.runsThroughDescriptor ? 1 : 0
                         if let nice = request.nice { spec.set_nice = 1; spec.nice = nice }

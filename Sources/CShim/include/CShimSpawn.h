@@ -31,8 +31,8 @@ struct cshim_spawn_request {
     gid_t gid;
     const gid_t *groups;
     int group_count;
-    const int *more_cgroup_procs_fds; // cgroup v1 pids/memory groups' `tasks` files, or NULL
-    int more_cgroup_procs_count;
+    const int *cgroup_v1_tasks_fds; // cgroup v1 pids/memory groups' `tasks` files, or NULL
+    int cgroup_v1_tasks_count;
     // The executable the agent checked (PluginSafety), or -1 to execve(path) unchecked. Right
     // before exec the child fstat()s it again and refuses (EPERM, step "verify") one that has
     // become group- or world-writable since.
