@@ -3,21 +3,18 @@
 extension RunStore {
     /// Unix milliseconds of every identifier's last success (`job_facts`).
     public func lastSuccesses() throws -> [String: Int64] {
-        let statement = try database.cached(
-            "SELECT identifier, last_success_at FROM job_facts WHERE last_success_at IS NOT NULL")
-        defer { statement.reset() }
-        try statement.bind([])
-        var result: [String: Int64] = [:]
-        while try statement.step() {
-            if let identifier = statement.text(0) { result[identifier] = statement.int64(1) }
-        }
-        return result
+        try timePerIdentifier("SELECT identifier, last_success_at FROM job_facts WHERE last_success_at IS NOT NULL")
     }
 
     /// Unix milliseconds of every identifier's first recorded run's start (the index on
     /// (identifier, started_at) gives each minimum).
     public func firstRunStarts() throws -> [String: Int64] {
-        let statement = try database.cached("SELECT identifier, MIN(started_at) FROM runs GROUP BY identifier")
+        try timePerIdentifier("SELECT identifier, MIN(started_at) FROM runs GROUP BY identifier")
+    }
+
+    /// The rows of `sql` (an identifier, then an integer) as a dictionary.
+    private func timePerIdentifier(_ sql: String) throws -> [String: Int64] {
+        let statement = try database.cached(sql)
         defer { statement.reset() }
         try statement.bind([])
         var result: [String: Int64] = [:]
