@@ -62,14 +62,15 @@ import Testing
         let ended = try agent.waitForLog("of local.where ended:")
         #expect(ended.contains("ended: success"), "\(ended)")
         let run = "/agentd-runs.\(agent.process.processIdentifier)/run-r"
+        let mountinfo = try String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)
         for file in ["cgroup.txt", "forked.txt"] {
-            let lines = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.where/" + file, encoding: .utf8)
-                .split(separator: "\n")
+            let text = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.where/" + file, encoding: .utf8)
+            let lines = text.split(separator: "\n")
             let unified = try #require(lines.first { $0.hasPrefix("0::") })
             #expect(unified.contains(run), "\(file): \(lines)")
             if CgroupV1Controller.detect("pids") != nil {
-                let pids = try #require(lines.first { $0.split(separator: ":").dropFirst().first?.split(separator: ",").contains("pids") == true })
-                #expect(pids.contains(run), "\(file): \(lines)")
+                let pids = try #require(CgroupV1Controller.find("pids", mountinfo: mountinfo, cgroups: text))
+                #expect(pids.ownPath.contains(run), "\(file): \(lines)")
             }
         }
     }

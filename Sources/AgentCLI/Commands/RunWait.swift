@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
+import AgentCore
 
 /// `submit --wait` and `run --wait`: subscribes to the identifier's events, sends the request on
 /// the same connection (so no event of the run can be missed) and follows the run it starts to
@@ -60,7 +61,10 @@ enum RunWait {
     /// Whether a run that got to run its plugin did not succeed: its output says why (a spawn
     /// failure, a skip, a cancel or the agent's stop say it in the stop reason).
     static func ranAndFailed(_ stopReason: String) -> Bool {
-        ["failure", "expired", "crashed"].contains { stopReason.hasPrefix($0) }
+        switch StopReason(parsing: stopReason) {
+        case .failure?, .expired?, .crashed?: true
+        case .success?, .cancelled?, .spawnFailed?, .agentRestart?, .skipped?, nil: false
+        }
     }
 
     /// The exit status for a stop reason (DESIGN §7; documented in docs/agentctl.md): 0

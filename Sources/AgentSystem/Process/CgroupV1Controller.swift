@@ -22,8 +22,9 @@ public struct CgroupV1Controller: Sendable, Hashable {
         return find(name, mountinfo: mountinfo, cgroups: cgroups)
     }
 
-    /// `find` on the texts of /proc/self/mountinfo and /proc/self/cgroup.
-    static func find(_ name: String, mountinfo: String, cgroups: String) -> CgroupV1Controller? {
+    /// `find` on the texts of /proc/self/mountinfo and a process's /proc/PID/cgroup (its group:
+    /// `ownPath`).
+    public static func find(_ name: String, mountinfo: String, cgroups: String) -> CgroupV1Controller? {
         var mountPoint: String?
         for line in mountinfo.split(separator: "\n") {
             // "33 25 0:28 / /sys/fs/cgroup/pids rw,relatime shared:9 - cgroup cgroup rw,pids"
