@@ -30,7 +30,7 @@ final class EncodedObject {
     var hasNonASCIIKey = false
 
     func set(_ value: EncodedValue, for key: String) {
-        if !hasNonASCIIKey, !key.utf8.allSatisfy({ $0 < 0x80 }) { hasNonASCIIKey = true }
+        if !hasNonASCIIKey, !UTF8Order.isASCII(key) { hasNonASCIIKey = true }
         pairs.append((key, value))
     }
 
