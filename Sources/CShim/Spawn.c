@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <linux/mount.h>
@@ -115,6 +116,7 @@ enum { child_stack_size = 32 * 1024 };
 struct spawn_block {
     size_t size;
     int status_fd; // the write end of the status pipe
+    int in_cgroup; // non-zero: cloned into request.cgroup_dir_fd's cgroup already
     struct cshim_spawn_request request;
     char data[];
 };
@@ -228,9 +230,12 @@ CSHIM_CHILD_CODE static int child_main(void *raw) {
     uint64_t none = 0;
     CHECK(SYS4(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, 8), 0);
     CHECK(SYS0(SYS_setsid), 1);
-    if (r->cgroup_procs_fd >= 0) {
+    if (r->cgroup_dir_fd >= 0 && !block->in_cgroup) {
         // Writing "0" to cgroup.procs moves the writing process: the child, before execve.
-        CHECK(SYS3(SYS_write, r->cgroup_procs_fd, "0", 1), 2);
+        long procs = SYS4(SYS_openat, r->cgroup_dir_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC, 0);
+        CHECK(procs, 2);
+        CHECK(SYS3(SYS_write, procs, "0", 1), 2);
+        SYS1(SYS_close, procs);
     }
     for (int i = 0; i < r->cgroup_v1_tasks_count; i++) {
         // A v1 group's `tasks`: "0" moves the writing thread, the child's only one, so the kernel
@@ -407,19 +412,110 @@ static pid_t spawn_copy(struct spawn_block *block, int *child_pidfd) {
     return (pid_t)child;
 }
 
+// clone3's arguments up to `cgroup` (CLONE_ARGS_SIZE_VER2), spelled out: older headers lack it.
+struct spawn_clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+        set_tid_size, cgroup;
+};
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#define SPAWN_CLONE_INTO_CGROUP 0x200000000ULL
+
+// Born in the run's cgroup (CLONE_INTO_CGROUP) instead of moving there before execve: a move
+// through cgroup.procs write-locks the kernel's global cgroup_threadgroup_rwsem, which waits for
+// an RCU grace period whenever no move came just before — the child stalled 10–25 ms holding the
+// cgroup lock in 3–5 of 200 `submit --wait` here, and the worker's mkdir/rmdir with it. Cloning
+// into a cgroup takes that lock for reading only. Kernels before 5.7 refuse the flag (E2BIG, or
+// ENOSYS without clone3): the child moves itself there, as before.
+static atomic_int clone3_unsupported;
+
+static struct spawn_clone_args clone_args_for(struct spawn_block *block, int *child_pidfd) {
+    struct spawn_clone_args args = {0};
+    args.flags = CLONE_PIDFD | SPAWN_CLONE_INTO_CGROUP;
+    args.pidfd = (uint64_t)(uintptr_t)child_pidfd;
+    args.exit_signal = SIGCHLD;
+    args.cgroup = (uint64_t)block->request.cgroup_dir_fd;
+    return args;
+}
+
+// A copy of the parent, as spawn_copy, born in the cgroup.
+static long spawn_copy_into_cgroup(struct spawn_block *block, int *child_pidfd) {
+    struct spawn_clone_args args = clone_args_for(block, child_pidfd);
+    long child = syscall(SYS_clone3, &args, sizeof args);
+    if (child == 0) child_main(block); // does not return
+    return child < 0 ? -errno : child;
+}
+
 #ifdef CSHIM_CHILD_SHARES_MEMORY
 // The top of the child's stack: the end of the block, 16-byte aligned.
 static char *stack_top(struct spawn_block *block) {
     return (char *)(((uintptr_t)block + block->size) & ~(uintptr_t)15);
 }
 
-static pid_t spawn_child(struct spawn_block *block, int *child_pidfd) {
+#if defined(__x86_64__)
+// clone3 with CLONE_VM: the child starts on its own stack inside the block, so it cannot return
+// into this function's frame; it calls child_main from the assembly and exits. -errno or the pid.
+static long spawn_shared_into_cgroup(struct spawn_block *block, int *child_pidfd) {
+    struct spawn_clone_args args = clone_args_for(block, child_pidfd);
+    args.flags |= CLONE_VM;
+    char *top = stack_top(block);
+    args.stack = (uint64_t)(uintptr_t)(top - child_stack_size);
+    args.stack_size = child_stack_size;
+    register long rax __asm__("rax") = SYS_clone3;
+    register void *rdi __asm__("rdi") = &args;
+    register long rsi __asm__("rsi") = sizeof args;
+    register void *r12 __asm__("r12") = (void *)child_main;
+    register void *r13 __asm__("r13") = block;
+    __asm__ volatile("syscall\n\t"
+                     "test %%rax, %%rax\n\t"
+                     "jnz 1f\n\t"
+                     "xor %%ebp, %%ebp\n\t"
+                     "mov %%r13, %%rdi\n\t"
+                     "call *%%r12\n\t"
+                     "mov %%eax, %%edi\n\t"
+                     "mov $60, %%eax\n\t" // exit(2): child_main does not return
+                     "syscall\n\t"
+                     "hlt\n"
+                     "1:"
+                     : "+r"(rax)
+                     : "r"(rdi), "r"(rsi), "r"(r12), "r"(r13)
+                     : "rcx", "r11", "memory");
+    return rax;
+}
+#else
+static long spawn_shared_into_cgroup(struct spawn_block *block, int *child_pidfd) {
+    (void)block;
+    (void)child_pidfd;
+    return -ENOSYS;
+}
+#endif
+
+static pid_t spawn_moving(struct spawn_block *block, int *child_pidfd) {
     if (block->request.separate_memory) return spawn_copy(block, child_pidfd);
     return clone(child_main, stack_top(block), CLONE_VM | CLONE_PIDFD | SIGCHLD, block, child_pidfd);
 }
 #else
-static pid_t spawn_child(struct spawn_block *block, int *child_pidfd) { return spawn_copy(block, child_pidfd); }
+static long spawn_shared_into_cgroup(struct spawn_block *block, int *child_pidfd) {
+    return spawn_copy_into_cgroup(block, child_pidfd);
+}
+
+static pid_t spawn_moving(struct spawn_block *block, int *child_pidfd) { return spawn_copy(block, child_pidfd); }
 #endif
+
+static pid_t spawn_child(struct spawn_block *block, int *child_pidfd) {
+    if (block->request.cgroup_dir_fd >= 0 && !atomic_load(&clone3_unsupported)) {
+        block->in_cgroup = 1;
+        long child = block->request.separate_memory ? spawn_copy_into_cgroup(block, child_pidfd)
+                                                    : spawn_shared_into_cgroup(block, child_pidfd);
+        if (child >= 0) return (pid_t)child;
+        if (child == -ENOSYS || child == -E2BIG || child == -EINVAL) atomic_store(&clone3_unsupported, 1);
+        // Any other refusal (the cgroup gone, a limit): the child's own move below reports it
+        // with its step, as it always did.
+        block->in_cgroup = 0;
+    }
+    return spawn_moving(block, child_pidfd);
+}
 
 int cshim_spawn_plugin(const struct cshim_spawn_request *r, struct cshim_spawn_started *started,
                        const char **failed_step) {

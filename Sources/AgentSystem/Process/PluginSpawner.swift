@@ -157,7 +157,7 @@ public enum PluginSpawner {
                         spec.stdin_fd = devNull
                         spec.stdout_fd = out[1]
                         spec.stderr_fd = err[1]
-                        spec.cgroup_procs_fd = request.cgroup?.procsFD ?? -1
+                        spec.cgroup_dir_fd = request.cgroup?.directoryFD ?? -1
                         spec.cgroup_v1_tasks_fds = UnsafePointer(v1Groups.baseAddress)
                         spec.cgroup_v1_tasks_count = Int32(request.cgroupV1TasksFDs.count)
                         spec.exec_fd = request.executable.descriptor

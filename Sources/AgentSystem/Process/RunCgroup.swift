@@ -2,13 +2,13 @@
 import AgentCore
 import Glibc
 
-/// The cgroup of one run: created before the spawn (the child moves itself into it before
-/// execve, so not even the plugin's first fork escapes), signalled and killed as a whole, and
-/// removed once empty.
+/// The cgroup of one run: created before the spawn (the child is cloned into it, or moves itself
+/// there before execve, so not even the plugin's first fork escapes), signalled and killed as a
+/// whole, and removed once empty.
 public final class RunCgroup {
     public let path: String
-    /// `cgroup.procs`, written by the child to enter the cgroup.
-    public let procsFD: Int32
+    /// The directory, which the child is cloned into (`CLONE_INTO_CGROUP`).
+    public let directoryFD: Int32
     /// `cgroup.events`, watched for `populated 0` (the kernel signals changes as EPOLLPRI).
     public let eventsFD: Int32
     /// The limit counters as they were when the cgroup was removed (they go with it).
@@ -22,17 +22,17 @@ public final class RunCgroup {
     /// kernfs lock that the worker's mkdir/rmdir of other runs' cgroups holds. -1 until then.
     private var membersFD: Int32 = -1
 
-    private init(path: String, procsFD: Int32, eventsFD: Int32, remover: RunCgroupWorker?,
+    private init(path: String, directoryFD: Int32, eventsFD: Int32, remover: RunCgroupWorker?,
                  controllers: Set<String>) {
         self.path = path
-        self.procsFD = procsFD
+        self.directoryFD = directoryFD
         self.eventsFD = eventsFD
         self.remover = remover
         self.controllers = controllers
     }
 
     deinit {
-        close(procsFD)
+        close(directoryFD)
         close(eventsFD)
         if membersFD >= 0 { close(membersFD) }
     }
@@ -50,15 +50,15 @@ public final class RunCgroup {
         if !made && mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw SystemError.last("mkdir", path: path)
         }
-        let procs = open(path + "/cgroup.procs", O_WRONLY | O_CLOEXEC)
-        guard procs >= 0 else { throw SystemError.last("open", path: path + "/cgroup.procs") }
-        let events = open(path + "/cgroup.events", O_RDONLY | O_CLOEXEC)
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { throw SystemError.last("open", path: path) }
+        let events = openat(directory, "cgroup.events", O_RDONLY | O_CLOEXEC)
         guard events >= 0 else {
             let saved = errno
-            close(procs)
+            close(directory)
             throw SystemError(call: "open", errno: saved, path: path + "/cgroup.events")
         }
-        return RunCgroup(path: path, procsFD: procs, eventsFD: events, remover: remover, controllers: controllers)
+        return RunCgroup(path: path, directoryFD: directory, eventsFD: events, remover: remover, controllers: controllers)
     }
 
     /// Whether any process is still in the cgroup (`populated 1` in cgroup.events).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Spawning a plugin: clone(CLONE_VM | CLONE_PIDFD) — posix_spawn's cost, plus a pidfd, without
-// waiting for the child's execve — into the run's cgroup, a new session, dropped privileges, its
-// own stdio, and no inherited descriptors. The child runs only raw system calls between clone and
+// Spawning a plugin: clone3(CLONE_VM | CLONE_PIDFD | CLONE_INTO_CGROUP) — posix_spawn's cost, plus
+// a pidfd, without waiting for the child's execve — born in the run's cgroup, in a new session,
+// with dropped privileges, its own stdio, and no inherited descriptors. The child runs only raw system calls between clone and
 // execve, on a copy of the request.
 #ifndef AGENTD_CSHIM_SPAWN_H
 #define AGENTD_CSHIM_SPAWN_H
@@ -25,7 +25,10 @@ struct cshim_spawn_request {
     // is no failure; the child starts in / instead.
     int working_directory_may_be_missing;
     int stdin_fd, stdout_fd, stderr_fd;
-    int cgroup_procs_fd;       // O_WRONLY fd of the run's cgroup.procs, or -1
+    // The run's cgroup v2 directory (O_RDONLY | O_DIRECTORY), or -1. The child is cloned into it
+    // (CLONE_INTO_CGROUP); where the kernel cannot (before 5.7), the child writes its
+    // cgroup.procs before execve instead.
+    int cgroup_dir_fd;
     int drop_privileges;       // non-zero: setgroups/setgid/setuid below
     uid_t uid;
     gid_t gid;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import CShim
 import Foundation
 import Glibc
 import Testing
@@ -55,5 +56,58 @@ enum TestRunsParent {
         second.waitUntilExit()
         #expect(cgroup.processes.isEmpty)
         #expect(cgroup.remove())
+    }
+
+    /// `/bin/sh -c script` spawned as a run's plugin into `cgroup`: what it printed, or why it
+    /// did not start.
+    private static func spawnShell(_ script: String, into cgroup: RunCgroup,
+                                   separatingMemory: Bool = false) throws -> (output: String, failure: SpawnFailure?) {
+        let safety = PluginSafety(agentUID: 0, agentUserName: "root")
+        guard case .success(let shell) = safety.check("/bin/sh") else { throw POSIXError(.ENOENT) }
+        var request = SpawnRequest(executable: shell, arguments: ["/bin/sh", "-c", script], environment: ["PATH=/usr/bin:/bin"])
+        request.cgroup = cgroup
+        request.separatesMemory = separatingMemory
+        let child: SpawnedChild
+        switch PluginSpawner.spawn(request) {
+        case .success(let started): child = started
+        case .failure(let failure): return ("", failure)
+        }
+        defer { close(child.pidfd); close(child.stdoutFD); close(child.stderrFD) }
+        _ = fcntl(child.stdoutFD, F_SETFL, fcntl(child.stdoutFD, F_GETFL) & ~O_NONBLOCK)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let count = read(child.stdoutFD, &buffer, buffer.count), count > 0 { bytes += buffer[0..<count] }
+        var code: Int32 = 0
+        var status: Int32 = 0
+        _ = cshim_pidfd_reap_blocking(child.pidfd, &code, &status)
+        while !child.handshake.read() {}
+        return (String(decoding: bytes, as: UTF8.self), child.handshake.failure)
+    }
+
+    /// The plugin is cloned into its run's cgroup (CLONE_INTO_CGROUP), sharing the agent's
+    /// memory or (a run with a memory limit) not: its first instruction already runs there.
+    @Test(.enabled(if: TestRunsParent.available, TestRunsParent.reason), arguments: [false, true])
+    func aPluginIsBornInItsRunsCgroup(separatingMemory: Bool) throws {
+        let parent = try TestRunsParent.make("born-\(separatingMemory)")
+        defer { rmdir(parent) }
+        let cgroup = try RunCgroup.create(parent: parent, name: "run-r000002", controllers: [])
+        let outcome = try Self.spawnShell("grep '^0::' /proc/self/cgroup", into: cgroup, separatingMemory: separatingMemory)
+        #expect(outcome.failure == nil)
+        #expect(outcome.output.hasPrefix("0::/"), "\(outcome.output)")
+        #expect(outcome.output.hasSuffix("/agentd-runs.test-born-\(separatingMemory)-\(getpid())/run-r000002\n"), "\(outcome.output)")
+        #expect(cgroup.remove())
+    }
+
+    /// A cgroup that is gone by the spawn: the kernel refuses to clone into it, and the child's
+    /// own move (the path kernels before 5.7 take) names the step that failed, as it always did.
+    @Test(.enabled(if: TestRunsParent.available, TestRunsParent.reason))
+    func aPluginWhoseCgroupIsGoneFailsAtTheCgroupStep() throws {
+        let parent = try TestRunsParent.make("gone")
+        defer { rmdir(parent) }
+        let cgroup = try RunCgroup.create(parent: parent, name: "run-r000003", controllers: [])
+        #expect(rmdir(cgroup.path) == 0)
+        let outcome = try Self.spawnShell("echo ran", into: cgroup)
+        #expect(outcome.output == "")
+        #expect(outcome.failure?.step == "cgroup", "\(String(describing: outcome.failure))")
     }
 }
