@@ -480,7 +480,7 @@ static long spawn_shared_into_cgroup(struct spawn_block *block, int *child_pidfd
                      "1:"
                      : "+r"(rax)
                      : "r"(rdi), "r"(rsi), "r"(r12), "r"(r13)
-                     : "rcx", "r11", "memory");
+                     : "rcx", "r11", "cc", "memory");
     return rax;
 }
 #else

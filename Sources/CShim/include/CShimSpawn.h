@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Spawning a plugin: clone3(CLONE_VM | CLONE_PIDFD | CLONE_INTO_CGROUP) — posix_spawn's cost, plus
 // a pidfd, without waiting for the child's execve — born in the run's cgroup, in a new session,
-// with dropped privileges, its own stdio, and no inherited descriptors. The child runs only raw system calls between clone and
-// execve, on a copy of the request.
+// with dropped privileges, its own stdio, and no inherited descriptors. The child runs only raw
+// system calls between clone and execve, on a copy of the request.
 #ifndef AGENTD_CSHIM_SPAWN_H
 #define AGENTD_CSHIM_SPAWN_H
 #include <sys/types.h>
