@@ -426,8 +426,8 @@ struct spawn_clone_args {
 // through cgroup.procs write-locks the kernel's global cgroup_threadgroup_rwsem, which waits for
 // an RCU grace period whenever no move came just before — the child stalled 10–25 ms holding the
 // cgroup lock in 3–5 of 200 `submit --wait` here, and the worker's mkdir/rmdir with it. Cloning
-// into a cgroup takes that lock for reading only. Kernels before 5.7 refuse the flag (E2BIG, or
-// ENOSYS without clone3): the child moves itself there, as before.
+// into a cgroup takes that lock for reading only. Kernels before 5.7 refuse the flag (E2BIG;
+// EINVAL on 5.3–5.6; ENOSYS without clone3): the child moves itself there, as before.
 static atomic_int clone3_unsupported;
 
 static struct spawn_clone_args clone_args_for(struct spawn_block *block, int *child_pidfd) {
@@ -453,6 +453,8 @@ static char *stack_top(struct spawn_block *block) {
     return (char *)(((uintptr_t)block + block->size) & ~(uintptr_t)15);
 }
 
+// Only x86_64 has the trampoline below; elsewhere a child that shares the agent's memory moves
+// itself into its cgroup (one with a memory limit, a copy, is still cloned there).
 #if defined(__x86_64__)
 // clone3 with CLONE_VM: the child starts on its own stack inside the block, so it cannot return
 // into this function's frame; it calls child_main from the assembly and exits. -errno or the pid.
@@ -483,12 +485,7 @@ static long spawn_shared_into_cgroup(struct spawn_block *block, int *child_pidfd
                      : "rcx", "r11", "cc", "memory");
     return rax;
 }
-#else
-static long spawn_shared_into_cgroup(struct spawn_block *block, int *child_pidfd) {
-    (void)block;
-    (void)child_pidfd;
-    return -ENOSYS;
-}
+#define SPAWN_SHARED_INTO_CGROUP 1
 #endif
 
 static pid_t spawn_moving(struct spawn_block *block, int *child_pidfd) {
@@ -496,18 +493,30 @@ static pid_t spawn_moving(struct spawn_block *block, int *child_pidfd) {
     return clone(child_main, stack_top(block), CLONE_VM | CLONE_PIDFD | SIGCHLD, block, child_pidfd);
 }
 #else
-static long spawn_shared_into_cgroup(struct spawn_block *block, int *child_pidfd) {
-    return spawn_copy_into_cgroup(block, child_pidfd);
-}
-
 static pid_t spawn_moving(struct spawn_block *block, int *child_pidfd) { return spawn_copy(block, child_pidfd); }
 #endif
 
+// Whether the child can be cloned into its cgroup: a copy of the parent always, a child sharing
+// the agent's memory where the trampoline exists (and the kernel has not refused the flag).
+static int clones_into_cgroup(const struct spawn_block *block) {
+    if (block->request.cgroup_dir_fd < 0 || atomic_load(&clone3_unsupported)) return 0;
+#if defined(CSHIM_CHILD_SHARES_MEMORY) && !defined(SPAWN_SHARED_INTO_CGROUP)
+    if (!block->request.separate_memory) return 0;
+#endif
+    return 1;
+}
+
+static long spawn_into_cgroup(struct spawn_block *block, int *child_pidfd) {
+#ifdef SPAWN_SHARED_INTO_CGROUP
+    if (!block->request.separate_memory) return spawn_shared_into_cgroup(block, child_pidfd);
+#endif
+    return spawn_copy_into_cgroup(block, child_pidfd);
+}
+
 static pid_t spawn_child(struct spawn_block *block, int *child_pidfd) {
-    if (block->request.cgroup_dir_fd >= 0 && !atomic_load(&clone3_unsupported)) {
+    if (clones_into_cgroup(block)) {
         block->in_cgroup = 1;
-        long child = block->request.separate_memory ? spawn_copy_into_cgroup(block, child_pidfd)
-                                                    : spawn_shared_into_cgroup(block, child_pidfd);
+        long child = spawn_into_cgroup(block, child_pidfd);
         if (child >= 0) return (pid_t)child;
         if (child == -ENOSYS || child == -E2BIG || child == -EINVAL) atomic_store(&clone3_unsupported, 1);
         // Any other refusal (the cgroup gone, a limit): the child's own move below reports it

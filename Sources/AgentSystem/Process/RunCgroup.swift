@@ -17,9 +17,10 @@ public final class RunCgroup {
     private let remover: RunCgroupWorker?
     /// The controllers enabled for it (`pids`, `memory`): only their `.events` files exist.
     private let controllers: Set<String>
-    /// `cgroup.procs` for reading, opened at the first listing (an expiring run is listed at
-    /// SIGTERM, SIGCONT and SIGKILL): later listings walk no path, so they never wait for the
-    /// kernfs lock that the worker's mkdir/rmdir of other runs' cgroups holds. -1 until then.
+    /// `cgroup.procs` for reading, opened beside `directoryFD` at the first listing (an expiring
+    /// run is listed at SIGTERM, SIGCONT and SIGKILL): no listing walks the path, so none waits
+    /// for the kernfs lock that the worker's mkdir/rmdir of other runs' cgroups holds. -1 until
+    /// then.
     private var membersFD: Int32 = -1
 
     private init(path: String, directoryFD: Int32, eventsFD: Int32, remover: RunCgroupWorker?,
@@ -66,7 +67,7 @@ public final class RunCgroup {
 
     /// The pids in the cgroup now.
     public var processes: [pid_t] {
-        if membersFD < 0 { membersFD = open(path + "/cgroup.procs", O_RDONLY | O_CLOEXEC) }
+        if membersFD < 0 { membersFD = openat(directoryFD, "cgroup.procs", O_RDONLY | O_CLOEXEC) }
         guard membersFD >= 0, let text = SmallFile.reread(membersFD, limit: 1 << 20) else { return [] }
         return CgroupFiles.pids(in: text)
     }

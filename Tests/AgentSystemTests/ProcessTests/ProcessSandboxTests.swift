@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import CShim
 import Foundation
 import Glibc
 import Testing
@@ -8,38 +7,10 @@ import Testing
 /// A run's own sandbox on the real kernel (DESIGN §3, issue 26 item 2): applied in the child
 /// before exec, in a mount namespace of its own that never reaches the machine.
 @Suite(.serialized) struct ProcessSandboxTests {
-    /// What a `/bin/sh -c script` child printed and how it exited.
-    struct Outcome {
-        var output: String
-        var exitStatus: Int32?
-        var failure: SpawnFailure?
-    }
+    typealias Outcome = ShellChild.Outcome
 
     static func run(_ script: String, sandbox: ProcessSandbox) throws -> Outcome {
-        let safety = PluginSafety(agentUID: 0, agentUserName: "root")
-        guard case .success(let shell) = safety.check("/bin/sh") else { throw POSIXError(.ENOENT) }
-        var request = SpawnRequest(executable: shell, arguments: ["/bin/sh", "-c", script], environment: ["PATH=/usr/bin:/bin"])
-        request.sandbox = sandbox
-        let child: SpawnedChild
-        switch PluginSpawner.spawn(request) {
-        case .success(let started): child = started
-        case .failure(let failure): return Outcome(output: "", exitStatus: nil, failure: failure)
-        }
-        defer { close(child.pidfd); close(child.stdoutFD); close(child.stderrFD) }
-        // The test may wait: make the pipe blocking and read to EOF.
-        _ = fcntl(child.stdoutFD, F_SETFL, fcntl(child.stdoutFD, F_GETFL) & ~O_NONBLOCK)
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(child.stdoutFD, &buffer, buffer.count)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        var code: Int32 = 0
-        var status: Int32 = 0
-        _ = cshim_pidfd_reap_blocking(child.pidfd, &code, &status)
-        while !child.handshake.read() {}
-        return Outcome(output: String(decoding: bytes, as: UTF8.self), exitStatus: status, failure: child.handshake.failure)
+        try ShellChild.run(script) { $0.sandbox = sandbox }
     }
 
     static func scratch(_ name: String) throws -> String {

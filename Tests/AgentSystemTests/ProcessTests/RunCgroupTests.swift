@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
-import CShim
 import Foundation
 import Glibc
 import Testing
@@ -58,30 +57,13 @@ enum TestRunsParent {
         #expect(cgroup.remove())
     }
 
-    /// `/bin/sh -c script` spawned as a run's plugin into `cgroup`: what it printed, or why it
-    /// did not start.
+    /// `/bin/sh -c script` spawned as a run's plugin into `cgroup`.
     private static func spawnShell(_ script: String, into cgroup: RunCgroup,
-                                   separatingMemory: Bool = false) throws -> (output: String, failure: SpawnFailure?) {
-        let safety = PluginSafety(agentUID: 0, agentUserName: "root")
-        guard case .success(let shell) = safety.check("/bin/sh") else { throw POSIXError(.ENOENT) }
-        var request = SpawnRequest(executable: shell, arguments: ["/bin/sh", "-c", script], environment: ["PATH=/usr/bin:/bin"])
-        request.cgroup = cgroup
-        request.separatesMemory = separatingMemory
-        let child: SpawnedChild
-        switch PluginSpawner.spawn(request) {
-        case .success(let started): child = started
-        case .failure(let failure): return ("", failure)
+                                   separatingMemory: Bool = false) throws -> ShellChild.Outcome {
+        try ShellChild.run(script) { request in
+            request.cgroup = cgroup
+            request.separatesMemory = separatingMemory
         }
-        defer { close(child.pidfd); close(child.stdoutFD); close(child.stderrFD) }
-        _ = fcntl(child.stdoutFD, F_SETFL, fcntl(child.stdoutFD, F_GETFL) & ~O_NONBLOCK)
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while case let count = read(child.stdoutFD, &buffer, buffer.count), count > 0 { bytes += buffer[0..<count] }
-        var code: Int32 = 0
-        var status: Int32 = 0
-        _ = cshim_pidfd_reap_blocking(child.pidfd, &code, &status)
-        while !child.handshake.read() {}
-        return (String(decoding: bytes, as: UTF8.self), child.handshake.failure)
     }
 
     /// The plugin is cloned into its run's cgroup (CLONE_INTO_CGROUP), sharing the agent's
