@@ -16,6 +16,8 @@ public final class Agent {
     private let state: StateDirectory
     /// Every write to the state database, with its queue, retries and checkpoints.
     private let stateWriter: StateWriter
+    /// Keeps the runs table bounded (RunRetention).
+    private let historyPruner: RunHistoryPruner
     /// What happened, for `subscribe`d connections (`agentctl events`, `submit --wait`, `watch`).
     let events: EventBus
     let runs: RunSupervisor
@@ -54,6 +56,7 @@ public final class Agent {
         let databaseWriter = SQLiteWriter(loop: loop)
         stateWriter = StateWriter(state: state, loop: loop, log: log, commits: databaseWriter,
                                   syncs: WriterSyncs(writer: databaseWriter))
+        historyPruner = RunHistoryPruner(loop: loop, stateWriter: stateWriter, log: log)
         events = EventBus(loop: loop, wallClock: { WallClock.now() / 1_000_000 })
         let launcher = RunLauncher(loop: loop, log: log, catalogue: config, stateDirectory: options.stateDirectory,
                                    procRoot: options.procRoot, lang: getenv("LANG").map { String(cString: $0) })
@@ -137,7 +140,11 @@ public final class Agent {
             serviceStatus.update()
         }
         stateWriter.onIdle = { [unowned self] in self.trimMemoryIfIdle() }
-        runs.report(to: events, scheduling: scheduling, ended: { [unowned metrics] end in metrics.runEnded(end) },
+        runs.report(to: events, scheduling: scheduling,
+                    ended: { [unowned metrics, unowned historyPruner] end in
+                        metrics.runEnded(end)
+                        historyPruner.runEnded()
+                    },
                     published: { [unowned serviceStatus] in serviceStatus.update() })
         // Condition…= right before each launch: the file system now, the power state the
         // agent follows, and what it runs in (probed at the first job that asks).
@@ -255,6 +262,7 @@ public final class Agent {
                 // First time the database is usable: account for runs of an earlier agent, and
                 // take up what it kept when this agent started without it.
                 if let highest = runs.recoverUnfinishedRuns() { scheduling.numberRuns(after: highest) }
+                historyPruner.databaseOpened()
                 if scheduling.isStarted {
                     scheduling.stateOpenedLate()
                     log.notice("state database \(state.path)/state.db is open")

@@ -228,6 +228,9 @@ public final class Database: @unchecked Sendable {
 
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Rows the last INSERT, UPDATE or DELETE changed.
+    public var changedRows: Int { Int(sqlite3_changes(handle)) }
+
     /// The journal mode SQLite reports (`wal` once opened).
     public func journalMode() throws -> String {
         let statement = try prepare("PRAGMA journal_mode")
