@@ -105,6 +105,22 @@ import Testing
         #expect(try String(contentsOfFile: mail, encoding: .utf8) == "hello $HOME\nsecond % line\n")
     }
 
+    /// Not agentd's PATH (with /usr/local first) nor the user's login shell: cron's.
+    @Test func aConvertedCronLineRunsWithCronsPathAndShell() throws {
+        let sandbox = try Sandbox()
+        let out = sandbox.root + "/env"
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/cron.d", withIntermediateDirectories: true)
+        try "MAILTO=\n5 * * * * root echo \"$PATH $SHELL\" > \(out)\n"
+            .write(toFile: sandbox.root + "/cron.d/env", atomically: false, encoding: .utf8)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory, "cron.d/env"],
+                                       currentDirectory: sandbox.root)
+        #expect(converted.status == 0, "\(converted)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let run = try agent.ctl("run", "local.env-1", "--wait")
+        #expect(run.status == 0, "\(run)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "/usr/bin:/bin /bin/sh\n")
+    }
+
     @Test func aTemplateTimerIsRefusedWithWhatToDo() throws {
         let sandbox = try Sandbox()
         let path = sandbox.root + "/pg_dump@.timer"

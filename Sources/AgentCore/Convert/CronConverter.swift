@@ -17,7 +17,11 @@ public enum CronConverter {
     ///   - owner: a user crontab's owner, whom its lines run as.
     public static func convert(_ text: String, name: String, source: String, withUser: Bool,
                                owner: String? = nil, prefix: String = "local") -> Result {
-        var environment: [String] = []
+        // cron's own environment for each command: PATH and SHELL at its defaults until the
+        // crontab assigns them (HOME, LOGNAME and USER come from the passwd entry, as agentd
+        // sets them for every run). Without these a command would get agentd's wider PATH, with
+        // /usr/local first, and the user's login shell as $SHELL.
+        var environment: [(name: String, value: String)] = [("PATH", "/usr/bin:/bin"), ("SHELL", "/bin/sh")]
         var mailTo: String?
         // cron runs each command with the crontab's SHELL=, else /bin/sh.
         var shell = "/bin/sh"
@@ -29,8 +33,12 @@ public enum CronConverter {
             let line = String(rawLine)
             let place = "\(source):\(index + 1)"
             if let variable = CronLine.environment(line.trimmingSpaces), !line.trimmingSpaces.hasPrefix("#") {
-                if variable.name == "MAILTO" { mailTo = variable.value } else {
-                    environment.append("\(variable.name)=\(variable.value)")
+                if variable.name == "MAILTO" {
+                    mailTo = variable.value
+                } else if let index = environment.firstIndex(where: { $0.name == variable.name }) {
+                    environment[index].value = variable.value
+                } else {
+                    environment.append((variable.name, variable.value))
                 }
                 if variable.name == "SHELL", !variable.value.isEmpty { shell = variable.value }
                 continue
@@ -67,7 +75,9 @@ public enum CronConverter {
                 if cron.eitherDay {
                     job.notes.append("cron runs this line when the day of month OR the weekday matches; Schedule= needs both")
                 }
-                for variable in environment { job.set("Environment", ExecQuoting.quote(variable)) }
+                for variable in environment {
+                    job.set("Environment", ExecQuoting.quote("\(variable.name)=\(variable.value)"))
+                }
                 // cron imposes no time limit.
                 job.set("MaxRuntime", "infinity")
                 if let address = mailTo ?? user, !address.isEmpty {

@@ -62,7 +62,7 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(jobs.map(\.fileName) == ["e2scrub_all-1.job", "e2scrub_all-2.job"])
         #expect(value(jobs[0], "OnFailure") == "local.mail-report-root")
         #expect(value(jobs[0], "Exec") == #"/bin/sh -c "test -e /x || echo \"hi\"""#)
-        #expect(value(jobs[0], "Environment") == "SHELL=/bin/sh")
+        #expect(jobs[0].keys.filter { $0.0 == "Environment" }.map(\.1) == ["PATH=/usr/bin:/bin", "SHELL=/bin/sh"])
         #expect(value(jobs[0], "MaxRuntime") == "infinity")
         #expect(value(jobs[1], "User") == "nobody")
         #expect(jobs[1].text.contains("day of month OR the weekday"))
@@ -70,6 +70,17 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         if let exec = value(jobs[0], "Exec") {
             #expect(try ExecLine.split(exec).get() == ["/bin/sh", "-c", #"test -e /x || echo "hi""#])
         }
+    }
+
+    /// cron gives each command PATH=/usr/bin:/bin and SHELL=/bin/sh until the crontab assigns
+    /// them; an assignment counts from its line on.
+    @Test func aCronLineGetsCronsPathAndShellUnlessTheCrontabSetsThemAbove() {
+        let text = "0 1 * * * root first\nPATH=/usr/lib/sysstat:/usr/bin:/bin\nLANG=C\n0 2 * * * root second\n"
+        let jobs = CronConverter.convert(text, name: "sysstat", source: "/etc/cron.d/sysstat", withUser: true).jobs
+            .filter { !$0.fileName.hasPrefix("mail-report") }
+        let environments = jobs.map { job in job.keys.filter { $0.0 == "Environment" }.map(\.1) }
+        #expect(environments == [["PATH=/usr/bin:/bin", "SHELL=/bin/sh"],
+                                 ["PATH=/usr/lib/sysstat:/usr/bin:/bin", "SHELL=/bin/sh", "LANG=C"]])
     }
 
     @Test func aTimerAndItsServiceBecomeOneJobNamingWhatIsLeftOut() {
