@@ -54,7 +54,10 @@ final class RunHistoryPruner {
         let handedOver = stateWriter.attempt("the removal of old runs", { database in
             let pass = try RunStore(database: database).prune(retention, cutoff: cutoff, after: job)
             outcome.value.withLock { $0 = pass }
-        }, takeBack: {})
+        }, takeBack: {
+            // The transaction failed (it may have failed at its commit, after the pass ran).
+            outcome.value.withLock { $0 = nil }
+        })
         // Not handed over (the state is unwritable) or failed: the next round tries again.
         guard handedOver else { return }
         inProgress = true
