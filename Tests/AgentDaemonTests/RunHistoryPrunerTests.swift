@@ -39,7 +39,8 @@ import Testing
             let now = loop.clock.realtimeMilliseconds
             let database = try #require(state.database)
             let store = RunStore(database: database)
-            try database.transaction {
+            // Under the connection's lock, which the writer's thread takes for its jobs.
+            try database.locked { try database.transaction {
                 for index in 0..<count {
                     let started = now - (daysAgo + Int64(index)) * RunHistoryPrunerTests.day
                     let run = StoredRun(runID: "r\(number + index)", identifier: job, kind: .processing,
@@ -48,7 +49,7 @@ import Testing
                     try store.insert(run)
                     try store.finish(run)
                 }
-            }
+            } }
         }
 
         func runCount() -> Int {
