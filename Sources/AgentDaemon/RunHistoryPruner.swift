@@ -15,9 +15,8 @@ final class RunHistoryPruner {
     let retention: RunRetention
     /// When the last round of passes started; nil before the first.
     private var lastRound: MonotonicInstant?
-    private var inProgress = false
     /// A pass is with the writer (the next may follow it).
-    var isPruning: Bool { inProgress }
+    private(set) var isPruning = false
     /// Removed in the passes of this round, for its one log line.
     private var removedThisRound = 0
 
@@ -40,7 +39,7 @@ final class RunHistoryPruner {
     }
 
     private func startRound() {
-        guard !inProgress else { return }
+        guard !isPruning else { return }
         lastRound = loop.now
         removedThisRound = 0
         runPass(after: nil)
@@ -60,10 +59,10 @@ final class RunHistoryPruner {
         })
         // Not handed over (the state is unwritable) or failed: the next round tries again.
         guard handedOver else { return }
-        inProgress = true
+        isPruning = true
         stateWriter.afterHandedOver { [weak self] in
             guard let self else { return }
-            self.inProgress = false
+            self.isPruning = false
             guard let pass = outcome.value.withLock({ $0 }) else { return }
             self.passed(pass)
         }

@@ -23,8 +23,6 @@ public enum CronConverter {
         // /usr/local first, and the user's login shell as $SHELL.
         var environment: [(name: String, value: String)] = [("PATH", "/usr/bin:/bin"), ("SHELL", "/bin/sh")]
         var mailTo: String?
-        // cron runs each command with the crontab's SHELL=, else /bin/sh.
-        var shell = "/bin/sh"
         var result = Result()
         var reports: Set<String> = []
         var number = 0
@@ -40,7 +38,6 @@ public enum CronConverter {
                 } else {
                     environment.append((variable.name, variable.value))
                 }
-                if variable.name == "SHELL", !variable.value.isEmpty { shell = variable.value }
                 continue
             }
             switch CronLine.parse(line, withUser: withUser) {
@@ -62,6 +59,8 @@ public enum CronConverter {
                 if let user { job.set("User", user) }
                 // cron starts a command in its user's home.
                 job.set("WorkingDirectory", "~")
+                // cron runs each command with the crontab's SHELL=, else /bin/sh.
+                let shell = environment.first { $0.name == "SHELL" && !$0.value.isEmpty }?.value ?? "/bin/sh"
                 let run = Self.exec(CronCommand(line: cron.command), shell: shell)
                 job.set("Exec", run.exec)
                 if let note = run.note { job.notes.append(note) }
