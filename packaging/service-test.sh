@@ -364,6 +364,34 @@ else
     result FAIL "[runtime] a drop-in script's environment: ${why:-$(last_run local.env-check)}; it saw: $(cat "$env_file" 2>&1)"
 fi
 
+# A cron.hourly script converted beside this machine's /etc/crontab runs with that crontab's PATH
+# and SHELL, as run-parts under cron ran it. The crontab is copied beside a copy of cron.hourly,
+# so that the root's cron never runs the script itself.
+rm -rf "$out/run-parts" /var/lib/agentd-package-test
+mkdir -p "$out/run-parts/cron.hourly" "$out/run-parts/jobs.d"
+cp /etc/crontab "$out/run-parts/crontab"
+cat >"$out/run-parts/cron.hourly/agentd-package-test" <<'EOT'
+#!/bin/sh
+mkdir -p /var/lib/agentd-package-test && echo "$PATH $SHELL $(id -un)" >/var/lib/agentd-package-test/run-parts
+EOT
+chmod 755 "$out/run-parts/cron.hourly/agentd-package-test"
+crontab_path=$(sed -n 's/^PATH=//p' /etc/crontab | tail -n 1)
+run_parts_out=/var/lib/agentd-package-test/run-parts
+if ! agentctl convert --output-dir "$out/run-parts/jobs.d" "$out/run-parts/cron.hourly" \
+        >"$out/convert-run-parts.out" 2>"$out/convert-run-parts.err"; then
+    result FAIL "[runtime] agentctl convert of a cron.hourly copy failed: $(tr '\n' ' ' <"$out/convert-run-parts.err" | cut -c 1-400)"
+elif [ -z "$crontab_path" ]; then
+    result FAIL "[runtime] /etc/crontab sets no PATH= to compare with: $(grep -v '^#' /etc/crontab 2>&1 | tr '\n' ' ')"
+else
+    install_job "$out/run-parts/jobs.d/agentd-package-test.job"
+    if why=$(launch local.agentd-package-test 30) && history_has local.agentd-package-test success &&
+            grep -qxF "$crontab_path /bin/sh root" "$run_parts_out" 2>/dev/null; then
+        result PASS "[runtime] a converted cron.hourly script ran as root with /etc/crontab's PATH=$crontab_path and SHELL=/bin/sh"
+    else
+        result FAIL "[runtime] a converted cron.hourly script: ${why:-$(last_run local.agentd-package-test)}; it saw '$(cat "$run_parts_out" 2>&1)', /etc/crontab's PATH is $crontab_path; job: $(grep -v '^#' "$out/run-parts/jobs.d/agentd-package-test.job" 2>&1 | tr '\n' ' ')"
+    fi
+fi
+
 # A job's own sandbox: ProtectSystem=strict with ReadWritePaths=/var/tmp/x cannot write /etc but
 # can write /var/tmp/x.
 rm -rf /var/tmp/x /etc/agentd-package-test-sandbox

@@ -121,6 +121,30 @@ import Testing
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "/usr/bin:/bin /bin/sh\n")
     }
 
+    /// A cron.hourly script beside Debian's /etc/crontab (cron-daemon-common 3.0pl1-162, in
+    /// Tests/ConvertCorpus/etc) runs with that crontab's PATH and SHELL, as run-parts under cron ran it.
+    @Test func aConvertedRunPartsScriptRunsWithItsCrontabsPathAndShell() throws {
+        let sandbox = try Sandbox()
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ConvertCorpus").path
+        let out = sandbox.root + "/env", script = sandbox.root + "/cron.hourly/env"
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/cron.hourly", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: corpus + "/etc/crontab", toPath: sandbox.root + "/crontab")
+        try "#!/bin/sh\necho \"$PATH $SHELL\" > \(out)\n".write(toFile: script, atomically: false, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory, "cron.hourly"],
+                                       currentDirectory: sandbox.root)
+        #expect(converted.status == 0, "\(converted)")
+        let job = try String(contentsOfFile: sandbox.jobsDirectory + "/env.job", encoding: .utf8)
+        #expect(job.hasPrefix("# jobs.d/env.job: converted by agentctl convert from \(script) and \(sandbox.root)/crontab:18\n"),
+                "\(job)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let run = try agent.ctl("run", "local.env", "--wait")
+        #expect(run.status == 0, "\(run)")
+        #expect(try String(contentsOfFile: out, encoding: .utf8)
+            == "/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin /bin/sh\n")
+    }
+
     @Test func aTemplateTimerIsRefusedWithWhatToDo() throws {
         let sandbox = try Sandbox()
         let path = sandbox.root + "/pg_dump@.timer"

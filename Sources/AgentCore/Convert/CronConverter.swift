@@ -17,11 +17,9 @@ public enum CronConverter {
     ///   - owner: a user crontab's owner, whom its lines run as.
     public static func convert(_ text: String, name: String, source: String, withUser: Bool,
                                owner: String? = nil, prefix: String = "local") -> Result {
-        // cron's own environment for each command: PATH and SHELL at its defaults until the
-        // crontab assigns them (HOME, LOGNAME and USER come from the passwd entry, as agentd
-        // sets them for every run). Without these a command would get agentd's wider PATH, with
-        // /usr/local first, and the user's login shell as $SHELL.
-        var environment: [(name: String, value: String)] = [("PATH", "/usr/bin:/bin"), ("SHELL", "/bin/sh")]
+        // cron's own environment for each command. Without it a command would get agentd's
+        // wider PATH, with /usr/local first, and the user's login shell as $SHELL.
+        var environment = CronEnvironment.cron
         var mailTo: String?
         var result = Result()
         var reports: Set<String> = []
@@ -33,10 +31,8 @@ public enum CronConverter {
             if let variable = CronLine.environment(line.trimmingSpaces), !line.trimmingSpaces.hasPrefix("#") {
                 if variable.name == "MAILTO" {
                     mailTo = variable.value
-                } else if let index = environment.firstIndex(where: { $0.name == variable.name }) {
-                    environment[index].value = variable.value
                 } else {
-                    environment.append((variable.name, variable.value))
+                    environment.assign(variable.name, variable.value)
                 }
                 continue
             }
@@ -59,9 +55,7 @@ public enum CronConverter {
                 if let user { job.set("User", user) }
                 // cron starts a command in its user's home.
                 job.set("WorkingDirectory", "~")
-                // cron runs each command with the crontab's SHELL=, else /bin/sh.
-                let shell = environment.first { $0.name == "SHELL" && !$0.value.isEmpty }?.value ?? "/bin/sh"
-                let run = Self.exec(CronCommand(line: cron.command), shell: shell)
+                let run = Self.exec(CronCommand(line: cron.command), shell: environment.shell)
                 job.set("Exec", run.exec)
                 if let note = run.note { job.notes.append(note) }
                 if cron.atBoot {
@@ -74,9 +68,7 @@ public enum CronConverter {
                 if cron.eitherDay {
                     job.notes.append("cron runs this line when the day of month OR the weekday matches; Schedule= needs both")
                 }
-                for variable in environment {
-                    job.set("Environment", ExecQuoting.quote("\(variable.name)=\(variable.value)"))
-                }
+                for line in environment.environmentLines { job.set("Environment", line) }
                 // cron imposes no time limit.
                 job.set("MaxRuntime", "infinity")
                 if let address = mailTo ?? user, !address.isEmpty {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /// A run-parts directory (`/etc/cron.daily`) → one job per script run-parts would run, pointing
-/// at the script in place, with the directory's interval (issue 26 item 10).
+/// at the script in place, with the directory's interval (issue 26 item 10), and the environment
+/// the crontab or anacrontab line that runs the directory gave it.
 public enum RunPartsConverter {
     /// A script of the directory: its name, whether it is an executable regular file, its owner
     /// and its first bytes (to see a systemd guard).
@@ -31,7 +32,8 @@ public enum RunPartsConverter {
         }
     }
 
-    public static func convert(directory: String, scripts: [Script], prefix: String = "local") -> CronConverter.Result {
+    public static func convert(directory: String, scripts: [Script], runner: RunPartsRunner?,
+                               prefix: String = "local") -> CronConverter.Result {
         var result = CronConverter.Result()
         guard let interval = interval(ofDirectory: directory) else {
             result.errors.append("\(directory): not a run-parts directory of cron (cron.hourly, cron.daily, cron.weekly, cron.monthly)")
@@ -47,17 +49,33 @@ public enum RunPartsConverter {
                 continue
             }
             let base = JobName.sanitized(script.name)
-            var job = ConvertedJob(fileName: base + ".job", sources: [path])
+            var job = ConvertedJob(fileName: base + ".job", sources: [path] + (runner.map { [$0.source] } ?? []))
             job.set("Identifier", "\(prefix).\(base)")
             job.set("Kind", "processing")
             job.set("User", script.owner ?? "root")
             job.set("WorkingDirectory", "/")
             job.set("Exec", ExecQuoting.join([path]))
             job.set("Interval", interval)
+            if let runner { apply(runner, to: &job) }
             // run-parts imposes no limit.
             job.set("MaxRuntime", "infinity")
             result.jobs.append(job)
         }
+        if runner == nil, !result.jobs.isEmpty {
+            result.notes.append("\(directory): no line of the crontab or anacrontab beside it runs run-parts on it, "
+                + "so its jobs get agentd's PATH and their user's login shell rather than a crontab's")
+        }
         return result
+    }
+
+    static func apply(_ runner: RunPartsRunner, to job: inout ConvertedJob) {
+        if runner.onlyOnACPower {
+            // Waiting for AC, as anacron did: its timer tries every hour, and a day it could not
+            // run is run on the next hour on AC. Skipping (ConditionACPower=) would lose the day.
+            job.set("RequiresExternalPower", "yes")
+            job.notes.append("anacron.service runs only on AC power (ConditionACPower=true): "
+                + "RequiresExternalPower=yes waits for it the same way")
+        }
+        for line in runner.environment.environmentLines { job.set("Environment", line) }
     }
 }

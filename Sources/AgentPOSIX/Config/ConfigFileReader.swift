@@ -67,7 +67,7 @@ public enum ConfigFileReader {
         if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
             // Who could re-point the link is judged by the core (PathChainRule); the walk must
             // end at the file just read.
-            switch PathWalk.walk(absolute(path)) {
+            switch PathWalk.walk(FileSystem.absolute(path)) {
             case .success(let walk) where walk.device == UInt64(info.st_dev) && walk.inode == UInt64(info.st_ino):
                 steps = walk.steps
             case .success:
@@ -244,16 +244,6 @@ public enum ConfigFileReader {
         guard !path.isEmpty, !path.hasPrefix("/") else { return false }
         return !path.split(separator: "/", omittingEmptySubsequences: false)
             .contains { $0.isEmpty || $0 == "." || $0 == ".." }
-    }
-
-    /// `path` made absolute against the working directory (`agentctl check DIR` may name a
-    /// relative directory).
-    private static func absolute(_ path: String) -> String {
-        guard !path.hasPrefix("/") else { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }
-        let length = buffer.firstIndex(of: 0) ?? buffer.count
-        return join(String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self), path)
     }
 
     private static func join(_ directory: String, _ relativePath: String) -> String {

@@ -74,6 +74,18 @@ public enum FileSystem {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
+    /// `path` made absolute against the working directory (`agentctl check DIR` and `convert DIR`
+    /// may name a relative directory); a leading `./` is dropped.
+    public static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "/" + path }
+        let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var relative = Substring(path)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        return (directory.hasSuffix("/") ? directory : directory + "/") + relative
+    }
+
     /// The last path component (`apt-daily.timer`).
     public static func baseName(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }

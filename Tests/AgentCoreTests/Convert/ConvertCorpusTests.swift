@@ -74,11 +74,75 @@ struct ConvertCorpusTests {
                 RunPartsConverter.Script(name: name, isExecutable: true, owner: "root",
                                          text: TestFiles.read(Self.corpus + "/" + directory + "/" + name) ?? "")
             }
-            let result = RunPartsConverter.convert(directory: "/etc/" + directory, scripts: scripts)
+            let runner = RunPartsRunner.find(directory: "/etc/" + directory, crontab: Self.runnerFile("crontab"),
+                                             anacrontab: Self.runnerFile("anacrontab"))
+            let result = RunPartsConverter.convert(directory: "/etc/" + directory, scripts: scripts, runner: runner)
             #expect(result.errors.isEmpty)
             #expect(result.jobs.count + result.notes.count == scripts.count, "\(directory)")
             for job in result.jobs { Self.expectAccepted(job) }
         }
+    }
+
+    static func runnerFile(_ name: String) -> RunPartsRunner.File? {
+        TestFiles.read(corpus + "/etc/" + name).map { RunPartsRunner.File(path: "/etc/" + name, text: $0) }
+    }
+
+    @Test func cronHourlyRunsWithTheEnvironmentOfDebiansCrontab() throws {
+        let runner = try #require(RunPartsRunner.find(directory: "/etc/cron.hourly", crontab: Self.runnerFile("crontab"),
+                                                      anacrontab: Self.runnerFile("anacrontab")))
+        #expect(runner.program == .cron)
+        #expect(runner.source == "/etc/crontab:18")
+        #expect(runner.environment.variables == [.init("PATH", "/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin"),
+                                                 .init("SHELL", "/bin/sh")])
+    }
+
+    @Test func cronDailyRunsUnderAnacronWhereItIsInstalledElseUnderCron() throws {
+        let anacron = try #require(RunPartsRunner.find(directory: "/etc/cron.daily", crontab: Self.runnerFile("crontab"),
+                                                       anacrontab: Self.runnerFile("anacrontab")))
+        #expect(anacron.program == .anacron)
+        #expect(anacron.source == "/etc/anacrontab:11")
+        #expect(anacron.environment.variables == [.init("SHELL", "/bin/sh"),
+                                                  .init("PATH", "/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin"),
+                                                  .init("HOME", "/root"), .init("LOGNAME", "root")])
+        let monthly = try #require(RunPartsRunner.find(directory: "/etc/cron.monthly", crontab: nil,
+                                                       anacrontab: Self.runnerFile("anacrontab")))
+        #expect(monthly.source == "/etc/anacrontab:13")
+        let cron = try #require(RunPartsRunner.find(directory: "/etc/cron.weekly", crontab: Self.runnerFile("crontab"),
+                                                    anacrontab: nil))
+        #expect(cron.program == .cron)
+        #expect(cron.source == "/etc/crontab:20")
+    }
+
+    @Test func debiansAnacronServiceRunsOnlyOnACPowerUntilADropInClearsIt() throws {
+        let unit = try #require(TestFiles.read(Self.corpus + "/systemd/anacron.service"))
+        #expect(RunPartsRunner.anacronNeedsACPower(unitTexts: [unit]))
+        // README.Debian's on-ac.conf.
+        #expect(!RunPartsRunner.anacronNeedsACPower(unitTexts: [unit, "[Unit]\nConditionACPower=\n"]))
+        #expect(!RunPartsRunner.anacronNeedsACPower(unitTexts: []))
+    }
+
+    @Test func aScriptAnacronRanWaitsForACAndGetsTheAnacrontabsEnvironment() throws {
+        var runner = try #require(RunPartsRunner.find(directory: "/etc/cron.daily", crontab: nil,
+                                                      anacrontab: Self.runnerFile("anacrontab")))
+        runner.onlyOnACPower = true
+        let script = RunPartsConverter.Script(name: "backup", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
+        let result = RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: [script], runner: runner)
+        let job = try #require(result.jobs.first)
+        Self.expectAccepted(job)
+        #expect(job.sources == ["/etc/cron.daily/backup", "/etc/anacrontab:11"])
+        #expect(job.keys.contains { $0 == ("RequiresExternalPower", "yes") })
+        #expect(job.keys.filter { $0.key == "Environment" }.map(\.value)
+            == ["SHELL=/bin/sh", "PATH=/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/root", "LOGNAME=root"])
+        #expect(result.notes.isEmpty)
+    }
+
+    @Test func aDirectoryNothingRunsKeepsAgentdsEnvironmentAndSaysSo() throws {
+        let script = RunPartsConverter.Script(name: "backup", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
+        let result = RunPartsConverter.convert(directory: "/srv/cron.daily", scripts: [script], runner: nil)
+        let job = try #require(result.jobs.first)
+        #expect(!job.keys.contains { $0.key == "Environment" || $0.key == "RequiresExternalPower" })
+        #expect(result.notes == ["/srv/cron.daily: no line of the crontab or anacrontab beside it runs run-parts on it, "
+            + "so its jobs get agentd's PATH and their user's login shell rather than a crontab's"])
     }
 
     static func expectAccepted(_ job: ConvertedJob, sourceLocation: SourceLocation = #_sourceLocation) {

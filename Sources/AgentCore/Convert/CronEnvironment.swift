@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+/// The environment cron or anacron gives the commands below a crontab's `NAME=VALUE` lines:
+/// its defaults, each replaced by a later assignment of the same name, then new names in the
+/// order they were assigned. Variables the program reads for itself (`MAILTO`, anacron's
+/// `START_HOURS_RANGE`) are not part of it.
+public struct CronEnvironment: Sendable, Equatable {
+    public struct Variable: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// cron's own: HOME, LOGNAME and USER come from the passwd entry, as agentd sets them for
+    /// every run, so only these two differ from what a run would get without them.
+    public static let cron = CronEnvironment([Variable("PATH", "/usr/bin:/bin"), Variable("SHELL", "/bin/sh")])
+
+    public private(set) var variables: [Variable]
+
+    public init(_ variables: [Variable]) {
+        self.variables = variables
+    }
+
+    public mutating func assign(_ name: String, _ value: String) {
+        if let index = variables.firstIndex(where: { $0.name == name }) {
+            variables[index].value = value
+        } else {
+            variables.append(Variable(name, value))
+        }
+    }
+
+    /// The shell commands run through: `SHELL=` when set, else /bin/sh.
+    public var shell: String {
+        variables.first { $0.name == "SHELL" && !$0.value.isEmpty }?.value ?? "/bin/sh"
+    }
+
+    /// The `Environment=` values that give a run this environment.
+    public var environmentLines: [String] {
+        variables.map { ExecQuoting.quote("\($0.name)=\($0.value)") }
+    }
+}
