@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import Testing
 @testable import AgentCLI
 
@@ -44,6 +45,26 @@ import Testing
             let words = command.split(separator: " ").map(String.init)
             #expect(words.first == "agentctl")
             #expect(throws: Never.self, "example '\(example)'") { _ = try parser.parse(Array(words.dropFirst())) }
+        }
+    }
+
+    /// `man agentctl` is where a Debian administrator looks: each command has an entry (a `.TP`
+    /// header naming it) in COMMANDS, as `--help` has.
+    @Test func everyCommandHasAnEntryInTheManPage() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("packaging/man/agentctl.1").path
+        let man = try String(contentsOfFile: path, encoding: .utf8)
+        let section = man.components(separatedBy: ".SH COMMANDS").dropFirst().first?.components(separatedBy: "\n.SH ").first ?? ""
+        let headers = section.components(separatedBy: ".TP\n").dropFirst().map { entry in
+            // The header line without troff's markup: `.BR cancel\-request " \fIID\fR|"` → words.
+            (entry.split(separator: "\n").first.map(String.init) ?? "")
+                .replacingOccurrences(of: "\\-", with: "-")
+                .replacingOccurrences(of: "\\\\f[BIRP]", with: " ", options: .regularExpression)
+                .split { " \"|,[]".contains($0) }.map(String.init)
+        }
+        for command in AgentControl.root.subcommands.map(\.name) {
+            #expect(headers.contains { $0.dropFirst().contains(command) || $0.first == command },
+                    "agentctl.1 has no COMMANDS entry for \(command)")
         }
     }
 
