@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import Testing
 @testable import AgentDaemon
 import AgentSystem
@@ -132,4 +133,20 @@ import AgentSystem
     #expect(options.stateDirectory == "/work/main/state")
     #expect(options.socketPath == "/abs/a.sock")
     #expect(options.procRoot == "/work/main")
+}
+
+/// `man agentd` names every option `agentd --help` does.
+@Test func everyOptionOfTheUsageIsInTheManPage() throws {
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("packaging/man/agentd.8").path
+    let man = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\\-", with: "-")
+    let options = DaemonOptions.usage.split(separator: "\n").compactMap { line -> String? in
+        let word = line.split(separator: " ").first.map(String.init) ?? ""
+        return word.hasPrefix("--") ? word : nil
+    }
+    #expect(options.count >= 10, "\(options)")
+    for option in options {
+        #expect(man.contains(".B \(option)") || man.contains(".BI \(option)") || man.contains(".BR \(option)"),
+                "agentd.8 has no entry for \(option)")
+    }
 }
