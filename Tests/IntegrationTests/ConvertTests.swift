@@ -138,9 +138,10 @@ import Testing
         let job = try String(contentsOfFile: sandbox.jobsDirectory + "/env.job", encoding: .utf8)
         #expect(job.hasPrefix("# jobs.d/env.job: converted by agentctl convert from \(script) and \(sandbox.root)/crontab:18\n"),
                 "\(job)")
+        // Interval=1h with no run yet: the agent runs it as soon as it has read it.
         let agent = try AgentProcess(sandbox: sandbox)
-        let run = try agent.ctl("run", "local.env", "--wait")
-        #expect(run.status == 0, "\(run)")
+        let ended = try agent.waitForLog("run r000001 of local.env ended")
+        #expect(ended.contains("success"), "\(ended)")
         #expect(try String(contentsOfFile: out, encoding: .utf8)
             == "/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin /bin/sh\n")
     }
