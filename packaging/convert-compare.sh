@@ -104,7 +104,7 @@ for path in sorted(glob.glob(root + "/root/compare/jobs/*.job")):
         continue  # mail-report jobs run only as another job's OnFailure=
     source = header.group(1).strip()
     name = os.path.basename(path)
-    timer = re.search(r"(\S+\.timer) and (\S+\.service)", source)
+    timer = re.search(r"(\S+\.timer)(?:,| and) (\S+\.service)", source)
     line = re.fullmatch(r"(\S+):(\d+)", source)
     if timer:
         label = os.path.basename(timer.group(1))

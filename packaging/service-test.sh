@@ -228,8 +228,25 @@ convert() { # convert NAME SOURCE [LABEL]: converts SOURCE into the staging jobs
         result FAIL "${label}agentctl convert $source failed: $(tr '\n' ' ' <"$out/convert-$name.err" | cut -c 1-400)"
     fi
 }
+# A `systemctl edit logrotate.timer` drop-in: convert reads it as systemd does, and systemd's own
+# view after daemon-reload is the oracle for the calendar the job must get.
+override_dir=/etc/systemd/system/logrotate.timer.d
+mkdir -p "$override_dir"
+printf '[Timer]\nOnCalendar=\nOnCalendar=*-*-* 04:05:00\n' >"$override_dir/agentd-package-test.conf"
+systemctl daemon-reload
+systemd_calendar=$(systemctl show -P TimersCalendar logrotate.timer 2>&1 || true)
 convert dpkg-db-backup /lib/systemd/system/dpkg-db-backup.timer
 convert logrotate /lib/systemd/system/logrotate.timer
+logrotate_job=$staging/jobs.d/logrotate.job
+if [ "$(grep -c '^Schedule=' "$logrotate_job" 2>/dev/null)" = 1 ] && grep -qx 'Schedule=\*-\*-\* 04:05:00' "$logrotate_job" &&
+        grep -q 'OnCalendar=\*-\*-\* 04:05:00' <<<"$systemd_calendar" && [ "$(grep -o 'OnCalendar=' <<<"$systemd_calendar" | wc -l)" = 1 ] &&
+        grep -q "$override_dir/agentd-package-test.conf" "$logrotate_job"; then
+    result PASS "convert logrotate.timer with a systemctl-edit drop-in: Schedule=*-*-* 04:05:00, the one calendar systemd shows ($systemd_calendar)"
+else
+    result FAIL "convert logrotate.timer with a drop-in: systemd shows '$systemd_calendar'; the job: $(grep -v '^#   ' "$logrotate_job" 2>&1 | tr '\n' ' ' | cut -c 1-500)"
+fi
+rm -rf "$override_dir"
+systemctl daemon-reload
 convert cron-line "$out/cron.d/agentd-package-test"
 # What convert says to disable, for the timers: disabled, as an administrator would, so that
 # systemd never runs them meanwhile.

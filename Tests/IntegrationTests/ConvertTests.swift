@@ -146,6 +146,45 @@ import Testing
             == "/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin /bin/sh\n")
     }
 
+    /// `systemctl edit` drop-ins beside Debian's apt-daily.timer and .service (Tests/ConvertCorpus):
+    /// the job has the calendar, environment and conditions systemd would run them with.
+    @Test func dropInsBesideATimerAndItsServiceAreConvertedAsSystemdAppliesThem() throws {
+        let sandbox = try Sandbox()
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ConvertCorpus").path
+        let units = sandbox.root + "/units"
+        for directory in ["apt-daily.timer.d", "apt-daily.service.d"] {
+            try FileManager.default.createDirectory(atPath: units + "/" + directory, withIntermediateDirectories: true)
+        }
+        for name in ["apt-daily.timer", "apt-daily.service"] {
+            try FileManager.default.copyItem(atPath: corpus + "/systemd/" + name, toPath: units + "/" + name)
+        }
+        try "[Timer]\nOnCalendar=\nOnCalendar=*-*-* 03:00\nRandomizedDelaySec=0\n"
+            .write(toFile: units + "/apt-daily.timer.d/override.conf", atomically: false, encoding: .utf8)
+        try "[Unit]\nConditionACPower=\n[Service]\nEnvironment=http_proxy=http://proxy:3128\n"
+            .write(toFile: units + "/apt-daily.service.d/proxy.conf", atomically: false, encoding: .utf8)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory,
+                                                          units + "/apt-daily.timer"])
+        #expect(converted.status == 0, "\(converted)")
+        let job = try String(contentsOfFile: sandbox.jobsDirectory + "/apt-daily.job", encoding: .utf8)
+        #expect(job.hasPrefix("# jobs.d/apt-daily.job: converted by agentctl convert from \(units)/apt-daily.timer, "
+            + "apt-daily.service, \(units)/apt-daily.timer.d/override.conf and \(units)/apt-daily.service.d/proxy.conf\n"), "\(job)")
+        let keys = job.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(keys.filter { $0.hasPrefix("Schedule=") } == ["Schedule=*-*-* 03:00"], "\(job)")
+        #expect(keys.contains("RandomizedDelay=0") && keys.contains("Environment=http_proxy=http://proxy:3128"), "\(job)")
+        #expect(!keys.contains { $0.hasPrefix("ConditionACPower") }, "\(job)")
+        let check = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(check.status == 0, "\(check.stdout)")
+    }
+
+    @Test func aMaskedTimerIsNotConvertedAndSaysSo() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createSymbolicLink(atPath: sandbox.root + "/fstrim.timer", withDestinationPath: "/dev/null")
+        let result = try runCommand(Binaries.agentctl, ["convert", sandbox.root + "/fstrim.timer"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(sandbox.root)/fstrim.timer is masked: systemd never starts fstrim.timer"), "\(result.stderr)")
+    }
+
     @Test func aTemplateTimerIsRefusedWithWhatToDo() throws {
         let sandbox = try Sandbox()
         let path = sandbox.root + "/pg_dump@.timer"

@@ -30,7 +30,9 @@ public struct ConvertedJob: Sendable, Hashable {
 
     /// The job file's text (systemd syntax: comments only at the start of a line).
     public var text: String {
-        var lines = ["# jobs.d/\(fileName): converted by agentctl convert from " + sources.joined(separator: " and ")]
+        let from = sources.count > 2 ? sources.dropLast().joined(separator: ", ") + " and " + (sources.last ?? "")
+            : sources.joined(separator: " and ")
+        var lines = ["# jobs.d/\(fileName): converted by agentctl convert from " + from]
         if let description { lines.append("# " + description) }
         for note in notes { lines.append("# " + note) }
         lines.append("[Job]")

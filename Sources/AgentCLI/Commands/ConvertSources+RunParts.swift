@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentPOSIX
+import Glibc
+
+/// A run-parts directory, with what runs it on this machine (`RunPartsRunner`).
+extension ConvertSources {
+    static func convertDirectory(_ given: String, prefix: String, into outcome: inout ConvertOutcome) {
+        // Exec= needs an absolute path: `convert cron.daily` from /etc is /etc/cron.daily.
+        let path = FileSystem.absolute(given)
+        var scripts: [RunPartsConverter.Script] = []
+        for name in SmallFile.entries(path) {
+            let file = path + "/" + name
+            var info = stat()
+            guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let executable = info.st_mode & 0o111 != 0
+            let text = executable ? (SmallFile.read(file, limit: readLimit) ?? "") : ""
+            scripts.append(RunPartsConverter.Script(name: name, isExecutable: executable,
+                                                    owner: userName(info.st_uid), text: text))
+        }
+        let result = RunPartsConverter.convert(directory: path, scripts: scripts, runner: runPartsRunner(of: path),
+                                               prefix: prefix)
+        outcome.jobs += result.jobs
+        outcome.failures += result.errors
+        outcome.notes += result.notes
+        for job in result.jobs {
+            outcome.disable.append("chmod -x \(job.sources.first ?? "")  (run-parts then skips it)")
+        }
+    }
+
+    /// What runs `directory` on this machine: a line of the crontab beside it, or of the
+    /// anacrontab beside it where anacron is installed (without anacron Debian's crontab lines
+    /// run cron.daily, weekly and monthly themselves).
+    static func runPartsRunner(of directory: String) -> RunPartsRunner? {
+        var trimmed = directory
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        let parent = FileSystem.parentDirectory(of: trimmed)
+        func file(_ name: String) -> RunPartsRunner.File? {
+            let path = (parent == "/" ? "" : parent) + "/" + name
+            return SmallFile.read(path, limit: readLimit).map { RunPartsRunner.File(path: path, text: $0) }
+        }
+        let anacronInstalled = access("/usr/sbin/anacron", X_OK) == 0
+        guard var runner = RunPartsRunner.find(directory: trimmed, crontab: file("crontab"),
+                                               anacrontab: anacronInstalled ? file("anacrontab") : nil) else { return nil }
+        if runner.program == .anacron {
+            runner.onlyOnACPower = RunPartsRunner.anacronNeedsACPower(unitTexts: anacronUnitTexts())
+        }
+        return runner
+    }
+
+    /// anacron.service and its drop-ins, in the order systemd applies them.
+    static func anacronUnitTexts() -> [String] {
+        let unit = ["/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"]
+            .lazy.compactMap { SmallFile.read($0 + "/anacron.service", limit: readLimit) }.first
+        var dropIns: [String: String] = [:]
+        // A drop-in in /etc replaces one of the same name below it.
+        for directory in ["/usr/lib/systemd/system", "/lib/systemd/system", "/run/systemd/system", "/etc/systemd/system"] {
+            let path = directory + "/anacron.service.d"
+            for name in SmallFile.entries(path) where name.hasSuffix(".conf") {
+                dropIns[name] = path + "/" + name
+            }
+        }
+        let texts = dropIns.keys.sorted().compactMap { dropIns[$0].flatMap { SmallFile.read($0, limit: readLimit) } }
+        return (unit.map { [$0] } ?? []) + texts
+    }
+}

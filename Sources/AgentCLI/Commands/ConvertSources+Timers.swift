@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentCore
+import AgentPOSIX
+import Glibc
+
+/// A systemd timer with its service, each read as systemd reads it (`UnitFileLocation`,
+/// `EffectiveUnit`).
+extension ConvertSources {
+    static func convertTimer(_ path: String, name: String, prefix: String, into outcome: inout ConvertOutcome) {
+        let directory = FileSystem.parentDirectory(of: path)
+        let directories = UnitFileLocation.directories(beside: directory)
+        // An instance (foo@bar.timer) is its template (foo@.timer) with %i = bar.
+        var instance: String?
+        var candidates = [name + ".timer"]
+        if let at = name.firstIndex(of: "@") {
+            let suffix = String(name[name.index(after: at)...])
+            if suffix.isEmpty {
+                outcome.failures.append("\(path) is a template: convert an instance (agentctl convert \(directory)/\(name)INSTANCE.timer)")
+                return
+            }
+            instance = suffix
+            candidates.append(String(name[...at]) + ".timer")
+        }
+        // The file systemd uses: an administrator's copy in /etc/systemd/system wins over the package's.
+        let inForce = directories.count > 1
+            ? candidates.lazy.compactMap { UnitFileLocation.file($0, in: directories) }.first
+            : candidates.lazy.map { directory + "/" + $0 }.first { access($0, F_OK) == 0 }
+        let timerPath = inForce ?? path
+        if timerPath != path, FileSystem.baseName(of: timerPath) == FileSystem.baseName(of: path) {
+            outcome.notes.append("\(path): converted from \(timerPath), the file systemd uses in its place")
+        }
+        guard let timer = effectiveUnit(timerPath, name: name + ".timer", directories: directories,
+                                        instance: instance, into: &outcome) else { return }
+        if let problem = TimerConverter.unitProblem(timer.unit, path: path) {
+            outcome.failures.append(problem)
+            return
+        }
+        let serviceName = timer.unit.entries(in: "Timer").last { $0.key == "Unit" }?.value ?? name + ".service"
+        var serviceCandidates = [serviceName]
+        if instance != nil, let at = serviceName.firstIndex(of: "@") {
+            serviceCandidates.append(String(serviceName[...at]) + ".service")
+        }
+        guard let servicePath = serviceCandidates.lazy.compactMap({ UnitFileLocation.file($0, in: directories) }).first else {
+            outcome.failures.append("\(path): its service \(directory)/\(serviceName) cannot be read; convert needs both files side by side")
+            return
+        }
+        guard let service = effectiveUnit(servicePath, name: serviceName, directories: directories,
+                                          instance: instance, into: &outcome) else { return }
+        let sources = [timerPath == path ? path : timerPath, FileSystem.baseName(of: servicePath)]
+            + timer.dropIns + service.dropIns
+        outcome.jobs.append(TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
+                                                   prefix: prefix, resolve: findInPath))
+        outcome.disable.append("systemctl disable --now \(name).timer")
+    }
+
+    /// The unit at `path` with its drop-ins applied (`EffectiveUnit`), and the drop-ins read; nil,
+    /// with a failure saying why, when it is masked or cannot be read.
+    static func effectiveUnit(_ path: String, name: String, directories: [String], instance: String?,
+                              into outcome: inout ConvertOutcome) -> (unit: UnitFile, dropIns: [String])? {
+        if UnitFileLocation.isMasked(path) {
+            outcome.failures.append("\(path) is masked: systemd never starts \(name), so there is nothing to convert "
+                + "(systemctl unmask \(name) first if it should run)")
+            return nil
+        }
+        guard let text = read(path, into: &outcome), let file = unit(text, path: path, instance: instance) else {
+            if !outcome.failures.contains(where: { $0.contains(path) }) {
+                outcome.failures.append("cannot read \(path) as a unit file")
+            }
+            return nil
+        }
+        var dropIns: [UnitFile] = []
+        var applied: [String] = []
+        for dropIn in UnitFileLocation.dropIns(of: name, in: directories) {
+            guard let text = SmallFile.read(dropIn, limit: readLimit) else { continue }
+            guard let parsed = unit(text, path: dropIn, instance: instance) else {
+                outcome.failures.append("cannot read \(dropIn) as a unit file (a drop-in of \(name))")
+                return nil
+            }
+            dropIns.append(parsed)
+            applied.append(dropIn)
+        }
+        return (EffectiveUnit.merge(file, dropIns: dropIns), applied)
+    }
+}
