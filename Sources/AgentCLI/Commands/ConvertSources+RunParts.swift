@@ -50,17 +50,9 @@ extension ConvertSources {
 
     /// anacron.service and its drop-ins, in the order systemd applies them.
     static func anacronUnitTexts() -> [String] {
-        let unit = ["/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"]
-            .lazy.compactMap { SmallFile.read($0 + "/anacron.service", limit: readLimit) }.first
-        var dropIns: [String: String] = [:]
-        // A drop-in in /etc replaces one of the same name below it.
-        for directory in ["/usr/lib/systemd/system", "/lib/systemd/system", "/run/systemd/system", "/etc/systemd/system"] {
-            let path = directory + "/anacron.service.d"
-            for name in SmallFile.entries(path) where name.hasSuffix(".conf") {
-                dropIns[name] = path + "/" + name
-            }
-        }
-        let texts = dropIns.keys.sorted().compactMap { dropIns[$0].flatMap { SmallFile.read($0, limit: readLimit) } }
-        return (unit.map { [$0] } ?? []) + texts
+        let directories = UnitFileLocation.systemDirectories
+        guard let unit = UnitFileLocation.file("anacron.service", in: directories) else { return [] }
+        return ([unit] + UnitFileLocation.dropIns(of: "anacron.service", in: directories))
+            .compactMap { SmallFile.read($0, limit: readLimit) }
     }
 }

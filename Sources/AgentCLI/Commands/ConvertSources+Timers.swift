@@ -22,10 +22,7 @@ extension ConvertSources {
             candidates.append(String(name[...at]) + ".timer")
         }
         // The file systemd uses: an administrator's copy in /etc/systemd/system wins over the package's.
-        let inForce = directories.count > 1
-            ? candidates.lazy.compactMap { UnitFileLocation.file($0, in: directories) }.first
-            : candidates.lazy.map { directory + "/" + $0 }.first { access($0, F_OK) == 0 }
-        let timerPath = inForce ?? path
+        let timerPath = candidates.lazy.compactMap { UnitFileLocation.file($0, in: directories) }.first ?? path
         if timerPath != path, FileSystem.baseName(of: timerPath) == FileSystem.baseName(of: path) {
             outcome.notes.append("\(path): converted from \(timerPath), the file systemd uses in its place")
         }
@@ -46,7 +43,7 @@ extension ConvertSources {
         }
         guard let service = effectiveUnit(servicePath, name: serviceName, directories: directories,
                                           instance: instance, into: &outcome) else { return }
-        let sources = [timerPath == path ? path : timerPath, FileSystem.baseName(of: servicePath)]
+        let sources = [timerPath, FileSystem.baseName(of: servicePath)]
             + timer.dropIns + service.dropIns
         outcome.jobs.append(TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
                                                    prefix: prefix, resolve: findInPath))

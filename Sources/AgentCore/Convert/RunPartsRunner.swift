@@ -78,18 +78,17 @@ public struct RunPartsRunner: Sendable, Equatable {
         }
     }
 
-    /// Whether anacron.service, read as systemd reads it (the unit, then its drop-ins in order),
-    /// ends with `ConditionACPower=true`; an empty assignment clears the condition, as Debian's
-    /// README.Debian shows for running on battery.
+    /// Whether anacron.service, read as systemd reads it (the unit, then its drop-ins in order:
+    /// `EffectiveUnit`), has `ConditionACPower=true`; an empty assignment clears the condition,
+    /// as Debian's README.Debian shows for running on battery.
     public static func anacronNeedsACPower(unitTexts: [String]) -> Bool {
-        var needsAC = false
-        for text in unitTexts {
-            let unit = UnitFileParser.parse(Array(text.utf8), path: "anacron.service", expectedSection: "[Unit]").value
-            for entry in unit?.entries(in: "Unit") ?? [] where entry.key == "ConditionACPower" {
-                needsAC = BooleanValue.parse(entry.value) ?? false
-            }
+        let files = unitTexts.map { text in
+            UnitFileParser.parse(Array(text.utf8), path: "anacron.service", expectedSection: "[Unit]").value ?? UnitFile()
         }
-        return needsAC
+        guard let unit = files.first else { return false }
+        let condition = EffectiveUnit.merge(unit, dropIns: Array(files.dropFirst())).entries(in: "Unit")
+            .last { $0.key == "ConditionACPower" }
+        return condition.flatMap { BooleanValue.parse($0.value) } ?? false
     }
 
     /// `cd / && run-parts --report /etc/cron.daily; }` runs run-parts on `cron.daily`.
