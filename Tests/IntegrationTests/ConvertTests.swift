@@ -177,6 +177,22 @@ import Testing
         #expect(check.status == 0, "\(check.stdout)")
     }
 
+    /// A unit named relative to its directory is the file given: no note that systemd would use
+    /// another, and the header names it as given.
+    @Test func aTimerGivenByARelativePathIsReadWhereItIs() throws {
+        let sandbox = try Sandbox()
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ConvertCorpus").path
+        for name in ["fstrim.timer", "fstrim.service"] {
+            try FileManager.default.copyItem(atPath: corpus + "/systemd/" + name, toPath: sandbox.root + "/" + name)
+        }
+        let converted = try runCommand(Binaries.agentctl, ["convert", "fstrim.timer"], currentDirectory: sandbox.root)
+        #expect(converted.status == 0, "\(converted)")
+        #expect(!converted.stderr.contains("in its place"), "\(converted.stderr)")
+        #expect(converted.stdout.hasPrefix("# jobs.d/fstrim.job: converted by agentctl convert from fstrim.timer and fstrim.service\n"),
+                "\(converted.stdout)")
+    }
+
     @Test func aMaskedTimerIsNotConvertedAndSaysSo() throws {
         let sandbox = try Sandbox()
         try FileManager.default.createSymbolicLink(atPath: sandbox.root + "/fstrim.timer", withDestinationPath: "/dev/null")

@@ -43,16 +43,17 @@ extension ConvertSources {
         guard var runner = RunPartsRunner.find(directory: trimmed, crontab: file("crontab"),
                                                anacrontab: anacronInstalled ? file("anacrontab") : nil) else { return nil }
         if runner.program == .anacron {
-            runner.onlyOnACPower = RunPartsRunner.anacronNeedsACPower(unitTexts: anacronUnitTexts())
+            runner.onlyOnACPower = RunPartsRunner.anacronNeedsACPower(unitTexts: systemUnitTexts("anacron.service"))
+            runner.anacronCalendars = RunPartsRunner.anacronCalendars(timerTexts: systemUnitTexts("anacron.timer"))
         }
         return runner
     }
 
-    /// anacron.service and its drop-ins, in the order systemd applies them.
-    static func anacronUnitTexts() -> [String] {
+    /// The system unit `name` and its drop-ins, in the order systemd applies them.
+    static func systemUnitTexts(_ name: String) -> [String] {
         let directories = UnitFileLocation.systemDirectories
-        guard let unit = UnitFileLocation.file("anacron.service", in: directories) else { return [] }
-        return ([unit] + UnitFileLocation.dropIns(of: "anacron.service", in: directories))
+        guard let unit = UnitFileLocation.file(name, in: directories) else { return [] }
+        return ([unit] + UnitFileLocation.dropIns(of: name, in: directories))
             .compactMap { SmallFile.read($0, limit: readLimit) }
     }
 }

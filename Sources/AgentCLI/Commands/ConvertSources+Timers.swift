@@ -23,7 +23,9 @@ extension ConvertSources {
         }
         // The file systemd uses: an administrator's copy in /etc/systemd/system wins over the package's.
         let timerPath = candidates.lazy.compactMap { UnitFileLocation.file($0, in: directories) }.first ?? path
-        if timerPath != path, FileSystem.baseName(of: timerPath) == FileSystem.baseName(of: path) {
+        // Read from another directory than the one given: systemd's choice, said once.
+        let replaced = FileSystem.parentDirectory(of: timerPath) != directory
+        if replaced, FileSystem.baseName(of: timerPath) == FileSystem.baseName(of: path) {
             outcome.notes.append("\(path): converted from \(timerPath), the file systemd uses in its place")
         }
         guard let timer = effectiveUnit(timerPath, name: name + ".timer", directories: directories,
@@ -43,7 +45,7 @@ extension ConvertSources {
         }
         guard let service = effectiveUnit(servicePath, name: serviceName, directories: directories,
                                           instance: instance, into: &outcome) else { return }
-        let sources = [timerPath, FileSystem.baseName(of: servicePath)]
+        let sources = [replaced ? timerPath : path, FileSystem.baseName(of: servicePath)]
             + timer.dropIns + service.dropIns
         outcome.jobs.append(TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
                                                    prefix: prefix, resolve: findInPath))

@@ -76,6 +76,11 @@ public enum RunPartsConverter {
             job.notes.append("anacron.service runs only on AC power (ConditionACPower=true): "
                 + "RequiresExternalPower=yes waits for it the same way")
         }
+        if !runner.anacronCalendars.isEmpty {
+            let calendars = runner.anacronCalendars.map { "OnCalendar=\($0)" }.joined(separator: ", ")
+            job.notes.append("anacron ran it at boot and when anacron.timer started anacron (\(calendars)); "
+                + "agentd may start it at any hour, which a Window= limits")
+        }
         for line in runner.environment.environmentLines { job.set("Environment", line) }
     }
 }

@@ -121,10 +121,18 @@ struct ConvertCorpusTests {
         #expect(!RunPartsRunner.anacronNeedsACPower(unitTexts: []))
     }
 
+    @Test func debiansAnacronTimerStartsAnacronHourlyFromHalfPastSevenUntilADropInChangesIt() throws {
+        let timer = try #require(TestFiles.read(Self.corpus + "/systemd/anacron.timer"))
+        #expect(RunPartsRunner.anacronCalendars(timerTexts: [timer]) == ["*-*-* 07..23:30"])
+        #expect(RunPartsRunner.anacronCalendars(timerTexts: [timer, "[Timer]\nOnCalendar=\nOnCalendar=*-*-* 12:00\n"])
+            == ["*-*-* 12:00"])
+    }
+
     @Test func aScriptAnacronRanWaitsForACAndGetsTheAnacrontabsEnvironment() throws {
         var runner = try #require(RunPartsRunner.find(directory: "/etc/cron.daily", crontab: nil,
                                                       anacrontab: Self.runnerFile("anacrontab")))
         runner.onlyOnACPower = true
+        runner.anacronCalendars = ["*-*-* 07..23:30"]
         let script = RunPartsConverter.Script(name: "backup", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
         let result = RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: [script], runner: runner)
         let job = try #require(result.jobs.first)
@@ -134,6 +142,8 @@ struct ConvertCorpusTests {
         #expect(job.keys.filter { $0.key == "Environment" }.map(\.value)
             == ["SHELL=/bin/sh", "PATH=/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/root", "LOGNAME=root"])
         #expect(result.notes.isEmpty)
+        #expect(job.notes.contains("anacron ran it at boot and when anacron.timer started anacron (OnCalendar=*-*-* 07..23:30); "
+            + "agentd may start it at any hour, which a Window= limits"), "\(job.notes)")
     }
 
     @Test func aDirectoryNothingRunsKeepsAgentdsEnvironmentAndSaysSo() throws {
