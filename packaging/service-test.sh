@@ -262,9 +262,9 @@ done
 check() { # check SLUG DESCRIPTION [LABEL]: agentctl check on the staging config directory
     local log=$out/check-$1.out what=$2 label=${3:-} warnings
     if agentctl check "$staging" >"$log" 2>&1; then
-        warnings=$(grep -c 'warning' "$log" || true)
+        warnings=$(grep -c ': warning: ' "$log" || true)
         result PASS "${label}agentctl check on the converted $what: no error, $warnings warning lines"
-        [ "$warnings" -eq 0 ] || result NOTE "agentctl check ($what) warned: $(grep 'warning' "$log" | tr '\n' ' ' | cut -c 1-600)"
+        [ "$warnings" -eq 0 ] || result NOTE "agentctl check ($what) warned: $(grep ': warning: ' "$log" | tr '\n' ' ' | cut -c 1-600)"
     else
         result FAIL "${label}agentctl check on the converted $what: $(tr '\n' ' ' <"$log" | cut -c 1-600)"
     fi
