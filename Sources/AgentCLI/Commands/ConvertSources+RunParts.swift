@@ -7,7 +7,8 @@ import Glibc
 extension ConvertSources {
     static func convertDirectory(_ given: String, prefix: String, into outcome: inout ConvertOutcome) {
         // Exec= needs an absolute path: `convert cron.daily` from /etc is /etc/cron.daily.
-        let path = FileSystem.absolute(given)
+        var path = FileSystem.absolute(given)
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         var scripts: [RunPartsConverter.Script] = []
         for name in SmallFile.entries(path) {
             let file = path + "/" + name
@@ -31,16 +32,15 @@ extension ConvertSources {
     /// What runs `directory` on this machine: a line of the crontab beside it, or of the
     /// anacrontab beside it where anacron is installed (without anacron Debian's crontab lines
     /// run cron.daily, weekly and monthly themselves).
+    /// `directory` is absolute, without a trailing slash.
     static func runPartsRunner(of directory: String) -> RunPartsRunner? {
-        var trimmed = directory
-        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
-        let parent = FileSystem.parentDirectory(of: trimmed)
+        let parent = FileSystem.parentDirectory(of: directory)
         func file(_ name: String) -> RunPartsRunner.File? {
             let path = (parent == "/" ? "" : parent) + "/" + name
             return SmallFile.read(path, limit: readLimit).map { RunPartsRunner.File(path: path, text: $0) }
         }
         let anacronInstalled = access("/usr/sbin/anacron", X_OK) == 0
-        guard var runner = RunPartsRunner.find(directory: trimmed, crontab: file("crontab"),
+        guard var runner = RunPartsRunner.find(directory: directory, crontab: file("crontab"),
                                                anacrontab: anacronInstalled ? file("anacrontab") : nil) else { return nil }
         if runner.program == .anacron {
             runner.onlyOnACPower = RunPartsRunner.anacronNeedsACPower(unitTexts: systemUnitTexts("anacron.service"))

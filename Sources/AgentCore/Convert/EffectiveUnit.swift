@@ -20,6 +20,16 @@ public enum EffectiveUnit {
         return UnitFile(sections: sections)
     }
 
+    /// The unit file's text then its drop-ins' texts, each parsed; one that does not parse counts
+    /// as empty (for units read only to learn a setting, as anacron's are).
+    public static func merge(texts: [String], path: String) -> UnitFile {
+        let files = texts.map { text in
+            UnitFileParser.parse(Array(text.utf8), path: path, expectedSection: "[Unit]").value ?? UnitFile()
+        }
+        guard let unit = files.first else { return UnitFile() }
+        return merge(unit, dropIns: Array(files.dropFirst()))
+    }
+
     static func apply(_ assignments: [UnitFile.Entry], to entries: [UnitFile.Entry]) -> [UnitFile.Entry] {
         var entries = entries
         for entry in assignments {

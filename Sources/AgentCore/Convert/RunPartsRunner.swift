@@ -84,21 +84,13 @@ public struct RunPartsRunner: Sendable, Equatable {
     /// `EffectiveUnit`), has `ConditionACPower=true`; an empty assignment clears the condition,
     /// as Debian's README.Debian shows for running on battery.
     public static func anacronNeedsACPower(unitTexts: [String]) -> Bool {
-        let condition = effective(unitTexts, name: "anacron.service").entries(in: "Unit").last { $0.key == "ConditionACPower" }
+        let condition = EffectiveUnit.merge(texts: unitTexts, path: "anacron.service").entries(in: "Unit").last { $0.key == "ConditionACPower" }
         return condition.flatMap { BooleanValue.parse($0.value) } ?? false
     }
 
     /// anacron.timer's calendars, read as systemd reads it (the unit, then its drop-ins).
     public static func anacronCalendars(timerTexts: [String]) -> [String] {
-        effective(timerTexts, name: "anacron.timer").entries(in: "Timer").filter { $0.key == "OnCalendar" }.map(\.value)
-    }
-
-    static func effective(_ texts: [String], name: String) -> UnitFile {
-        let files = texts.map { text in
-            UnitFileParser.parse(Array(text.utf8), path: name, expectedSection: "[Unit]").value ?? UnitFile()
-        }
-        guard let unit = files.first else { return UnitFile() }
-        return EffectiveUnit.merge(unit, dropIns: Array(files.dropFirst()))
+        EffectiveUnit.merge(texts: timerTexts, path: "anacron.timer").entries(in: "Timer").filter { $0.key == "OnCalendar" }.map(\.value)
     }
 
     /// `cd / && run-parts --report /etc/cron.daily; }` runs run-parts on `cron.daily`.
