@@ -28,6 +28,34 @@ import Testing
         try? FileManager.default.removeItem(atPath: root)
     }
 
+    /// systemd's walk (src/shared/dropin.c): the unit, its template, then each dash prefix, more
+    /// specific first, each with its own template and prefixes.
+    @Test func dropInNamesFollowTheTemplateAndEachDashPrefix() {
+        #expect(UnitFileLocation.dropInNames(of: "apt-daily-upgrade.service")
+            == ["apt-daily-upgrade.service", "apt-daily-.service", "apt-.service"])
+        #expect(UnitFileLocation.dropInNames(of: "foo-bar@x.timer")
+            == ["foo-bar@x.timer", "foo-bar@.timer", "foo-.timer", "foo-@x.timer", "foo-@.timer"])
+        #expect(UnitFileLocation.dropInNames(of: "logrotate.timer") == ["logrotate.timer"])
+        #expect(UnitFileLocation.dropInNames(of: "-leading.service") == ["-leading.service"])
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// A dash prefix's drop-in joins the unit's; the type-wide `timer.d` comes last of all, so a
+    /// file of the same name in the unit's own directory under /lib hides /etc's type-wide one.
+    @Test func dashPrefixAndTypeWideDropInsAreReadTheTypeWideLast() throws {
+        for directory in ["etc/timer.d", "etc/foo-.timer.d", "lib/foo-bar.timer.d"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
+        }
+        for file in ["etc/timer.d/10-all.conf", "etc/timer.d/50-same.conf", "etc/foo-.timer.d/20-prefix.conf",
+                     "lib/foo-bar.timer.d/50-same.conf"] {
+            try "[Timer]\n".write(toFile: root + "/" + file, atomically: false, encoding: .utf8)
+        }
+        let found = UnitFileLocation.dropIns(of: "foo-bar.timer", in: [root + "/etc", root + "/lib"])
+        #expect(found == [root + "/etc/timer.d/10-all.conf", root + "/etc/foo-.timer.d/20-prefix.conf",
+                          root + "/lib/foo-bar.timer.d/50-same.conf"])
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
     @Test func theUnitFileInForceIsTheFirstDirectorysAndAnEmptyOneIsMasked() throws {
         #expect(UnitFileLocation.file("foo@.timer", in: [root + "/etc", root + "/lib"]) == root + "/lib/foo@.timer")
         try "".write(toFile: root + "/etc/foo@.timer", atomically: false, encoding: .utf8)

@@ -12,12 +12,12 @@ enum ConvertCommand {
         name: "convert", abstract: "Turn systemd timers, cron lines and cron directories into agentd job files.",
         discussion: """
         A FILE ending in .timer is read with its .service (the timer's Unit=, else the same name beside it)
-        and the drop-ins systemd applies to both (systemctl edit's override.conf); an instance of a template
-        (foo@bar.timer) is read from foo@.timer and foo@.service. A masked unit is refused. A directory such as
-        /etc/cron.daily becomes one job per script, with its interval and the environment of the line of the
-        crontab (or, where anacron is installed, the anacrontab) beside it that runs it. Any other FILE is a
-        crontab: with a user field when it is /etc/crontab or under a cron.d directory, else a user crontab
-        run as its owner.
+        and the drop-ins systemd applies to both (systemctl edit's override.conf, a dash prefix's, service.d and
+        timer.d); an instance of a template (foo@bar.timer) is read from foo@.timer and foo@.service. A masked
+        unit is refused. A directory such as /etc/cron.daily becomes one job per script, with its interval and
+        the environment of the line of the crontab (or, where anacron is installed, the anacrontab) beside it
+        that runs it. Any other FILE is a crontab: with a user field when it is /etc/crontab or under a cron.d
+        directory, else a user crontab run as its owner.
         --system reads the machine's enabled timers, /etc/crontab, /etc/cron.d and users' crontabs.
         Jobs run as the originals did (a service without User= as root); what cannot be expressed is named in
         comments, and a job the parser would reject is not written.
