@@ -2,7 +2,7 @@
 /// The environment cron or anacron gives the commands below a crontab's `NAME=VALUE` lines:
 /// its defaults, each replaced by a later assignment of the same name, then new names in the
 /// order they were assigned. Callers leave out the variables the program reads for itself
-/// (`MAILTO`, anacron's `START_HOURS_RANGE`).
+/// (`MAILTO`).
 public struct CronEnvironment: Sendable, Equatable {
     public struct Variable: Sendable, Equatable {
         public var name: String

@@ -63,7 +63,9 @@ public enum RunPartsConverter {
         }
         if runner == nil, !result.jobs.isEmpty {
             result.notes.append("\(directory): no line of the crontab or anacrontab beside it runs run-parts on it, "
-                + "so its jobs get agentd's PATH and their user's login shell rather than a crontab's")
+                + "so its jobs get agentd's PATH and their user's login shell rather than a crontab's; "
+                + "add Environment= lines to a job whose script needs a crontab's "
+                + "(cron's own: Environment=PATH=/usr/bin:/bin and Environment=SHELL=/bin/sh)")
         }
         return result
     }

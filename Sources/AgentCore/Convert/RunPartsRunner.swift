@@ -38,8 +38,10 @@ public struct RunPartsRunner: Sendable, Equatable {
 
     /// anacron runs commands through /bin/sh; PATH is its service's, as agentd's own.
     static let anacronDefaults = CronEnvironment([CronEnvironment.Variable("SHELL", "/bin/sh")])
-    /// Settings anacron reads for itself rather than handing to its jobs.
-    static let anacronSettings: Set<String> = ["MAILTO", "MAILFROM", "START_HOURS_RANGE", "RANDOM_DELAY"]
+    /// The setting anacron reads for itself (mail goes through agentd's OnFailure= instead).
+    /// Debian's anacron (2.3) reads no other: cronie's `START_HOURS_RANGE`, `RANDOM_DELAY` and
+    /// `MAILFROM` reach its jobs as any other assignment, and so they reach the converted jobs.
+    static let anacronSettings: Set<String> = ["MAILTO"]
 
     /// The line of `anacrontab` (given only where anacron is installed), else of `crontab`, that
     /// runs run-parts on a directory of the same name as `directory`; nil when neither has one.

@@ -113,6 +113,17 @@ struct ConvertCorpusTests {
         #expect(cron.source == "/etc/crontab:20")
     }
 
+    /// Debian's anacron 2.3 reads MAILTO alone (its anacrontab(5) names no other setting): cronie's
+    /// START_HOURS_RANGE and RANDOM_DELAY limit nothing there and reach its jobs' environment.
+    @Test func debiansAnacronHandsCroniesSettingsToItsJobsAndKeepsMailtoForItself() throws {
+        let text = "MAILTO=ops@example.com\nSTART_HOURS_RANGE=3-22\nRANDOM_DELAY=45\n"
+            + "1\t5\tcron.daily\trun-parts --report /etc/cron.daily\n"
+        let runner = try #require(RunPartsRunner.find(directory: "/etc/cron.daily", crontab: nil,
+                                                      anacrontab: RunPartsRunner.File(path: "/etc/anacrontab", text: text)))
+        #expect(runner.environment.variables == [.init("SHELL", "/bin/sh"), .init("START_HOURS_RANGE", "3-22"),
+                                                 .init("RANDOM_DELAY", "45")])
+    }
+
     @Test func debiansAnacronServiceRunsOnlyOnACPowerUntilADropInClearsIt() throws {
         let unit = try #require(TestFiles.read(Self.corpus + "/systemd/anacron.service"))
         #expect(RunPartsRunner.anacronNeedsACPower(unitTexts: [unit]))
@@ -152,7 +163,9 @@ struct ConvertCorpusTests {
         let job = try #require(result.jobs.first)
         #expect(!job.keys.contains { $0.key == "Environment" || $0.key == "RequiresExternalPower" })
         #expect(result.notes == ["/srv/cron.daily: no line of the crontab or anacrontab beside it runs run-parts on it, "
-            + "so its jobs get agentd's PATH and their user's login shell rather than a crontab's"])
+            + "so its jobs get agentd's PATH and their user's login shell rather than a crontab's; "
+            + "add Environment= lines to a job whose script needs a crontab's "
+            + "(cron's own: Environment=PATH=/usr/bin:/bin and Environment=SHELL=/bin/sh)"])
     }
 
     static func expectAccepted(_ job: ConvertedJob, sourceLocation: SourceLocation = #_sourceLocation) {
