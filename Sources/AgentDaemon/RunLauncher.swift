@@ -234,9 +234,20 @@ final class RunLauncher: RunLaunching {
         runRecovery.recover(place)
     }
 
-    func recoverUnrecorded(after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)] {
-        let killed = runRecovery.recoverUnrecorded(noted: RunsParentNote.read(stateDirectory: stateDirectory),
-                                                   after: recorded)
+    /// What the dead agent's runs left that no record leads to: through the cgroups it noted and
+    /// its recorded runs name; and where it noted none (it had no cgroup v2, or it is the first
+    /// agent on this state) or this agent has none, through the processes that carry the socket
+    /// and a run id above every recorded one (`highest`) — unless this agent has launched runs
+    /// itself already (the state opened late), whose ids those could be.
+    func recoverUnrecorded(after recorded: [RecordedRunPlace], highest: UInt64,
+                           launchedAny: Bool) -> [(run: RunID, done: String)] {
+        let noted = RunsParentNote.read(stateDirectory: stateDirectory)
+        var killed = runRecovery.recoverUnrecorded(noted: noted, after: recorded)
+        if noted == nil || cgroupParent == nil, !launchedAny, let socketPath {
+            let found = Set(killed.map(\.run))
+            killed += runRecovery.recoverUnrecordedProcesses(socket: socketPath, above: highest)
+                .filter { !found.contains($0.run) }
+        }
         do {
             try RunsParentNote.write(cgroupParent, stateDirectory: stateDirectory)
         } catch {

@@ -22,6 +22,9 @@ final class RunSupervisor {
     /// Benchmarks read how late each teardown step went out.
     let logsLateness: Bool
     private(set) var live: [RunID: ActiveRun] = [:]
+    /// Whether this agent has launched a run: then recovery leaves processes of unrecorded run
+    /// ids alone (they may be this agent's, numbered before the state could be read).
+    private var launchedAny = false
     var logLimiter = LogRateLimiter<RunID>(limit: 200, interval: .seconds(1))
     /// Called when the last live run has ended (used for a clean shutdown).
     var onIdle: (() -> Void)?
@@ -70,7 +73,8 @@ final class RunSupervisor {
     /// `agent-restart` (their title kept) and what they left running is killed — through their
     /// cgroup, or through their process group only where it is verified to be theirs; a run of
     /// an earlier boot kills nothing (``LeftoverPlan``). Then whatever else the dead agent's runs
-    /// left in its cgroups is killed (``UnrecordedLeftovers``). Returns the highest run number
+    /// left is killed: in its cgroups (``UnrecordedLeftovers``) or, where it had none, found by
+    /// their environment (``LeftoverProcesses``). Returns the highest run number
     /// taken, recorded or killed (the scheduler numbers new runs after it), nil when the database
     /// cannot be read.
     @discardableResult
@@ -94,7 +98,7 @@ final class RunSupervisor {
                 }
                 log.warning("run \(run.runID) of \(run.identifier) was live when the agent stopped: recorded agent-restart; \(done)")
             }
-            let unrecorded = launcher.recoverUnrecorded(after: places)
+            let unrecorded = launcher.recoverUnrecorded(after: places, highest: highest, launchedAny: launchedAny)
             for (run, done) in unrecorded {
                 log.warning("run \(run) still had processes though no live run of that id was recorded (the agent "
                     + "was stopped right after starting it, or while ending it): \(done)")
@@ -113,6 +117,7 @@ final class RunSupervisor {
     /// it has already checked that the agent is not stopping and the identifier is free). A
     /// plugin that cannot be started is a run that ends `spawn-failed(reason)`.
     func launch(_ order: LaunchOrder) {
+        launchedAny = true
         let job = order.job
         let submission = order.submission
         let id = order.run

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentSystem
 import AgentTestSupport
 import Foundation
 import Testing
@@ -57,14 +58,14 @@ import Testing
     /// Starts an agent, starts r000001 (a plugin that sets a title and leaves a `sleep` child),
     /// and SIGKILLs the agent while the run is live. `submitTitle`: start it as a continued
     /// submission with that title instead.
-    private func agentKilledWithALiveRun(submitTitle: String? = nil) throws -> DeadAgent {
+    private func agentKilledWithALiveRun(submitTitle: String? = nil, wrapper: [String] = []) throws -> DeadAgent {
         let sandbox = try Sandbox()
         let kind = submitTitle == nil ? "processing" : "continued"
         let titleLine = submitTitle == nil ? "echo TITLE=Exporting Photos\n" : "echo PROGRESS=1/100\n"
         let plugin = try sandbox.script("leftover", titleLine + "sleep 300 &\necho ready\nwait\n")
         try sandbox.write("jobs.d/leftover.job", "[Job]\nIdentifier=local.leftover\nKind=\(kind)\nExec=\(plugin)\n"
             + "MaxRuntime=10min\nProgressTimeout=10min\nGracePeriod=1s\n")
-        let agent = try AgentProcess(sandbox: sandbox)
+        let agent = try AgentProcess(sandbox: sandbox, wrapper: wrapper)
         let started = if let submitTitle {
             try agent.ctl("submit", "local.leftover", "--title", submitTitle)
         } else {
@@ -205,5 +206,41 @@ import Testing
         #expect(next.stdout.contains("r000002"), "\(next.stdout)\(next.stderr)")
         let history = try agent.ctl("history", "--json")
         #expect(!history.stdout.contains("r000001"), "\(history.stdout)")
+    }
+
+    /// agentd in a mount namespace of its own without the cgroup2 mount: its runs get no cgroup,
+    /// as on a machine with cgroup v1 only or in a container that hides cgroup v2.
+    private static let withoutCgroupV2: [String] = {
+        let mount = CgroupHierarchy.detect()?.mountPoint ?? "/sys/fs/cgroup"
+        return ["/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                "umount -l \"$0\" && exec \"$@\"", mount]
+    }()
+
+    /// Where runs have no cgroup, a run the dead agent started but never recorded is still found:
+    /// its processes carry the agent's socket and a run id above every recorded one in their
+    /// environment. A stranger with a run id of its own but another agent's socket is left alone.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: sqlite) && getuid() == 0
+                   && CgroupHierarchy.detect() != nil,
+                   "needs the sqlite3 program, root (a mount namespace) and a cgroup v2 mount to hide"))
+    func aRunTheDeadAgentNeverRecordedIsFoundByItsEnvironmentWhereRunsHaveNoCgroup() throws {
+        let dead = try agentKilledWithALiveRun(wrapper: Self.withoutCgroupV2)
+        defer { dead.cleanUp() }
+        #expect(dead.cgroup == nil, "the run had a cgroup (\(dead.cgroup ?? "")): cgroup v2 was not hidden")
+        dead.leaveCgroupV1Groups()
+        _ = try dead.sql("DELETE FROM runs")
+        let stranger = Process()
+        stranger.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        stranger.arguments = ["-i", "AGENTD_RUN_ID=r000009", "AGENTD_SOCKET=/run/another-agent.sock", "sleep", "300"]
+        try stranger.run()
+        defer { kill(stranger.processIdentifier, SIGKILL); stranger.waitUntilExit() }
+
+        let agent = try AgentProcess(sandbox: dead.sandbox, wrapper: Self.withoutCgroupV2)
+        defer { agent.stop() }
+        let line = try agent.waitForLog("run r000001 still had processes")
+        #expect(line.contains("2 process(es) killed (found by AGENTD_RUN_ID=r000001"), "\(line)")
+        #expect(ProcessInspection.remaining(of: "local.leftover").isEmpty, "the unrecorded run's processes survived")
+        #expect(stranger.isRunning, "a process of another agent's run was killed")
+        let next = try agent.ctl("simulate", "launch", "local.leftover")
+        #expect(next.stdout.contains("r000002"), "\(next.stdout)\(next.stderr)")
     }
 }

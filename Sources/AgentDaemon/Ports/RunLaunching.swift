@@ -22,9 +22,11 @@ protocol RunLaunching: AnyObject {
     /// Kills what a run of an earlier agent left; returns what was done, for the log.
     func recover(_ place: RecordedRunPlace) -> String
     /// Once the recorded runs (`recorded`) are recovered: kills what else the dead agent's runs
-    /// left in its cgroups — runs it never recorded — and notes this agent's own runs cgroup in
-    /// the state directory for the next one. Returns the runs killed, with what was done.
-    func recoverUnrecorded(after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)]
+    /// left — runs it never recorded, numbered above `highest` — in its cgroups or, without them,
+    /// found by their environment (not once this agent `launchedAny` run), and notes this agent's
+    /// own runs cgroup in the state directory for the next one. Returns the runs killed, with
+    /// what was done.
+    func recoverUnrecorded(after recorded: [RecordedRunPlace], highest: UInt64, launchedAny: Bool) -> [(run: RunID, done: String)]
     /// At exit, once every run has ended: the runs' parent cgroups go.
     func removeCgroups()
     /// Reaps exited children the agent did not start (orphans re-parented to it, a child

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import CShim
 import Glibc
 
@@ -36,6 +37,31 @@ public enum LeftoverProcesses {
             }
         }
         return outcome
+    }
+
+    /// Kills the processes of runs an agent started but never recorded, where runs had no cgroup
+    /// to find them by: each process whose environment, as the agent set it at spawn, names this
+    /// agent's socket (`AGENTD_SOCKET`) and a run id above `highest` (every recorded run is at or
+    /// below it, the start records being written in order). Checked and killed through one pidfd,
+    /// as above. Returns the killed pids per run.
+    public static func killUnrecorded(socket: String, above highest: UInt64,
+                                      procRoot: String = "/proc") -> [RunID: [pid_t]] {
+        let socketEntry = Array("AGENTD_SOCKET=\(socket)".utf8)
+        let runPrefix = Array("AGENTD_RUN_ID=".utf8)
+        var killed: [RunID: [pid_t]] = [:]
+        let own = getpid()
+        for pid in SmallFile.entries(procRoot).compactMap({ pid_t($0) }) where pid > 1 && pid != own {
+            let pidfd = cshim_pidfd_open(pid)
+            guard pidfd >= 0 else { continue }
+            defer { close(pidfd) }
+            let environment = environmentEntries(of: pid, procRoot: procRoot)
+            guard environment.contains(socketEntry),
+                  let entry = environment.first(where: { $0.starts(with: runPrefix) }),
+                  let run = RunID(parsing: String(decoding: entry.dropFirst(runPrefix.count), as: UTF8.self)),
+                  run.number > highest, cshim_pidfd_send_signal(pidfd, SIGKILL) == 0 else { continue }
+            killed[run, default: []].append(pid)
+        }
+        return killed
     }
 
     /// The process group of `pid` (field 5 of `/proc/PID/stat`), nil when it has gone.

@@ -78,6 +78,15 @@ public final class RunRecovery {
         return killed
     }
 
+    /// Where runs had no cgroup: kills the processes of runs above `highest` that name `socket`
+    /// (``LeftoverProcesses/killUnrecorded(socket:above:procRoot:)``), with what was done per run.
+    public func recoverUnrecordedProcesses(socket: String, above highest: UInt64) -> [(run: RunID, done: String)] {
+        LeftoverProcesses.killUnrecorded(socket: socket, above: highest).sorted { $0.key < $1.key }.map { run, pids in
+            (run, "\(pids.count) process(es) killed (found by AGENTD_RUN_ID=\(run) and this agent's socket in their "
+                + "environment)")
+        }
+    }
+
     private func killCgroup(_ path: String, of run: RecordedRunPlace) -> String {
         let leftover: LeftoverCgroup
         do {

@@ -92,7 +92,9 @@ final class VirtualLauncher: RunLaunching {
     }
 
     /// No cgroups here: nothing is left outside the recorded runs.
-    func recoverUnrecorded(after recorded: [RecordedRunPlace]) -> [(run: RunID, done: String)] { [] }
+    func recoverUnrecorded(after recorded: [RecordedRunPlace], highest: UInt64, launchedAny: Bool) -> [(run: RunID, done: String)] {
+        []
+    }
     func removeCgroups() {}
     func reapStrays(keeping: Set<Int32>) {}
 }
