@@ -14,11 +14,21 @@ struct ExplainNowTests {
 
     @Test func aWaitingJobSaysWhatItWaitsFor() {
         let waiting = PendingSummary(identifier: "local.feed", kind: .refresh, waitingFor: "external power")
-        #expect(Self.line(pending: [waiting], runs: Fixture.runs) == "  now: waiting: external power")
+        let ended = Array(Fixture.runs.dropFirst())
+        #expect(Self.line(pending: [waiting], runs: ended) == "  now: waiting: external power")
     }
 
     @Test func aRunningJobNamesItsRun() {
         #expect(Self.line(runs: Fixture.runs) == "  now: running (r000044, started just now)")
+        let held = PendingSummary(identifier: "local.feed", kind: .refresh, waitingFor: "running")
+        #expect(Self.line(pending: [held], runs: Fixture.runs) == "  now: running (r000044, started just now)")
+    }
+
+    /// A live run's job whose next run is not due yet says when it is.
+    @Test func aRunningJobSaysWhatItsNextRunWaitsFor() {
+        let next = PendingSummary(identifier: "local.feed", kind: .refresh, waitingFor: "interval (earliest Mon 23:56)")
+        #expect(Self.line(pending: [next], runs: Fixture.runs)
+            == "  now: running (r000044, started just now); next run waiting: interval (earliest Mon 23:56)")
     }
 
     @Test func aJobThatCannotRunSaysWhy() {

@@ -115,20 +115,22 @@ enum SchedulingCommands {
             return 0
         })
 
-    /// explain's `now:` line: what it waits for, else its live run, else why it cannot run, else
-    /// that nothing is pending.
+    /// explain's `now:` line: its live run, then what its next run waits for; else what it waits
+    /// for; else why it cannot run; else that nothing is pending.
     static func nowLine(pending: [PendingSummary], runs: [RunRecord], timeline: [TimelineRecord],
                         context: CommandContext) -> String {
-        if let waiting = pending.first {
+        let waiting = pending.first.map { waiting in
             // The agent's text already names the time where the reason has one.
             let named = waiting.waitingFor.contains("(")
-            return "  now: waiting: \(waiting.waitingFor)"
+            return "waiting: \(waiting.waitingFor)"
                 + (named ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
         }
         if let live = runs.first(where: { $0.endedAt == nil }) {
             let started = HumanTime.moment(DisplayClock.floorDivide(live.startedAt, 1000), clock: context.clock)
-            return "  now: running (\(live.runID), started \(started))"
+            let next = pending.first.flatMap { $0.waitingFor == "running" ? nil : waiting }
+            return "  now: running (\(live.runID), started \(started))" + (next.map { "; next run \($0)" } ?? "")
         }
+        if let waiting { return "  now: " + waiting }
         if let last = timeline.last, last.isNotRegistered { return "  now: \(last.event)" }
         return "  now: not due: nothing pending (it runs when requested, triggered, submitted or run)"
     }

@@ -495,11 +495,13 @@ public struct Scheduler: Sendable {
 
     /// The reason a discretionary job with `candidate` waits, in the documented order:
     /// restricted → denied → running → paused → its time gate (interval, retry, trigger
-    /// spacing, catch-up) → budget → max concurrent. nil: it could launch now.
+    /// spacing, catch-up) → budget → max concurrent. nil: it could launch now. A live run's
+    /// job whose time gate holds too shows the gate: when it is next due says more than
+    /// `running`, which `status` shows beside it anyway.
     func blocker(_ job: JobSchedule, _ candidate: LaunchCandidate, now: SchedulerTime) -> WaitReason? {
         if job.restricted { return .restricted }
         if disabled.contains(job.identifier) { return .denied }
-        if live.isRunning(job.identifier) { return .running }
+        if live.isRunning(job.identifier) { return candidate.eligibleAt > now ? candidate.timeGate : .running }
         if stopping { return .agentStopping }
         if paused { return .paused }
         if candidate.eligibleAt > now { return candidate.timeGate }

@@ -25,7 +25,8 @@ import Testing
         sim.send(.settingsChanged(settings(maxConcurrent: 2, dailyBudget: 2)))
         #expect(reason() == .denied)
         sim.send(.setEnabled(x, true))
-        #expect(reason() == .running)
+        // x's run is live, and its merged trigger waits for the spacing too: the spacing says when.
+        #expect(reason() == .triggerSpacing(earliest: morning + minutes(15)))
         sim.advance(by: minutes(1))
         if let run = sim.run(of: "com.example.x") { sim.end(run) }
         #expect(reason() == .paused)

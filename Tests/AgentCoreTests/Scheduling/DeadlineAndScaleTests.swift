@@ -33,8 +33,10 @@ import Testing
                              durations: ["com.example.feed": nil])
         sim.send(.trigger(id("com.example.push")))
         sim.send(.submit(submission("com.example.export", request: 1)))
-        // feed's next interval run waits for its live run; push for the slot; export queued.
-        #expect(sim.scheduler.waiting(now: sim.now).map(\.waitingFor) == [.maxConcurrent, .running, .maxConcurrent])
+        // feed's next interval run waits for its interval (its run is live); push for the slot;
+        // export queued.
+        #expect(sim.scheduler.waiting(now: sim.now).map(\.waitingFor)
+            == [.maxConcurrent, .interval(earliest: morning + hours(1)), .maxConcurrent])
         sim.send(.jobsChanged([job("com.example.feed", interval: hours(1))]))
         #expect(sim.scheduler.waiting(now: sim.now).map(\.identifier) == [id("com.example.feed")])
         #expect(sim.scheduler.snapshot.pendingTriggers.isEmpty)

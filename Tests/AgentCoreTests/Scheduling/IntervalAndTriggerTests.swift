@@ -41,6 +41,16 @@ import Testing
         #expect(sim.launches.map(\.time) == [morning, morning + minutes(5)])
     }
 
+    /// While its run is live, a job whose next run is not due yet says when it is (`list`,
+    /// `status`, `pending`), not only `running`.
+    @Test func aRunningJobWhoseIntervalHasNotPassedWaitsForItsInterval() {
+        var sim = Simulation(jobs: [job("com.example.daily", interval: hours(24))],
+                             durations: ["com.example.daily": minutes(5)])
+        sim.advance(by: minutes(1))
+        #expect(sim.launches.count == 1)
+        #expect(sim.waiting("com.example.daily") == .interval(earliest: morning + hours(24)))
+    }
+
     @Test func repeatTriggersMergeIntoOnePendingRequest() {
         var sim = Simulation(jobs: [job("com.example.push")])
         sim.durations[id("com.example.push")] = .some(.seconds(60))
