@@ -235,14 +235,17 @@ mkdir -p "$override_dir"
 printf '[Timer]\nOnCalendar=\nOnCalendar=*-*-* 04:05:00\n' >"$override_dir/agentd-package-test.conf"
 systemctl daemon-reload
 systemd_calendar=$(systemctl show -P TimersCalendar logrotate.timer 2>&1 || true)
-# A dash-prefix drop-in (dpkg-db-.service.d, which systemd also reads for dpkg-db-backup.service)
-# and a type-wide one (service.d, read for every service): systemd's DropInPaths and Environment
-# after daemon-reload are the oracle for what the converted job must read and get.
+# A dash-prefix drop-in (dpkg-db-.service.d, which systemd also reads for dpkg-db-backup.service),
+# a type-wide one (service.d, read for every service) and set-property's: systemd's DropInPaths and
+# Environment after daemon-reload are the oracle for what the converted job must read and get.
 prefix_dir=/etc/systemd/system/dpkg-db-.service.d type_dir=/etc/systemd/system/service.d
 mkdir -p "$prefix_dir" "$type_dir"
 printf '[Service]\nEnvironment=PKGTEST_DASH_PREFIX=dpkg-db-\n' >"$prefix_dir/agentd-package-test.conf"
 printf '[Service]\nEnvironment=PKGTEST_TYPE_WIDE=service.d\n' >"$type_dir/agentd-package-test.conf"
 systemctl daemon-reload
+# And `systemctl set-property`'s drop-in, which lives in the control directory systemd reads first.
+systemctl set-property --runtime dpkg-db-backup.service CPUWeight=20 >"$out/set-property.out" 2>&1 || true
+control_dropin=/run/systemd/system.control/dpkg-db-backup.service.d/50-CPUWeight.conf
 systemd_dropins=$(systemctl show -P DropInPaths dpkg-db-backup.service 2>&1 || true)
 systemd_environment=$(systemctl show -P Environment dpkg-db-backup.service 2>&1 || true)
 convert dpkg-db-backup /lib/systemd/system/dpkg-db-backup.timer
@@ -250,12 +253,13 @@ backup_job=$staging/jobs.d/dpkg-db-backup.job
 if grep -q "$prefix_dir/agentd-package-test.conf" <<<"$systemd_dropins" && grep -q "$type_dir/agentd-package-test.conf" <<<"$systemd_dropins" &&
         grep -q 'PKGTEST_DASH_PREFIX=dpkg-db-' <<<"$systemd_environment" && grep -q 'PKGTEST_TYPE_WIDE=service.d' <<<"$systemd_environment" &&
         grep -qx 'Environment=PKGTEST_DASH_PREFIX=dpkg-db-' "$backup_job" && grep -qx 'Environment=PKGTEST_TYPE_WIDE=service.d' "$backup_job" &&
-        grep -q "$prefix_dir/agentd-package-test.conf" "$backup_job" && grep -q "$type_dir/agentd-package-test.conf" "$backup_job"; then
-    result PASS "convert dpkg-db-backup.timer read the dash-prefix and type-wide drop-ins systemd reads (DropInPaths: $systemd_dropins)"
+        grep -q "$prefix_dir/agentd-package-test.conf" "$backup_job" && grep -q "$type_dir/agentd-package-test.conf" "$backup_job" &&
+        grep -q "$control_dropin" <<<"$systemd_dropins" && grep -q "$control_dropin" "$backup_job" && grep -qx 'CPUWeight=20' "$backup_job"; then
+    result PASS "convert dpkg-db-backup.timer read the dash-prefix, type-wide and set-property drop-ins systemd reads (DropInPaths: $systemd_dropins)"
 else
-    result FAIL "convert dpkg-db-backup.timer with dash-prefix and type-wide drop-ins: systemd reads '$systemd_dropins' (Environment '$systemd_environment'); the job: $(tr '\n' ' ' <"$backup_job" 2>&1 | cut -c 1-500)"
+    result FAIL "convert dpkg-db-backup.timer with dash-prefix, type-wide and set-property drop-ins: systemd reads '$systemd_dropins' (Environment '$systemd_environment'; set-property: $(tr '\n' ' ' <"$out/set-property.out")); the job: $(tr '\n' ' ' <"$backup_job" 2>&1 | cut -c 1-600)"
 fi
-rm -rf "$prefix_dir" "$type_dir"
+rm -rf "$prefix_dir" "$type_dir" "$(dirname "$control_dropin")"
 systemctl daemon-reload
 convert logrotate /lib/systemd/system/logrotate.timer
 logrotate_job=$staging/jobs.d/logrotate.job

@@ -68,6 +68,21 @@ import Testing
         try? FileManager.default.removeItem(atPath: root)
     }
 
+    /// The oracle is systemd's own list for the system manager, on this Debian 12.
+    @Test func theSystemDirectoriesAreSystemdsUnitSearchPathInItsOrder() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
+        process.arguments = ["unit-paths"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.split(separator: "\n").map(String.init) == UnitFileLocation.systemDirectories)
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
     @Test func aUnitOutsideSystemdsDirectoriesIsReadWithWhatIsBesideItOnly() {
         #expect(UnitFileLocation.directories(beside: "/lib/systemd/system") == UnitFileLocation.systemDirectories)
         #expect(UnitFileLocation.directories(beside: root) == [root])

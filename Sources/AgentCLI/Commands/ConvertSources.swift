@@ -43,10 +43,10 @@ enum ConvertSources {
     static func system() -> [String] {
         var paths: [String] = []
         for name in SmallFile.entries("/etc/systemd/system/timers.target.wants") where name.hasSuffix(".timer") {
-            for directory in ["/etc/systemd/system", "/lib/systemd/system", "/usr/lib/systemd/system"]
-                where access(directory + "/" + name, F_OK) == 0 || name.contains("@") {
-                paths.append(directory + "/" + name)
-                break
+            // An instance has no file of its own: convert reads its template beside the name.
+            if let path = UnitFileLocation.file(name, in: UnitFileLocation.systemDirectories)
+                ?? (name.contains("@") ? "/etc/systemd/system/" + name : nil) {
+                paths.append(path)
             }
         }
         if access("/etc/crontab", R_OK) == 0 { paths.append("/etc/crontab") }

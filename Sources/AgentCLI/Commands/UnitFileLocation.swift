@@ -6,9 +6,15 @@ import Glibc
 /// its drop-ins (`systemctl edit NAME` writes `/etc/systemd/system/NAME.d/override.conf`), so
 /// that a converted job keeps what the administrator changed.
 enum UnitFileLocation {
-    /// systemd's system unit directories, the one that wins first.
-    static let systemDirectories = ["/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
-                                    "/lib/systemd/system", "/usr/lib/systemd/system"]
+    /// systemd's system unit search path, the directory that wins first (`systemd-analyze
+    /// unit-paths`, held to it by a test): `systemctl set-property`'s drop-ins (`system.control`)
+    /// and generators' units are read where systemd reads them.
+    static let systemDirectories = [
+        "/etc/systemd/system.control", "/run/systemd/system.control", "/run/systemd/transient",
+        "/run/systemd/generator.early", "/etc/systemd/system", "/etc/systemd/system.attached", "/run/systemd/system",
+        "/run/systemd/system.attached", "/run/systemd/generator", "/usr/local/lib/systemd/system",
+        "/lib/systemd/system", "/usr/lib/systemd/system", "/run/systemd/generator.late",
+    ]
 
     /// The directories a unit beside `directory` is read from: all of systemd's when `directory`
     /// is one of them; else `directory` alone (a copy of another machine's units is not this one's).
