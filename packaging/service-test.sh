@@ -237,11 +237,12 @@ systemctl daemon-reload
 systemd_calendar=$(systemctl show -P TimersCalendar logrotate.timer 2>&1 || true)
 # A dash-prefix drop-in (dpkg-db-.service.d, which systemd also reads for dpkg-db-backup.service),
 # a type-wide one (service.d, read for every service) and set-property's: systemd's DropInPaths and
-# Environment after daemon-reload are the oracle for what the converted job must read and get.
+# Environment after daemon-reload are the oracle for what the converted job must read and get. Their
+# file names differ: a same-named file in the prefix directory would hide the type-wide one.
 prefix_dir=/etc/systemd/system/dpkg-db-.service.d type_dir=/etc/systemd/system/service.d
 mkdir -p "$prefix_dir" "$type_dir"
 printf '[Service]\nEnvironment=PKGTEST_DASH_PREFIX=dpkg-db-\n' >"$prefix_dir/agentd-package-test.conf"
-printf '[Service]\nEnvironment=PKGTEST_TYPE_WIDE=service.d\n' >"$type_dir/agentd-package-test.conf"
+printf '[Service]\nEnvironment=PKGTEST_TYPE_WIDE=service.d\n' >"$type_dir/agentd-package-test-all.conf"
 systemctl daemon-reload
 # And `systemctl set-property`'s drop-in, which lives in the control directory systemd reads first.
 systemctl set-property --runtime dpkg-db-backup.service CPUWeight=20 >"$out/set-property.out" 2>&1 || true
@@ -250,10 +251,10 @@ systemd_dropins=$(systemctl show -P DropInPaths dpkg-db-backup.service 2>&1 || t
 systemd_environment=$(systemctl show -P Environment dpkg-db-backup.service 2>&1 || true)
 convert dpkg-db-backup /lib/systemd/system/dpkg-db-backup.timer
 backup_job=$staging/jobs.d/dpkg-db-backup.job
-if grep -q "$prefix_dir/agentd-package-test.conf" <<<"$systemd_dropins" && grep -q "$type_dir/agentd-package-test.conf" <<<"$systemd_dropins" &&
+if grep -q "$prefix_dir/agentd-package-test.conf" <<<"$systemd_dropins" && grep -q "$type_dir/agentd-package-test-all.conf" <<<"$systemd_dropins" &&
         grep -q 'PKGTEST_DASH_PREFIX=dpkg-db-' <<<"$systemd_environment" && grep -q 'PKGTEST_TYPE_WIDE=service.d' <<<"$systemd_environment" &&
         grep -qx 'Environment=PKGTEST_DASH_PREFIX=dpkg-db-' "$backup_job" && grep -qx 'Environment=PKGTEST_TYPE_WIDE=service.d' "$backup_job" &&
-        grep -q "$prefix_dir/agentd-package-test.conf" "$backup_job" && grep -q "$type_dir/agentd-package-test.conf" "$backup_job" &&
+        grep -q "$prefix_dir/agentd-package-test.conf" "$backup_job" && grep -q "$type_dir/agentd-package-test-all.conf" "$backup_job" &&
         grep -q "$control_dropin" <<<"$systemd_dropins" && grep -q "$control_dropin" "$backup_job" && grep -qx 'CPUWeight=20' "$backup_job"; then
     result PASS "convert dpkg-db-backup.timer read the dash-prefix, type-wide and set-property drop-ins systemd reads (DropInPaths: $systemd_dropins)"
 else
