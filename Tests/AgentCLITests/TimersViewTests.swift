@@ -43,4 +43,16 @@ struct TimersViewTests {
         GoldenFile.expect(narrow, matches: "render/list-80.txt")
         for line in narrow.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }
     }
+
+    /// A job whose run is live is `running`, and its NEXT says when the next run is due, as
+    /// `systemctl list-timers` shows a running timer's next elapse.
+    @Test func aRunningJobIsRunningWithItsNextRunDue() {
+        let mirror = JobSummary(identifier: "local.mirror", kind: .processing, source: "jobs.d/mirror.job",
+                                state: "registered", exec: ["/usr/local/bin/mirror"], intervalSeconds: 86_400,
+                                waiting: "interval (earliest 12:40)", waitingReason: "interval", waitingUntil: Self.now + 1200)
+        let text = TimersView.render([mirror], lastRun: TimersView.latest(Fixture.runs), context: Fixture.context(width: 160))
+        let row = text.split(separator: "\n").first { $0.contains("local.mirror") }.map(String.init) ?? ""
+        #expect(row.contains("Mon 2026-11-30 14:50:00 GMT  20 min"), "\(row)")
+        #expect(row.hasSuffix("local.mirror  running"), "\(row)")
+    }
 }
