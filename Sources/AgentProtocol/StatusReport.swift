@@ -251,6 +251,11 @@ extension StopReason {
 
 /// A waiting request as shown in `status` and `pending`.
 public struct PendingSummary: Codable, Sendable, Hashable {
+    /// Whether only its own live run holds it (the code, else an older agent's text).
+    public var isHeldByItsRun: Bool {
+        reason.map { $0.known == .running } ?? (waitingFor == "running")
+    }
+
     public var identifier: String
     public var kind: JobKind
     /// Why it waits: `interval`, `budget`, `paused`, `max concurrent`, `denied`, `restricted`…

@@ -127,7 +127,7 @@ enum SchedulingCommands {
         }
         if let live = runs.first(where: { $0.endedAt == nil }) {
             let started = HumanTime.moment(DisplayClock.floorDivide(live.startedAt, 1000), clock: context.clock)
-            let next = pending.first.flatMap { $0.waitingFor == "running" ? nil : waiting }
+            let next = pending.first.flatMap { $0.isHeldByItsRun ? nil : waiting }
             return "  now: running (\(live.runID), started \(started))" + (next.map { "; next run \($0)" } ?? "")
         }
         if let waiting { return "  now: " + waiting }

@@ -24,11 +24,8 @@ public enum LeftoverProcesses {
                                     procRoot: String = "/proc") -> Outcome {
         var outcome = Outcome()
         let markers = [Array("AGENTD_RUN_ID=\(runID)".utf8), Array("AGENTD_IDENTIFIER=\(identifier)".utf8)]
-        for pid in SmallFile.entries(procRoot).compactMap({ pid_t($0) }) where pid > 1 {
-            let pidfd = cshim_pidfd_open(pid)
-            guard pidfd >= 0 else { continue }
-            defer { close(pidfd) }
-            guard self.processGroup(of: pid, procRoot: procRoot) == processGroup else { continue }
+        forEachProcess(procRoot: procRoot) { pid, pidfd in
+            guard self.processGroup(of: pid, procRoot: procRoot) == processGroup else { return }
             let environment = environmentEntries(of: pid, procRoot: procRoot)
             if markers.allSatisfy({ environment.contains($0) }), cshim_pidfd_send_signal(pidfd, SIGKILL) == 0 {
                 outcome.killed.append(pid)
@@ -37,6 +34,18 @@ public enum LeftoverProcesses {
             }
         }
         return outcome
+    }
+
+    /// Each process of `procRoot` but init and the agent, with a pidfd opened before anything
+    /// about it is read: a signal sent through it can only reach the process that was read.
+    private static func forEachProcess(procRoot: String, _ body: (pid_t, Int32) -> Void) {
+        let own = getpid()
+        for pid in SmallFile.entries(procRoot).compactMap({ pid_t($0) }) where pid > 1 && pid != own {
+            let pidfd = cshim_pidfd_open(pid)
+            guard pidfd >= 0 else { continue }
+            defer { close(pidfd) }
+            body(pid, pidfd)
+        }
     }
 
     /// Kills the processes of runs an agent started but never recorded, where runs had no cgroup
@@ -49,16 +58,12 @@ public enum LeftoverProcesses {
         let socketEntry = Array("AGENTD_SOCKET=\(socket)".utf8)
         let runPrefix = Array("AGENTD_RUN_ID=".utf8)
         var killed: [RunID: [pid_t]] = [:]
-        let own = getpid()
-        for pid in SmallFile.entries(procRoot).compactMap({ pid_t($0) }) where pid > 1 && pid != own {
-            let pidfd = cshim_pidfd_open(pid)
-            guard pidfd >= 0 else { continue }
-            defer { close(pidfd) }
+        forEachProcess(procRoot: procRoot) { pid, pidfd in
             let environment = environmentEntries(of: pid, procRoot: procRoot)
             guard environment.contains(socketEntry),
                   let entry = environment.first(where: { $0.starts(with: runPrefix) }),
                   let run = RunID(parsing: String(decoding: entry.dropFirst(runPrefix.count), as: UTF8.self)),
-                  run.number > highest, cshim_pidfd_send_signal(pidfd, SIGKILL) == 0 else { continue }
+                  run.number > highest, cshim_pidfd_send_signal(pidfd, SIGKILL) == 0 else { return }
             killed[run, default: []].append(pid)
         }
         return killed
