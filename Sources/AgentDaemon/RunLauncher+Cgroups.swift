@@ -94,11 +94,12 @@ extension RunLauncher {
     /// For `agentctl status`: which limits hold here, and why the others do not.
     var limitEnforcement: [LimitEnforcement] { limitControllers?.enforcement ?? [] }
 
-    /// At exit, once every run has ended: the runs' parent cgroups go (idempotent).
+    /// Reaps exited children that are no live run's main process (``StrayChildren``).
     func reapStrays(keeping: Set<Int32>) {
         StrayChildren.reap(keeping: keeping)
     }
 
+    /// At exit, once every run has ended: the runs' parent cgroups go (idempotent).
     func removeCgroups() {
         cgroupWorker?.finish()
         cgroupWorker = nil

@@ -237,6 +237,23 @@ public final class PluginProcess {
         }
     }
 
+    /// Members still the agent's children but not yet exited once the cgroup is empty: the kernel
+    /// takes a process out of its cgroup a moment before it becomes its parent's zombie. Each is
+    /// reaped when its pidfd says it has exited, so none waits for a later run's end.
+    private func reapWhenExited(_ members: Set<pid_t>) {
+        for member in members {
+            let fd = cshim_pidfd_open(member)
+            guard fd >= 0 else { continue }
+            var token: WatchToken?
+            token = try? loop.watch(fd: fd, events: .readable) { [loop] _ in
+                _ = cshim_reap_pid(member)
+                if let token { loop.unwatch(token) }
+                close(fd)
+            }
+            if token == nil { close(fd) }
+        }
+    }
+
     private func rememberCgroupMembers() {
         guard let cgroup else { return }
         remember(cgroup.processes)
@@ -257,6 +274,8 @@ public final class PluginProcess {
         closePipe(.stdout)
         closePipe(.stderr)
         reapOrphans()
+        reapWhenExited(knownCgroupMembers)
+        knownCgroupMembers = []
         if !keepsCgroup { cgroup?.remove() }
         callbacks.onGone()
     }
