@@ -93,7 +93,7 @@ func makeBadInputs() -> [BadInput] {
     list.append(BadInput("zero interval", withJob("Interval=0\n"), expect: "Interval: must be longer than 0 (examples: 30s, 5min, 12h, 1d, or none)"))
     list.append(BadInput("zero progress timeout", withJob("ProgressTimeout=0\n"), expect: "ProgressTimeout: must be longer than 0"))
     list.append(BadInput("grace period in words", withJob("GracePeriod=soon\n"), expect: "GracePeriod: \"soon\" is not a time span"))
-    list.append(BadInput("max pause infinity", withJob("MaxPause=infinity\n"), expect: "MaxPause: \"infinity\" is not a time span"))
+    list.append(BadInput("max pause in words", withJob("MaxPause=forever\n"), expect: "MaxPause: \"forever\" is not a time span"))
     // Booleans
     list.append(BadInput("bad boolean", withJob("RequiresNetwork=maybe\n"), expect: "RequiresNetwork: \"maybe\" is not a network requirement (yes, no, unmetered; also true, false, on, off, 1, 0)"))
     list.append(BadInput("boolean 2", withJob("RequiresIdle=2\n"), expect: "RequiresIdle: \"2\" is not a boolean"))

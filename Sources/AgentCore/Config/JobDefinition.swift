@@ -179,8 +179,9 @@ public struct JobDefinition: Hashable, Sendable {
     }
 
     public static let defaultGracePeriod: Duration = .seconds(5)
-    /// `GracePeriod=infinity` (systemd's `TimeoutStopSec=infinity`): a year stands for never.
-    public static let unlimitedGracePeriod: Duration = .seconds(365 * 86_400)
+    /// `GracePeriod=infinity` (systemd's `TimeoutStopSec=infinity`), `MaxPause=infinity`: a year
+    /// stands for never.
+    public static let never: Duration = .seconds(365 * 86_400)
     public static let defaultProgressTimeout: Duration = .seconds(30)
     public static let defaultMaxPause: Duration = .seconds(3600)
     /// `Interval=` of a drop-in script that sets none: like `/etc/cron.daily`.

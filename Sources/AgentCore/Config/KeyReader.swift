@@ -121,6 +121,15 @@ struct KeyReader {
         return checkedSpan(assignment, key, allowZero: allowZero, noneAllowed: false) ?? value
     }
 
+    /// A time span where `none` or `infinity` mean "never" (systemd's `TimeoutStopSec=infinity`),
+    /// stood for by `never`, a span long enough that nothing waits for it.
+    mutating func spanOrNever(_ key: String, default value: Duration, never: Duration) -> Duration {
+        if let assignment = scalar(key), ["infinity", "none"].contains(TextBytes.asciiLowercased(assignment.value)) {
+            return never
+        }
+        return span(key, default: value, allowZero: true)
+    }
+
     /// A time span where `none` or `infinity` mean "no value".
     mutating func optionalSpan(_ key: String, default value: Duration?) -> Duration? {
         guard let assignment = scalar(key) else { return value }

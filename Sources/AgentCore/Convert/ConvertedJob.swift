@@ -28,6 +28,10 @@ public struct ConvertedJob: Sendable, Hashable {
 
     mutating func set(_ key: String, _ value: String) { keys.append((key, value)) }
 
+    /// A suspend froze the original with the rest of the machine and it went on after the
+    /// resume; agentd would expire it before the sleep (`expired(sleep)`), a dpkg midway too.
+    mutating func sleepsWithTheMachine() { set("OnSleep", "freeze") }
+
     /// The job file's text (systemd syntax: comments only at the start of a line).
     public var text: String {
         let from = sources.count > 2 ? sources.dropLast().joined(separator: ", ") + " and " + (sources.last ?? "")

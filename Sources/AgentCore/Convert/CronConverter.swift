@@ -71,6 +71,7 @@ public enum CronConverter {
                 for line in environment.environmentLines { job.set("Environment", line) }
                 // cron imposes no time limit.
                 job.set("MaxRuntime", "infinity")
+                job.sleepsWithTheMachine()
                 if let address = mailTo ?? user, !address.isEmpty {
                     let report = MailReport.job(for: address, prefix: prefix)
                     job.set("OnFailure", report.identifier)

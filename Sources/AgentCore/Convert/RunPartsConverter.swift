@@ -59,6 +59,7 @@ public enum RunPartsConverter {
             if let runner { apply(runner, to: &job) }
             // run-parts imposes no limit.
             job.set("MaxRuntime", "infinity")
+            job.sleepsWithTheMachine()
             result.jobs.append(job)
         }
         if runner == nil, !result.jobs.isEmpty {

@@ -15,8 +15,7 @@ enum ServiceConversion {
     static let renamed = ["ReadWriteDirectories": "ReadWritePaths", "ReadOnlyDirectories": "ReadOnlyPaths",
                           "InaccessibleDirectories": "InaccessiblePaths", "MemoryLimit": "MemoryMax"]
 
-    static func convert(_ service: UnitFile, into job: inout ConvertedJob, context: inout TimerConverter.Context,
-                        resolve: (String) -> String?) {
+    static func convert(_ service: UnitFile, into job: inout ConvertedJob, resolve: (String) -> String?) {
         let entries = service.entries(in: "Service")
         let user = entries.last { $0.key == "User" }?.value
         // systemd runs a system service without User= as root (issue 26: converted, it ran as nobody).
@@ -24,12 +23,9 @@ enum ServiceConversion {
         let directory = entries.last { $0.key == "WorkingDirectory" }?.value
         job.set("WorkingDirectory", directory.flatMap { $0.isEmpty ? nil : $0 } ?? "/")
         for key in ["ExecStartPre", "ExecStart", "ExecStartPost"] {
+            // `apt-helper wait-online` stays a command: it waits for the network at the start, as under
+            // systemd, where RequiresNetwork=yes would also end the run when the network goes.
             for entry in entries where entry.key == key {
-                if key == "ExecStartPre", entry.value.contains("wait-online") {
-                    context.needsNetwork = true
-                    job.notConverted.append("ExecStartPre=\(entry.value) (RequiresNetwork=yes waits for a default route instead)")
-                    continue
-                }
                 if entry.value.isEmpty { continue }
                 job.set("Exec", command(entry.value, key: key, job: &job, resolve: resolve))
             }
@@ -55,6 +51,8 @@ enum ServiceConversion {
             case "TimeoutSec":
                 runtime = TimerConverter.span(entry.value)
                 job.set("GracePeriod", TimerConverter.span(entry.value))
+            case "KillMode":
+                sparesChildren(entry, job: &job)
             case _ where switchedOff(entry):
                 // `PrivateDevices=no` confines nothing, as agentd does not: nothing is lost.
                 break
@@ -64,6 +62,17 @@ enum ServiceConversion {
         }
         // A oneshot service has no start timeout unless it names one: nothing is invented.
         job.set("MaxRuntime", runtime ?? "infinity")
+    }
+
+    /// `KillMode=process` (apt-daily-upgrade's: a stop reaches unattended-upgrade, never the dpkg it
+    /// runs), `mixed` or `none`: agentd's expiry reaches every process of a run, so such a job is
+    /// paused, for as long as it takes, where agentd would otherwise expire it for a lost condition.
+    static func sparesChildren(_ entry: UnitFile.Entry, job: inout ConvertedJob) {
+        guard ["process", "mixed", "none"].contains(TextBytes.asciiLowercased(entry.value.trimmingSpaces)) else { return }
+        job.set("OnConditionLost", "pause")
+        job.set("MaxPause", "infinity")
+        job.notConverted.append("KillMode=\(entry.value) (agentd stops every process of a run; so that a lost condition "
+            + "never stops this one midway, it pauses it: OnConditionLost=pause, MaxPause=infinity)")
     }
 
     /// One `Exec…=` value as an `Exec=` line: `-` kept, the other prefixes named.

@@ -14,12 +14,11 @@ public enum TimerConverter {
                                    ?? timer.entries(in: "Unit").last { $0.key == "Description" }?.value)
         job.set("Identifier", "\(prefix).\(base)")
         job.set("Kind", "processing")
-        var context = Context()
-        ServiceConversion.convert(service, into: &job, context: &context, resolve: resolve)
+        ServiceConversion.convert(service, into: &job, resolve: resolve)
         convertTimer(timer, into: &job)
-        UnitSectionConversion.convert(timer, into: &job, context: &context, isTimer: true)
-        UnitSectionConversion.convert(service, into: &job, context: &context, isTimer: false)
-        if context.needsNetwork { job.set("RequiresNetwork", "yes") }
+        UnitSectionConversion.convert(timer, into: &job, isTimer: true)
+        UnitSectionConversion.convert(service, into: &job, isTimer: false)
+        job.sleepsWithTheMachine()
         return job
     }
 
@@ -30,12 +29,6 @@ public enum TimerConverter {
         return "\(path): Unit=\(unit) is not a service, and agentd runs commands, not units; "
             + "convert the timers of the services it pulls in instead"
     }
-
-    struct Context {
-        var needsNetwork = false
-    }
-
-    static let networkTargets: Set<String> = ["network-online.target", "network.target"]
 
     private static func convertTimer(_ timer: UnitFile, into job: inout ConvertedJob) {
         var persistent = false

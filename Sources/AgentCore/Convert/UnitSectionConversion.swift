@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /// A timer's or service's `[Unit]` section → job keys: the conditions agentd checks before a
-/// launch (systemd.unit(5)'s, carried over as they are), the network ordering as a need.
+/// launch (systemd.unit(5)'s, carried over as they are); ordering is named, not converted.
 enum UnitSectionConversion {
     static let conditions = Set(UnitCondition.Check.allCases.map(\.key))
 
-    static func convert(_ unit: UnitFile, into job: inout ConvertedJob, context: inout TimerConverter.Context,
-                        isTimer: Bool) {
+    static func convert(_ unit: UnitFile, into job: inout ConvertedJob, isTimer: Bool) {
         let section = isTimer ? "the timer's [Unit]" : "[Unit]"
         for entry in unit.entries(in: "Unit") {
             switch entry.key {
@@ -22,16 +21,14 @@ enum UnitSectionConversion {
                     job.notConverted.append("\(entry.key)=\(entry.value) (a value agentd cannot check)")
                 }
             case "After", "Wants", "Requires", "Before", "BindsTo", "PartOf", "Conflicts":
-                let units = entry.value.split(separator: " ").map(String.init)
-                if entry.key != "Before", entry.key != "Conflicts",
-                   units.contains(where: TimerConverter.networkTargets.contains)
-                    || units.contains(where: { $0.hasPrefix("NetworkManager") }) {
-                    context.needsNetwork = true
-                }
-                let others = units.filter { !TimerConverter.networkTargets.contains($0) && !$0.hasSuffix(".timer") }
-                if !others.isEmpty, !isTimer {
-                    job.notConverted.append("\(entry.key)=\(others.joined(separator: " ")) (ordering against other units)")
-                }
+                let units = entry.value.split(separator: " ").map(String.init).filter { !$0.hasSuffix(".timer") }
+                guard !units.isEmpty, !isTimer else { break }
+                // systemd waits for network-online.target at boot only, and never stops the service
+                // when the network goes; RequiresNetwork=yes would do both before and during each run.
+                let network = entry.key != "Before" && entry.key != "Conflicts" && units.contains("network-online.target")
+                job.notConverted.append("\(entry.key)=\(units.joined(separator: " ")) (ordering against other units"
+                    + (network ? "; RequiresNetwork=yes would wait for a network before each run, and end a run "
+                        + "when it goes" : "") + ")")
             default:
                 let why = entry.key.hasPrefix("Condition") || entry.key.hasPrefix("Assert")
                     ? "a start condition agentd does not check" : "\(section) key with no agentd equivalent"

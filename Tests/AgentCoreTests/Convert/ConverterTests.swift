@@ -109,12 +109,72 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(value(job, "ConditionACPower") == "true")
         #expect(value(job, "User") == "root")
         #expect(value(job, "ProtectSystem") == "full")
-        #expect(value(job, "RequiresNetwork") == "yes")
         #expect(value(job, "Nice") == "19")
         #expect(value(job, "GracePeriod") == "15min")
-        #expect(value(job, "Exec") == "/usr/lib/apt/apt.systemd.daily update")
-        #expect(job.text.contains("ExecStartPre="))
+        #expect(job.keys.filter { $0.key == "Exec" }.map(\.value)
+            == ["-/usr/lib/apt/apt-helper wait-online", "/usr/lib/apt/apt.systemd.daily update"])
         #expect(!job.text.contains("WantedBy"))
+    }
+
+    /// systemd waits for network-online.target at boot only and never stops a service when the
+    /// network goes: the service's own wait stays a command, and RequiresNetwork=, which would
+    /// also end the run, is only suggested.
+    @Test func networkOrderingStaysAWaitAtTheStartNotARequirementForTheWholeRun() {
+        let timer = unit("[Timer]\nOnCalendar=daily\n")
+        let service = unit("""
+        [Unit]
+        After=network.target network-online.target NetworkManager.service
+        Wants=network-online.target
+        [Service]
+        ExecStartPre=-/usr/lib/apt/apt-helper wait-online
+        ExecStart=/usr/bin/fetch
+
+        """)
+        let job = TimerConverter.convert(timer: timer, service: service, name: "fetch", sources: ["fetch.timer"])
+        #expect(value(job, "RequiresNetwork") == nil)
+        #expect(job.keys.first { $0.key == "Exec" }?.value == "-/usr/lib/apt/apt-helper wait-online")
+        #expect(job.notConverted.contains("After=network.target network-online.target NetworkManager.service "
+            + "(ordering against other units; RequiresNetwork=yes would wait for a network before each run, "
+            + "and end a run when it goes)"))
+        #expect(job.notConverted.contains { $0.hasPrefix("Wants=network-online.target (ordering") })
+        ConvertCorpusTests.expectAccepted(job)
+    }
+
+    /// apt-daily-upgrade.service says KillMode=process: a stop reaches unattended-upgrade, never
+    /// the dpkg it runs. agentd's expiry reaches every process, so the job pauses instead.
+    @Test func aServiceWhoseStopSparesItsChildrenIsPausedNotExpiredWhenAConditionGoes() throws {
+        let timer = unit("[Timer]\nOnCalendar=*-*-* 6:00\n")
+        let upgrade = TimerConverter.convert(
+            timer: timer, service: unit("[Service]\nExecStart=/usr/lib/apt/apt.systemd.daily install\nKillMode=process\n"),
+            name: "apt-daily-upgrade", sources: ["t"])
+        #expect(value(upgrade, "OnConditionLost") == "pause")
+        #expect(value(upgrade, "MaxPause") == "infinity")
+        #expect(upgrade.notConverted.contains { $0.hasPrefix("KillMode=process (agentd stops every process of a run") })
+        let parsed = try #require(ConvertCorpusTests.parse(upgrade).value)
+        #expect(parsed.onConditionLost == .pause && parsed.maxPause == JobDefinition.never)
+        for mode in ["control-group", ""] {
+            let job = TimerConverter.convert(
+                timer: timer, service: unit("[Service]\nExecStart=/bin/true\nKillMode=\(mode)\n"), name: "x", sources: ["t"])
+            #expect(value(job, "OnConditionLost") == nil)
+            #expect(!job.notConverted.contains { $0.hasPrefix("KillMode") })
+        }
+    }
+
+    /// A suspend froze a timer's service, a cron line and a cron.daily script with the machine;
+    /// each converted job is frozen over it too rather than expired before it.
+    @Test func everyConvertedJobIsFrozenOverASuspendAsTheOriginalWas() throws {
+        let timer = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                           service: unit("[Service]\nExecStart=/bin/true\n"), name: "t", sources: ["t"])
+        let cron = CronConverter.convert("0 1 * * * root /bin/true\n", name: "c", source: "/etc/cron.d/c", withUser: true)
+            .jobs.filter { !$0.fileName.hasPrefix("mail-report") }
+        let script = RunPartsConverter.Script(name: "tidy", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
+        let parts = RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: [script], runner: nil).jobs
+        let jobs = [timer] + cron + parts
+        #expect(jobs.count == 3)
+        for job in jobs {
+            #expect(value(job, "OnSleep") == "freeze")
+            #expect(try #require(ConvertCorpusTests.parse(job).value).extra.onSleep == .freeze)
+        }
     }
 
     @Test func secondsWithoutAUnitAndInterval() {

@@ -104,7 +104,15 @@ struct NewJobKeysTests {
 
     @Test func gracePeriodInfinityIsAcceptedAsSystemdsTimeoutStopSec() throws {
         let job = try #require(parseJob(jobText("com.example.t", "GracePeriod=infinity\n")).value)
-        #expect(job.gracePeriod == JobDefinition.unlimitedGracePeriod)
+        #expect(job.gracePeriod == JobDefinition.never)
+    }
+
+    @Test func maxPauseInfinityNeverExpiresAPausedRun() throws {
+        let job = try #require(parseJob(jobText("com.example.t", "OnConditionLost=pause\nMaxPause=infinity\n")).value)
+        #expect(job.maxPause == JobDefinition.never)
+        #expect(try #require(parseJob(jobText("com.example.t", "MaxPause=none\n")).value).maxPause == JobDefinition.never)
+        #expect(printed(parseJob(jobText("com.example.t", "MaxPause=forever\n")).diagnostics)
+            .contains { $0.contains("MaxPause: \"forever\" is not a time span") })
     }
 }
 

@@ -47,24 +47,18 @@ enum JobKeyTable {
                     kind: input.definition.kind, isDropInScript: input.definition.isDropInScript))
         },
         JobKey("GracePeriod", default: "5s", doc: "SIGTERM to SIGKILL; 0 kills at once; infinity never") { input in
-            // systemd's TimeoutStopSec=infinity never sends SIGKILL; the longest span agentd
-            // keeps stands for it, so a converted service's value is accepted.
-            if let assignment = input.reader.scalar("GracePeriod"),
-               ["infinity", "none"].contains(TextBytes.asciiLowercased(assignment.value))
-            {
-                input.definition.gracePeriod = JobDefinition.unlimitedGracePeriod
-                return
-            }
-            input.definition.gracePeriod = input.reader.span(
-                "GracePeriod", default: JobDefinition.defaultGracePeriod, allowZero: true)
+            // systemd's TimeoutStopSec=infinity never sends SIGKILL: a converted service's value is accepted.
+            input.definition.gracePeriod = input.reader.spanOrNever(
+                "GracePeriod", default: JobDefinition.defaultGracePeriod, never: JobDefinition.never)
         },
         JobKey("ProgressTimeout", default: "30s", doc: "continued runs expire without PROGRESS= for this long") { input in
             input.definition.progressTimeout = input.reader.span(
                 "ProgressTimeout", default: JobDefinition.defaultProgressTimeout, allowZero: false)
         },
-        JobKey("MaxPause", default: "1h", doc: "a paused run still paused after this is expired") { input in
-            input.definition.maxPause = input.reader.span(
-                "MaxPause", default: JobDefinition.defaultMaxPause, allowZero: true)
+        JobKey("MaxPause", default: "1h", doc: "a paused run still paused after this is expired; infinity never")
+        { input in
+            input.definition.maxPause = input.reader.spanOrNever(
+                "MaxPause", default: JobDefinition.defaultMaxPause, never: JobDefinition.never)
         },
     ]
 
