@@ -52,7 +52,7 @@ enum ServiceConversion {
                 runtime = TimerConverter.span(entry.value)
                 job.set("GracePeriod", TimerConverter.span(entry.value))
             case "KillMode":
-                sparesChildren(entry, job: &job)
+                break
             case _ where switchedOff(entry):
                 // `PrivateDevices=no` confines nothing, as agentd does not: nothing is lost.
                 break
@@ -62,6 +62,7 @@ enum ServiceConversion {
         }
         // A oneshot service has no start timeout unless it names one: nothing is invented.
         job.set("MaxRuntime", runtime ?? "infinity")
+        if let killMode = entries.last(where: { $0.key == "KillMode" }) { sparesChildren(killMode, job: &job) }
     }
 
     /// `KillMode=process` (apt-daily-upgrade's: a stop reaches unattended-upgrade, never the dpkg it

@@ -152,7 +152,8 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(upgrade.notConverted.contains { $0.hasPrefix("KillMode=process (agentd stops every process of a run") })
         let parsed = try #require(ConvertCorpusTests.parse(upgrade).value)
         #expect(parsed.onConditionLost == .pause && parsed.maxPause == JobDefinition.never)
-        for mode in ["control-group", ""] {
+        // The last assignment counts, as systemd reads a drop-in that changes it back.
+        for mode in ["control-group", "", "process\nKillMode=control-group"] {
             let job = TimerConverter.convert(
                 timer: timer, service: unit("[Service]\nExecStart=/bin/true\nKillMode=\(mode)\n"), name: "x", sources: ["t"])
             #expect(value(job, "OnConditionLost") == nil)
