@@ -84,12 +84,19 @@ public final class DesktopOpener {
         }
     }
 
+    /// Opener processes whose exit is still awaited.
+    var liveCount: Int { live.count }
+
     private func exited(_ pidfd: Int32, target: String) {
         var code: Int32 = 0
         var status: Int32 = 0
-        guard cshim_pidfd_reap(pidfd, &code, &status) == 1 else { return }
+        let reaped = cshim_pidfd_reap(pidfd, &code, &status)
+        if reaped == 0 { return }
         if let token = live.removeValue(forKey: pidfd) { loop.unwatch(token) }
         close(pidfd)
+        // -1: a run's end reaped it first, with every exited stray child (StrayChildren), and its
+        // status went with it. Its pidfd stays readable: watched any longer, it would spin the loop.
+        guard reaped == 1 else { return }
         if code != CSHIM_CLD_EXITED {
             log("\(Self.program) \(target) was killed by signal \(status)")
         } else if status != 0 {
