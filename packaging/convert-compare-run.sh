@@ -18,12 +18,13 @@ deadline_seconds=900
 # The files a run wrote: regular files newer than the stamp, outside what the machine itself,
 # the agent's own state and private temporary directories (PrivateTmp=) change. sysstat's daily
 # data file is written in the background (it showed up beside whichever job ran at the time, in
-# both copies), so it is left out.
+# both copies), and so is /var/log/wtmp (the console's agetty records its prompt there a few seconds
+# into the boot: beside a run-parts of an empty cron.hourly on 7 December); both are left out.
 written() {
     find / -xdev \( -path /proc -o -path /sys -o -path /run -o -path /dev -o -path /tmp -o -path /var/tmp \
         -o -path /var/log/journal -o -path /var/lib/agentd -o -path /root/compare -o -path /var/lib/systemd \
         -o -path /var/cache/private -o -path /var/lib/private \) -prune -o -type f -newer "$1" \
-        ! -path '/var/log/sysstat/sa[0-9][0-9]' -print |
+        ! -path '/var/log/sysstat/sa[0-9][0-9]' ! -path /var/log/wtmp -print |
         sort | tr '\n' ' '
 }
 
