@@ -119,6 +119,37 @@ import Testing
         #expect(history.first?["stopReason"] as? String == "expired(sleep)")
     }
 
+    /// `agentctl convert` runs a job as the original ran: a suspend froze a timer's service with
+    /// the machine and it went on after the resume. The converted job's run is frozen over the
+    /// sleep too, and carries on, where a processing job of agentd's own is expired (above).
+    @Test func aConvertedTimersRunIsFrozenOverASuspendAndCarriesOnAfterIt() throws {
+        let sandbox = try Sandbox()
+        let bus = try PrivateBus(directory: sandbox.root)
+        let logind = try Logind(bus: bus, delay: .seconds(4))
+        let plugin = try sandbox.script("upgrade", "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.2; done\n")
+        try "[Timer]\nOnCalendar=*-*-* 6:00\n".write(toFile: sandbox.root + "/upgrade.timer", atomically: false, encoding: .utf8)
+        try "[Service]\nType=oneshot\nExecStart=\(plugin)\n"
+            .write(toFile: sandbox.root + "/upgrade.service", atomically: false, encoding: .utf8)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory,
+                                                           sandbox.root + "/upgrade.timer"])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let agent = try Self.agent(sandbox, bus: bus, jobs: [:])
+        #expect(try agent.ctl("run", "local.upgrade").status == 0)
+        try agent.waitForLog("[local.upgrade r000001] tick 1")
+        try logind.waitFor(Self.sleepLock)
+
+        let before = logind.lineCount
+        try logind.send("sleep", acknowledged: "signal PrepareForSleep true")
+        try agent.waitForLog("run r000001 of local.upgrade: paused (machine about to sleep)")
+        try logind.waitFor(Self.sleepRelease, after: before, timeout: 10)
+        try logind.send("wake", acknowledged: "signal PrepareForSleep false")
+        try agent.waitForLog("run r000001 of local.upgrade: resumed after")
+        try agent.waitForLog("[local.upgrade r000001] tick", after: agent.logLines.count)
+        #expect(!agent.logLines.contains { $0.contains("of local.upgrade ended") })
+        #expect(try agent.ctl("cancel", "local.upgrade").status == 0)
+        try agent.waitForLog("of local.upgrade ended: cancelled")
+    }
+
     @Test func aContinuedRunHoldsAnIdleBlockNamedByItsTitleUntilItEnds() throws {
         let sandbox = try Sandbox()
         let bus = try PrivateBus(directory: sandbox.root)
