@@ -78,6 +78,28 @@ import Testing
         #expect(cron.contains("User=root\n") && cron.contains("-c \"/bin/true a\""), "\(cron)")
     }
 
+    /// The closing advice disables only what a written job replaces: a timer or cron line whose
+    /// job `check` refused keeps running where it is, or its work would be lost.
+    @Test func onlyWhatAWrittenJobReplacesIsToBeDisabled() throws {
+        let sandbox = try Sandbox()
+        let units = sandbox.root + "/units", cron = sandbox.root + "/cron.d"
+        for directory in [units, cron] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        for name in ["good", "refused"] {
+            try "[Timer]\nOnCalendar=daily\n".write(toFile: "\(units)/\(name).timer", atomically: false, encoding: .utf8)
+            let user = name == "good" ? "" : "User=no-such-user-here\n"
+            try "[Service]\n\(user)ExecStart=/bin/true\n".write(toFile: "\(units)/\(name).service", atomically: false, encoding: .utf8)
+        }
+        try "MAILTO=\"\"\n5 * * * * root /bin/true\n6 * * * * no-such-user-here /bin/true\n7 * * * * root /bin/true\n"
+            .write(toFile: cron + "/x", atomically: false, encoding: .utf8)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory,
+                                                           units + "/good.timer", units + "/refused.timer", cron + "/x"])
+        #expect(converted.status == 1, "\(converted)")
+        #expect(converted.stderr.contains("not written: refused.job"), "\(converted.stderr)")
+        #expect(converted.stderr.contains("not written: x-2.job"), "\(converted.stderr)")
+        let advice = converted.stderr.components(separatedBy: "disable what they replace:\n").last ?? ""
+        #expect(advice == "  systemctl disable --now good.timer\n  comment out lines 2, 4 of \(cron)/x\n", "\(converted.stderr)")
+    }
+
     /// A cron.d file with escaped and unescaped `%` and `SHELL=/bin/bash`, converted and run under
     /// agentd, writes what Debian's cron (3.0pl1-162) wrote for the same two lines when they were
     /// run by the real daemon on 2026-12-06: `\%` is a literal `%`, the first `%` starts the

@@ -55,9 +55,11 @@ enum ConvertCommand {
             } else {
                 context.out(checked.jobs.map(\.text).joined(separator: "\n"))
             }
-            if !outcome.disable.isEmpty {
+            let written = Set(checked.jobs.map(\.fileName))
+            let disable = outcome.replaced.compactMap { $0.command(written: written) }
+            if !disable.isEmpty {
                 context.err("agentctl: once the jobs are in jobs.d/ and agentctl check passes, disable what they replace:")
-                for command in outcome.disable { context.err("  " + command) }
+                for command in disable { context.err("  " + command) }
             }
             return outcome.failures.isEmpty && checked.refusals.isEmpty ? 0 : 1
         })
@@ -83,6 +85,6 @@ struct ConvertOutcome {
     var jobs: [ConvertedJob] = []
     var failures: [String] = []
     var notes: [String] = []
-    /// `systemctl disable --now X.timer`, `comment out /etc/cron.d/x line 3`.
-    var disable: [String] = []
+    /// What the jobs replace: `systemctl disable --now X.timer`, `comment out line 3 of /etc/cron.d/x`.
+    var replaced: [ConvertReplacement] = []
 }

@@ -25,7 +25,10 @@ extension ConvertSources {
         outcome.failures += result.errors
         outcome.notes += result.notes
         for job in result.jobs {
-            outcome.disable.append("chmod -x \(job.sources.first ?? "")  (run-parts then skips it)")
+            let script = job.sources.first ?? ""
+            outcome.replaced.append(ConvertReplacement(parts: [(script, job.fileName)]) { _ in
+                "chmod -x \(script)  (run-parts then skips it)"
+            })
         }
     }
 

@@ -47,9 +47,10 @@ extension ConvertSources {
                                           instance: instance, into: &outcome) else { return }
         let sources = [replaced ? timerPath : path, FileSystem.baseName(of: servicePath)]
             + timer.dropIns + service.dropIns
-        outcome.jobs.append(TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
-                                                   prefix: prefix, resolve: findInPath))
-        outcome.disable.append("systemctl disable --now \(name).timer")
+        let job = TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
+                                         prefix: prefix, resolve: findInPath)
+        outcome.jobs.append(job)
+        outcome.replaced.append(ConvertReplacement(parts: [(name, job.fileName)]) { _ in "systemctl disable --now \(name).timer" })
     }
 
     /// The unit at `path` with its drop-ins applied (`EffectiveUnit`), and the drop-ins read; nil,

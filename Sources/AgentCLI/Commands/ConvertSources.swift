@@ -32,10 +32,14 @@ enum ConvertSources {
         outcome.jobs += result.jobs
         outcome.failures += result.errors
         outcome.notes += result.notes
-        let lines = result.jobs.flatMap(\.sources).compactMap { $0.hasPrefix(path + ":") ? String($0.dropFirst(path.count + 1)) : nil }
+        let lines = result.jobs.flatMap { job in
+            job.sources.compactMap { $0.hasPrefix(path + ":") ? (String($0.dropFirst(path.count + 1)), job.fileName) : nil }
+        }
         if !lines.isEmpty {
-            outcome.disable.append("comment out line\(lines.count == 1 ? "" : "s") \(lines.joined(separator: ", ")) of \(path)"
-                + (withUser ? "" : " (\(crontabEdit(owner: owner, byUID: geteuid(), named: userName(geteuid()))))"))
+            let edit = withUser ? "" : " (\(crontabEdit(owner: owner, byUID: geteuid(), named: userName(geteuid()))))"
+            outcome.replaced.append(ConvertReplacement(parts: lines) { kept in
+                "comment out line\(kept.count == 1 ? "" : "s") \(kept.joined(separator: ", ")) of \(path)" + edit
+            })
         }
     }
 
