@@ -89,3 +89,33 @@ import Testing
         try? FileManager.default.removeItem(atPath: root)
     }
 }
+
+/// `convert --system` converts the timers `systemctl enable` linked into timers.target and says
+/// which others it leaves to systemd, with the command that converts one.
+@Suite struct TimersLeftToSystemdTests {
+    @Test func timersAServicePullsInOrAPackageLinksItselfAreNamedWithTheCommandThatConvertsThem() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("left-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let etc = root + "/etc", lib = root + "/lib", generator = root + "/run/systemd/generator"
+        let links = ["etc/timers.target.wants/logrotate.timer", "etc/sysstat.service.wants/sysstat-collect.timer",
+                     "etc/sysstat.service.wants/sysstat.conf", "lib/timers.target.wants/systemd-tmpfiles-clean.timer",
+                     "lib/timers.target.wants/logrotate.timer", "run/systemd/generator/cron.target.wants/cron-x.timer"]
+        for link in links {
+            let path = root + "/" + link
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try "".write(toFile: path, atomically: false, encoding: .utf8)
+        }
+        for unit in ["logrotate.timer", "sysstat-collect.timer", "systemd-tmpfiles-clean.timer"] {
+            try "[Timer]\n".write(toFile: lib + "/" + unit, atomically: false, encoding: .utf8)
+        }
+        // systemd-cron's generator makes timers from crontabs, which --system reads itself.
+        let notes = ConvertSources.timersLeftToSystemd(in: [etc, generator, lib], enabled: etc + "/timers.target.wants")
+        #expect(notes == [
+            "left to systemd: sysstat-collect.timer (started with sysstat.service); "
+                + "agentctl convert \(lib)/sysstat-collect.timer converts it",
+            "left to systemd: systemd-tmpfiles-clean.timer (linked into timers.target by its package in \(lib)); "
+                + "agentctl convert \(lib)/systemd-tmpfiles-clean.timer converts it",
+        ])
+    }
+}

@@ -37,11 +37,14 @@ enum ConvertCommand {
                 throw UsageError(message: "--prefix: \(problem)", commandPath: ["convert"])
             }
             var paths = parsed.arguments
-            if parsed.flag("system") { paths += ConvertSources.system() }
+            var outcome = ConvertOutcome()
+            if parsed.flag("system") {
+                paths += ConvertSources.system()
+                outcome.notes += ConvertSources.timersLeftToSystemd()
+            }
             if paths.isEmpty {
                 throw UsageError(message: "name a .timer, a crontab or a cron directory, or give --system", commandPath: ["convert"])
             }
-            var outcome = ConvertOutcome()
             for path in paths {
                 ConvertSources.convert(path, prefix: prefix, userCrontab: parsed.flag("user-crontab"), into: &outcome)
             }

@@ -43,10 +43,13 @@ enum ConvertSources {
         }
     }
 
+    /// Where `systemctl enable` links a timer that starts at boot.
+    static let enabledTimers = "/etc/systemd/system/timers.target.wants"
+
     /// The machine's enabled timers, `/etc/crontab`, `/etc/cron.d/*` and users' crontabs.
     static func system() -> [String] {
         var paths: [String] = []
-        for name in SmallFile.entries("/etc/systemd/system/timers.target.wants") where name.hasSuffix(".timer") {
+        for name in SmallFile.entries(enabledTimers) where name.hasSuffix(".timer") {
             // An instance has no file of its own: convert reads its template beside the name.
             if let path = UnitFileLocation.file(name, in: UnitFileLocation.systemDirectories)
                 ?? (name.contains("@") ? "/etc/systemd/system/" + name : nil) {
@@ -61,6 +64,32 @@ enum ConvertSources {
             paths.append("/var/spool/cron/crontabs/" + name)
         }
         return paths
+    }
+
+    /// Notes for the timers `--system` leaves to systemd, each with the path that converts it:
+    /// those a unit other than timers.target pulls in (sysstat-collect.timer runs while
+    /// sysstat.service does) and those a package links into timers.target itself
+    /// (systemd-tmpfiles-clean.timer, under /lib). Generators' timers come from crontabs that
+    /// `--system` reads itself.
+    static func timersLeftToSystemd(in directories: [String] = UnitFileLocation.systemDirectories,
+                                    enabled: String = enabledTimers) -> [String] {
+        let converted = Set(SmallFile.entries(enabled))
+        var notes: [String: String] = [:]
+        let generators = ["/systemd/generator", "/systemd/generator.early", "/systemd/generator.late"]
+        for directory in directories where !generators.contains(where: directory.hasSuffix) {
+            for wants in SmallFile.entries(directory) where wants.hasSuffix(".wants") || wants.hasSuffix(".requires") {
+                let list = directory + "/" + wants
+                guard list != enabled else { continue }
+                let unit = String(wants[..<(wants.lastIndex(of: ".") ?? wants.endIndex)])
+                for name in SmallFile.entries(list) where name.hasSuffix(".timer") && !converted.contains(name) && notes[name] == nil {
+                    let how = unit == "timers.target" ? "linked into timers.target by its package in \(directory)"
+                        : "started with \(unit)"
+                    let path = UnitFileLocation.file(name, in: directories) ?? list + "/" + name
+                    notes[name] = "left to systemd: \(name) (\(how)); agentctl convert \(path) converts it"
+                }
+            }
+        }
+        return notes.keys.sorted().compactMap { notes[$0] }
     }
 
     /// The text of `path`, at most `readLimit` bytes; nil with a failure that says why.
