@@ -99,16 +99,19 @@ import Testing
         let etc = root + "/etc", lib = root + "/lib", generator = root + "/run/systemd/generator"
         let links = ["etc/timers.target.wants/logrotate.timer", "etc/sysstat.service.wants/sysstat-collect.timer",
                      "etc/sysstat.service.wants/sysstat.conf", "lib/timers.target.wants/systemd-tmpfiles-clean.timer",
-                     "lib/timers.target.wants/logrotate.timer", "run/systemd/generator/cron.target.wants/cron-x.timer"]
+                     "lib/timers.target.wants/logrotate.timer", "run/systemd/generator/cron.target.wants/cron-x.timer",
+                     "etc/multi-user.target.wants/masked.timer"]
         for link in links {
             let path = root + "/" + link
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true)
             try "".write(toFile: path, atomically: false, encoding: .utf8)
         }
-        for unit in ["logrotate.timer", "sysstat-collect.timer", "systemd-tmpfiles-clean.timer"] {
+        for unit in ["logrotate.timer", "sysstat-collect.timer", "systemd-tmpfiles-clean.timer", "masked.timer"] {
             try "[Timer]\n".write(toFile: lib + "/" + unit, atomically: false, encoding: .utf8)
         }
+        // Masked in /etc (an empty file, one of systemd's two ways): it never runs, so it is not named.
+        try "".write(toFile: etc + "/masked.timer", atomically: false, encoding: .utf8)
         // systemd-cron's generator makes timers from crontabs, which --system reads itself.
         let notes = ConvertSources.timersLeftToSystemd(in: [etc, generator, lib], enabled: etc + "/timers.target.wants")
         #expect(notes == [

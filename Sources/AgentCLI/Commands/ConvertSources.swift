@@ -85,6 +85,8 @@ enum ConvertSources {
                     let how = unit == "timers.target" ? "linked into timers.target by its package in \(directory)"
                         : "started with \(unit)"
                     let path = UnitFileLocation.file(name, in: directories) ?? list + "/" + name
+                    // A masked timer never runs: there is nothing to leave to systemd or to convert.
+                    guard !UnitFileLocation.isMasked(path) else { continue }
                     notes[name] = "left to systemd: \(name) (\(how)); agentctl convert \(path) converts it"
                 }
             }
