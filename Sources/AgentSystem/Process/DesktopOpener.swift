@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import CShim
 import Glibc
 
@@ -17,7 +18,7 @@ public final class DesktopOpener {
     private let loop: any EventLooping
     private let searchPath: String
     private let log: (String) -> Void
-    private var live: [Int32: WatchToken] = [:]
+    private var live: [pid_t: ChildExitWatch] = [:]
 
     /// `searchPath`: the `PATH` to find `xdg-open` on (the agent's own).
     public init(loop: any EventLooping, searchPath: String, log: @escaping (String) -> Void) {
@@ -27,10 +28,7 @@ public final class DesktopOpener {
     }
 
     deinit {
-        for (pidfd, token) in live {
-            loop.unwatch(token)
-            close(pidfd)
-        }
+        for watch in live.values { watch.cancel() }
     }
 
     /// The first executable `xdg-open` of `searchPath`'s absolute entries.
@@ -70,37 +68,25 @@ public final class DesktopOpener {
             log("cannot open \(target): \(executable): \(String(cString: strerror(result)))")
             return
         }
-        let pidfd = cshim_pidfd_open(pid)
-        guard pidfd >= 0 else {
-            // Without a pidfd the subreaper's stray-children sweep reaps it.
-            return
-        }
-        do {
-            live[pidfd] = try loop.watch(fd: pidfd, events: .readable, urgent: false, everySlice: false) { [weak self] _ in
-                self?.exited(pidfd, target: target)
-            }
-        } catch {
-            close(pidfd)
+        // Without a watch (it has gone already) the subreaper's stray-children sweep reaps it.
+        live[pid] = ChildExitWatch(pid: pid, loop: loop) { [weak self] termination in
+            self?.exited(pid, target: target, termination)
         }
     }
 
     /// Opener processes whose exit is still awaited.
     var liveCount: Int { live.count }
 
-    private func exited(_ pidfd: Int32, target: String) {
-        var code: Int32 = 0
-        var status: Int32 = 0
-        let reaped = cshim_pidfd_reap(pidfd, &code, &status)
-        if reaped == 0 { return }
-        if let token = live.removeValue(forKey: pidfd) { loop.unwatch(token) }
-        close(pidfd)
-        // -1: a run's end reaped it first, with every exited stray child (StrayChildren), and its
-        // status went with it. Its pidfd stays readable: watched any longer, it would spin the loop.
-        guard reaped == 1 else { return }
-        if code != CSHIM_CLD_EXITED {
-            log("\(Self.program) \(target) was killed by signal \(status)")
-        } else if status != 0 {
+    /// nil: a run's end reaped it first, with every exited stray child, and its status went with it.
+    private func exited(_ pid: pid_t, target: String, _ termination: ProcessTermination?) {
+        live[pid] = nil
+        switch termination {
+        case .signaled(let signal)?:
+            log("\(Self.program) \(target) was killed by signal \(signal)")
+        case .exited(let status)? where status != 0:
             log("\(Self.program) \(target) exited \(status) (no handler for it, or it failed)")
+        default:
+            break
         }
     }
 }

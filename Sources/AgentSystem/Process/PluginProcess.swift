@@ -241,17 +241,7 @@ public final class PluginProcess {
     /// takes a process out of its cgroup a moment before it becomes its parent's zombie. Each is
     /// reaped when its pidfd says it has exited, so none waits for a later run's end.
     private func reapWhenExited(_ members: Set<pid_t>) {
-        for member in members {
-            let fd = cshim_pidfd_open(member)
-            guard fd >= 0 else { continue }
-            var token: WatchToken?
-            token = try? loop.watch(fd: fd, events: .readable) { [loop] _ in
-                _ = cshim_reap_pid(member)
-                if let token { loop.unwatch(token) }
-                close(fd)
-            }
-            if token == nil { close(fd) }
-        }
+        for member in members { _ = ChildExitWatch(pid: member, loop: loop) { _ in } }
     }
 
     private func rememberCgroupMembers() {
