@@ -48,16 +48,20 @@ extension ControlHandler {
             guard let id = Identifier(rawValue: target) else {
                 return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
             }
-            if let cursor = request.cursor, try store.run(cursor) == nil {
-                return .failure(.badRequest, "logs: no run \(cursor) to continue after (pass the nextCursor of the previous answer)")
+            var before: HistoryPosition?
+            if let cursor = request.cursor {
+                guard let position = try store.position(of: cursor) else {
+                    return .failure(.badRequest, "logs: no run \(cursor) to continue after (pass the nextCursor of the previous answer)")
+                }
+                before = position
             }
             var scanned = 0
-            var lastScanned: String?
+            var lastScanned: RunCursor?
             var full = false
-            try store.historyPage(identifier: id.rawValue, before: request.cursor, limit: Self.maxRunsScanned,
+            try store.historyPage(identifier: id.rawValue, before: before, limit: Self.maxRunsScanned,
                                   ofJob: isJob(id)) { row in
                 scanned += 1
-                lastScanned = row.record.runID
+                lastScanned = RunCursor(row.record)
                 var record = withLiveTail(row.record)
                 guard !record.logTail.isEmpty else { return true }
                 record.logTail = Array(record.logTail.suffix(wanted - lines))

@@ -393,10 +393,14 @@ struct ControlHandler {
         do {
             // On the loop, holding the connection: waits only while a write job runs.
             let known = try state.reading { store -> Bool in
-                if let cursor = request.cursor, try store.run(cursor) == nil { return false }
+                var before: HistoryPosition?
+                if let cursor = request.cursor {
+                    guard let position = try store.position(of: cursor) else { return false }
+                    before = position
+                }
                 // One row more than the page holds tells whether another page follows.
                 let withLogTail = !request.omitLogTails
-                try store.historyPage(identifier: request.target, before: request.cursor, limit: page.limit + 1,
+                try store.historyPage(identifier: request.target, before: before, limit: page.limit + 1,
                                       startedFrom: request.since, startedBefore: request.until,
                                       ofJob: request.target.flatMap(Identifier.init(rawValue:)).map(isJob) ?? false) { row in
                     page.add(Self.record(row, withLogTail: withLogTail))

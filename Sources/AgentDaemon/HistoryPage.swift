@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
+import AgentStore
 
 /// One `history` answer in the making (DESIGN §9: long answers are paged): runs are added newest
 /// first until the row limit or the byte budget is reached, so the encoded answer stays within
@@ -25,7 +27,7 @@ struct HistoryPage {
     }
 
     /// Where the next page starts, if one does.
-    var nextCursor: String? { isTruncated ? records.last?.runID : nil }
+    var nextCursor: RunCursor? { isTruncated ? records.last.flatMap(RunCursor.init) : nil }
 
     /// Adds the next older run; false once the page is full (the run was not added, and it says
     /// that more follow).
@@ -86,5 +88,25 @@ struct HistoryPage {
             }
         }
         return count
+    }
+}
+
+extension RunCursor {
+    /// The cursor that continues after `record`: its run id and start.
+    init?(_ record: RunRecord) {
+        guard let run = RunID(parsing: record.runID) else { return nil }
+        self.init(runID: run, startedAt: record.startedAt)
+    }
+}
+
+extension RunStore {
+    /// Where a page after `cursor` starts: the cursor's own start, or, for a bare run id, that
+    /// run's (nil when no such run is kept).
+    func position(of cursor: RunCursor) throws -> HistoryPosition? {
+        let runID = cursor.runID.description
+        if let started = cursor.startedAt {
+            return HistoryPosition(startedAt: started, runID: runID)
+        }
+        return try run(runID).map { HistoryPosition(startedAt: $0.record.startedAt, runID: runID) }
     }
 }

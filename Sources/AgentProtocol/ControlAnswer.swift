@@ -13,10 +13,10 @@ public enum ControlAnswer: Sendable {
     /// `list`.
     case jobs([JobSummary])
     /// `history`: runs newest first; `nextCursor` is where the next page starts, nil on the last.
-    case runs([RunRecord], nextCursor: String?)
+    case runs([RunRecord], nextCursor: RunCursor?)
     /// `logs`: runs oldest first, their kept lines in `logTail`; `sequence` is the last event
     /// published before the answer.
-    case logs([RunRecord], nextCursor: String?, sequence: UInt64)
+    case logs([RunRecord], nextCursor: RunCursor?, sequence: UInt64)
     /// `pending`.
     case pending([PendingSummary])
     /// `explain`: what happened to the identifier, and what of it waits.
@@ -64,7 +64,7 @@ extension ControlAnswer {
     }
 
     /// A page of `history` or `logs`.
-    public func runs() throws(ControlAnswerMismatch) -> (page: [RunRecord], nextCursor: String?) {
+    public func runs() throws(ControlAnswerMismatch) -> (page: [RunRecord], nextCursor: RunCursor?) {
         switch self {
         case .runs(let page, let next), .logs(let page, let next, _): return (page, next)
         default: throw mismatch("runs")

@@ -93,7 +93,7 @@ public struct HistoryQuery: Sendable, Hashable {
     /// the answer's `nextCursor` says where to go on.
     public var limit: Int?
     /// Continue after this run (the `nextCursor` of the previous page); nil for the newest runs.
-    public var cursor: String?
+    public var cursor: RunCursor?
     /// Leave out the runs' log tails (tables and statistics do not show them), so a page holds
     /// many more runs.
     public var omitLogTails: Bool
@@ -102,7 +102,7 @@ public struct HistoryQuery: Sendable, Hashable {
     public var since: Int64?
     public var until: Int64?
 
-    public init(target: String? = nil, limit: Int? = nil, cursor: String? = nil, omitLogTails: Bool = false,
+    public init(target: String? = nil, limit: Int? = nil, cursor: RunCursor? = nil, omitLogTails: Bool = false,
                 since: Int64? = nil, until: Int64? = nil) {
         self.target = target
         self.limit = limit
@@ -120,9 +120,9 @@ public struct LogsQuery: Sendable, Hashable {
     public var target: String
     public var limit: Int?
     /// Continue before this run (the `nextCursor` of the previous answer).
-    public var cursor: String?
+    public var cursor: RunCursor?
 
-    public init(target: String, limit: Int? = nil, cursor: String? = nil) {
+    public init(target: String, limit: Int? = nil, cursor: RunCursor? = nil) {
         self.target = target
         self.limit = limit
         self.cursor = cursor

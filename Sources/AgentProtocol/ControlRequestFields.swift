@@ -52,6 +52,13 @@ extension ControlRequest: Codable {
             guard let target = fields.target else { throw needed("a job identifier") }
             return target
         }
+        func cursor() throws(ControlError) -> RunCursor? {
+            guard let text = fields.cursor else { return nil }
+            guard let cursor = RunCursor(parsing: text) else {
+                throw ControlError(code: .badRequest, message: RunCursor.problem(verb, text))
+            }
+            return cursor
+        }
         func identifierOrRun() throws(ControlError) -> String {
             guard let target = fields.target else { throw needed("a job identifier or a run id (r000042)") }
             return target
@@ -64,7 +71,7 @@ extension ControlRequest: Codable {
         case .resources: self = .resources
         case .metrics: self = .metrics
         case .history:
-            self = .history(HistoryQuery(target: fields.target, limit: fields.limit, cursor: fields.cursor,
+            self = .history(HistoryQuery(target: fields.target, limit: fields.limit, cursor: try cursor(),
                                          omitLogTails: fields.omitLogTails == true, since: fields.since,
                                          until: fields.until))
         case .cancel: self = .cancel(target: try identifierOrRun())
@@ -120,7 +127,7 @@ extension ControlRequest: Codable {
             guard let target = fields.target, !target.isEmpty else {
                 throw needed("a job identifier or a run id (r000042)")
             }
-            self = .logs(LogsQuery(target: target, limit: fields.limit, cursor: fields.cursor))
+            self = .logs(LogsQuery(target: target, limit: fields.limit, cursor: try cursor()))
         }
     }
 }
@@ -135,7 +142,7 @@ extension ControlRequestFields {
         case .history(let query):
             target = query.target
             limit = query.limit
-            cursor = query.cursor
+            cursor = query.cursor?.description
             omitLogTails = query.omitLogTails ? true : nil
             since = query.since
             until = query.until
@@ -166,7 +173,7 @@ extension ControlRequestFields {
         case .logs(let query):
             target = query.target
             limit = query.limit
-            cursor = query.cursor
+            cursor = query.cursor?.description
         }
     }
 }

@@ -13,7 +13,7 @@ public struct ControlResponseFields: Codable, Sendable {
     var status: StatusReport?
     var jobs: [JobSummary]?
     var runs: [RunRecord]?
-    var nextCursor: String?
+    var nextCursor: RunCursor?
     var message: String?
     var runID: String?
     var pending: [PendingSummary]?

@@ -139,11 +139,11 @@ public struct RunStore {
     }
 
     /// One page of the history, newest first (start time, then run id): at most `limit` runs of
-    /// one identifier (or, `ofJob`, of one job) or all, older than the run `before` (the last
-    /// run of the previous page; nil for the newest). Rows are handed to `visit` one at a time,
+    /// one identifier (or, `ofJob`, of one job) or all, older than `before` (where the last
+    /// run of the previous page stood; nil for the newest). Rows are handed to `visit` one at a time,
     /// and reading stops when it returns false, so a page never holds more rows than its caller
     /// keeps.
-    public func historyPage(identifier: String?, before: String?, limit: Int,
+    public func historyPage(identifier: String?, before: HistoryPosition?, limit: Int,
                             startedFrom: Int64? = nil, startedBefore: Int64? = nil, ofJob: Bool = false,
                             _ visit: (StoredRun) throws -> Bool) throws {
         var conditions: [String] = []
@@ -164,8 +164,9 @@ public struct RunStore {
             values.append(.integer(startedBefore))
         }
         if let before {
-            conditions.append("(started_at, run_id) < (SELECT started_at, run_id FROM runs WHERE run_id = ?)")
-            values.append(.text(before))
+            // By position, not by looking the run up: it may have been pruned since.
+            conditions.append("(started_at, run_id) < (?, ?)")
+            values += [.integer(before.startedAt), .text(before.runID)]
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") + " "
         let statement = try database.cached(Self.columns + " " + filter

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 import Testing
 @testable import AgentCLI
@@ -143,7 +144,8 @@ import Testing
     /// Pages are read newest first and printed oldest first, until -n lines.
     @Test func logsReadPagesUntilTheLinesAskedFor() throws {
         var asked: [ControlRequest] = []
-        let pages: [ControlAnswer] = [.logs([Self.runs[1], Self.runs[2]], nextCursor: "r000039", sequence: 3),
+        let cursor = RunCursor(runID: RunID(39), startedAt: 1_796_111_000_000)
+        let pages: [ControlAnswer] = [.logs([Self.runs[1], Self.runs[2]], nextCursor: cursor, sequence: 3),
                                       .logs([Self.runs[0]], nextCursor: nil, sequence: 3)]
         let runs = try LogsCommand.pages(target: "local.backup", limit: 10, context: Fixture.context()) { request in
             asked.append(request)
@@ -151,7 +153,7 @@ import Testing
         }
         #expect(runs.map(\.runID) == ["r000035", "r000039", "r000044"])
         #expect(asked == [.logs(LogsQuery(target: "local.backup", limit: 10)),
-                          .logs(LogsQuery(target: "local.backup", limit: 7, cursor: "r000039"))])
+                          .logs(LogsQuery(target: "local.backup", limit: 7, cursor: cursor))])
     }
 
     /// `history -v` and `explain`: a failed run's last lines; none for a success.

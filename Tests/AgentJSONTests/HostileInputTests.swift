@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentJSON
 import AgentProtocol
 import Foundation
@@ -72,7 +73,8 @@ import Testing
     @Test func mutatedRequestsNeverTrap() throws {
         var random = SeededRandom(seed: 17)
         let request = try Reference.line(ControlRequest.history(HistoryQuery(target: "com.example.a", limit: 5,
-                                                                            cursor: "c/1", omitLogTails: true)))
+                                                                            cursor: RunCursor(runID: RunID(1), startedAt: 1_796_111_000_000),
+                                                                            omitLogTails: true)))
         let alphabet = Array(#"{}[]",:\/u0123456789eE+-.tfnrl "#.utf8) + [0x00, 0x1F, 0x80, 0xC3, 0xFF]
         for _ in 0..<3000 {
             var bytes = request

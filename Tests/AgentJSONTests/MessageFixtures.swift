@@ -128,7 +128,8 @@ enum Messages {
 
     static let requests: [ControlRequest] = [
         ControlRequest.status,
-        .history(HistoryQuery(target: "local.backup", limit: 50, cursor: "r000031", omitLogTails: true)),
+        .history(HistoryQuery(target: "local.backup", limit: 50, cursor: RunCursor(runID: RunID(31), startedAt: 1_796_111_000_000),
+                              omitLogTails: true)),
         .submit(target: "local.photos.export",
                 SubmitRequest(title: "Export \"all\"", subtitle: "to /mnt/usb", strategy: .fail,
                               arguments: ["--album=Ünïcødé", "a\\b"], notify: false)),
@@ -142,7 +143,7 @@ enum Messages {
         let answers: [ControlResponse] = [
             .success(.status(status())),
             .success(.jobs(jobs)),
-            .success(.runs(runs, nextCursor: "r000030")),
+            .success(.runs(runs, nextCursor: RunCursor(runID: RunID(30), startedAt: 1_796_111_000_000))),
             .success(.logs(runs, nextCursor: nil, sequence: 12)),
             .success(.pending(pending)),
             .success(.explanation(timeline: [TimelineRecord(time: Double(now) + 0.25, event: "launch")], pending: pending)),

@@ -3,7 +3,7 @@ import Testing
 import Glibc
 @testable import AgentStore
 
-/// The history is read in pages from a run-id cursor, so no answer needs every run in memory.
+/// The history is read in pages from a position (a run's start and id), so no answer needs every run in memory.
 @Suite("History pages")
 struct HistoryPageTests {
     private func withRuns(_ body: (RunStore) throws -> Void) throws {
@@ -26,9 +26,16 @@ struct HistoryPageTests {
         try body(store)
     }
 
-    private func page(_ store: RunStore, _ identifier: String? = nil, before: String? = nil, limit: Int) throws -> [String] {
+    /// A page below the run `before` (looked up for its start), or below `position`.
+    private func page(_ store: RunStore, _ identifier: String? = nil, before: String? = nil,
+                      position: HistoryPosition? = nil, limit: Int) throws -> [String] {
+        var below = position
+        if let before {
+            let run = try #require(try store.run(before))
+            below = HistoryPosition(startedAt: run.record.startedAt, runID: before)
+        }
         var ids: [String] = []
-        try store.historyPage(identifier: identifier, before: before, limit: limit) { run in
+        try store.historyPage(identifier: identifier, before: below, limit: limit) { run in
             ids.append(run.runID)
             return true
         }
@@ -57,6 +64,18 @@ struct HistoryPageTests {
             let rest = try page(store, "local.even", before: "r000008", limit: 10)
             #expect(first == ["r000010", "r000008"])
             #expect(rest == ["r000006", "r000004", "r000002"])
+        }
+    }
+
+    @Test func aPageContinuesBelowARunThatWasPrunedSinceThePreviousPage() throws {
+        try withRuns { store in
+            let first = try page(store, limit: 5)
+            #expect(first == ["r000010", "r000009", "r000008", "r000007", "r000006"])
+            // r000006 started at the same millisecond as r000005: the run id breaks the tie.
+            let last = try #require(try store.run("r000006"))
+            try store.database.execute("DELETE FROM runs WHERE run_id = 'r000006'")
+            let rest = try page(store, position: HistoryPosition(startedAt: last.record.startedAt, runID: "r000006"), limit: 10)
+            #expect(rest == ["r000005", "r000004", "r000003", "r000002", "r000001"])
         }
     }
 

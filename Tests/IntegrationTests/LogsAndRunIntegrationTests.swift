@@ -282,10 +282,14 @@ import Testing
         }
         let first = try page(nil)
         #expect((first["runs"] as? [[String: Any]])?.map { $0["runID"] as? String } == ["r000003"])
-        #expect(first["nextCursor"] as? String == "r000003")
-        let second = try page("r000003")
+        #expect(first["nextCursor"] as? String == "r000003@\(starts[0])", "the last run and its start")
+        let second = try page(try #require(first["nextCursor"] as? String))
         #expect((second["runs"] as? [[String: Any]])?.map { $0["runID"] as? String } == ["r000002"])
         #expect(second["nextCursor"] == nil, "r000001 started before --since: no page follows")
+
+        // A bare run id still continues after that run.
+        let byRunID = try page("r000003")
+        #expect((byRunID["runs"] as? [[String: Any]])?.map { $0["runID"] as? String } == ["r000002"])
 
         let recent = try agent.ctl("history", "--since", "-1h", "--until", "+1min")
         #expect(recent.stdout.contains("r000001") && recent.stdout.contains("r000003"), "\(recent.stdout)")
@@ -296,6 +300,52 @@ import Testing
         #expect(try JSONDecoding.array(old.stdout).isEmpty, "none started before the first run's second")
         let bad = try agent.ctl("history", "--since", "soon")
         #expect(bad.status == 2)
+    }
+
+    /// Each job keeps only its newest runs: a page's last run may be pruned before the next page
+    /// is asked for. The cursor carries that run's start, so paging goes on below it.
+    @Test func historyPagesGoOnWhenThePreviousPagesLastRunWasPrunedMeanwhile() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/quick.job", "[Job]\nIdentifier=local.quick\nKind=processing\nExec=\(sandbox.pluginPath)\n")
+        let before = try AgentProcess(sandbox: sandbox)
+        for _ in 1...3 { _ = try Self.runToEnd(before, "local.quick") }
+
+        func page(_ cursor: String?) throws -> [String: Any] {
+            let client = try ControlClient.connect(path: sandbox.socketPath)
+            var request: [String: Any] = ["command": "history", "limit": 1]
+            if let cursor { request["cursor"] = cursor }
+            try client.send(line: Array(try JSONSerialization.data(withJSONObject: request)))
+            return try EventSubscriber.object(try client.readLine(timeout: .seconds(20)))
+        }
+        func runIDs(_ answer: [String: Any]) -> [String?]? {
+            (answer["runs"] as? [[String: Any]])?.map { $0["runID"] as? String }
+        }
+        let first = try page(nil)
+        #expect(runIDs(first) == ["r000003"])
+        let cursor = try #require(first["nextCursor"] as? String)
+
+        // What the agent's pruner does to a job's oldest runs, done to this one by hand (the
+        // agent holds state.db exclusively: stopped meanwhile, and the pages go on with the next).
+        before.stop()
+        let pruned = try runCommand("/usr/bin/sqlite3", [sandbox.stateDirectory + "/state.db",
+                                                        "DELETE FROM runs WHERE run_id = 'r000003';"])
+        #expect(pruned.status == 0, "sqlite3: \(pruned.stderr)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let second = try page(cursor)
+        #expect(second["ok"] as? Bool == true, "\(second)")
+        #expect(runIDs(second) == ["r000002"])
+        let third = try page(try #require(second["nextCursor"] as? String))
+        #expect(runIDs(third) == ["r000001"])
+        #expect(third["nextCursor"] == nil)
+
+        // A bare run id can only be placed while its run is kept: the error says what to pass.
+        let gone = try page("r000003")
+        let message = (gone["error"] as? [String: Any])?["message"] as? String
+        #expect(message?.contains("no run r000003 to continue after") == true, "\(gone)")
+        let malformed = try page("r3;DROP")
+        let refusal = (malformed["error"] as? [String: Any])?["message"] as? String
+        #expect(refusal?.hasPrefix("history: \"cursor\" must be the nextCursor of the previous answer") == true, "\(malformed)")
+        agent.stop()
     }
 }
 
@@ -375,4 +425,5 @@ enum JSONDecoding {
     static func array(_ text: String) throws -> [[String: Any]] {
         try #require(try json(text) as? [[String: Any]])
     }
+
 }

@@ -10,7 +10,7 @@ enum HistoryPager {
     static func forEachPage(target: String?, limit: Int, withLogTails: Bool = true, range: StartRange = StartRange(),
                             context: CommandContext, _ body: ([RunRecord]) throws -> Void) throws {
         var remaining = limit
-        var cursor: String?
+        var cursor: RunCursor?
         repeat {
             let (page, next) = try context.request(ControlRequest.history(HistoryQuery(
                 target: target, limit: remaining, cursor: cursor, omitLogTails: !withLogTails,

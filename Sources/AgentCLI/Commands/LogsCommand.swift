@@ -49,7 +49,7 @@ enum LogsCommand {
                       send: (ControlRequest) throws -> ControlAnswer) throws -> [RunRecord] {
         var newestFirst: [RunRecord] = []
         var remaining = limit
-        var cursor: String?
+        var cursor: RunCursor?
         repeat {
             let (page, next) = try send(ControlRequest.logs(LogsQuery(target: target, limit: remaining, cursor: cursor))).runs()
             newestFirst += page.reversed()
