@@ -46,7 +46,9 @@ extension ConvertSources {
         guard var runner = RunPartsRunner.find(directory: directory, crontab: file("crontab"),
                                                anacrontab: anacronInstalled ? file("anacrontab") : nil) else { return nil }
         if runner.program == .anacron {
-            runner.onlyOnACPower = RunPartsRunner.anacronNeedsACPower(unitTexts: systemUnitTexts("anacron.service"))
+            let service = systemUnitTexts("anacron.service")
+            runner.onlyOnACPower = RunPartsRunner.anacronNeedsACPower(unitTexts: service)
+            runner.anacronKillMode = RunPartsRunner.anacronKillMode(unitTexts: service)
             runner.anacronCalendars = RunPartsRunner.anacronCalendars(timerTexts: systemUnitTexts("anacron.timer"))
         }
         return runner

@@ -79,6 +79,13 @@ public enum RunPartsConverter {
             job.notes.append("anacron.service runs only on AC power (ConditionACPower=true): "
                 + "RequiresExternalPower=yes waits for it the same way")
         }
+        if let killMode = runner.anacronKillMode, ServiceConversion.sparesChildren(killMode: killMode) {
+            // Stopping anacron leaves its jobs running: agentd's expiry would end every process
+            // of the run, so a lost condition (the plug pulled, heat) pauses it instead.
+            ServiceConversion.pausesInsteadOfExpiring(&job)
+            job.notes.append("anacron.service stops anacron without stopping the jobs it runs (KillMode=\(killMode)): "
+                + "so that a lost condition never stops this one midway, it pauses it (OnConditionLost=pause, MaxPause=infinity)")
+        }
         if !runner.anacronCalendars.isEmpty {
             let calendars = runner.anacronCalendars.map { "OnCalendar=\($0)" }.joined(separator: ", ")
             job.notes.append("anacron ran it at boot and when anacron.timer started anacron (\(calendars)); "

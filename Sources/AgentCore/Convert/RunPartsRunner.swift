@@ -29,6 +29,9 @@ public struct RunPartsRunner: Sendable, Equatable {
     public var onlyOnACPower = false
     /// When anacron.timer starts anacron (its `OnCalendar=` values), besides at boot.
     public var anacronCalendars: [String] = []
+    /// anacron.service's `KillMode=` (Debian's: `mixed`, with `KillSignal=SIGUSR1`, on which
+    /// anacron waits for its jobs): nil when it names none.
+    public var anacronKillMode: String?
 
     public init(program: Program, source: String, environment: CronEnvironment) {
         self.program = program
@@ -88,6 +91,11 @@ public struct RunPartsRunner: Sendable, Equatable {
     public static func anacronNeedsACPower(unitTexts: [String]) -> Bool {
         let condition = EffectiveUnit.merge(texts: unitTexts, path: "anacron.service").entries(in: "Unit").last { $0.key == "ConditionACPower" }
         return condition.flatMap { BooleanValue.parse($0.value) } ?? false
+    }
+
+    /// anacron.service's last `KillMode=`, read as systemd reads it (the unit, then its drop-ins).
+    public static func anacronKillMode(unitTexts: [String]) -> String? {
+        EffectiveUnit.merge(texts: unitTexts, path: "anacron.service").entries(in: "Service").last { $0.key == "KillMode" }?.value
     }
 
     /// anacron.timer's calendars, read as systemd reads it (the unit, then its drop-ins).

@@ -69,11 +69,20 @@ enum ServiceConversion {
     /// runs), `mixed` or `none`: agentd's expiry reaches every process of a run, so such a job is
     /// paused, for as long as it takes, where agentd would otherwise expire it for a lost condition.
     static func sparesChildren(_ entry: UnitFile.Entry, job: inout ConvertedJob) {
-        guard ["process", "mixed", "none"].contains(TextBytes.asciiLowercased(entry.value.trimmingSpaces)) else { return }
-        job.set("OnConditionLost", "pause")
-        job.set("MaxPause", "infinity")
+        guard sparesChildren(killMode: entry.value) else { return }
+        pausesInsteadOfExpiring(&job)
         job.notConverted.append("KillMode=\(entry.value) (agentd stops every process of a run; so that a lost condition "
             + "never stops this one midway, it pauses it: OnConditionLost=pause, MaxPause=infinity)")
+    }
+
+    /// Whether a stop under `KillMode=value` leaves the main process's children running.
+    public static func sparesChildren(killMode value: String) -> Bool {
+        ["process", "mixed", "none"].contains(TextBytes.asciiLowercased(value.trimmingSpaces))
+    }
+
+    static func pausesInsteadOfExpiring(_ job: inout ConvertedJob) {
+        job.set("OnConditionLost", "pause")
+        job.set("MaxPause", "infinity")
     }
 
     /// One `Exec…=` value as an `Exec=` line: `-` kept, the other prefixes named.

@@ -132,6 +132,13 @@ struct ConvertCorpusTests {
         #expect(!RunPartsRunner.anacronNeedsACPower(unitTexts: []))
     }
 
+    @Test func debiansAnacronServiceStopsAnacronWithoutStoppingItsJobs() throws {
+        let unit = try #require(TestFiles.read(Self.corpus + "/systemd/anacron.service"))
+        #expect(RunPartsRunner.anacronKillMode(unitTexts: [unit]) == "mixed")
+        #expect(RunPartsRunner.anacronKillMode(unitTexts: [unit, "[Service]\nKillMode=control-group\n"]) == "control-group")
+        #expect(RunPartsRunner.anacronKillMode(unitTexts: []) == nil)
+    }
+
     @Test func debiansAnacronTimerStartsAnacronHourlyFromHalfPastSevenUntilADropInChangesIt() throws {
         let timer = try #require(TestFiles.read(Self.corpus + "/systemd/anacron.timer"))
         #expect(RunPartsRunner.anacronCalendars(timerTexts: [timer]) == ["*-*-* 07..23:30"])
@@ -144,17 +151,33 @@ struct ConvertCorpusTests {
                                                       anacrontab: Self.runnerFile("anacrontab")))
         runner.onlyOnACPower = true
         runner.anacronCalendars = ["*-*-* 07..23:30"]
+        runner.anacronKillMode = "mixed"
         let script = RunPartsConverter.Script(name: "backup", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
         let result = RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: [script], runner: runner)
         let job = try #require(result.jobs.first)
         Self.expectAccepted(job)
         #expect(job.sources == ["/etc/cron.daily/backup", "/etc/anacrontab:11"])
         #expect(job.keys.contains { $0 == ("RequiresExternalPower", "yes") })
+        // Unplugged midway, anacron's job went on: this one is paused, never expired.
+        #expect(job.keys.contains { $0 == ("OnConditionLost", "pause") })
+        #expect(job.keys.contains { $0 == ("MaxPause", "infinity") })
+        #expect(job.notes.contains { $0.hasPrefix("anacron.service stops anacron without stopping the jobs it runs (KillMode=mixed)") },
+                "\(job.notes)")
         #expect(job.keys.filter { $0.key == "Environment" }.map(\.value)
             == ["SHELL=/bin/sh", "PATH=/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin", "HOME=/root", "LOGNAME=root"])
         #expect(result.notes.isEmpty)
         #expect(job.notes.contains("anacron ran it at boot and when anacron.timer started anacron (OnCalendar=*-*-* 07..23:30); "
             + "agentd may start it at any hour, which a Window= limits"), "\(job.notes)")
+    }
+
+    @Test func anAnacronWhoseStopEndsItsJobsLeavesTheConvertedJobExpiring() throws {
+        var runner = try #require(RunPartsRunner.find(directory: "/etc/cron.daily", crontab: nil,
+                                                      anacrontab: Self.runnerFile("anacrontab")))
+        runner.onlyOnACPower = true
+        runner.anacronKillMode = "control-group"
+        let script = RunPartsConverter.Script(name: "backup", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
+        let job = try #require(RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: [script], runner: runner).jobs.first)
+        #expect(!job.keys.contains { $0.key == "OnConditionLost" || $0.key == "MaxPause" })
     }
 
     @Test func aDirectoryNothingRunsKeepsAgentdsEnvironmentAndSaysSo() throws {
