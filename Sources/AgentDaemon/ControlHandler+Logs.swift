@@ -46,7 +46,7 @@ extension ControlHandler {
                 return .success(.logs(page.records, nextCursor: nil, sequence: events.lastSequence))
             }
             guard let id = Identifier(rawValue: target) else {
-                return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
+                return .failure(.badRequest, Self.notAnIdentifier(target))
             }
             var before: HistoryPosition?
             if let cursor = request.cursor {

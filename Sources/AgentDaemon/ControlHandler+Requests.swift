@@ -12,6 +12,11 @@ extension ControlHandler {
         if let asked = Identifier(rawValue: target), catalogue.registry.job(asked) == nil,
            let dynamic = catalogue.registry.job(accepting: asked) {
             job = dynamic
+        } else if let asked = Identifier(rawValue: target), catalogue.registry.job(asked) == nil,
+                  catalogue.registry.jobFileWithErrors(asked) == nil, !catalogue.registry.permitsAnywhere(asked) {
+            // DESIGN §3: a request whose identifier no manifest permits is not-permitted.
+            return .failure(.notPermitted, "no manifest permits \(asked): a request needs a job of that identifier, "
+                + "and a manifest in manifests.d/ whose PermittedIdentifiers= covers it (\(noJob(asked)))")
         } else {
             switch registeredJob(target) {
             case .failure(let error): return .failure(error)
@@ -64,7 +69,7 @@ extension ControlHandler {
             ids = scheduling.scheduler.identifiersWithPendingRequests.filter(mayWithdraw)
         case .identifier(let target):
             guard let id = Identifier(rawValue: target) else {
-                return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
+                return .failure(.badRequest, Self.notAnIdentifier(target))
             }
             guard catalogue.registry.job(id) != nil || !scheduling.scheduler.withdrawable(id).isEmpty
                 || id.parents.contains(where: { catalogue.registry.job($0) != nil })

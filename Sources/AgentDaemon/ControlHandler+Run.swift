@@ -112,7 +112,7 @@ extension ControlHandler {
     func pending(_ target: String?) -> ControlResponse {
         guard let target else { return .success(.pending(pendingSummaries())) }
         guard let id = Identifier(rawValue: target) else {
-            return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
+            return .failure(.badRequest, Self.notAnIdentifier(target))
         }
         let waiting = pendingSummaries(filter: target)
         if waiting.isEmpty, !isKnown(id) { return .failure(.notFound, noJob(id)) }

@@ -152,7 +152,8 @@ struct ControlHandler {
                                    Self.reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
                                } ?? ""),
                                earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
-                               title: work.submission?.title, request: work.request.map(Self.options),
+                               title: work.submission?.title, subtitle: work.submission?.subtitle,
+                               request: work.request.map(Self.options),
                                reason: .known(work.waitingFor.code), until: work.waitingFor.time?.seconds)
             }
     }
@@ -215,7 +216,7 @@ struct ControlHandler {
 
     private func explain(_ target: String) -> ControlResponse {
         guard let id = Identifier(rawValue: target) else {
-            return .failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier")
+            return .failure(.badRequest, Self.notAnIdentifier(target))
         }
         guard catalogue.registry.job(id) != nil || scheduling.scheduler.explain(id).isEmpty == false else {
             if let refused = catalogue.registry.jobFileWithErrors(id) {
@@ -239,7 +240,7 @@ struct ControlHandler {
 
     private func submit(_ target: String, _ details: SubmitRequest, reply: @escaping (ControlResponse) -> Void) {
         guard let id = Identifier(rawValue: target) else {
-            reply(.failure(.badRequest, Identifier.problem(with: target) ?? "\(target) is not an identifier"))
+            reply(.failure(.badRequest, Self.notAnIdentifier(target)))
             return
         }
         guard let job = continuedJob(for: id) else {
@@ -269,7 +270,7 @@ struct ControlHandler {
             case .refused(.notPermitted):
                 reply(.failure(.notPermitted, "not-permitted: \(id)"))
             case .refused(.tooManyPending):
-                reply(.failure(.tooManyPending, "\(job.identifier) already has 16 pending submissions: wait for some to finish or agentctl cancel \(job.identifier)"))
+                reply(.failure(.tooManyPending, "\(job.identifier) already has 16 pending submissions: wait for some to finish, or withdraw the queued ones with agentctl cancel-request \(job.identifier)"))
             case .refused(.cannotStartNow(let reason)):
                 reply(.failure(.unavailable, "\(id) cannot start now (\(reason)): \(Self.nextStep(for: reason, id, job.identifier))"))
             }
@@ -301,8 +302,7 @@ struct ControlHandler {
     /// Resolves a request's target to a registered job, or says why not.
     func registeredJob(_ target: String) -> Result<JobDefinition, ControlError> {
         guard let id = Identifier(rawValue: target) else {
-            let problem = Identifier.problem(with: target) ?? "\(target) is not an identifier"
-            return .failure(ControlError(code: .badRequest, message: problem))
+            return .failure(ControlError(code: .badRequest, message: Self.notAnIdentifier(target)))
         }
         guard let job = catalogue.registry.job(id) else {
             if let refused = catalogue.registry.jobFileWithErrors(id) {
@@ -434,6 +434,12 @@ struct ControlHandler {
     }
 
     /// `no job local.tidy-tpm; did you mean local.tidy-tmp? (see agentctl list)`.
+    /// `"bad..id" is not an identifier: …`, the text quoted (at most 80 bytes, control bytes
+    /// escaped) so the reader sees which one.
+    static func notAnIdentifier(_ target: String) -> String {
+        "\(EventFilter.shown(target)) is not an identifier" + (Identifier.problem(with: target).map { ": " + $0 } ?? "")
+    }
+
     func noJob(_ id: Identifier) -> String {
         let known = catalogue.registry.allJobs.map(\.definition.identifier.rawValue)
         let hint = NameSuggestion.closest(to: id.rawValue, among: known).map { "; did you mean \($0)?" } ?? ""

@@ -42,7 +42,7 @@ public struct EventFilter: Codable, Sendable, Hashable {
     }
 
     /// A pattern quoted for an error: control bytes as `\xNN`, at most 80 bytes of it.
-    static func shown(_ pattern: String) -> String {
+    public static func shown(_ pattern: String) -> String {
         var text = ""
         for byte in pattern.utf8.prefix(80) {
             if byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C {

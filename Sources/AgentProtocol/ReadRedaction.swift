@@ -71,6 +71,7 @@ public struct ReadRedaction {
         guard !seesDetails(pending.identifier) else { return pending }
         var copy = pending
         copy.title = nil
+        copy.subtitle = nil
         return copy
     }
 
@@ -121,7 +122,7 @@ public struct ReadRedaction {
         ],
         "PendingSummary": [
             "identifier": .kept, "kind": .kept, "waitingFor": .kept, "_earliestBegin": .kept,
-            "title": .removed, "request": .kept, "reason": .kept, "_until": .kept,
+            "title": .removed, "subtitle": .removed, "request": .kept, "reason": .kept, "_until": .kept,
         ],
         "JobSummary": [
             "identifier": .kept, "_kind": .kept, "source": .kept, "state": .kept, "exec": .removed,

@@ -263,8 +263,9 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     /// Unix seconds when it may start at the earliest (interval end, budget refill…), if known
     /// (RFC 3339 in JSON).
     @OptionalInstant<EpochFractionalSeconds> public var earliestBegin: Double?
-    /// Continued submissions: the title a person gave.
+    /// Continued submissions: the title and subtitle a person gave.
     public var title: String?
+    public var subtitle: String?
     /// A pending `request` (`agentctl request`): its own earliest begin and requirements.
     /// Absent when the job waits for nothing anyone requested.
     public var request: RunRequestOptions?
@@ -274,8 +275,9 @@ public struct PendingSummary: Codable, Sendable, Hashable {
     @OptionalInstant<EpochFractionalSeconds> public var until: Double?
 
     public init(identifier: String, kind: JobKind, waitingFor: String, earliestBegin: Double? = nil,
-                title: String? = nil, request: RunRequestOptions? = nil, reason: Reported<WaitCode>? = nil,
-                until: Double? = nil) {
+                title: String? = nil, subtitle: String? = nil, request: RunRequestOptions? = nil,
+                reason: Reported<WaitCode>? = nil, until: Double? = nil) {
+        self.subtitle = subtitle
         self.request = request
         self.reason = reason
         self.until = until

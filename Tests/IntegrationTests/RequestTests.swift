@@ -124,10 +124,17 @@ import Testing
         #expect(withdrawn.stdout.contains("withdrew 1 request for com.example.feed.news"), "\(withdrawn.stdout)")
         #expect(try pending(agent).isEmpty)
 
-        // No `.*` for com.example.tidy: its dynamic identifiers are not permitted.
+        // No `.*` for com.example.tidy: its dynamic identifiers are not permitted (DESIGN §3).
         let unpermitted = try agent.ctl("request", "com.example.tidy.now")
-        #expect(unpermitted.status != 0)
-        #expect(unpermitted.stderr.contains("no job com.example.tidy.now"), "\(unpermitted.stderr)")
+        #expect(unpermitted.status == 3, "\(unpermitted.stderr)")
+        #expect(unpermitted.stderr.contains("no manifest permits com.example.tidy.now: a request needs a job of that identifier, "
+            + "and a manifest in manifests.d/ whose PermittedIdentifiers= covers it (no job com.example.tidy.now"), "\(unpermitted.stderr)")
+        // A typo of a permitted job is no job, with the likely one.
+        let typo = try agent.ctl("request", "com.example.tid")
+        #expect(typo.status == 3, "com.example.tid is permitted by no manifest either: \(typo.stderr)")
+        let missing = try agent.ctl("request", "com.example.feed2")
+        #expect(missing.status == 3, "\(missing.stderr)")
+        #expect(missing.stderr.contains("did you mean com.example.feed?"), "\(missing.stderr)")
     }
 
     @Test func aContinuedJobsDynamicIdentifierIsSubmittedNotRequested() throws {

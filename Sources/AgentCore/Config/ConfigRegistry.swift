@@ -238,6 +238,11 @@ public struct ConfigRegistry: Sendable {
         return Self.sorted(all)
     }
 
+    /// Whether some manifest permits `id`, for any kind.
+    public func permitsAnywhere(_ id: Identifier) -> Bool {
+        manifests.values.contains { $0.permitsIdentifier(id) }
+    }
+
     /// Whether some manifest permits `id` with `kind` (for submissions of identifiers that only
     /// a wildcard covers).
     public func isPermitted(_ id: Identifier, kind: JobKind) -> Bool {
