@@ -36,7 +36,13 @@ enum AgentSocket {
         }
     }
 
-    static func exchange(_ request: ControlRequest, path: String = AgentSocket.path()) throws -> ControlResponse {
+    /// How long a call waits for the agent to take its request and answer, as agentctl does:
+    /// an agent that accepts but never answers (stopped, stuck) fails the call with
+    /// `.unavailable` instead of holding the caller's thread.
+    static let answerTimeout: Duration = .seconds(10)
+
+    static func exchange(_ request: ControlRequest, path: String = AgentSocket.path(),
+                         timeout: Duration = AgentSocket.answerTimeout) throws -> ControlResponse {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw unreachable(path, "socket: \(errno)") }
         defer { close(fd) }
@@ -44,32 +50,63 @@ enum AgentSocket {
             throw unreachable(path, "path too long")
         }
         guard connected == 0 else { throw unreachable(path, String(cString: strerror(errno))) }
+        return try exchange(request, over: fd, path: path, timeout: timeout)
+    }
+
+    /// The exchange on a connected socket `fd` (the caller closes it).
+    static func exchange(_ request: ControlRequest, over fd: Int32, path: String, timeout: Duration) throws -> ControlResponse {
+        var limit = timeval(tv_sec: Int(timeout.components.seconds),
+                            tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var line = try JSONEncoder().encode(request)
         line.append(0x0A)
+        // An agent that refuses the connection (too many from this user) writes why and closes:
+        // the write then fails, and the answer to read is that refusal.
+        try send(line, to: fd, path: path, timeout: timeout)
+        let answer = try readLine(from: fd, path: path, timeout: timeout)
+        do {
+            return try JSONDecoder().decode(ControlResponseFields.self, from: Data(answer)).response(to: request.command)
+        } catch {
+            throw BGTaskScheduler.Error(.unavailable, "the agent at \(path) answered something this library cannot read (\(error))")
+        }
+    }
+
+    /// Writes `line` whole; stops quietly when the agent has closed its end (`EPIPE`, with no
+    /// SIGPIPE: `MSG_NOSIGNAL`), leaving its answer, if any, to be read.
+    private static func send(_ line: Data, to fd: Int32, path: String, timeout: Duration) throws {
         try line.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {
-                let written = write(fd, base + offset, raw.count - offset)
+                let written = Glibc.send(fd, base + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                 if written < 0, errno == EINTR { continue }
+                if written < 0, errno == EPIPE || errno == ECONNRESET { return }
+                if written < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw silent(path, timeout) }
                 guard written > 0 else { throw unreachable(path, "write: \(String(cString: strerror(errno)))") }
                 offset += written
             }
         }
+    }
+
+    /// The first line the agent sends, without its newline.
+    private static func readLine(from fd: Int32, path: String, timeout: Duration) throws -> [UInt8] {
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !answer.contains(0x0A) {
             let count = read(fd, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw silent(path, timeout) }
             guard count > 0 else { throw unreachable(path, "the agent closed the connection without an answer") }
             answer.append(contentsOf: buffer[0..<count])
         }
-        let first = answer.prefix { $0 != 0x0A }
-        do {
-            return try JSONDecoder().decode(ControlResponseFields.self, from: Data(first)).response(to: request.command)
-        } catch {
-            throw BGTaskScheduler.Error(.unavailable, "the agent at \(path) answered something this library cannot read (\(error))")
-        }
+        return Array(answer.prefix { $0 != 0x0A })
+    }
+
+    private static func silent(_ path: String, _ timeout: Duration) -> BGTaskScheduler.Error {
+        BGTaskScheduler.Error(.unavailable, "agentd at \(path) did not answer within \(timeout) "
+            + "(it may be overloaded or stuck: agentctl status says whether it answers; journalctl -u agentd, "
+            + "or journalctl --user -u agentd for your own agent, what it logged)")
     }
 
     private static func unreachable(_ path: String, _ why: String) -> BGTaskScheduler.Error {

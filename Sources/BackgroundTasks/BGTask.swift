@@ -3,7 +3,7 @@ import Foundation
 
 /// The work agentd launched this process for (Apple's `BGTask`). The process is the run: its
 /// output lines are the plugin protocol (DESIGN §5) and its exit status the result.
-open class BGTask: @unchecked Sendable, CustomStringConvertible {
+open class BGTask: NSObject, @unchecked Sendable {
     public let identifier: String
     private let lock = NSLock()
     private var handler: (@Sendable () -> Void)?
@@ -12,6 +12,7 @@ open class BGTask: @unchecked Sendable, CustomStringConvertible {
     init(identifier: String, output: TaskOutput) {
         self.identifier = identifier
         self.output = output
+        super.init()
     }
 
     /// Called on the handler's queue when the agent expires the run (SIGTERM): stop, save what
@@ -27,7 +28,7 @@ open class BGTask: @unchecked Sendable, CustomStringConvertible {
         exit(success ? 0 : 1)
     }
 
-    open var description: String { "<\(type(of: self)): \(identifier)>" }
+    open override var description: String { "<\(type(of: self)): \(identifier)>" }
 }
 
 /// A refresh run (`Kind=refresh`).
@@ -37,11 +38,13 @@ open class BGAppRefreshTask: BGTask, @unchecked Sendable {}
 open class BGProcessingTask: BGTask, @unchecked Sendable {}
 
 /// A continued run (`Kind=continued`): its title, subtitle and progress are shown by
-/// `agentctl status`/`watch` and the desktop notification; progress is mandatory.
-open class BGContinuedProcessingTask: BGTask, @unchecked Sendable {
+/// `agentctl status`/`watch` and the desktop notification; progress is mandatory. As on iOS it
+/// is `ProgressReporting`: code that observes any reporter takes the task.
+open class BGContinuedProcessingTask: BGTask, ProgressReporting, @unchecked Sendable {
     public private(set) var title: String
     public private(set) var subtitle: String
-    /// Set `totalUnitCount` and `completedUnitCount`: they become `PROGRESS=N/M` lines.
+    /// Set `totalUnitCount` and `completedUnitCount`, or hang child progresses under it: they
+    /// become `PROGRESS=` lines.
     public let progress: Progress
 
     init(identifier: String, title: String, subtitle: String, output: TaskOutput) {

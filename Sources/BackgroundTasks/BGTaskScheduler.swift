@@ -7,7 +7,14 @@ import Foundation
 /// called on its queue with the task; otherwise `register` only records the handler. Every
 /// call has finished its exchange with the agent when it returns.
 public final class BGTaskScheduler: @unchecked Sendable {
-    public static let shared = BGTaskScheduler()
+    public static let shared = BGTaskScheduler(handlerDeadline: BGTaskScheduler.launchHandlerDeadline,
+                                               missingHandler: BGTaskScheduler.endWithoutHandler)
+
+    /// How long a process agentd launched has to register the handler of the identifier it was
+    /// launched for, counted from its first use of `shared`. iOS ends an app that has none once
+    /// it has launched; here the process ends with exit 1 and says why, instead of holding its
+    /// run's slot silently until `MaxRuntime=`.
+    public static let launchHandlerDeadline: Duration = .seconds(10)
 
     private let lock = NSLock()
     private var registered: Set<String> = []
@@ -17,9 +24,32 @@ public final class BGTaskScheduler: @unchecked Sendable {
     private let socketPath: @Sendable () -> String
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment,
-         socketPath: @escaping @Sendable () -> String = { AgentSocket.path() }) {
+         socketPath: @escaping @Sendable () -> String = { AgentSocket.path() },
+         handlerDeadline: Duration? = nil, missingHandler: @escaping @Sendable (String) -> Void = { _ in }) {
         self.environment = environment
         self.socketPath = socketPath
+        if let handlerDeadline, let identifier = environment["AGENTD_IDENTIFIER"], !identifier.isEmpty {
+            let (seconds, attoseconds) = handlerDeadline.components
+            let delay = DispatchTimeInterval.milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
+            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
+                guard let self, !self.lock.withLock({ self.launched }) else { return }
+                missingHandler(identifier)
+            }
+        }
+    }
+
+    /// What a launched process that registered no handler for its identifier says, on stderr
+    /// (its run's log), before it ends with exit 1.
+    static func missingHandlerMessage(_ identifier: String) -> String {
+        "BackgroundTasks: agentd launched this process for \(identifier), but no launch handler was registered "
+            + "for it within \(launchHandlerDeadline.components.seconds) s: call BGTaskScheduler.shared.register("
+            + "forTaskWithIdentifier: \"\(identifier)\", using: nil) { task in … } when the app starts, before its "
+            + "other work (as on iOS, before the end of launch)"
+    }
+
+    private static let endWithoutHandler: @Sendable (String) -> Void = { identifier in
+        FileHandle.standardError.write(Data((missingHandlerMessage(identifier) + "\n").utf8))
+        exit(1)
     }
 
     // MARK: registering
@@ -92,10 +122,22 @@ public final class BGTaskScheduler: @unchecked Sendable {
         }
         let processing = taskRequest as? BGProcessingTaskRequest
         let options = RunRequestOptions(
-            earliestBegin: taskRequest.earliestBeginDate?.timeIntervalSince1970,
+            earliestBegin: taskRequest.earliestBeginDate.flatMap(Self.earliestBegin),
             requiresNetwork: processing?.requiresNetworkConnectivity == true ? .any : nil,
             requiresExternalPower: processing?.requiresExternalPower == true ? true : nil)
         return .request(target: taskRequest.identifier, options)
+    }
+
+    /// The latest instant an RFC 3339 time can say (9999-12-31T23:59:59Z): a later
+    /// `earliestBeginDate` (`Date.distantFuture`, or a date far past it) means "not before then".
+    static let latestEarliestBegin: Double = 253_402_300_799
+
+    /// Unix seconds of `date`, held within what the protocol's instants can carry; nil for no
+    /// date at all (NaN).
+    static func earliestBegin(_ date: Date) -> Double? {
+        let seconds = date.timeIntervalSince1970
+        guard !seconds.isNaN else { return nil }
+        return min(max(seconds, 0), latestEarliestBegin)
     }
 
     /// Withdraws the identifier's pending request (or queued submissions); a live run goes on.
@@ -122,7 +164,11 @@ public final class BGTaskScheduler: @unchecked Sendable {
         return (waiting ?? []).compactMap(Self.taskRequest(from:))
     }
 
+    /// The request a waiting entry stands for: a pending `request` or a queued submission. A job
+    /// that waits for its own `Interval=` or `Schedule=` is no request anyone made (iOS has no
+    /// such thing), and `cancel` could not withdraw it: nil.
     static func taskRequest(from summary: PendingSummary) -> BGTaskRequest? {
+        guard summary.kind == .continued || summary.request != nil else { return nil }
         let request: BGTaskRequest
         switch summary.kind {
         case .refresh:
@@ -133,7 +179,8 @@ public final class BGTaskScheduler: @unchecked Sendable {
             processing.requiresExternalPower = summary.request?.requiresExternalPower == true
             request = processing
         case .continued:
-            request = BGContinuedProcessingTaskRequest(identifier: summary.identifier, title: summary.title ?? "", subtitle: "")
+            request = BGContinuedProcessingTaskRequest(identifier: summary.identifier, title: summary.title ?? "",
+                                                       subtitle: summary.subtitle ?? "")
         }
         if let seconds = summary.request?.earliestBegin ?? summary.earliestBegin {
             request.earliestBeginDate = Date(timeIntervalSince1970: seconds)
@@ -141,7 +188,13 @@ public final class BGTaskScheduler: @unchecked Sendable {
         return request
     }
 
-    /// `.gpu` when the machine has a GPU `Resources=gpu` can use.
+    /// `.gpu` when the machine has a GPU `Resources=gpu` can use. A type property, as Apple
+    /// declares it (`BGTaskScheduler.supportedResources`); the agent is asked at each read.
+    public static var supportedResources: BGContinuedProcessingTaskRequest.Resources {
+        shared.supportedResources
+    }
+
+    /// `BGTaskScheduler.supportedResources`, asked of this scheduler's agent.
     public var supportedResources: BGContinuedProcessingTaskRequest.Resources {
         let gpus = try? AgentSocket.exchange(ControlRequest.resources, path: socketPath()).get().resources().gpus
         return gpus?.isEmpty == false ? .gpu : []

@@ -7,15 +7,17 @@ extension BGTaskScheduler {
     /// own sentence, which says what to do next.
     public struct Error: Swift.Error, CustomStringConvertible, Sendable, Hashable {
         public enum Code: Int, Sendable {
-            /// The agent is not reachable, or refuses for now (paused, denied, a resource the
-            /// machine lacks, the state cannot be written).
+            /// The agent is not reachable or does not answer, or refuses for now (paused, denied,
+            /// a resource the machine lacks, the state cannot be written).
             case unavailable = 1
             /// Too many pending requests of this identifier (16 queued continued submissions).
             case tooManyPendingTaskRequests = 2
-            /// No job, or no manifest, permits this identifier for this kind of request; or the
-            /// caller may not change it.
+            /// No job, or no manifest, permits this identifier for this kind of request (or it is
+            /// no identifier at all); or the caller may not change it. As on iOS, where an
+            /// identifier missing from `BGTaskSchedulerPermittedIdentifiers` is not permitted.
             case notPermitted = 3
-            /// A continued request with strategy `.fail` that cannot start now.
+            /// A continued request with strategy `.fail` that cannot start now, whatever the
+            /// reason (the message says it: no slot, a resource the machine lacks…).
             case immediateRunIneligible = 4
         }
 
@@ -36,16 +38,17 @@ extension BGTaskScheduler {
         public static var notPermitted: Code { .notPermitted }
         public static var immediateRunIneligible: Code { .immediateRunIneligible }
 
-        /// The agent's answer as Apple's code: `not-permitted` and `access-denied` are
+        /// The agent's answer as Apple's code: `not-permitted`, `access-denied`, `not-found` (no
+        /// such job) and `bad-request` (no identifier: the library builds every other field) are
         /// `.notPermitted`, `too-many-pending` `.tooManyPendingTaskRequests`, a continued `.fail`
         /// request the agent cannot start now `.immediateRunIneligible`, everything else
         /// `.unavailable`.
         public static func code(for answer: ControlError.Code, failFast: Bool) -> Code {
             switch answer {
-            case .notPermitted, .accessDenied: .notPermitted
+            case .notPermitted, .accessDenied, .notFound, .badRequest: .notPermitted
             case .tooManyPending: .tooManyPendingTaskRequests
             case .unavailable where failFast: .immediateRunIneligible
-            case .unavailable, .badRequest, .requestTooLarge, .notFound, .internal: .unavailable
+            case .unavailable, .requestTooLarge, .internal: .unavailable
             }
         }
     }

@@ -2,12 +2,12 @@
 import Foundation
 
 /// A run's directive lines on stdout (DESIGN §5). Progress is sampled, not observed (Foundation's
-/// `Progress` has no KVO on Linux): a changed value becomes one `PROGRESS=N/M` line at most every
-/// quarter second, and the last one is written before the process ends.
+/// `Progress` has no KVO on Linux): a changed value becomes one `PROGRESS=N/M` (or `N%`) line at
+/// most every quarter second, and the last one is written before the process ends.
 final class TaskOutput: @unchecked Sendable {
     private let lock = NSLock()
     private var followed: Progress?
-    private var lastWritten: (Int64, Int64)?
+    private var lastWritten: String?
     private var timer: DispatchSourceTimer?
     private let writeLine: @Sendable (String) -> Void
 
@@ -35,16 +35,29 @@ final class TaskOutput: @unchecked Sendable {
     }
 
     /// Writes the progress when it changed since the last line: `PROGRESS=completed/total`,
-    /// completed clamped to the total (the agent ignores an out-of-range line).
+    /// completed clamped to the total (the agent ignores an out-of-range line). Work of child
+    /// progresses (`Progress(totalUnitCount:parent:pendingUnitCount:)`, `addChild`) counts in a
+    /// parent's `fractionCompleted` long before its `completedUnitCount` moves: while the
+    /// fraction is a whole percent or more ahead, the line is `PROGRESS=N%` instead, so the run
+    /// shows the work and is not expired for making none.
     func sample() {
         lock.withLock {
-            guard let progress = followed, progress.totalUnitCount > 0 else { return }
-            let total = progress.totalUnitCount
-            let done = min(max(progress.completedUnitCount, 0), total)
-            if let last = lastWritten, last == (done, total) { return }
-            lastWritten = (done, total)
-            writeLine("PROGRESS=\(done)/\(total)")
+            guard let progress = followed, let line = Self.line(completed: progress.completedUnitCount,
+                                                                total: progress.totalUnitCount,
+                                                                fraction: progress.fractionCompleted) else { return }
+            if lastWritten == line { return }
+            lastWritten = line
+            writeLine(line)
         }
+    }
+
+    /// The `PROGRESS=` line for a progress's counts and fraction; nil while its total is unknown.
+    static func line(completed: Int64, total: Int64, fraction: Double) -> String? {
+        guard total > 0 else { return nil }
+        let done = min(max(completed, 0), total)
+        let unitsPercent = Int(Double(done) / Double(total) * 100 + 1e-9)
+        let percent = fraction.isFinite ? Int(min(max(fraction, 0), 1) * 100 + 1e-9) : 0
+        return percent > unitsPercent ? "PROGRESS=\(percent)%" : "PROGRESS=\(done)/\(total)"
     }
 
     func title(_ title: String, subtitle: String) {

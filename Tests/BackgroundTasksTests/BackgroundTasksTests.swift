@@ -13,8 +13,8 @@ struct ErrorMappingTests {
         (.tooManyPending, false, .tooManyPendingTaskRequests),
         (.unavailable, false, .unavailable),
         (.unavailable, true, .immediateRunIneligible),
-        (.notFound, false, .unavailable),
-        (.badRequest, true, .unavailable),
+        (.notFound, false, .notPermitted),
+        (.badRequest, true, .notPermitted),
         (.internal, false, .unavailable),
     ])
     func theAgentsAnswerBecomesApplesCode(_ answer: ControlError.Code, _ failFast: Bool, _ expected: BGTaskScheduler.Error.Code) {

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
+import Foundation
+import Glibc
+import Testing
+@testable import BackgroundTasks
+
+/// An agent that turns the app away, or never answers, costs the app an error, never the
+/// process (SIGPIPE) or a thread held for ever.
+struct AgentRefusalTests {
+    /// agentd writes why it refuses a connection (too many from this user) and closes at once:
+    /// the request then meets a closed socket.
+    @Test func anAgentThatRefusesAndClosesBeforeTheRequestIsReadGivesItsRefusal() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]) }
+        let refusal = #"{"ok":false,"error":{"code":"unavailable","message":"uid 65534 already has 16 connections to agentd"}}"#
+        _ = (refusal + "\n").utf8CString.withUnsafeBufferPointer { write(pair[1], $0.baseAddress, $0.count - 1) }
+        close(pair[1])
+        // Without MSG_NOSIGNAL the write below would end this test process with SIGPIPE.
+        let response = try AgentSocket.exchange(.submit(target: "com.example.export", SubmitRequest()),
+                                                over: pair[0], path: "/run/agentd/agentd.sock", timeout: .seconds(5))
+        guard case .failure(let error) = response else {
+            Issue.record("not a refusal: \(response)")
+            return
+        }
+        #expect(error.code == .unavailable)
+        #expect(error.message == "uid 65534 already has 16 connections to agentd")
+    }
+
+    @Test func anAgentThatNeverAnswersIsUnavailableAfterTheTimeout() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer {
+            close(pair[0])
+            close(pair[1])
+        }
+        let started = ContinuousClock.now
+        #expect {
+            _ = try AgentSocket.exchange(.pending(target: nil), over: pair[0], path: "/tmp/stopped/agentd.sock",
+                                         timeout: .milliseconds(300))
+        } throws: { error in
+            guard let error = error as? BGTaskScheduler.Error else { return false }
+            return error.code == .unavailable
+                && error.message.hasPrefix("agentd at /tmp/stopped/agentd.sock did not answer within 0.3 seconds")
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+    }
+
+    @Test func theSharedSchedulersCallsWaitTenSecondsAtMost() {
+        #expect(AgentSocket.answerTimeout == .seconds(10))
+    }
+}
+
+/// A process agentd launched for an identifier whose handler it never registers says so and
+/// ends, as iOS ends such an app, instead of holding its run until MaxRuntime=.
+struct MissingHandlerTests {
+    @Test func aLaunchedProcessWithoutItsHandlerIsToldWhichOneToRegister() async throws {
+        let told = Lines()
+        let scheduler = BGTaskScheduler(environment: ["AGENTD_IDENTIFIER": "com.example.feed", "AGENTD_KIND": "refresh"],
+                                        handlerDeadline: .milliseconds(50), missingHandler: { told.append($0) })
+        // Another identifier's handler is no handler for this launch.
+        #expect(scheduler.register(forTaskWithIdentifier: "com.example.other") { _ in })
+        let deadline = ContinuousClock.now + .seconds(20)
+        while told.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(told.all == ["com.example.feed"])
+        #expect(BGTaskScheduler.missingHandlerMessage("com.example.feed").contains(
+            "register(forTaskWithIdentifier: \"com.example.feed\""))
+    }
+
+    @Test func aProcessNotLaunchedByAgentdHasNoDeadline() async throws {
+        let told = Lines()
+        let scheduler = BGTaskScheduler(environment: [:], handlerDeadline: .milliseconds(10), missingHandler: { told.append($0) })
+        // Past the deadline, nothing was said: no launch, nothing missing.
+        let check = Lines()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { check.append("checked") }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while check.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(told.all.isEmpty)
+        _ = scheduler
+    }
+}
+
+struct ProgressTreeTests {
+    /// A parent's `completedUnitCount` moves only when a whole child finishes; its fraction
+    /// moves with the child's work.
+    @Test func childProgressShowsAsPercentWhileTheParentsUnitsLag() {
+        let lines = Lines()
+        let output = TaskOutput(writeLine: { lines.append($0) })
+        let parent = Progress(totalUnitCount: 2)
+        output.follow(parent)
+        let child = Progress(totalUnitCount: 20, parent: parent, pendingUnitCount: 1)
+        output.sample()
+        child.completedUnitCount = 15
+        output.sample()
+        child.completedUnitCount = 20
+        output.sample()
+        #expect(lines.all == ["PROGRESS=0/2", "PROGRESS=37%", "PROGRESS=1/2"])
+    }
+
+    @Test(arguments: [
+        (Int64(4), Int64(10), 0.4, "PROGRESS=4/10"),
+        (0, 0, 0.0, nil),
+        (12, 10, 1.2, "PROGRESS=10/10"),
+        (1, 3, 0.3333333333333333, "PROGRESS=1/3"),
+        (1, 3, 0.3399, "PROGRESS=1/3"),
+        (1, 3, 0.345, "PROGRESS=34%"),
+        (0, 5, Double.nan, "PROGRESS=0/5"),
+    ] as [(Int64, Int64, Double, String?)])
+    func theLineIsUnitsUnlessTheFractionIsAPercentAhead(_ completed: Int64, _ total: Int64, _ fraction: Double, _ line: String?) {
+        #expect(TaskOutput.line(completed: completed, total: total, fraction: fraction) == line)
+    }
+}
+
+struct PendingAndDatesTests {
+    @Test func aJobWaitingForItsOwnIntervalIsNoPendingRequest() {
+        let schedule = PendingSummary(identifier: "com.example.feed", kind: .refresh, waitingFor: "interval (earliest 14:05)")
+        #expect(BGTaskScheduler.taskRequest(from: schedule) == nil)
+        let requested = PendingSummary(identifier: "com.example.feed", kind: .refresh, waitingFor: "requested",
+                                       request: RunRequestOptions(earliestBegin: 1_800_000_000))
+        #expect(BGTaskScheduler.taskRequest(from: requested) is BGAppRefreshTaskRequest)
+    }
+
+    @Test func aQueuedSubmissionKeepsItsTitleAndSubtitle() throws {
+        let queued = PendingSummary(identifier: "com.example.export.1", kind: .continued, waitingFor: "max concurrent",
+                                    title: "Export", subtitle: "3 photos")
+        let request = try #require(BGTaskScheduler.taskRequest(from: queued) as? BGContinuedProcessingTaskRequest)
+        #expect(request.title == "Export" && request.subtitle == "3 photos")
+    }
+
+    /// "Not before then" holds however far ahead then is: past what an instant can say, the
+    /// latest one it can.
+    @Test func aFarFutureEarliestBeginIsTheLatestInstantNotTheEpoch() {
+        let far = BGAppRefreshTaskRequest(identifier: "com.example.feed")
+        far.earliestBeginDate = Date(timeIntervalSinceNow: 1e17)
+        #expect(BGTaskScheduler.controlRequest(for: far)
+            == .request(target: "com.example.feed", RunRequestOptions(earliestBegin: 253_402_300_799)))
+        far.earliestBeginDate = .distantFuture
+        #expect(BGTaskScheduler.controlRequest(for: far)
+            == .request(target: "com.example.feed", RunRequestOptions(earliestBegin: Date.distantFuture.timeIntervalSince1970)))
+    }
+
+    /// Apple's shapes: `class var supportedResources` (WWDC's
+    /// `BGTaskScheduler.supportedResources.contains(.gpu)`), and the continued task a
+    /// `ProgressReporting`, so code that observes any reporter takes it.
+    @Test func apisShapedAsApplesCompileAndAnswerTheSame() {
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { "/nonexistent/agentd.sock" })
+        #expect(!scheduler.supportedResources.contains(.gpu), "no agent, no GPU")
+        let type: BGContinuedProcessingTaskRequest.Resources = BGTaskScheduler.supportedResources
+        #expect(type == BGTaskScheduler.shared.supportedResources)
+        let task = BGContinuedProcessingTask(identifier: "com.example.export.1", title: "Export", subtitle: "",
+                                             output: TaskOutput(writeLine: { _ in }))
+        func observed(_ reporter: any ProgressReporting) -> Progress { reporter.progress }
+        #expect(observed(task) === task.progress)
+    }
+}
