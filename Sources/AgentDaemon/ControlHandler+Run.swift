@@ -122,7 +122,8 @@ extension ControlHandler {
     /// The not-found answer for an identifier that names no job, or nil when it names one (or
     /// is no identifier: the caller says why).
     func unknownJob(_ target: String) -> ControlResponse? {
-        guard let id = Identifier(rawValue: target), !isKnown(id) else { return nil }
+        // `r000001` also spells an identifier: a run id that is no live run is a run that ended.
+        guard RunID(parsing: target) == nil, let id = Identifier(rawValue: target), !isKnown(id) else { return nil }
         return .failure(.notFound, noJob(id))
     }
 }

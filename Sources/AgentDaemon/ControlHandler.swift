@@ -188,6 +188,10 @@ struct ControlHandler {
         case .failure(let error):
             return .failure(error)
         case .success(let job):
+            // DESIGN §4: continued work is started by a submission only, as run and trigger say.
+            guard job.kind != .continued else {
+                return .failure(.badRequest, "\(job.identifier) is a continued job: a person starts it with agentctl submit \(job.identifier)")
+            }
             guard state.database != nil else {
                 return .failure(.unavailable, state.problem ?? "the state database is not open")
             }
@@ -233,9 +237,27 @@ struct ControlHandler {
             case .notPermitted(let reason): records.append(.notRegistered(reason, at: loop.clock.realtimeSeconds))
             case .duplicate(let other): records.append(.notRegistered("duplicate of \(other)", at: loop.clock.realtimeSeconds))
             }
+        } else if catalogue.registry.job(accepting: id) == nil {
+            // Its timeline outlives its file: say it cannot run now, not how it would.
+            records.append(.notRegistered("no job file defines it any more (agentctl list shows the jobs)",
+                                          at: loop.clock.realtimeSeconds))
         }
-        let waiting = pendingSummaries(filter: target)
+        var waiting = pendingSummaries(filter: target)
+        // A job due for nothing still says what holds it (disabled, restricted), as list does.
+        if waiting.isEmpty, let held = heldSummary(id) { waiting = [held] }
         return .success(.explanation(timeline: records, pending: waiting))
+    }
+
+    /// What holds a registered job that nothing is pending for (`disabled`, `restricted`), as
+    /// `list` shows it; nil when nothing does.
+    private func heldSummary(_ id: Identifier) -> PendingSummary? {
+        guard let job = catalogue.registry.job(id), case .registered = job.state else { return nil }
+        let driver = scheduling
+        guard let reason = driver.scheduler.waitReason(for: id, now: driver.now) else { return nil }
+        if case .notDue = reason { return nil }
+        return PendingSummary(identifier: id.rawValue, kind: job.definition.kind,
+                              waitingFor: reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds, now: driver.now.seconds) } ?? ""),
+                              reason: .known(reason.code), until: reason.time?.seconds)
     }
 
     private func submit(_ target: String, _ details: SubmitRequest, reply: @escaping (ControlResponse) -> Void) {
@@ -351,7 +373,7 @@ struct ControlHandler {
         let targets = liveRuns(for: target)
         guard !targets.isEmpty else {
             if let unknown = unknownJob(target) { return unknown }
-            return .failure(.notFound, "\(target) has no live run (see agentctl status)")
+            return .failure(.notFound, Self.noLiveRun(target, hint: ""))
         }
         let expired = targets.filter { runs.expire($0, reason: .simulated) }
         guard !expired.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
@@ -365,13 +387,21 @@ struct ControlHandler {
         guard !targets.isEmpty else {
             if let unknown = unknownJob(target) { return unknown }
             let pending = Identifier(rawValue: target).map { scheduling.scheduler.withdrawable($0) } ?? WithdrawnWork()
-            let hint = pending.isEmpty ? " (see agentctl status)" : "; its pending request stays: agentctl cancel-request \(target) withdraws it"
-            return .failure(.notFound, "nothing was running: \(target) has no live run\(hint)")
+            let hint = pending.isEmpty ? "" : "; its pending request stays: agentctl cancel-request \(target) withdraws it"
+            return .failure(.notFound, "nothing was running: " + Self.noLiveRun(target, hint: hint))
         }
         let cancelled = targets.filter { runs.cancel($0) }
         guard !cancelled.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
         return .success(.done(message: "cancelling " + cancelled.map(\.description).joined(separator: ", "),
                                       runID: cancelled.first?.description))
+    }
+
+    /// `r000042 is no live run (…)` or `local.backup has no live run (…)`.
+    static func noLiveRun(_ target: String, hint: String) -> String {
+        if RunID(parsing: target) != nil {
+            return "\(target) is no live run\(hint.isEmpty ? " (agentctl history shows how it ended)" : hint)"
+        }
+        return "\(target) has no live run\(hint.isEmpty ? " (see agentctl status)" : hint)"
     }
 
     /// A run id (`r000042`) names one run; an identifier names all its live runs.

@@ -88,7 +88,7 @@ public struct BudgetFigures: Codable, Sendable, Hashable {
     /// The figures of one manifest's day as the scheduler keeps it.
     public init(_ standing: BudgetStanding) {
         self.init(manifest: standing.account, dailyLaunchCount: standing.limit, spentLaunchCount: standing.used,
-                  leftLaunchCount: max(0, standing.limit - standing.used),
+                  leftLaunchCount: standing.remaining,
                   refillsAt: Int64(standing.refillsAt.seconds.rounded(.down)))
     }
 }

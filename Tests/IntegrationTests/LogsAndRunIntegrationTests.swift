@@ -250,7 +250,7 @@ import Testing
         let hint = "agentctl: no job local.bakup; did you mean local.backup? (see agentctl list)\n"
         for command in [["trigger"], ["cancel"], ["cancel-request"], ["request"], ["enable"], ["disable"],
                         ["simulate", "launch"], ["simulate", "expire"], ["run-if-stale", "--max-age", "1h"],
-                        ["pending"], ["stats"], ["logs"], ["run"], ["history"], ["explain"]] {
+                        ["pending"], ["stats"], ["logs"], ["run"], ["history"], ["explain"], ["events"]] {
             let result = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["local.bakup"])
             #expect(result.status == 1, "\(command): \(result.stderr)")
             #expect(result.stderr == hint, "\(command)")
@@ -259,6 +259,12 @@ import Testing
         #expect(submit.status == 3)
         #expect(submit.stderr.contains("no registered continued job accepts local.bakup; did you mean local.backup?"), "\(submit.stderr)")
         #expect(try agent.ctl("pending", "local.backup").status == 0, "a known job that waits for nothing is no error")
+        // A run id is no job: one that is not live ended (or never was).
+        for command in [["cancel"], ["simulate", "expire"]] {
+            let ended = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["r000009"])
+            #expect(ended.status == 1, "\(command): \(ended.stderr)")
+            #expect(ended.stderr.contains("r000009 is no live run (agentctl history shows how it ended)"), "\(command): \(ended.stderr)")
+        }
     }
 
     /// The agent filters by start time in its query: pages and cursors count only the runs shown.

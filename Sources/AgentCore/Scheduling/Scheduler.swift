@@ -476,7 +476,7 @@ public struct Scheduler: Sendable {
     /// (the shipped `local.manifest`) beside any other must not overflow the sum.
     public func budgetRemaining(now: SchedulerTime) -> Int {
         budgetStandings(now: now).reduce(0) { sum, standing in
-            let (total, overflow) = sum.addingReportingOverflow(max(0, standing.limit - standing.used))
+            let (total, overflow) = sum.addingReportingOverflow(standing.remaining)
             return overflow ? AgentSettings.unlimitedDailyBudget : total
         }
     }

@@ -90,4 +90,10 @@ public struct BudgetStanding: Sendable, Hashable {
         self.limit = limit
         self.refillsAt = refillsAt
     }
+
+    /// Launches left today; an unlimited budget (`DailyBudget=infinity`) stays unlimited
+    /// however many were spent (docs/json.md: `leftLaunchCount` is then Int64.max too).
+    public var remaining: Int {
+        limit == AgentSettings.unlimitedDailyBudget ? limit : max(0, limit - used)
+    }
 }

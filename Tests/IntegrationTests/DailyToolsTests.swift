@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// What an administrator's daily commands say about a job that cannot run, against a real
+/// agentd: each names the state `list` shows and points at a command that does what it says.
+@Suite(.serialized) struct DailyToolsTests {
+    private static func write(_ sandbox: Sandbox, _ name: String, kind: String) throws {
+        try sandbox.write("jobs.d/\(name).job", "[Job]\nIdentifier=local.\(name)\nKind=\(kind)\nExec=\(sandbox.pluginPath)\n")
+    }
+
+    @Test func explainNamesADisabledJobAndOneWhoseFileIsGone() throws {
+        let sandbox = try Sandbox()
+        try Self.write(sandbox, "short", kind: "processing")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("explain", "local.short").stdout.contains("  now: not due: nothing pending (it runs when requested, triggered or run; a continued job when submitted)"))
+        #expect(try agent.ctl("disable", "local.short").status == 0)
+        let disabled = try agent.ctl("explain", "local.short")
+        #expect(disabled.stdout.contains("  now: waiting: disabled"), "\(disabled.stdout)")
+        let json = try json(try agent.ctl("explain", "local.short", "--json").stdout) as? [String: Any]
+        let waiting = json?["waiting"] as? [[String: Any]]
+        #expect(waiting?.first?["reason"] as? String == "denied", "\(String(describing: json))")
+
+        // Once run, its timeline outlives its file: explain still shows it, and says it cannot run.
+        #expect(try agent.ctl("enable", "local.short").status == 0)
+        #expect(try agent.ctl("run", "local.short").status == 0)
+        try agent.waitForLog("of local.short ended:")
+        try FileManager.default.removeItem(atPath: sandbox.configDirectory + "/jobs.d/short.job")
+        try agent.waitForLog("removed local.short")
+        let gone = try agent.ctl("explain", "local.short")
+        #expect(gone.stdout.contains("  now: not registered: no job file defines it any more"), "\(gone.stdout)\(gone.stderr)")
+    }
+
+    /// DESIGN §4: continued work is started by a submission only; run-if-stale is no way round.
+    @Test func runIfStaleRefusesAContinuedJobAsRunAndTriggerDo() throws {
+        let sandbox = try Sandbox()
+        try Self.write(sandbox, "export", kind: "continued")
+        let agent = try AgentProcess(sandbox: sandbox)
+        for command in [["run"], ["trigger"], ["run-if-stale", "--max-age", "1h"]] {
+            let refused = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["local.export"])
+            #expect(refused.status == 1, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.contains("local.export is a continued job: a person starts it with agentctl submit local.export"),
+                    "\(command): \(refused.stderr)")
+        }
+        #expect(try agent.ctl("history", "local.export").stdout == "No runs yet (agentctl run local.export starts one now).\n")
+    }
+
+    /// docs/json.md: with `DailyBudget=infinity`, `leftLaunchCount` is Int64.max, however many
+    /// launches were spent.
+    @Test func anUnlimitedBudgetStaysUnlimitedAfterALaunch() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("manifests.d/local.manifest",
+                          "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=refresh processing continued\nDailyBudget=infinity\n")
+        try sandbox.write("jobs.d/feed.job", sandbox.jobFile("feed", kind: "refresh", interval: "1d"))
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("of local.feed ended:")
+        let status = try json(try agent.ctl("status", "--json").stdout) as? [String: Any]
+        let budgets = status?["budgets"] as? [[String: Any]]
+        let local = budgets?.first { $0["manifest"] as? String == "local" }
+        #expect((local?["spentLaunchCount"] as? NSNumber)?.intValue ?? 0 >= 1, "\(String(describing: local))")
+        #expect((local?["leftLaunchCount"] as? NSNumber)?.int64Value == Int64.max, "\(String(describing: local))")
+        #expect((status?["budgetLeft"] as? NSNumber)?.int64Value == Int64.max)
+    }
+}
