@@ -36,8 +36,14 @@ struct ExplainNowTests {
         #expect(Self.line(timeline: [refused]) == "  now: not registered: not-permitted: no manifest permits other.x")
     }
 
-    @Test func anIdleJobSaysNothingIsPending() {
-        let ended = Array(Fixture.runs.dropFirst())
-        #expect(Self.line(runs: ended) == "  now: not due: nothing pending (it runs when requested, triggered, submitted or run)")
+    /// How it would run follows its kind: refresh and processing jobs are never submitted,
+    /// continued ones only are.
+    @Test func anIdleJobSaysNothingIsPendingAndWhatWouldStartIt() {
+        var ended = Array(Fixture.runs.dropFirst())
+        ended = ended.map { var run = $0; run.kind = .processing; return run }
+        #expect(Self.line(runs: ended) == "  now: not due: nothing pending (it runs when requested, triggered or run)")
+        ended = ended.map { var run = $0; run.kind = .continued; return run }
+        #expect(Self.line(runs: ended) == "  now: not due: nothing pending (it runs when submitted)")
+        #expect(Self.line() == "  now: not due: nothing pending (it runs when requested, triggered or run; a continued job when submitted)")
     }
 }

@@ -61,7 +61,19 @@ import Testing
         let parsed = try parse(["history", "--since", "-2h", "--until", "-30min"])
         #expect(parsed.value("since") == "-2h")
         #expect(parsed.value("until") == "-30min")
-        #expect(Token.tokenize(["-2h", "-n", "-v5"]) == [.word("-2h"), .short("n"), .short("v"), .short("5")])
+        #expect(Token.tokenize(["-2h", "-n", "-v5"]) == [.word("-2h"), .short("n"), .cluster("v5")])
+    }
+
+    /// `-n1`, as journalctl, head and tail take it: a letter that takes a value takes the rest of
+    /// the word, after any flags before it.
+    @Test func aShortOptionTakesItsValueFromTheRestOfTheWord() throws {
+        #expect(try parse(["history", "-n1"]).value("limit") == "1")
+        let both = try parse(["history", "-vn12"])
+        #expect(both.value("limit") == "12")
+        #expect(both.flag("verbose"))
+        #expect(try parse(["logs", "local.backup", "-n5"]).value("lines") == "5")
+        #expect(try parse(["history", "-vn", "3"]).value("limit") == "3")
+        #expect(throws: UsageError.self) { try parse(["history", "-vq"]) }
     }
 
     /// systemd.time(7)'s timestamps, at the fixture's clock (Mon 2026-11-30 14:30 at UTC+01:00).
@@ -80,6 +92,13 @@ import Testing
         #expect(try since("2026-11-30 10:00 UTC") == (midnight + 11 * 3600) * 1000)
         #expect(try since("@1700000000") == 1_700_000_000_000)
         #expect(try since("now") == now * 1000)
+        // A weekday must be the date's, as systemd-analyze timestamp holds it.
+        #expect(try since("Mon 2026-11-30 10:00") == (midnight + 10 * 3600) * 1000)
+        #expect(try since("monday 2026-11-30 10:00") == (midnight + 10 * 3600) * 1000)
+        #expect(try since("Mon 10:00") == (midnight + 10 * 3600) * 1000, "today is a Monday")
+        for wrong in ["Tue 2026-11-30 10:00", "Tue 10:00", "Foo 2026-11-30", "Mo 2026-11-30"] {
+            #expect(throws: UsageError.self, "\(wrong)") { try since(wrong) }
+        }
         let range = try StartRange.parse(since: "yesterday", until: "today", context: context, command: ["history"])
         #expect(range == StartRange(since: (midnight - 86_400) * 1000, until: midnight * 1000))
         #expect {

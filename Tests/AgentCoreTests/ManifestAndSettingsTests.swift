@@ -57,8 +57,9 @@ struct ManifestTests {
         let manifest = try #require(result.value)
         #expect(manifest.permitted.isEmpty)
         #expect(printed(result.diagnostics) == [
-            "manifests.d/com.example.photos.manifest:1: warning: PermittedIdentifiers= is empty, so this manifest permits nothing; list identifiers such as com.example.task or com.example.*",
+            // An absent key at the section's line; an emptied one at the line that emptied it.
             "manifests.d/com.example.photos.manifest:1: warning: BackgroundModes= is empty, so no kind of job is permitted; list some of refresh, processing, continued",
+            "manifests.d/com.example.photos.manifest:3: warning: PermittedIdentifiers= is empty, so this manifest permits nothing; list identifiers such as com.example.task or com.example.*",
         ])
     }
 

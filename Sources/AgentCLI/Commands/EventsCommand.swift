@@ -23,6 +23,11 @@ enum EventsCommand {
             if let problem = filter.problem {
                 throw UsageError(message: problem, commandPath: ["events"])
             }
+            // An exact identifier that names no job is a typo (did-you-mean), not an endless
+            // silent follow: `pending ID` says so as every command does.
+            if let id = parsed.argument(0), !id.contains("*") {
+                _ = try context.request(ControlRequest.pending(target: id)).pending()
+            }
             return try follow(filter, json: parsed.flag("json"), context: context)
         })
 

@@ -46,7 +46,7 @@ enum RunCommands {
 
     static let history = CommandSpec(
         name: "history", abstract: "Show finished and live runs, newest first, with stop reasons and durations.",
-        discussion: "The agent answers in pages (at most 1,000 runs or 128 KiB each); agentctl reads page after page until it has --limit runs, printing --json output as it arrives.",
+        discussion: "The agent answers in pages (at most 1,000 runs or 64 KiB each); agentctl reads page after page until it has --limit runs, printing --json output as it arrives.",
         examples: ["agentctl history", "agentctl history local.tidy-tmp --limit 5", "agentctl history -v --limit 3",
                    "agentctl history --since yesterday --until today", "agentctl history --since -2h",
                    "agentctl history --json --limit 5000"],
@@ -81,22 +81,29 @@ enum RunCommands {
                         return run
                     }
                 }
-                context.out(runs.isEmpty && range != StartRange() ? noRunsInRange : render(runs, context: context, verbose: true))
+                context.out(runs.isEmpty ? noRuns(parsed.argument(0), range) : render(runs, context: context, verbose: true))
             } else {
                 // A table needs every row for its column widths; rows without log tails are small.
                 let runs = try HistoryPager.summaries(target: parsed.argument(0), limit: limit, range: range, context: context)
-                context.out(runs.isEmpty && range != StartRange() ? noRunsInRange : render(runs, context: context))
+                context.out(runs.isEmpty ? noRuns(parsed.argument(0), range) : render(runs, context: context))
             }
             return 0
         })
 
     static let noRunsInRange = "No runs started in that time (agentctl history without --since/--until shows the newest)."
 
+    /// An empty history: none in the range asked for, or none yet (of `target`, which a run
+    /// would start: the hint names it).
+    static func noRuns(_ target: String?, _ range: StartRange) -> String {
+        if range != StartRange() { return noRunsInRange }
+        return "No runs yet (agentctl run \(target ?? "ID") starts one now)."
+    }
+
     /// Runs newest first: when they started (`2 h ago`, `12:05`), how long they took, and how they
     /// ended, coloured by outcome; `verbose`: each row followed by what the run said.
     static func render(_ runs: [RunRecord], context: CommandContext, verbose: Bool = false) -> String {
         guard !runs.isEmpty else {
-            return "No runs yet (agentctl simulate launch ID starts one now)."
+            return "No runs yet (agentctl run ID starts one now)."
         }
         let nowMilliseconds = context.clock.now()
         let rows = runs.map { run -> [Table.Cell] in

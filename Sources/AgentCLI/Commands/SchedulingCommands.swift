@@ -132,7 +132,10 @@ enum SchedulingCommands {
         }
         if let waiting { return "  now: " + waiting }
         if let last = timeline.last, last.isNotRegistered { return "  now: \(last.event)" }
-        return "  now: not due: nothing pending (it runs when requested, triggered, submitted or run)"
+        let kind = runs.first?.kind
+        let how = kind == .continued ? "when submitted" : kind == nil ? "when requested, triggered or run; a continued job when submitted"
+            : "when requested, triggered or run"
+        return "  now: not due: nothing pending (it runs \(how))"
     }
 
     static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {

@@ -36,6 +36,19 @@ public struct CommandParser: Sendable {
                     throw UsageError(message: "unknown option '-\(letter)'", commandPath: path)
                 }
                 try take(option, inline: nil, tokens: &tokens, into: &parsed, path: path)
+            case .cluster(let letters):
+                var rest = Substring(letters)
+                while let letter = rest.popFirst() {
+                    if letter == "h" { return .help(commandPath: path) }
+                    guard let option = available.first(where: { $0.short == letter }) else {
+                        throw UsageError(message: "unknown option '-\(letter)'", commandPath: path)
+                    }
+                    // An option that takes a value takes the rest of the word, if any.
+                    let takesValue = !option.isFlag && !option.valueIsOptional
+                    try take(option, inline: takesValue && !rest.isEmpty ? String(rest) : nil, tokens: &tokens,
+                             into: &parsed, path: path)
+                    if takesValue { break }
+                }
             case .word("help") where path.isEmpty:
                 return .help(commandPath: try helpPath(tokens))
             case .word(let word):
@@ -69,6 +82,7 @@ public struct CommandParser: Sendable {
     private func helpPath(_ tokens: ArraySlice<Token>) throws(UsageError) -> [String] {
         let asksForHelp = tokens.contains { token in
             if case .long("help", _) = token { return true }
+            if case .cluster(let letters) = token { return letters.contains("h") }
             return token == .short("h")
         }
         if asksForHelp { return ["help"] }

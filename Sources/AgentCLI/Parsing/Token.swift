@@ -4,8 +4,11 @@
 enum Token: Equatable {
     /// `--name` or `--name=value`.
     case long(name: String, value: String?)
-    /// `-x` (one letter; clusters like `-jx` are split into several).
+    /// `-x`: one letter.
     case short(Character)
+    /// `-jx` or `-n1`: letters after one dash. As getopt reads them, each is an option until
+    /// one that takes a value, which takes the rest of the word (`-n1`, `-vn1`).
+    case cluster(String)
     /// A plain word (also `-2h`: a word that starts with a dash and a digit).
     case word(String)
     /// Everything after `--`, passed through untouched.
@@ -30,7 +33,8 @@ enum Token: Equatable {
                       !(argument.dropFirst().first?.isNumber ?? false) {
                 // `-2h` is a relative time (`--since -2h`, as journalctl reads it), never
                 // options: no option is a digit.
-                tokens.append(contentsOf: argument.dropFirst().map { Token.short($0) })
+                let letters = argument.dropFirst()
+                tokens.append(letters.count == 1 ? .short(letters.first ?? "-") : .cluster(String(letters)))
             } else {
                 tokens.append(.word(argument))
             }

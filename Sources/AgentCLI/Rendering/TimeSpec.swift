@@ -33,7 +33,14 @@ enum TimeSpec {
         case "tomorrow": return instant(today + 86_400)
         default: break
         }
-        if let first = words.first, first.first?.isLetter == true, words.count > 1 { words.removeFirst() }
+        // systemd.time(7): "a timestamp is considered invalid if a weekday is specified and the
+        // date does not match".
+        var weekday: Int?
+        if let first = words.first, first.first?.isLetter == true, words.count > 1 {
+            guard let named = weekdayIndex(first) else { return nil }
+            weekday = named
+            words.removeFirst()
+        }
         var day = today
         var seconds: Int64 = 0
         if let first = words.first, first.contains("-") {
@@ -52,7 +59,21 @@ enum TimeSpec {
             words.removeFirst()
         }
         guard words.isEmpty else { return nil }
+        if let weekday, weekdayIndex(ofDay: CivilDateTime.floorDivide(day, 86_400)) != weekday { return nil }
         return instant(day + seconds)
+    }
+
+    private static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+    /// Monday 0 … Sunday 6, from the English name or its first three letters, any case.
+    static func weekdayIndex(_ word: String) -> Int? {
+        let lower = word.lowercased()
+        return weekdays.firstIndex { $0 == lower || $0.prefix(3) == lower }
+    }
+
+    /// Monday 0 … Sunday 6 of the day `days` after 1970-01-01 (a Thursday).
+    static func weekdayIndex(ofDay days: Int64) -> Int {
+        Int(((days % 7) + 7 + 3) % 7)
     }
 
     static func relative(_ word: String, now: Int64) -> Int64? {

@@ -104,12 +104,13 @@ public struct Manifest: Hashable, Sendable {
             }
         }
         if !reader.hasErrors {
+            // At the empty assignment that cleared the list when there is one, else the section.
             if patterns.isEmpty {
-                reader.warning(sectionLine, "PermittedIdentifiers= is empty, so this manifest "
+                reader.warning(reader.resetLine("PermittedIdentifiers") ?? sectionLine, "PermittedIdentifiers= is empty, so this manifest "
                     + "permits nothing; list identifiers such as com.example.task or com.example.*")
             }
             if modes.isEmpty {
-                reader.warning(sectionLine, "BackgroundModes= is empty, so no kind of job is "
+                reader.warning(reader.resetLine("BackgroundModes") ?? sectionLine, "BackgroundModes= is empty, so no kind of job is "
                     + "permitted; list some of \(JobKind.validNames)")
             }
         }

@@ -77,11 +77,11 @@ public final class PressureWatch {
         case .refused(let why):
             if SmallFile.read(path).flatMap(PressureReading.init(text:)) != nil {
                 source = .sampled
-                sourceDetail = "sampled (\(why)): \(path) read every "
+                sourceDetail = "\(why): \(path) read every "
                     + "\(Self.seconds(timings.quietSample)) while work is due"
             } else {
                 source = .unavailable
-                sourceDetail = "unavailable (\(why))"
+                sourceDetail = why
             }
         }
         if source != .unavailable { refresh() }
@@ -156,7 +156,7 @@ public final class PressureWatch {
             // The trigger is gone (its cgroup was removed, or the kernel dropped it): fall back.
             stop()
             source = .sampled
-            sourceDetail = "sampled (the PSI trigger on \(path) failed)"
+            sourceDetail = "the PSI trigger on \(path) failed"
             refresh()
             return
         }
