@@ -112,10 +112,31 @@ final class ConfigFollower: JobCatalogue {
                 pendingRemovals.addFoundMissing(vanished)
             }
         }
+        changes += removeRenamedAway(from: &changes)
         apply(changes)
         if !pendingRemovals.isEmpty { settleRemovals() }
         if touchedDropIns { settleDropIns(after: pendingDropIns.wait(at: loop.now)) }
         logWatchHealth()
+    }
+
+    /// A job file gone whose identifier another file still there now defines (`mv a.job b.job`,
+    /// or a deploy that renames a job's file): the identifier stays defined, so there is no
+    /// deploy to wait for, and waiting would only report the two as duplicates for a second.
+    /// Removed at once; diagnostics of `changes` that the removal settled (the duplicate) are
+    /// dropped, so none is logged.
+    private func removeRenamedAway(from changes: inout [RegistryChange]) -> [RegistryChange] {
+        let renamed = pendingRemovals.all.filter { path in
+            guard let id = registry.identifier(definedBy: path) else { return false }
+            return registry.paths(defining: id).contains { $0 != path && !pendingRemovals.contains($0) }
+        }
+        guard !renamed.isEmpty else { return [] }
+        let removals = renamed.map { path in
+            pendingRemovals.cancel(path)
+            return loader.reload(relativePath: path)
+        }
+        let current = Set(registry.diagnostics)
+        for index in changes.indices { changes[index].diagnostics.removeAll { !current.contains($0) } }
+        return removals
     }
 
     /// Also a script whose event has not reached the loop yet: the file on disk decides.
@@ -235,7 +256,8 @@ final class ConfigFollower: JobCatalogue {
     private func apply(_ changes: [RegistryChange]) {
         for change in changes {
             for id in change.added { log.info("registered \(id) from \(source(of: id))") }
-            for id in change.updated { log.info("updated \(id) from \(source(of: id))") }
+            // One removed later in the same batch is logged as removed only.
+            for id in change.updated where registry.job(id) != nil { log.info("updated \(id) from \(source(of: id))") }
             for id in change.removed { log.info("removed \(id)") }
             for diagnostic in change.diagnostics {
                 if diagnostic.severity == .error { log.error(diagnostic.description, fields: LogFields(.configError)) }

@@ -30,6 +30,11 @@ struct PendingConfigRemovals {
 
     var isEmpty: Bool { paths.isEmpty }
 
+    func contains(_ relativePath: String) -> Bool { paths.contains(relativePath) }
+
+    /// The pending paths, in a stable order.
+    var all: [String] { paths.sorted() }
+
     mutating func add(_ relativePath: String) { paths.insert(relativePath) }
 
     /// Files a scan of the disk no longer found (SIGHUP, a rescan, an inotify overflow). One that

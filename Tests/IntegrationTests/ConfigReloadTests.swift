@@ -58,16 +58,37 @@ import Testing
         #expect(try listedJobs(agent)["local.gone"] == nil)
     }
 
+    /// Two files of one job removed together: the job is removed, with no line about where it
+    /// would have come from in between.
+    @Test func deletingAJobAndItsDuplicateTogetherLogsOnlyTheRemoval() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/dd.job", sandbox.jobFile("dd"))
+        try sandbox.write("jobs.d/dd-a.job", sandbox.jobFile("dd"))
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("ready:")
+        let mark = agent.logLines.count
+        try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/dd.job")
+        try FileManager.default.removeItem(atPath: sandbox.jobsDirectory + "/dd-a.job")
+        try agent.waitForLog("removed local.dd", after: mark)
+        let said = agent.logLines.dropFirst(mark)
+        #expect(!said.contains { $0.contains(" from ?") }, "\(said)")
+    }
+
     @Test func renamingAJobFileMovesItsSource() throws {
         let sandbox = try Sandbox()
         try sandbox.write("jobs.d/a.job", sandbox.jobFile("moved"))
         let agent = try AgentProcess(sandbox: sandbox)
         let mark = agent.logLines.count
         #expect(rename(sandbox.jobsDirectory + "/a.job", sandbox.jobsDirectory + "/b.job") == 0)
-        try agent.waitForLog("jobs.d/b.job", after: mark)
+        try agent.waitForLog("updated local.moved from jobs.d/b.job", after: mark)
         let jobs = try listedJobs(agent)
         #expect(jobs["local.moved"]?["source"] as? String == "jobs.d/b.job")
         #expect(jobs.count == 1)
+        // The gone name is let go at once: never a duplicate of its new name, not even briefly.
+        let said = agent.logLines.dropFirst(mark)
+        #expect(!said.contains { $0.contains("also defined by") }, "\(said)")
+        let files = try JSONDecoding.array(try agent.ctl("list", "--json").stdout)
+        #expect(files.map { $0["source"] as? String } == ["jobs.d/b.job"])
     }
 
     @Test func anEditorStyleSaveIsOneChangeAndItsLeftoversAreIgnored() throws {

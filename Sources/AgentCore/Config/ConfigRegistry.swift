@@ -154,6 +154,16 @@ public struct ConfigRegistry: Sendable {
         return RegisteredJob(definition: file.definition, sourcePath: path, state: state, file: file.file)
     }
 
+    /// The identifier the job file at `path` defines, if one is in force there.
+    public func identifier(definedBy path: String) -> Identifier? {
+        jobFiles[path]?.definition.identifier
+    }
+
+    /// The job files in force that define `id`, the winner first.
+    public func paths(defining id: Identifier) -> [String] {
+        pathsByIdentifier[id] ?? []
+    }
+
     /// Every parsed job file, including not-permitted and duplicate ones, sorted by identifier
     /// and then path.
     public var allJobs: [RegisteredJob] {
