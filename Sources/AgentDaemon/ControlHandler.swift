@@ -463,13 +463,13 @@ struct ControlHandler {
         return id.parents.contains { registry.job($0) != nil }
     }
 
-    /// `no job local.tidy-tpm; did you mean local.tidy-tmp? (see agentctl list)`.
     /// `"bad..id" is not an identifier: …`, the text quoted (at most 80 bytes, control bytes
     /// escaped) so the reader sees which one.
     static func notAnIdentifier(_ target: String) -> String {
         "\(EventFilter.shown(target)) is not an identifier" + (Identifier.problem(with: target).map { ": " + $0 } ?? "")
     }
 
+    /// `no job local.tidy-tpm; did you mean local.tidy-tmp? (see agentctl list)`.
     func noJob(_ id: Identifier) -> String {
         let known = catalogue.registry.allJobs.map(\.definition.identifier.rawValue)
         let hint = NameSuggestion.closest(to: id.rawValue, among: known).map { "; did you mean \($0)?" } ?? ""

@@ -11,7 +11,8 @@ public final class BGTaskScheduler: @unchecked Sendable {
                                                missingHandler: BGTaskScheduler.endWithoutHandler)
 
     /// How long a process agentd launched has to register the handler of the identifier it was
-    /// launched for, counted from its first use of `shared`. iOS ends an app that has none once
+    /// launched for, counted from its first `register` (of any identifier: a plugin that
+    /// registers none is not launched through this library). iOS ends an app that has none once
     /// it has launched; here the process ends with exit 1 and says why, instead of holding its
     /// run's slot silently until `MaxRuntime=`.
     public static let launchHandlerDeadline: Duration = .seconds(10)
@@ -22,19 +23,28 @@ public final class BGTaskScheduler: @unchecked Sendable {
     private var expirationSource: DispatchSourceSignal?
     private let environment: [String: String]
     private let socketPath: @Sendable () -> String
+    private let handlerDeadline: Duration?
+    private let missingHandler: @Sendable (String) -> Void
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment,
          socketPath: @escaping @Sendable () -> String = { AgentSocket.path() },
          handlerDeadline: Duration? = nil, missingHandler: @escaping @Sendable (String) -> Void = { _ in }) {
         self.environment = environment
         self.socketPath = socketPath
-        if let handlerDeadline, let identifier = environment["AGENTD_IDENTIFIER"], !identifier.isEmpty {
-            let (seconds, attoseconds) = handlerDeadline.components
-            let delay = DispatchTimeInterval.milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
-            DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
-                guard let self, !self.lock.withLock({ self.launched }) else { return }
-                missingHandler(identifier)
-            }
+        self.handlerDeadline = handlerDeadline
+        self.missingHandler = missingHandler
+    }
+
+    /// From the first registration of a process agentd launched: if by the deadline no handler
+    /// matched its identifier, `missingHandler` is told which.
+    private func armHandlerDeadline() {
+        guard let handlerDeadline, let identifier = environment["AGENTD_IDENTIFIER"], !identifier.isEmpty else { return }
+        let (seconds, attoseconds) = handlerDeadline.components
+        let delay = DispatchTimeInterval.milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
+        let missing = missingHandler
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self, !self.lock.withLock({ self.launched }) else { return }
+            missing(identifier)
         }
     }
 
@@ -61,14 +71,16 @@ public final class BGTaskScheduler: @unchecked Sendable {
     @discardableResult
     public func register(forTaskWithIdentifier identifier: String, using queue: DispatchQueue? = nil,
                          launchHandler: @escaping @Sendable (BGTask) -> Void) -> Bool {
-        let (isNew, launch): (Bool, Bool) = lock.withLock {
-            guard registered.insert(identifier).inserted else { return (false, false) }
+        let (isNew, launch, first): (Bool, Bool, Bool) = lock.withLock {
+            let first = registered.isEmpty
+            guard registered.insert(identifier).inserted else { return (false, false, false) }
             guard !launched, let current = environment["AGENTD_IDENTIFIER"],
-                  Self.matches(identifier, current) else { return (true, false) }
+                  Self.matches(identifier, current) else { return (true, false, first) }
             launched = true
-            return (true, true)
+            return (true, true, first)
         }
         if launch { start(launchHandler, on: queue ?? DispatchQueue.global(qos: .utility)) }
+        else if first { armHandlerDeadline() }
         return isNew
     }
 

@@ -68,9 +68,14 @@ struct MissingHandlerTests {
             "register(forTaskWithIdentifier: \"com.example.feed\""))
     }
 
-    @Test func aProcessNotLaunchedByAgentdHasNoDeadline() async throws {
+    /// Not launched by agentd, or launched as a plain plugin that registers nothing (it may use
+    /// the library only to submit): no deadline.
+    @Test(arguments: [[:], ["AGENTD_IDENTIFIER": "com.example.feed", "AGENTD_KIND": "refresh"]])
+    func aProcessThatIsNotALaunchedAppHasNoDeadline(_ environment: [String: String]) async throws {
         let told = Lines()
-        let scheduler = BGTaskScheduler(environment: [:], handlerDeadline: .milliseconds(10), missingHandler: { told.append($0) })
+        let scheduler = BGTaskScheduler(environment: environment, handlerDeadline: .milliseconds(10),
+                                        missingHandler: { told.append($0) })
+        if environment.isEmpty { #expect(scheduler.register(forTaskWithIdentifier: "com.example.other") { _ in }) }
         // Past the deadline, nothing was said: no launch, nothing missing.
         let check = Lines()
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(200)) { check.append("checked") }
