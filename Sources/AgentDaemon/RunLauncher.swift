@@ -82,7 +82,7 @@ final class RunLauncher: RunLaunching {
         let executable: CheckedExecutable
         switch safety.check(program, runAsOwner: dropInOwner(job)) {
         case .success(let checked): executable = checked
-        case .failure(let refusal): return .failure(LaunchProblem(refusal.message))
+        case .failure(let refusal): return .failure(LaunchProblem(refusal.message, refusesProgram: true))
         }
         var user: UserAccount?
         if geteuid() == 0 {
@@ -274,5 +274,11 @@ final class RunLauncher: RunLaunching {
 /// Why a plugin could not be started: becomes `spawn-failed(message)`.
 struct LaunchProblem: Error {
     var message: String
-    init(_ message: String) { self.message = message }
+    /// The command's program itself was refused (missing, unsafe): nothing was made for the
+    /// run, and a `-` line's failure is ignored as systemd ignores its 203/EXEC.
+    var refusesProgram = false
+    init(_ message: String, refusesProgram: Bool = false) {
+        self.message = message
+        self.refusesProgram = refusesProgram
+    }
 }

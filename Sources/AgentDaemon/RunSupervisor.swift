@@ -161,8 +161,22 @@ final class RunSupervisor {
         case .failure(let failure):
             recorder.started(run, process: nil, bootID: launcher.bootID)
             onRunStarted?(job.identifier, id, order.reason)
-            send(.spawnFailed(failure.message), to: run)
+            if !skipsFailedCommand(run, failure) { send(.spawnFailed(failure.message), to: run) }
         }
+    }
+
+    /// A `-` command whose program cannot be run (missing, unsafe) failed, and its `-` lets the
+    /// run go on, as systemd ignores its 203/EXEC (mdadm's `ExecStartPre=-…/mdadm_env.sh`, a
+    /// file the package does not ship): the lifecycle hears of a command that exited 203.
+    private func skipsFailedCommand(_ run: ActiveRun, _ failure: LaunchProblem) -> Bool {
+        let index = run.state.lifecycle.command
+        guard failure.refusesProgram, run.job.commands.indices.contains(index), run.job.commands[index].mayFail else { return false }
+        let line = "command \(index + 1) not started (\(failure.message)); its - prefix lets the run go on"
+        log.notice("run \(run.state.id) of \(run.state.identifier): \(line)")
+        run.state.appendLog(line)
+        send(.mainExited(.exited(203)), to: run)
+        send(.allProcessesGone, to: run)
+        return true
     }
 
     private func forget(_ id: RunID) { live[id] = nil }
@@ -183,7 +197,7 @@ final class RunSupervisor {
             recorder.commandStarted(run, process: process)
             log.info("run \(run.state.id) of \(run.state.identifier): command \(run.state.lifecycle.command + 1) started (pid \(process.pid))")
         case .failure(let failure):
-            send(.spawnFailed(failure.message), to: run)
+            if !skipsFailedCommand(run, failure) { send(.spawnFailed(failure.message), to: run) }
         }
     }
 

@@ -168,6 +168,86 @@ import Testing
             == "/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin /bin/sh\n")
     }
 
+    /// rkhunter ships /etc/cron.daily/rkhunter (its scan) and /etc/cron.weekly/rkhunter (its
+    /// update): converted together, each is a job of its own, named by its directory, and the
+    /// advice names both; converted apart into one directory, the second does not replace the first.
+    @Test func scriptsOfOneNameInTwoDirectoriesAreNamedApartNeverOverwritten() throws {
+        let sandbox = try Sandbox()
+        for (directory, word) in [("cron.daily", "scan"), ("cron.weekly", "update")] {
+            try FileManager.default.createDirectory(atPath: sandbox.root + "/" + directory, withIntermediateDirectories: true)
+            let script = sandbox.root + "/\(directory)/rkhunter"
+            try "#!/bin/sh\necho \(word)\n".write(toFile: script, atomically: false, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        }
+        let out = sandbox.root + "/out"
+        let both = try runCommand(Binaries.agentctl, ["convert", "--output-dir", out, "cron.daily", "cron.weekly"],
+                                  currentDirectory: sandbox.root)
+        #expect(both.status == 0, "\(both)")
+        let daily = try String(contentsOfFile: out + "/rkhunter-daily.job", encoding: .utf8)
+        let weekly = try String(contentsOfFile: out + "/rkhunter-weekly.job", encoding: .utf8)
+        #expect(daily.contains("Identifier=local.rkhunter-daily\n") && daily.contains("Exec=\(sandbox.root)/cron.daily/rkhunter\n"), "\(daily)")
+        #expect(weekly.contains("Identifier=local.rkhunter-weekly\n") && weekly.contains("Interval=7d\n"), "\(weekly)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/rkhunter.job"))
+        #expect(both.stderr.contains("would each be rkhunter.job: written as rkhunter-daily.job and rkhunter-weekly.job"), "\(both.stderr)")
+        #expect(both.stderr.contains("chmod -x \(sandbox.root)/cron.daily/rkhunter") && both.stderr.contains("chmod -x \(sandbox.root)/cron.weekly/rkhunter"))
+
+        // One directory at a time into the same place: the second keeps its hands off the first.
+        let apart = sandbox.root + "/apart"
+        #expect(try runCommand(Binaries.agentctl, ["convert", "--output-dir", apart, "cron.daily"], currentDirectory: sandbox.root).status == 0)
+        let second = try runCommand(Binaries.agentctl, ["convert", "--output-dir", apart, "cron.weekly"], currentDirectory: sandbox.root)
+        #expect(second.status == 1, "\(second)")
+        #expect(second.stderr.contains("not written: \(apart)/rkhunter.job is there already, converted from \(sandbox.root)/cron.daily/rkhunter, not \(sandbox.root)/cron.weekly/rkhunter; convert both in one agentctl convert"), "\(second.stderr)")
+        #expect(!second.stderr.contains("chmod -x"), "nothing written replaces the weekly script: \(second.stderr)")
+        #expect(try String(contentsOfFile: apart + "/rkhunter.job", encoding: .utf8).contains("cron.daily/rkhunter"))
+        // Converting the same directory again replaces its own job.
+        #expect(try runCommand(Binaries.agentctl, ["convert", "--output-dir", apart, "cron.daily"], currentDirectory: sandbox.root).status == 0)
+    }
+
+    /// anacron's 0anacron stamps the directory done (anacron -u); a job of its own would make
+    /// anacron skip every script left there. A symlink to a script runs under run-parts: it is
+    /// converted like the script.
+    @Test func zeroAnacronIsLeftOutAndASymlinkedScriptIsConverted() throws {
+        let sandbox = try Sandbox()
+        let directory = sandbox.root + "/cron.daily"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "#!/bin/sh\ntest -x /usr/sbin/anacron || exit 0\nanacron -u cron.daily\n".write(toFile: directory + "/0anacron", atomically: false, encoding: .utf8)
+        try "#!/bin/sh\necho real\n".write(toFile: sandbox.root + "/myjob", atomically: false, encoding: .utf8)
+        for path in [directory + "/0anacron", sandbox.root + "/myjob"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        }
+        try FileManager.default.createSymbolicLink(atPath: directory + "/linked", withDestinationPath: sandbox.root + "/myjob")
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.root + "/out", "cron.daily"],
+                                       currentDirectory: sandbox.root)
+        #expect(converted.status == 0, "\(converted)")
+        #expect(converted.stderr.contains("\(directory)/0anacron: left out: it is anacron's own bookkeeping"), "\(converted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/out/0anacron.job"))
+        let linked = try String(contentsOfFile: sandbox.root + "/out/linked.job", encoding: .utf8)
+        #expect(linked.contains("Exec=\(directory)/linked\n"), "\(linked)")
+    }
+
+    /// mdadm's timers say ExecStartPre=-/usr/lib/mdadm/mdadm_env.sh, a file Debian 12's mdadm does
+    /// not ship: systemd ignores it (203/EXEC under `-`) and runs mdcheck. So do check and a run.
+    @Test func aDashCommandWhoseProgramIsMissingIsSkippedAsSystemdSkipsIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/check.job", """
+            [Job]
+            Identifier=local.check
+            Kind=processing
+            Exec=-\(sandbox.root)/missing/mdadm_env.sh
+            Exec=/bin/echo mdcheck ran
+
+            """)
+        let checked = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(checked.status == 0, "\(checked)")
+        #expect(checked.stdout.contains("does not exist; its - prefix lets each run go on without it"), "\(checked.stdout)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let run = try agent.ctl("run", "local.check", "--wait")
+        #expect(run.status == 0, "\(run)")
+        let logs = try agent.ctl("logs", "local.check")
+        #expect(logs.stdout.contains("command 1 not started (No such file or directory); its - prefix lets the run go on"), "\(logs.stdout)")
+        #expect(logs.stdout.contains("mdcheck ran"), "\(logs.stdout)")
+    }
+
     /// `systemctl edit` drop-ins beside Debian's apt-daily.timer and .service (Tests/ConvertCorpus):
     /// the job has the calendar, environment and conditions systemd would run them with.
     @Test func dropInsBesideATimerAndItsServiceAreConvertedAsSystemdAppliesThem() throws {

@@ -48,38 +48,72 @@ enum ConvertCommand {
             for path in paths {
                 ConvertSources.convert(path, prefix: prefix, userCrontab: parsed.flag("user-crontab"), into: &outcome)
             }
+            // Jobs of one name from different sources are named apart, never one over another.
+            let renames = ConvertNaming.nameApart(&outcome.jobs)
+            for index in outcome.replaced.indices { outcome.replaced[index].follow(renames) }
+            for (name, group) in Dictionary(grouping: renames, by: \.from).sorted(by: { $0.key < $1.key }) {
+                outcome.notes.append("\(group.map(\.source).joined(separator: " and ")) would each be \(name): written as "
+                    + group.map(\.to).joined(separator: " and "))
+            }
             // Every crontab with MAILTO=root asks for the same mail-report-root.job: write it once.
             var seen = Set<ConvertedJob>()
             let checked = ConvertValidation.check(outcome.jobs.filter { seen.insert($0).inserted })
             for failure in outcome.failures + checked.refusals { context.err("agentctl: " + context.errorStyle.error(failure)) }
             for note in outcome.notes { context.err("agentctl: " + note) }
+            var written = checked.jobs
             if let directory = parsed.value("output-dir") {
-                try write(checked.jobs, into: directory, context: context)
+                written = try write(checked.jobs, into: directory, context: context)
             } else {
                 context.out(checked.jobs.map(\.text).joined(separator: "\n"))
             }
-            let written = Set(checked.jobs.map(\.fileName))
-            let disable = outcome.replaced.compactMap { $0.command(written: written) }
+            let kept = Set(written.map(ConvertReplacement.JobRef.init))
+            let disable = outcome.replaced.compactMap { $0.command(written: kept) }
             if !disable.isEmpty {
                 context.err("agentctl: once the jobs are in jobs.d/ and agentctl check passes, disable what they replace:")
                 for command in disable { context.err("  " + command) }
             }
-            return outcome.failures.isEmpty && checked.refusals.isEmpty ? 0 : 1
+            return outcome.failures.isEmpty && checked.refusals.isEmpty && written.count == checked.jobs.count ? 0 : 1
         })
 
-    static func write(_ jobs: [ConvertedJob], into directory: String, context: CommandContext) throws {
+    /// Writes each job into `directory`, and returns those written. A file already there is
+    /// replaced only when convert wrote it from the same source (converting again); another
+    /// job's file, or one convert did not write, is kept and the job not written.
+    static func write(_ jobs: [ConvertedJob], into directory: String, context: CommandContext) throws -> [ConvertedJob] {
+        var written: [ConvertedJob] = []
         do {
             try FileSystem.makeDirectories(directory, mode: 0o755)
             for job in jobs {
                 // JobName never starts a name with a dot; this holds it should that change.
                 guard !job.fileName.hasPrefix("."), !job.fileName.contains("/") else { continue }
                 let path = directory + "/" + job.fileName
+                if let existing = SmallFile.read(path, limit: 64 << 10), let problem = overwriteProblem(existing, job, path: path) {
+                    context.err("agentctl: " + context.errorStyle.error(problem))
+                    continue
+                }
                 try FileSystem.writeFile(path, Array(job.text.utf8), mode: 0o644)
                 context.out("wrote \(path)")
+                written.append(job)
             }
         } catch {
             throw CommandFailure(exitStatus: 1, message: "writing into \(directory): \(error)")
         }
+        return written
+    }
+
+    /// Why `existing` (the file at `path`) must not be replaced by `job`, or nil when it is the
+    /// same job converted again.
+    static func overwriteProblem(_ existing: String, _ job: ConvertedJob, path: String) -> String? {
+        let header = "# jobs.d/\(job.fileName): converted by agentctl convert from "
+        let firstLine = existing.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        guard firstLine.hasPrefix(header) else {
+            return "not written: \(path) is there already, and agentctl convert did not write it; move it away, or give another --output-dir"
+        }
+        let sources = firstLine.dropFirst(header.count)
+        let source = job.sources.first ?? ""
+        if sources == source || sources.hasPrefix(source + " and ") || sources.hasPrefix(source + ", ") { return nil }
+        let other = String(sources.split(separator: " and ").first?.split(separator: ", ").first ?? sources)
+        return "not written: \(path) is there already, converted from \(other), not \(source); convert both in one "
+            + "agentctl convert (jobs of one name are then named apart by where they come from), or give another --output-dir"
     }
 }
 

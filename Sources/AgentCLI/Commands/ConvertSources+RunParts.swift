@@ -12,8 +12,9 @@ extension ConvertSources {
         var scripts: [RunPartsConverter.Script] = []
         for name in SmallFile.entries(path) {
             let file = path + "/" + name
+            // stat, not lstat: run-parts runs a symlink to an executable file as the file itself.
             var info = stat()
-            guard lstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             let executable = info.st_mode & 0o111 != 0
             let text = executable ? (SmallFile.read(file, limit: readLimit) ?? "") : ""
             scripts.append(RunPartsConverter.Script(name: name, isExecutable: executable,
@@ -26,7 +27,7 @@ extension ConvertSources {
         outcome.notes += result.notes
         for job in result.jobs {
             let script = job.sources.first ?? ""
-            outcome.replaced.append(ConvertReplacement(parts: [(script, job.fileName)]) { _ in
+            outcome.replaced.append(ConvertReplacement(parts: [(script, .init(job))]) { _ in
                 "chmod -x \(script)  (run-parts then skips it)"
             })
         }

@@ -50,7 +50,7 @@ extension ConvertSources {
         let job = TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
                                          prefix: prefix, resolve: findInPath)
         outcome.jobs.append(job)
-        outcome.replaced.append(ConvertReplacement(parts: [(name, job.fileName)]) { _ in "systemctl disable --now \(name).timer" })
+        outcome.replaced.append(ConvertReplacement(parts: [(name, .init(job))]) { _ in "systemctl disable --now \(name).timer" })
     }
 
     /// The unit at `path` with its drop-ins applied (`EffectiveUnit`), and the drop-ins read; nil,

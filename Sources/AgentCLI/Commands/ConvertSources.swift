@@ -33,7 +33,7 @@ enum ConvertSources {
         outcome.failures += result.errors
         outcome.notes += result.notes
         let lines = result.jobs.flatMap { job in
-            job.sources.compactMap { $0.hasPrefix(path + ":") ? (String($0.dropFirst(path.count + 1)), job.fileName) : nil }
+            job.sources.compactMap { $0.hasPrefix(path + ":") ? (String($0.dropFirst(path.count + 1)), ConvertReplacement.JobRef(job)) : nil }
         }
         if !lines.isEmpty {
             let edit = withUser ? "" : " (\(crontabEdit(owner: owner, byUID: geteuid(), named: userName(geteuid()))))"

@@ -43,6 +43,13 @@ public enum RunPartsConverter {
             // run-parts' rule: other names (x.dpkg-old, .placeholder, x.sh) and non-executables never run.
             guard DropInScript.hasRunPartsName(script.name), script.isExecutable else { continue }
             let path = directory + (directory.hasSuffix("/") ? "" : "/") + script.name
+            if script.name == "0anacron" || script.text.contains("anacron -u") {
+                // Run inside anacron's pass, it stamps the directory done; as a job of its own
+                // it would make anacron skip every script left in the directory that day.
+                result.notes.append("\(path): left out: it is anacron's own bookkeeping (anacron -u marks this "
+                    + "directory's jobs done for the day); as a job of its own it would stop anacron running the rest")
+                continue
+            }
             if script.text.contains("/run/systemd/system") {
                 result.notes.append("\(path): left out: it does nothing under systemd (it tests /run/systemd/system); "
                     + "convert its systemd timer instead")

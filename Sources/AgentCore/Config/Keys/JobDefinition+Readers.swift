@@ -112,6 +112,12 @@ extension JobDefinition {
                 }
                 commands.append(ExecCommand(argv: argv, mayFail: mayFail))
                 let status = input.facts.plugin(at: program)
+                if mayFail, case .missing = status {
+                    // systemd ignores a `-` command that cannot be run (203/EXEC); so does a run.
+                    input.reader.warning(assignment.line, "Exec: \(TextBytes.shellQuoted(program)) does not exist; "
+                        + "its - prefix lets each run go on without it, as under systemd")
+                    continue
+                }
                 if let problem = OwnershipRule.pluginProblem(
                     status, path: program, agentUID: input.context.agentUID,
                     agentUserName: input.context.agentUserName)
