@@ -85,7 +85,7 @@ import Testing
         let units = sandbox.root + "/units", cron = sandbox.root + "/cron.d"
         for directory in [units, cron] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         for name in ["good", "refused"] {
-            try "[Timer]\nOnCalendar=daily\n".write(toFile: "\(units)/\(name).timer", atomically: false, encoding: .utf8)
+            try "[Timer]\nOnCalendar=daily\n[Install]\nWantedBy=timers.target\n".write(toFile: "\(units)/\(name).timer", atomically: false, encoding: .utf8)
             let user = name == "good" ? "" : "User=no-such-user-here\n"
             try "[Service]\n\(user)ExecStart=/bin/true\n".write(toFile: "\(units)/\(name).service", atomically: false, encoding: .utf8)
         }
@@ -98,6 +98,25 @@ import Testing
         #expect(converted.stderr.contains("not written: x-2.job"), "\(converted.stderr)")
         let advice = converted.stderr.components(separatedBy: "disable what they replace:\n").last ?? ""
         #expect(advice == "  systemctl disable --now good.timer\n  comment out lines 2, 4 of \(cron)/x\n", "\(converted.stderr)")
+    }
+
+    /// disable undoes what a timer's [Install] made: systemd-tmpfiles-clean.timer has none (its
+    /// package links it), mdcheck_start.timer says Also=mdcheck_continue.timer. mask stops each alone.
+    @Test func aStaticTimerOrOneWithAlsoIsMaskedNotDisabled() throws {
+        let sandbox = try Sandbox()
+        let units = sandbox.root + "/units"
+        try FileManager.default.createDirectory(atPath: units, withIntermediateDirectories: true)
+        let installs = ["static": "", "also": "[Install]\nWantedBy=timers.target\nAlso=also-continue.timer\n"]
+        for (name, install) in installs {
+            try "[Timer]\nOnCalendar=daily\n\(install)".write(toFile: "\(units)/\(name).timer", atomically: false, encoding: .utf8)
+            try "[Service]\nExecStart=/bin/true\n".write(toFile: "\(units)/\(name).service", atomically: false, encoding: .utf8)
+        }
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory,
+                                                           units + "/static.timer", units + "/also.timer"])
+        #expect(converted.status == 0, "\(converted)")
+        #expect(converted.stderr.contains("  systemctl mask --now static.timer  (static: disable would not stop it)\n"), "\(converted.stderr)")
+        #expect(converted.stderr.contains("  systemctl mask --now also.timer  (disable would also disable also-continue.timer)\n"),
+                "\(converted.stderr)")
     }
 
     /// A cron.d file with escaped and unescaped `%` and `SHELL=/bin/bash`, converted and run under

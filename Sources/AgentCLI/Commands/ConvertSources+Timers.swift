@@ -50,7 +50,24 @@ extension ConvertSources {
         let job = TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
                                          prefix: prefix, resolve: findInPath)
         outcome.jobs.append(job)
-        outcome.replaced.append(ConvertReplacement(parts: [(name, .init(job))]) { _ in "systemctl disable --now \(name).timer" })
+        let turnOff = disableCommand(name, install: timer.unit.entries(in: "Install"))
+        outcome.replaced.append(ConvertReplacement(parts: [(name, .init(job))]) { _ in turnOff })
+    }
+
+    /// How to turn the timer off for good: `disable` undoes what its [Install] section made. A
+    /// timer with none is static (its package links it into timers.target.wants, or udev or a
+    /// service starts it): disable does nothing, mask stops it. One whose [Install] says `Also=`
+    /// would take those units with it on disable: mask stops it alone.
+    static func disableCommand(_ name: String, install: [UnitFile.Entry]) -> String {
+        let installs = install.contains { ["WantedBy", "RequiredBy", "UpheldBy", "Alias"].contains($0.key) && !$0.value.isEmpty }
+        let also = install.filter { $0.key == "Also" && !$0.value.isEmpty }.map(\.value)
+        if !installs {
+            return "systemctl mask --now \(name).timer  (static: disable would not stop it)"
+        }
+        if !also.isEmpty {
+            return "systemctl mask --now \(name).timer  (disable would also disable \(also.joined(separator: " ")))"
+        }
+        return "systemctl disable --now \(name).timer"
     }
 
     /// The unit at `path` with its drop-ins applied (`EffectiveUnit`), and the drop-ins read; nil,
