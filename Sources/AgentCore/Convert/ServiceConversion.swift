@@ -97,13 +97,24 @@ enum ServiceConversion {
             // systemd expands no variable in such a line; agentd would, so each $ is doubled.
             command = command.replacingDollars()
         }
-        let dropped = prefixes.filter { $0 != "-" && $0 != ":" }
-        if !dropped.isEmpty {
-            job.notes.append("\(key)= prefix \"\(dropped)\" dropped: the command runs as the job's user, with its argv[0]")
+        for prefix in prefixes where prefix != "-" && prefix != ":" {
+            job.notConverted.append("\(key)=\(value.trimmingSpaces.prefix(60)) (its \"\(prefix)\" \(droppedPrefix(prefix)))")
         }
         // systemd's %% is a literal %; agentd's Exec= has no specifiers.
         command = command.replacingDoublePercent()
         return (prefixes.contains("-") ? "-" : "") + absolute(command, resolve: resolve)
+    }
+
+    /// What a prefix agentd's `Exec=` has no form for did under systemd, and what is left here.
+    static func droppedPrefix(_ prefix: Character) -> String {
+        switch prefix {
+        case "+", "!":
+            return "ran it with full privileges, outside the service's User= and sandbox; here it runs as the job's "
+                + "User=, and fails where it needs root: give it a job of its own with User=root, or do once what it does"
+        case "@": return "gave it its own argv[0]; here argv[0] is the program's path"
+        case "|": return "ran it through the user's shell; here it runs without one"
+        default: return "is not expressed"
+        }
     }
 
     static let sandboxPrefixes = ["Protect", "Private", "Restrict", "SystemCall", "MemoryDeny", "LockPersonality",
