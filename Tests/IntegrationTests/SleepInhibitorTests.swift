@@ -210,6 +210,25 @@ import Testing
         #expect(inputs?["presence"] as? String == "active")
     }
 
+    /// Work due when the agent starts (here a new Interval= job; at a login, queued
+    /// submissions) waits for logind's answer rather than starting on an unknown presence and
+    /// being expired a moment later.
+    @Test func requiresIdleWorkDueAtStartWaitsForLogindsAnswer() throws {
+        let sandbox = try Sandbox()
+        let bus = try PrivateBus(directory: sandbox.root)
+        let logind = try Logind(bus: bus, delay: .seconds(5))
+        try logind.send("session 1 1000 seat0", acknowledged: "session 1")
+        let plugin = try sandbox.script("index", Self.stubborn)
+        let agent = try Self.agent(sandbox, bus: bus, jobs: [
+            "index": "[Job]\nIdentifier=local.index\nKind=processing\nExec=\(plugin)\nInterval=1d\nRequiresIdle=yes\nIdleFor=1min\n",
+        ])
+        try agent.waitForLog("inputs: user active")
+        try agent.waitForLog("local.index: due, deferred: ")
+        #expect(!agent.logLines.contains { $0.contains("of local.index started") }, "\(agent.logLines)")
+        let pending = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(pending.first?["waitingFor"] as? String == "user active (idle 0 min of 1)", "\(pending)")
+    }
+
     @Test func withoutASeatRequiresIdleIsPSIAloneAndStatusSaysSo() throws {
         let sandbox = try Sandbox()
         let bus = try PrivateBus(directory: sandbox.root)

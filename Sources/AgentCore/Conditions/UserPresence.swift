@@ -9,6 +9,9 @@ public enum UserPresence: Sendable, Hashable, Codable {
     case active
     /// Every session idle or locked since this wall-clock time.
     case away(since: SchedulerTime)
+    /// logind is being asked (the agent just started, or logind reappeared): `RequiresIdle=`
+    /// work waits for its answer.
+    case checking
 
     /// For `RequiresIdle=` with `IdleFor=`: nil when the user has been away long enough (or
     /// presence is unknown), else the hold `waiting: user active (idle 3 min of 15)`. `now` nil:
@@ -18,6 +21,8 @@ public enum UserPresence: Sendable, Hashable, Codable {
         switch self {
         case .unknown:
             return nil
+        case .checking:
+            return .presenceChecking
         case .active:
             return .userActive(idleMinutes: 0, of: needed)
         case .away(let since):

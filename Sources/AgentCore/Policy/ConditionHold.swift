@@ -27,6 +27,9 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
     /// `RequiresIdle=yes` while the user is at the machine, or has been away for less than
     /// `IdleFor=` (whole minutes).
     case userActive(idleMinutes: Int, of: Int)
+    /// `RequiresIdle=yes` before logind has told who is at the machine (the moments after the
+    /// agent starts or logind reappears): waits rather than start and be expired at once.
+    case presenceChecking
 
     public var description: String {
         switch self {
@@ -42,6 +45,7 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .resource(let name): "resource \(name)"
         case .sleep: "machine about to sleep"
         case .userActive(let idle, let needed): "user active (idle \(idle) min of \(needed))"
+        case .presenceChecking: "user presence not read yet (logind)"
         }
     }
 
@@ -53,9 +57,17 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .thermal: .thermal
         case .network, .unmeteredNetwork: .network
         // RequiresIdle= lost (the CPU got busy, the user came back): §7 has no reason of its own.
-        case .memoryPressure, .idle, .userActive: .pressure
+        case .memoryPressure, .idle, .userActive, .presenceChecking: .pressure
         case .resource: .resource
         case .sleep: .sleep
+        }
+    }
+
+    /// Held by who is at the machine (logind), not by the machine itself.
+    public var isUserPresence: Bool {
+        switch self {
+        case .userActive, .presenceChecking: true
+        default: false
         }
     }
 

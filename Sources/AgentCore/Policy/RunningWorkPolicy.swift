@@ -27,7 +27,10 @@ public enum RunningWorkPolicy {
         if let missing = LaunchPolicy.missingResource(job, conditions) { return missing }
         if let need = LaunchPolicy.lostNeed(job, conditions) { return need }
         // The user came back: a RequiresIdle= run stops (or pauses) whatever its kind.
-        if job.requiresIdle, let hold = conditions.presence.hold(idleFor: job.extra.idleFor, now: now) { return hold }
+        // While logind is being asked again (it restarted), who is at the machine is unknown,
+        // not changed: a running run goes on (and a paused one stays paused: applyRunPolicy).
+        if job.requiresIdle, conditions.presence != .checking,
+           let hold = conditions.presence.hold(idleFor: job.extra.idleFor, now: now) { return hold }
         guard job.kind != .continued else { return nil }
         return LaunchPolicy.discretionaryStop(conditions, settings)
     }

@@ -217,6 +217,12 @@ public struct RunLifecycle: Sendable {
             nextCommand = nil
             return []
         }
+        if canAct, stop != nil, let grace, teardown != nil {
+            // Already stopping (cancelled, expired) when a shorter grace is asked (the machine
+            // about to sleep): its SIGKILL comes no later than that grace from now.
+            teardown?.hasten(to: DurationArithmetic.sum(now, grace))
+            return advanceTeardown(now: now)
+        }
         guard canAct, stop == nil else { return [] }
         stop = cause
         var actions: [RunAction] = []

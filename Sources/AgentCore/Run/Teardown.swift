@@ -108,6 +108,14 @@ public struct TeardownProgress: Sendable {
         return nil
     }
 
+    /// Brings the next signal or kill forward to `deadline` when it is due later (a sleep
+    /// announced while the run was already stopping: logind waits only so long); the steps
+    /// after it follow at their usual distance.
+    public mutating func hasten(to deadline: Duration) {
+        guard let current = nextDeadline, current > deadline else { return }
+        dueAt = dueAt - (current - deadline)
+    }
+
     /// Emits, in order, every action due at or before `now`.
     public mutating func advance(now: Duration) -> [TeardownAction] {
         var actions: [TeardownAction] = []

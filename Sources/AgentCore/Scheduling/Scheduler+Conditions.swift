@@ -59,7 +59,8 @@ extension Scheduler {
             }
             let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now)
             if let frozenRun = frozen[run] {
-                if lost == nil {
+                let presenceUnread = conditions.presence == .checking && frozenRun.hold.isUserPresence
+                if lost == nil, !presenceUnread {
                     frozen[run] = nil
                     note(counted.identifier, job: counted.job, .thawed(run), now: now)
                     output.append(.thaw(run))

@@ -28,13 +28,18 @@ final class LogindInput {
         self.scope = scope
     }
 
-    /// The user's presence for `RequiresIdle=` (`.unknown`: PSI alone).
-    var presence: UserPresence { monitor?.presence ?? .unknown }
+    /// The user's presence for `RequiresIdle=` (`.unknown`: PSI alone; `.checking` until logind
+    /// has answered).
+    var presence: UserPresence {
+        guard let monitor else { return .unknown }
+        return monitor.presenceSettled ? monitor.presence : .checking
+    }
 
     /// `active`, `away since … (2 sessions idle or locked)`, `unknown`.
     func presenceText(_ presence: UserPresence) -> String {
         switch presence {
         case .unknown: return "unknown"
+        case .checking: return "not read yet"
         case .active: return "active"
         case .away(let since):
             let count = monitor?.sessionCount ?? 0

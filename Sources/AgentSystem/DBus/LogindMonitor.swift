@@ -86,6 +86,12 @@ public final class LogindMonitor: SystemBusClient {
     private var sessionReads: [String: BusConnection.Token] = [:]
     /// Whether the user is away, from the tracked sessions; `.unknown` without any.
     public private(set) var presence: UserPresence = .unknown
+    /// Whether `presence` is logind's answer (or there is no logind to wait for): false from
+    /// the connection until the sessions are listed and read, so that `RequiresIdle=` work
+    /// waits for it rather than start on an unknown and be expired a moment later.
+    public private(set) var presenceSettled = true
+    /// ListSessions answered (or failed) since logind last appeared.
+    private var sessionsListedOnce = false
     /// How many sessions `presence` is read from.
     public var sessionCount: Int { sessions.count }
     /// After `presence` changed.
@@ -113,6 +119,7 @@ public final class LogindMonitor: SystemBusClient {
         attached = true
         session &+= 1
         systemBus.attach(self)
+        updatePresence()
         return status
     }
 
@@ -170,6 +177,7 @@ public final class LogindMonitor: SystemBusClient {
         if ownerKnown, newOwner == owner { return }
         ownerKnown = true
         owner = newOwner
+        sessionsListedOnce = false
         forgetSessions()
         guard let newOwner, let connection else {
             setStatus(.watching(logind: false))
@@ -207,7 +215,12 @@ public final class LogindMonitor: SystemBusClient {
         do {
             try connection.call(destination: owner, path: Self.path, interface: Self.interface, member: "ListSessions",
                                 timeout: Self.callTimeout) { [weak self] reply in
-                guard let self, reply.error == nil, let entries = try? reply.readSessionList() else { return }
+                guard let self else { return }
+                self.sessionsListedOnce = true
+                guard reply.error == nil, let entries = try? reply.readSessionList() else {
+                    self.updatePresence()
+                    return
+                }
                 self.sessionsListed(entries)
             }
         } catch {
@@ -243,6 +256,7 @@ public final class LogindMonitor: SystemBusClient {
                 self.sessionReads[path] = nil
                 guard reply.error == nil, let values = try? reply.readPropertyValues() else {
                     // Gone between the list and the read: the next SessionRemoved drops it.
+                    self.updatePresence()
                     return
                 }
                 self.apply(values, to: path)
@@ -307,8 +321,16 @@ public final class LogindMonitor: SystemBusClient {
                 new = .active
             }
         }
-        guard new != presence else { return }
+        let settled: Bool
+        switch status {
+        case .connecting: settled = false
+        case .watching(logind: true): settled = sessionsListedOnce && sessionReads.isEmpty
+        case .stopped: settled = !attached
+        case .watching(logind: false), .unavailable: settled = true
+        }
+        guard new != presence || settled != presenceSettled else { return }
         presence = new
+        presenceSettled = settled
         let current = session
         loop.execute { [weak self] in
             guard let self, self.session == current else { return }
@@ -367,6 +389,7 @@ public final class LogindMonitor: SystemBusClient {
     private func setStatus(_ new: Status) {
         guard new != status else { return }
         status = new
+        updatePresence()
         let current = session
         loop.execute { [weak self] in
             guard let self, self.session == current else { return }

@@ -120,6 +120,7 @@ struct ScriptFormat {
         switch c.presence {
         case .unknown: break
         case .active: parts.append("user active")
+        case .checking: parts.append("user presence checking")
         case .away(let since): parts.append("user away since \(time(since))")
         }
         parts.append("resources " + (c.resources.isEmpty ? "none" : c.resources.sorted().joined(separator: ",")))

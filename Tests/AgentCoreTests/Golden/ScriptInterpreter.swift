@@ -244,7 +244,8 @@ struct ScriptInterpreter {
     /// `metered yes|no|unknown|checking` (NetworkManager's guess-yes is `yes`),
     /// `pressure memory|cpu|none`, `lowpower on|off`, `resources gpu|none`, `nominal`,
     /// `sleeping` (logind's PrepareForSleep(true)) and `awake` (PrepareForSleep(false)),
-    /// `presence active|unknown|away|away/SPAN` (the user's, from logind's idle and locked hints).
+    /// `presence active|unknown|checking|away|away/SPAN` (the user's, from logind's idle and
+    /// locked hints; `checking` until logind has answered).
     private mutating func conditions(_ args: [String]) throws {
         var c = shell.scheduler.conditions
         var tokens = args[...]
@@ -294,9 +295,10 @@ struct ScriptInterpreter {
                 switch text {
                 case "active": c.presence = .active
                 case "unknown": c.presence = .unknown
+                case "checking": c.presence = .checking
                 case "away": c.presence = .away(since: shell.now)
                 default:
-                    guard text.hasPrefix("away/") else { throw ScriptError("presence is active, unknown, away or away/SPAN") }
+                    guard text.hasPrefix("away/") else { throw ScriptError("presence is active, unknown, checking, away or away/SPAN") }
                     c.presence = .away(since: shell.now - (try Self.span(String(text.dropFirst(5)))))
                 }
             case "resources":

@@ -213,6 +213,30 @@ private struct Run {
         #expect(run.lifecycle.nextDeadline == t0 + .seconds(6), "the first teardown's SIGKILL stays due")
     }
 
+    /// A sleep announced while a run is already stopping: logind waits only its
+    /// InhibitDelayMaxSec=, so the run's SIGKILL comes within the shorter grace the agent asks,
+    /// not at the end of its own; its first stop reason stands.
+    @Test func aSleepShortensTheGraceOfARunAlreadyStopping() {
+        var run = Run(grace: .seconds(30))
+        run.start()
+        #expect(run.at(.seconds(1), .cancel) == [term, cont])
+        #expect(run.lifecycle.nextDeadline == t0 + .seconds(31))
+        #expect(run.at(.seconds(2), .expireWithin(.sleep, grace: .seconds(2))) == [])
+        #expect(run.lifecycle.nextDeadline == t0 + .seconds(4))
+        #expect(run.at(.seconds(4), .deadlineReached) == [.killAll])
+        #expect(run.ends(.signaled(9)) == [.record(.cancelled)])
+        // A grace already shorter than the one asked is kept; so is a SIGKILL already sent.
+        var soon = Run(grace: .seconds(1))
+        soon.start()
+        soon.at(.seconds(1), .cancel)
+        #expect(soon.at(.seconds(1), .expireWithin(.sleep, grace: .seconds(2))) == [])
+        #expect(soon.lifecycle.nextDeadline == t0 + .seconds(2))
+        var late = Run(grace: .seconds(30))
+        late.start()
+        late.at(.seconds(1), .cancel)
+        #expect(late.at(.seconds(40), .expireWithin(.sleep, grace: .seconds(2))) == [.killAll], "overdue: at once")
+    }
+
     // MARK: the result
 
     @Test func expiryInsideTheGracePeriodStaysExpiredEvenOnExitZero() {
