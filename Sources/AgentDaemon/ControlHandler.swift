@@ -364,6 +364,9 @@ struct ControlHandler {
             return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running) (wait for it, or agentctl cancel \(running))"))
         case .failure(.cannotStartNow(.agentStopping)):
             return .failure(ControlError(code: .unavailable, message: "agentd is stopping: nothing new starts (try again once it has restarted)"))
+        case .failure(.cannotStartNow(.condition(.sleep))):
+            return .failure(ControlError(code: .unavailable, message: "the machine is about to sleep: nothing starts now "
+                + "(run it again after the resume; agentctl request \(job.identifier) runs it once the machine is back)"))
         case .failure(let why):
             return .failure(ControlError(code: .unavailable, message: "\(job.identifier) cannot start now: \(why)"))
         }

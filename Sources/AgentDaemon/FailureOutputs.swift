@@ -23,7 +23,7 @@ struct FailureOutputs {
     /// made with `O_EXCL`: whatever the user planted there (a link) is never written through.
     static func write(_ lines: [String], directory: String, name: String, owner: UserAccount?) -> Result<String, LaunchProblem> {
         if case .missing = FileSystem.entry(at: directory) {
-            guard mkdir(directory, 0o750) == 0 || errno == EEXIST else {
+            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
                 return .failure(LaunchProblem("AGENTD_PREVIOUS_OUTPUT: mkdir \(directory): \(SystemError.text(errno))"))
             }
             if let owner, geteuid() == 0 { _ = chown(directory, owner.uid, owner.gid) }

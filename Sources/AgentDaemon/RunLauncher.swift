@@ -227,7 +227,8 @@ final class RunLauncher: RunLaunching {
         } catch {
             return .failure(LaunchProblem("state directory: \(error)"))
         }
-        return .success(0o750)
+        // The run's user's alone, as DESIGN §10 has the per-user agent's state (0700).
+        return .success(0o700)
     }
 
     func recover(_ place: RecordedRunPlace) -> String {

@@ -59,7 +59,7 @@ do {
         try withExtendedLifetime(lock) { try agent.run() }
     }
 } catch let error as InstanceLock.Held {
-    printError("agentd --user: already running for this user: \(error); stop it first (systemctl --user stop agentd) or give this one a state directory of its own (--state-dir DIR)")
+    printError("agentd --user: already running for this user: \(error); stop it first (systemctl --user stop agentd) or give this one a state directory and a socket of its own (--state-dir DIR --socket PATH)")
     exit(1)
 } catch let error as DaemonOptionsError {
     printError("agentd: \(error)")

@@ -54,7 +54,7 @@ import Testing
         var info = stat()
         #expect(stat(directory, &info) == 0)
         #expect(info.st_mode & S_IFMT == S_IFDIR)
-        #expect(info.st_mode & 0o777 == 0o750)
+        #expect(info.st_mode & 0o777 == 0o700, "the run's user's alone")
         #expect(info.st_uid == UserAccountLookup.uid("nobody"), "given to the plugin's user")
     }
 }

@@ -89,6 +89,12 @@ extension Scheduler {
             replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.running))))
             return
         }
+        // Policy is bypassed, but not the suspend: a run started now would be expired (or
+        // frozen) at once, without the sleep lock, as nothing starts before sleep (DESIGN §6).
+        if conditions.sleeping {
+            replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.condition(.sleep)))))
+            return
+        }
         // Interval and trigger spacing count from it, like any run; pending requests stay.
         lastRunStart[jobID] = now
         dirty = true

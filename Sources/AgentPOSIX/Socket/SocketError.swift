@@ -66,7 +66,8 @@ public enum SocketError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notASocket(let path):
             return "\(path) exists and is not a socket; refusing to replace it"
         case .addressInUse(let path):
-            return "another server is already listening on \(path)"
+            return "another server is already listening on \(path) (another agentd? agentctl --socket \(path) status asks it; "
+                + "give this one a socket of its own with --socket PATH)"
         case .timedOut(let operation):
             return "\(operation) timed out"
         case .connectionClosed:
