@@ -119,6 +119,22 @@ import Testing
                 "\(converted.stderr)")
     }
 
+    /// mdadm-last-resort@.timer says only OnActiveSec=30, counted from the timer's start, which
+    /// udev makes: a job of it would never run, so none is written and nothing is disabled.
+    @Test func aTimerWhoseOnlyTriggerCountsFromItsOwnStartIsNotConverted() throws {
+        let sandbox = try Sandbox()
+        let units = sandbox.root + "/units"
+        try FileManager.default.createDirectory(atPath: units, withIntermediateDirectories: true)
+        try "[Unit]\nConflicts=sys-devices-virtual-block-%i.device\n[Timer]\nOnActiveSec=30\n"
+            .write(toFile: units + "/last-resort@.timer", atomically: false, encoding: .utf8)
+        try "[Service]\nExecStart=/bin/true\n".write(toFile: units + "/last-resort@.service", atomically: false, encoding: .utf8)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory, units + "/last-resort@md0.timer"])
+        #expect(converted.status == 1, "\(converted)")
+        #expect(converted.stderr.contains("not written: last-resort_md0.job: \(units)/last-resort@md0.timer has no trigger agentd can express (OnActiveSec=30: they count from the timer's own start, which something else makes); leave it to systemd"),
+                "\(converted.stderr)")
+        #expect(!converted.stderr.contains("systemctl"), "\(converted.stderr)")
+    }
+
     /// A cron.d file with escaped and unescaped `%` and `SHELL=/bin/bash`, converted and run under
     /// agentd, writes what Debian's cron (3.0pl1-162) wrote for the same two lines when they were
     /// run by the real daemon on 2026-12-06: `\%` is a literal `%`, the first `%` starts the

@@ -49,6 +49,15 @@ extension ConvertSources {
             + timer.dropIns + service.dropIns
         let job = TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
                                          prefix: prefix, resolve: findInPath)
+        // OnActiveSec= alone (mdadm-last-resort@: udev starts the timer) has no agentd form: a
+        // job without Schedule=, Interval= or AfterBoot= would never run on its own.
+        guard job.keys.contains(where: { ["Schedule", "Interval", "AfterBoot"].contains($0.key) }) else {
+            let triggers = timer.unit.entries(in: "Timer").filter { $0.key.hasPrefix("On") }.map { "\($0.key)=\($0.value)" }
+            outcome.failures.append("not written: \(job.fileName): \(path) has no trigger agentd can express ("
+                + (triggers.isEmpty ? "none at all" : triggers.joined(separator: ", "))
+                + ": they count from the timer's own start, which something else makes); leave it to systemd")
+            return
+        }
         outcome.jobs.append(job)
         let turnOff = disableCommand(name, install: timer.unit.entries(in: "Install"))
         outcome.replaced.append(ConvertReplacement(parts: [(name, .init(job))]) { _ in turnOff })
