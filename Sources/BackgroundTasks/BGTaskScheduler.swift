@@ -25,6 +25,8 @@ public final class BGTaskScheduler: @unchecked Sendable {
     private let socketPath: @Sendable () -> String
     private let handlerDeadline: Duration?
     private let missingHandler: @Sendable (String) -> Void
+    /// The deadline was armed (by the first registration of a process agentd launched).
+    private(set) var handlerDeadlineArmed = false
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment,
          socketPath: @escaping @Sendable () -> String = { AgentSocket.path() },
@@ -39,6 +41,7 @@ public final class BGTaskScheduler: @unchecked Sendable {
     /// matched its identifier, `missingHandler` is told which.
     private func armHandlerDeadline() {
         guard let handlerDeadline, let identifier = environment["AGENTD_IDENTIFIER"], !identifier.isEmpty else { return }
+        lock.withLock { handlerDeadlineArmed = true }
         let (seconds, attoseconds) = handlerDeadline.components
         let delay = DispatchTimeInterval.milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
         let missing = missingHandler
