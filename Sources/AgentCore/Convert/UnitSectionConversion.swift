@@ -8,8 +8,14 @@ enum UnitSectionConversion {
         let section = isTimer ? "the timer's [Unit]" : "[Unit]"
         for entry in unit.entries(in: "Unit") {
             switch entry.key {
-            case "Description", "Documentation", "DefaultDependencies", "RefuseManualStart", "RefuseManualStop":
+            case "Description", "Documentation", "RefuseManualStart", "RefuseManualStop":
                 break
+            case "DefaultDependencies":
+                // yes is systemd's default; no takes the unit out of boot and shutdown ordering.
+                if BooleanValue.parse(entry.value) == false {
+                    job.notConverted.append("DefaultDependencies=no (\(section): boot and shutdown ordering; agentd starts "
+                        + "jobs once it runs and stops them when it stops)")
+                }
             case _ where conditions.contains(entry.key):
                 if case .check(let check) = UnitConditionKey.check(entry.key),
                    case .success = UnitCondition.parse(check, entry.value) {
@@ -21,8 +27,15 @@ enum UnitSectionConversion {
                     job.notConverted.append("\(entry.key)=\(entry.value) (a value agentd cannot check)")
                 }
             case "After", "Wants", "Requires", "Before", "BindsTo", "PartOf", "Conflicts":
-                let units = entry.value.split(separator: " ").map(String.init).filter { !$0.hasSuffix(".timer") }
-                guard !units.isEmpty, !isTimer else { break }
+                // A service's ordering against its own timer says nothing a job could; a timer's
+                // (apt-daily-upgrade.timer's After=apt-daily.timer) is named.
+                let units = entry.value.split(separator: " ").map(String.init).filter { isTimer || !$0.hasSuffix(".timer") }
+                guard !units.isEmpty else { break }
+                if isTimer {
+                    job.notConverted.append("\(entry.key)=\(units.joined(separator: " ")) (\(section): ordering of the timer "
+                        + "against other units)")
+                    break
+                }
                 // systemd waits for network-online.target at boot only, and never stops the service
                 // when the network goes; RequiresNetwork=yes would do both before and during each run.
                 let network = entry.key != "Before" && entry.key != "Conflicts" && units.contains("network-online.target")

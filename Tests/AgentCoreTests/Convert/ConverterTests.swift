@@ -140,6 +140,23 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         ConvertCorpusTests.expectAccepted(job)
     }
 
+    /// apt-daily-upgrade.timer says After=apt-daily.timer; etckeeper.service DefaultDependencies=no:
+    /// neither has an agentd form, and each is named rather than dropped (DESIGN §3).
+    @Test func aTimersOrderingAndDefaultDependenciesNoAreNamed() {
+        let job = TimerConverter.convert(
+            timer: unit("[Unit]\nAfter=apt-daily.timer\n[Timer]\nOnCalendar=*-*-* 6:00\n"),
+            service: unit("[Unit]\nDefaultDependencies=no\n[Service]\nExecStart=/bin/true\n"),
+            name: "apt-daily-upgrade", sources: ["t"])
+        #expect(job.notConverted.contains("After=apt-daily.timer (the timer's [Unit]: ordering of the timer against other units)"),
+                "\(job.notConverted)")
+        #expect(job.notConverted.contains { $0.hasPrefix("DefaultDependencies=no ([Unit]: boot and shutdown ordering") },
+                "\(job.notConverted)")
+        let plain = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                           service: unit("[Unit]\nDefaultDependencies=yes\n[Service]\nExecStart=/bin/true\n"),
+                                           name: "x", sources: ["t"])
+        #expect(!plain.notConverted.contains { $0.hasPrefix("DefaultDependencies") })
+    }
+
     /// man-db.service (Debian 12) makes its cache directory as root with `+` before mandb runs as
     /// man: agentd runs every command as the job's User=, so what that line did is named, with
     /// what to do, under "Not expressed".
