@@ -88,7 +88,7 @@ final class SchedulerDriver {
         loop.refreshClock()
         time.start()
         if let snapshot = loadSnapshot() {
-            handle(.restored(snapshot))
+            restore(snapshot)
         }
         handle(.settingsChanged(catalogue.settings))
         handle(.budgetsChanged(catalogue.registry.budgetAccounts))
@@ -378,6 +378,13 @@ final class SchedulerDriver {
         unsavedGlobals = nil
         unsavedRows = [:]
         log.notice("state database opened late: restoring the saved schedule")
+        restore(snapshot)
+    }
+
+    /// The saved schedule, handed to the core; request numbers go on above those of the queued
+    /// submissions it holds, so no two submissions `explain` shows share one.
+    private func restore(_ snapshot: PersistedSchedule) {
+        nextRequestID = max(nextRequestID, snapshot.submissions.map(\.requestID).max() ?? 0)
         handle(.restored(snapshot))
     }
 

@@ -61,4 +61,22 @@ import Testing
         #expect((local?["leftLaunchCount"] as? NSNumber)?.int64Value == Int64.max, "\(String(describing: local))")
         #expect((status?["budgetLeft"] as? NSNumber)?.int64Value == Int64.max)
     }
+
+    /// A queued submission keeps its request number over a restart, and new ones go on above
+    /// it: explain never shows two submissions with one number.
+    @Test func requestNumbersGoOnAfterARestart() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("agentd.conf", "[Agent]\nMaxConcurrent=1\n")
+        let plugin = try sandbox.script("slow", "echo PROGRESS=1/100; sleep 60\n")
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=local.export\nKind=continued\nExec=\(plugin)\nProgressTimeout=5min\n")
+        let before = try AgentProcess(sandbox: sandbox)
+        #expect(try before.ctl("submit", "local.export", "--title", "first").stdout.contains("as request 1"))
+        let queued = try before.ctl("submit", "local.export", "--title", "second")
+        #expect(queued.stdout.contains("as request 2: queued"), "\(queued.stdout)")
+        before.stop()
+        let agent = try AgentProcess(sandbox: sandbox)
+        let next = try agent.ctl("submit", "local.export", "--title", "third")
+        #expect(next.stdout.contains("as request 3"), "\(next.stdout)")
+        agent.stop()
+    }
 }
