@@ -181,8 +181,7 @@ public final class Agent {
         let name = FileSystem.baseName(of: options.socketPath)
         do {
             runtimeWatch = try DirectoryRemovalWatch(loop: loop, directory: directory, name: name) { [unowned self] in
-                self.log.notice("\(self.options.socketPath) or its directory was removed (logout): stopping as on SIGTERM")
-                self.handle(signal: SIGTERM)
+                self.stop(because: "\(self.options.socketPath) or its directory was removed (logout)")
             }
         } catch {
             log.warning("cannot watch \(directory) (\(error)): a logout that removes it will not stop this agent")
@@ -199,25 +198,31 @@ public final class Agent {
             // Everything was re-read: render the metrics again (rewritten only if they changed).
             metricsWriter.markDirty()
         default:
-            guard !isStopping else {
-                log.notice("signal \(signal) again: stopping without waiting for runs")
-                loop.stop()
-                return
-            }
-            isStopping = true
-            service.stopping()
-            log.info("signal \(signal): stopping")
-            events.agentStopping()
-            // Before the teardown: a run's end must not free a slot for queued work.
-            scheduling.handle(.agentStopping)
-            if runs.isIdle {
-                loop.stop()
-            } else {
-                // Live runs get the usual SIGTERM, grace period, SIGKILL; the loop ends when the
-                // last one has gone and its result is recorded.
-                runs.onIdle = { [unowned self] in self.loop.stop() }
-                runs.stopAll()
-            }
+            stop(because: "signal \(signal)")
+        }
+    }
+
+    /// SIGTERM, SIGINT, or the per-user agent's runtime directory removed (logout): live runs
+    /// get their teardown, nothing new starts; asked again, stops without waiting for them.
+    private func stop(because cause: String) {
+        guard !isStopping else {
+            log.notice("\(cause) again: stopping without waiting for runs")
+            loop.stop()
+            return
+        }
+        isStopping = true
+        service.stopping()
+        log.info("\(cause): stopping")
+        events.agentStopping()
+        // Before the teardown: a run's end must not free a slot for queued work.
+        scheduling.handle(.agentStopping)
+        if runs.isIdle {
+            loop.stop()
+        } else {
+            // Live runs get the usual SIGTERM, grace period, SIGKILL; the loop ends when the
+            // last one has gone and its result is recorded.
+            runs.onIdle = { [unowned self] in self.loop.stop() }
+            runs.stopAll()
         }
     }
 
