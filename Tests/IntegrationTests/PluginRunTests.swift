@@ -27,7 +27,8 @@ import Testing
         let history = try agent.ctl("history", "local.\(name)", "--json")
         let record = (try json(history.stdout) as? [[String: Any]])?.first ?? [:]
         try after?(agent)
-        #expect(ProcessInspection.remaining(of: "local.\(name)").isEmpty, "leftover processes", sourceLocation: sourceLocation)
+        #expect(ProcessInspection.remaining(of: "local.\(name)", socket: sandbox.socketPath).isEmpty, "leftover processes",
+                sourceLocation: sourceLocation)
         #expect(ProcessInspection.zombies(of: agent.process.processIdentifier).isEmpty, "zombies", sourceLocation: sourceLocation)
         #expect(ProcessInspection.openDescriptors(of: agent.process.processIdentifier) == baseline,
                 "descriptor leak: before \(before), after \(ProcessInspection.descriptorTargets(of: agent.process.processIdentifier))",

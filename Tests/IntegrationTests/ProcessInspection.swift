@@ -14,11 +14,15 @@ enum ProcessInspection {
 
     /// Pids of processes whose environment says they belong to `identifier` (plugins and anything
     /// they started inherit AGENTD_IDENTIFIER).
-    static func processes(of identifier: String) -> [Int32] {
+    /// `socket`: only those of the agent at that socket (`AGENTD_SOCKET`), so another agent on
+    /// the machine running a job of the same name is not taken for this one's leftovers.
+    static func processes(of identifier: String, socket: String? = nil) -> [Int32] {
         let marker = Data("AGENTD_IDENTIFIER=\(identifier)\u{0}".utf8)
+        let agent = socket.map { Data("AGENTD_SOCKET=\($0)\u{0}".utf8) }
         return allPids().filter { pid in
             guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-            return environ.range(of: marker) != nil && state(of: pid) != "Z"
+            return environ.range(of: marker) != nil && agent.map { environ.range(of: $0) != nil } ?? true
+                && state(of: pid) != "Z"
         }
     }
 
@@ -35,9 +39,9 @@ enum ProcessInspection {
     /// Processes of `identifier` that remain after waiting up to `timeout` seconds for them to go:
     /// a killed process can still be finishing its exit (and readable in /proc) just after its
     /// cgroup reported empty.
-    static func remaining(of identifier: String, timeout: Double = 5) -> [Int32] {
-        waitForExits(processes(of: identifier), timeout: timeout)
-        return processes(of: identifier)
+    static func remaining(of identifier: String, socket: String? = nil, timeout: Double = 5) -> [Int32] {
+        waitForExits(processes(of: identifier, socket: socket), timeout: timeout)
+        return processes(of: identifier, socket: socket)
     }
 
     /// The same for `identifier` and its dynamic suffixes.
