@@ -13,8 +13,8 @@ public enum LocalClockText {
 
     /// The same with another zone's broken-down time (tests use UTC through `gmtime_r`).
     static func text(_ seconds: Double, now: Double, breakDown: (Double) -> tm) -> String {
-        let time = breakDown(seconds)
-        let today = breakDown(now)
+        let time = breakDown(held(seconds))
+        let today = breakDown(held(now))
         let clock = twoDigits(time.tm_hour) + ":" + twoDigits(time.tm_min)
         let days = dayNumber(time) - dayNumber(today)
         if days == 0 { return clock }
@@ -30,8 +30,13 @@ public enum LocalClockText {
 
     private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 
+    /// Held to years 1…9999: a stored time past them is shown at the edge, never a trap.
+    static func held(_ seconds: Double) -> Double {
+        seconds.isFinite ? min(max(seconds, -62_135_596_800), 253_402_300_799) : 0
+    }
+
     private static func local(_ seconds: Double) -> tm {
-        var time = time_t(seconds.rounded(.down))
+        var time = time_t(held(seconds).rounded(.down))
         var parts = tm()
         localtime_r(&time, &parts)
         return parts

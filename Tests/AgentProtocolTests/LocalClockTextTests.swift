@@ -28,4 +28,12 @@ import Testing
         #expect(LocalClockText.text(now + 8 * 86_400, now: now, breakDown: utc) == "2026-12-09 10:00")
         #expect(LocalClockText.text(now - 86_400, now: now, breakDown: utc) == "2026-11-30 10:00")
     }
+
+    /// A time no calendar of years 1…9999 holds (a request's legacy number) is shown at the
+    /// edge, never a trap in the agent that formats it.
+    @Test func aTimeBeyondTheYear9999IsShownAtTheEdge() {
+        #expect(LocalClockText.text(1e19, now: now, breakDown: utc) == "9999-12-31 23:59")
+        #expect(LocalClockText.text(-.infinity, now: now, breakDown: utc) == "1970-01-01 00:00")
+        #expect(LocalClockText.timeOfDay(1e19).count == 5)
+    }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentPOSIX
 import Foundation
 import Testing
 
@@ -172,5 +173,23 @@ import Testing
         #expect(try agent.ctl("request", "local.feed").status == 0)
         let started = try events.events { $0["type"] as? String == "run-started" }
         #expect(started.count == 1 && started.first?["reason"] as? String == "requested", "\(started)")
+    }
+
+    /// The socket's legacy numeric earliestBegin takes any number: one past the year 9999 (a
+    /// run may send it for its own identifier) is refused, and the agent goes on answering.
+    @Test func anEarliestBeginNoInstantCanSayIsRefusedAndHarmsNothing() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        for value in ["1e19", "1e12", "-1e19"] {
+            let client = try ControlClient.connect(path: sandbox.socketPath)
+            try client.send(line: Array("{\"command\":\"request\",\"target\":\"local.feed\",\"request\":{\"earliestBegin\":\(value)}}".utf8))
+            let answer = try EventSubscriber.object(try client.readLine(timeout: .seconds(20)))
+            let error = answer["error"] as? [String: Any]
+            #expect(error?["code"] as? String == "bad-request", "\(value): \(answer)")
+            #expect((error?["message"] as? String)?.hasPrefix("request: earliestBegin is not a time between the years 1 and 9999") == true)
+        }
+        #expect(try agent.ctl("status").status == 0)
+        #expect(try agent.ctl("pending").stdout == "Nothing is waiting.\n")
     }
 }
