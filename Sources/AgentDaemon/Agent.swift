@@ -38,6 +38,8 @@ public final class Agent {
     private var runtimeWatch: DirectoryRemovalWatch?
     /// `state.db-wal` removed or renamed behind the agent's back: noticed at once, even while idle.
     private var walWatch: DirectoryRemovalWatch?
+    /// `state.db` removed or renamed behind the agent's back: written again at once.
+    private var databaseWatch: DirectoryRemovalWatch?
 
     public init(options: DaemonOptions) throws {
         self.options = options
@@ -289,8 +291,13 @@ public final class Agent {
                                                  repeating: true) { [unowned stateWriter] in
                 stateWriter.checkWAL()
             }
+            // state.db itself: written again from the open connection (StateCommitting.checkWAL).
+            databaseWatch = try DirectoryRemovalWatch(loop: loop, directory: state.path, name: "state.db",
+                                                      repeating: true) { [unowned stateWriter] in
+                stateWriter.checkWAL()
+            }
         } catch {
-            log.warning("cannot watch \(state.path) (\(error)): a removed state.db-wal is noticed only at the next write")
+            log.warning("cannot watch \(state.path) (\(error)): a removed state.db or state.db-wal is noticed only at the next write")
         }
     }
 

@@ -391,12 +391,21 @@ final class StateWriter {
         switch repair {
         case .intact:
             return
-        case .databaseRemoved:
-            // Reopening would start an empty database: keep the open one, say so.
-            let message = "\(state.path)/state.db was removed while agentd had it open (its WAL too); "
-                + "agentd goes on writing to the open files, but a restart would start from an empty "
-                + "database: restore state.db from a backup before restarting agentd"
+        case .databaseRestored:
+            let noticed = RFC3339.text(milliseconds: loop.clock.realtimeMilliseconds)
+            let db = "\(state.path)/state.db"
+            let note = "\(db) was removed at \(noticed) while agentd had it open; agentd wrote what it holds "
+                + "(every pending request, run and ledger) as a new state.db, so nothing was lost; find out what "
+                + "removes files in \(state.path) (auditctl -w \(db) -p wa)"
+            state.recordRepair(note)
+            log.warning("state database: " + note)
+        case .restoreFailed(let error):
+            let message = "\(state.path)/state.db was removed while agentd had it open, and it cannot be "
+                + "written again: \(error); agentd goes on writing to the open file, but a restart would start "
+                + "from an empty database: free the state directory (df \(state.path)) and agentd tries again at "
+                + "the next write, or restore state.db from a backup before restarting agentd"
             reportOnce("state database: " + message)
+            state.recordProblem(message)
         case .saveFailed(let what, let error):
             let message = "\(wal) \(what) while agentd had it open, and what it holds cannot be saved "
                 + "into state.db: \(error); agentd keeps it in the open file and tries again at the next write"

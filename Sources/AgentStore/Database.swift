@@ -118,6 +118,35 @@ public final class Database: @unchecked Sendable {
         return nil
     }
 
+    /// Writes the open database, whole, as a new `state.db` in place of one removed under it: what
+    /// the WAL holds goes into the open file first (so the old WAL, left empty, is no other
+    /// database's), a copy is made beside it (`VACUUM INTO`) and synced, renamed into place, and
+    /// the connection reopened on it, with a WAL of its own.
+    public func restoreRemovedFile() throws {
+        try checkpoint(truncate: true)
+        let copy = path + ".restoring"
+        unlink(copy)
+        try execute("VACUUM INTO '" + String(copy.flatMap { $0 == "'" ? ["'", "'"] : [$0] }) + "'")
+        let fd = open(copy, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            Glibc.close(fd)
+        }
+        guard rename(copy, path) == 0 else {
+            let code = errno
+            unlink(copy)
+            throw StoreError(operation: "rename", path: copy, code: SQLITE_IOERR, message: String(cString: strerror(code)),
+                             systemErrno: code)
+        }
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let directory = open(parent.isEmpty ? "/" : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            Glibc.close(directory)
+        }
+        try reopen()
+    }
+
     /// Whether `state.db` itself is still the file this connection has open (a checkpoint into
     /// a deleted database file would save nothing, and reopening would start an empty one).
     public func databaseFileIsAttached() -> Bool {

@@ -179,6 +179,33 @@ import Testing
         #expect(requested == ["local.feed", "local.news"], "pending after the crash: \(pending)")
     }
 
+    /// `state.db` itself deleted under a live agent went unnoticed: the agent went on writing into
+    /// the nameless file, and its next start found only a WAL: every acknowledged request gone.
+    /// Now it writes the open database as a new state.db at once, and a request after it is kept too.
+    @Test func aDeletedStateDbIsWrittenAgainFromTheOpenDatabaseSoNothingIsLost() throws {
+        let sandbox = try Sandbox()
+        for name in ["feed", "news", "mail"] {
+            try sandbox.write("jobs.d/\(name).job", "[Job]\nIdentifier=local.\(name)\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        }
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("request", "local.feed", "--earliest", "+2h").status == 0)
+        #expect(try agent.ctl("request", "local.news", "--earliest", "+3h").status == 0)
+        let database = sandbox.stateDirectory + "/state.db"
+        let mark = agent.logLines.count
+        try FileManager.default.removeItem(atPath: database)
+        try agent.waitForLog("state.db was removed at", after: mark)
+        #expect(FileManager.default.fileExists(atPath: database), "a new state.db is on disk")
+        #expect(try stateError(agent)?.contains("\(database) was removed at") == true)
+        #expect(try agent.ctl("request", "local.mail", "--earliest", "+4h").status == 0)
+
+        // A clean stop, then a crash-free start: both kept, and the one after the removal.
+        agent.stop()
+        let restarted = try AgentProcess(sandbox: sandbox)
+        let pending = try json(try restarted.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+        let requested = Set(pending.filter { $0["request"] != nil }.compactMap { $0["identifier"] as? String })
+        #expect(requested == ["local.feed", "local.news", "local.mail"], "pending after the restart: \(pending)")
+    }
+
     // MARK: an immutable -shm
 
     @Test func anImmutableShmFileNeitherCrashesTheAgentNorStopsItsWrites() throws {

@@ -57,8 +57,10 @@ enum StateJobOutcome: Sendable {
 enum WALRepair: Sendable {
     /// It is: nothing to do.
     case intact
-    /// `state.db` went too: nothing to save into.
-    case databaseRemoved
+    /// `state.db` was removed: the open database was written whole as a new one, and reopened.
+    case databaseRestored
+    /// `state.db` was removed, and the open database could not be written as a new one.
+    case restoreFailed(error: StoreError)
     /// What the WAL held cannot be checkpointed into `state.db`.
     case saveFailed(what: String, error: StoreError)
     /// Checkpointed and reopened: a new WAL is on disk.
@@ -187,8 +189,18 @@ final class StateJobRunner: @unchecked Sendable {
     /// checkpointed into `state.db` and the connection reopened (a new WAL on disk).
     private func checkWAL() -> WALRepair? {
         database.locked {
+            if !database.databaseFileIsAttached() {
+                // A restart would open an empty database: write the open one as a new state.db.
+                do {
+                    try database.restoreRemovedFile()
+                } catch {
+                    return .restoreFailed(error: Self.storeError(error, label: "restore", path: database.path))
+                }
+                identity = nil
+                dirty = true
+                return .databaseRestored
+            }
             guard let what = database.walDetachment() else { return nil }
-            guard database.databaseFileIsAttached() else { return .databaseRemoved }
             do {
                 try database.checkpoint(truncate: true)
             } catch {
