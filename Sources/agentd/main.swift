@@ -48,19 +48,25 @@ do {
         }
         // Early, before any descriptor is opened: runs and control clients share the limit.
         OpenFileLimit.raiseSoftToHard()
-        var lock: InstanceLock?
         if options.userMode {
-            // The user's state is the user's alone (plugins get umask 022 back before exec), and
-            // one agent per user: a second one refuses before it touches anything.
+            // The user's state is the user's alone (plugins get umask 022 back before exec).
             umask(0o077)
-            lock = try InstanceLock.acquire(in: options.stateDirectory)
+        }
+        // One agent per state directory: a second one refuses before it touches anything.
+        let lock: InstanceLock
+        do {
+            lock = try InstanceLock.acquire(in: options.stateDirectory, mode: options.userMode ? 0o700 : 0o755)
+        } catch let error as InstanceLock.Held {
+            if options.userMode {
+                printError("agentd --user: already running for this user: \(error); stop it first (systemctl --user stop agentd) or give this one a state directory and a socket of its own (--state-dir DIR --socket PATH)")
+            } else {
+                printError("agentd: already running on \(options.stateDirectory): \(error); stop it first (systemctl stop agentd) or give this one a state directory and a socket of its own (--state-dir DIR --socket PATH)")
+            }
+            exit(1)
         }
         let agent = try Agent(options: options)
         try withExtendedLifetime(lock) { try agent.run() }
     }
-} catch let error as InstanceLock.Held {
-    printError("agentd --user: already running for this user: \(error); stop it first (systemctl --user stop agentd) or give this one a state directory and a socket of its own (--state-dir DIR --socket PATH)")
-    exit(1)
 } catch let error as DaemonOptionsError {
     printError("agentd: \(error)")
     exit(2)

@@ -79,4 +79,21 @@ import Testing
         #expect(next.stdout.contains("as request 3"), "\(next.stdout)")
         agent.stop()
     }
+
+    /// A system agent started by hand beside the service, on the same state with a socket of its
+    /// own, could not know what the first has run, disabled or paused: it refuses before it
+    /// touches anything, and runs nothing.
+    @Test func aSecondAgentOnTheSameStateRefusesBeforeRunningAnything() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/iv.job", "[Job]\nIdentifier=local.iv\nKind=processing\nExec=\(sandbox.pluginPath)\nInterval=1h\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        try agent.waitForLog("of local.iv ended:")
+        let second = try runCommand(Binaries.agentd, ["--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
+                                                      "--socket", sandbox.root + "/second.sock", "--simulated-machine"])
+        #expect(second.status == 1, "\(second)")
+        #expect(second.stderr.contains("agentd: already running on \(sandbox.stateDirectory): another agentd holds \(sandbox.stateDirectory)/agentd.lock (pid \(agent.process.processIdentifier))"),
+                "\(second.stderr)")
+        #expect(!second.stderr.contains("started"), "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/second.sock"))
+    }
 }

@@ -2,8 +2,10 @@
 import Glibc
 
 /// One agent per state directory: an exclusive `flock` on `DIR/agentd.lock`, held for the
-/// process's life (the kernel drops it when the process ends, however it ends). A second
-/// `agentd --user` of the same user refuses before it touches the state, the config or the socket.
+/// process's life (the kernel drops it when the process ends, however it ends). A second agent
+/// on the same state (`agentd --user` of the same user, or a system agent started by hand beside
+/// the service) refuses before it touches the state, the config or the socket: it could not know
+/// what the first has run, disabled or paused.
 public final class InstanceLock {
     private let fd: Int32
 
@@ -16,9 +18,11 @@ public final class InstanceLock {
         }
     }
 
-    /// Takes the lock, making `directory` (mode 0700) if it is missing.
-    public static func acquire(in directory: String) throws -> InstanceLock {
-        try FileSystem.makeDirectories(directory, mode: 0o700)
+    /// Takes the lock, making `directory` (with `mode`: the per-user agent's state is 0700, the
+    /// system agent's 0755, since its runs' users reach their state directories through it) if
+    /// it is missing.
+    public static func acquire(in directory: String, mode: mode_t = 0o700) throws -> InstanceLock {
+        try FileSystem.makeDirectories(directory, mode: mode)
         let path = directory + "/agentd.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SystemError(call: "open", errno: errno, path: path) }
