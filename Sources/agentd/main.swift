@@ -52,8 +52,10 @@ do {
             // The user's state is the user's alone (plugins get umask 022 back before exec).
             umask(0o077)
         }
-        // One agent per state directory: a second one refuses before it touches anything.
-        let lock: InstanceLock
+        // One agent per state directory: a second one refuses before it touches anything. A
+        // system agent whose state directory cannot be made (a file in its place) still runs,
+        // says so in status and retries (DESIGN §10): it has no lock to take until then.
+        var lock: InstanceLock?
         do {
             lock = try InstanceLock.acquire(in: options.stateDirectory, mode: options.userMode ? 0o700 : 0o755)
         } catch let error as InstanceLock.Held {
@@ -63,6 +65,8 @@ do {
                 printError("agentd: already running on \(options.stateDirectory): \(error); stop it first (systemctl stop agentd) or give this one a state directory and a socket of its own (--state-dir DIR --socket PATH)")
             }
             exit(1)
+        } catch where !options.userMode {
+            lock = nil
         }
         let agent = try Agent(options: options)
         try withExtendedLifetime(lock) { try agent.run() }
