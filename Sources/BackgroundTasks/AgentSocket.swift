@@ -41,8 +41,20 @@ enum AgentSocket {
     /// `.unavailable` instead of holding the caller's thread.
     static let answerTimeout: Duration = .seconds(10)
 
+    /// Exchanges in flight from this process at most: agentd takes 16 connections per user, and
+    /// an app's many threads calling at once must not take them all (and be refused by itself).
+    static let inFlight = DispatchSemaphore(value: 4)
+
     static func exchange(_ request: ControlRequest, path: String = AgentSocket.path(),
                          timeout: Duration = AgentSocket.answerTimeout) throws -> ControlResponse {
+        // Waiting for a slot counts against the same timeout the agent's answer has.
+        let (seconds, attoseconds) = timeout.components
+        let slot = DispatchTime.now() + .milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
+        guard inFlight.wait(timeout: slot) == .success else {
+            throw BGTaskScheduler.Error(.unavailable, "this process had \(4) calls to agentd at \(path) in flight for "
+                + "\(timeout) and none ended (agentd may be stuck: agentctl status says whether it answers)")
+        }
+        defer { inFlight.signal() }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw unreachable(path, "socket: \(errno)") }
         defer { close(fd) }

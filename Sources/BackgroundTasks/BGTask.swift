@@ -41,15 +41,20 @@ open class BGProcessingTask: BGTask, @unchecked Sendable {}
 /// `agentctl status`/`watch` and the desktop notification; progress is mandatory. As on iOS it
 /// is `ProgressReporting`: code that observes any reporter takes the task.
 open class BGContinuedProcessingTask: BGTask, ProgressReporting, @unchecked Sendable {
-    public private(set) var title: String
-    public private(set) var subtitle: String
+    /// Read and written under a lock: workers on many threads update them at once, as iOS's
+    /// atomic properties allow.
+    private let texts = NSLock()
+    private var currentTitle: String
+    private var currentSubtitle: String
+    public var title: String { texts.withLock { currentTitle } }
+    public var subtitle: String { texts.withLock { currentSubtitle } }
     /// Set `totalUnitCount` and `completedUnitCount`, or hang child progresses under it: they
     /// become `PROGRESS=` lines.
     public let progress: Progress
 
     init(identifier: String, title: String, subtitle: String, output: TaskOutput) {
-        self.title = title
-        self.subtitle = subtitle
+        currentTitle = title
+        currentSubtitle = subtitle
         progress = Progress(totalUnitCount: 0)
         super.init(identifier: identifier, output: output)
         output.follow(progress)
@@ -57,8 +62,10 @@ open class BGContinuedProcessingTask: BGTask, ProgressReporting, @unchecked Send
 
     /// `TITLE=` and `SUBTITLE=` lines.
     open func updateTitle(_ title: String, subtitle: String) {
-        self.title = title
-        self.subtitle = subtitle
+        texts.withLock {
+            currentTitle = title
+            currentSubtitle = subtitle
+        }
         output.title(title, subtitle: subtitle)
     }
 }

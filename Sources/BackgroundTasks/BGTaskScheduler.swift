@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentProtocol
+import CShim
 import Foundation
 
 /// Apple's `BGTaskScheduler` on agentd (DESIGN §13). The job's `Exec=` is the app's executable:
@@ -58,6 +59,14 @@ public final class BGTaskScheduler: @unchecked Sendable {
             + "for it within \(launchHandlerDeadline.components.seconds) s: call BGTaskScheduler.shared.register("
             + "forTaskWithIdentifier: \"\(identifier)\", using: nil) { task in … } when the app starts, before its "
             + "other work (as on iOS, before the end of launch)"
+            + (identifier.contains(".") ? "; for identifiers made per submission, register their prefix: \""
+                + identifier[..<(identifier.lastIndex(of: ".") ?? identifier.endIndex)] + ".*\"" : "")
+    }
+
+    /// C's `stdout` is a global Swift 6 cannot prove safe: a shim sets its buffering, once,
+    /// before the handler runs.
+    private static func lineBufferStandardOutput() {
+        cshim_line_buffer_stdout()
     }
 
     private static let endWithoutHandler: @Sendable (String) -> Void = { identifier in
@@ -104,6 +113,9 @@ public final class BGTaskScheduler: @unchecked Sendable {
                                              subtitle: environment["AGENTD_SUBTITLE"] ?? "", output: output)
         default: task = BGProcessingTask(identifier: identifier, output: output)
         }
+        // stdout is the agent's pipe: print() lines go out as they are written (line-buffered,
+        // as on a terminal), not when the process ends or never if it is killed.
+        Self.lineBufferStandardOutput()
         // SIGTERM is the agent expiring the run: it reaches the task's handler on its queue,
         // never the default action (which would end the process without a result).
         signal(SIGTERM, SIG_IGN)

@@ -76,8 +76,13 @@ final class TaskOutput: @unchecked Sendable {
         }
     }
 
-    /// A directive is one line: line breaks inside a value would start another.
+    /// A directive is one line: line breaks inside a value would start another. By scalar, not
+    /// by Character: `"\r\n"` is one Character, neither `"\r"` nor `"\n"`, and would pass whole.
     static func oneLine(_ text: String) -> String {
-        String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar == "\n" || scalar == "\r" ? " " : scalar)
+        }
+        return String(scalars)
     }
 }

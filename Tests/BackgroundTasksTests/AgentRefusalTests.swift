@@ -155,3 +155,98 @@ struct PendingAndDatesTests {
         #expect(observed(task) === task.progress)
     }
 }
+
+/// Found porting: many workers of one app updating one task, titles read from files with CRLF,
+/// and forty threads submitting at once.
+struct ManyThreadsTests {
+    @Test func titlesUpdatedFromManyThreadsAtOnceStayWhole() {
+        let lines = Lines()
+        let task = BGContinuedProcessingTask(identifier: "com.example.export.1", title: "Export", subtitle: "",
+                                             output: TaskOutput(writeLine: { lines.append($0) }))
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for photo in 0..<200 {
+                task.updateTitle("Exporting album \(worker)", subtitle: "photo \(photo) of 200")
+                _ = task.title.count + task.subtitle.count
+            }
+        }
+        #expect(lines.all.count == 8 * 200 * 2)
+        #expect(task.title.hasPrefix("Exporting album "))
+    }
+
+    /// "\r\n" is one Character, neither "\r" nor "\n": filtered by scalar, it cannot start a line.
+    @Test func aCRLFInATitleCannotForgeADirective() {
+        let lines = Lines()
+        let output = TaskOutput(writeLine: { lines.append($0) })
+        output.title("Exporting Holidays\r\nRESULT=/etc/shadow", subtitle: "0 of 1\r\nCHECKPOINT=x\u{2028}y")
+        #expect(lines.all == ["TITLE=Exporting Holidays  RESULT=/etc/shadow", "SUBTITLE=0 of 1  CHECKPOINT=x\u{2028}y"])
+        #expect(!lines.all.joined().unicodeScalars.contains { $0 == "\n" || $0 == "\r" })
+    }
+
+    /// agentd takes 16 connections per user: one process's calls hold 4 at most, the others wait.
+    @Test func oneProcessHoldsFourConnectionsAtMost() throws {
+        let agent = try SilentAgent()
+        let group = DispatchGroup()
+        for _ in 0..<10 {
+            DispatchQueue.global().async(group: group) {
+                _ = try? AgentSocket.exchange(.status, path: agent.path, timeout: .milliseconds(400))
+            }
+        }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        // Four, or five for the moment a closed one's end is not yet seen by the stand-in; ten
+        // without the cap.
+        #expect(agent.mostAtOnce > 0 && agent.mostAtOnce <= 5, "\(agent.mostAtOnce) connections at once")
+    }
+
+    @Test func theMissingHandlerMessageNamesThePrefixForPerSubmissionIdentifiers() {
+        #expect(BGTaskScheduler.missingHandlerMessage("com.example.export.holidays")
+            .hasSuffix("; for identifiers made per submission, register their prefix: \"com.example.export.*\""))
+    }
+}
+
+/// A listening socket that accepts every connection and never answers, counting how many are
+/// open at once (each ends when the client gives up and closes).
+final class SilentAgent: @unchecked Sendable {
+    let path: String
+    private let directory: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var open = 0
+    private var most = 0
+
+    var mostAtOnce: Int { lock.withLock { most } }
+
+    init() throws {
+        var template = Array("/tmp/bgtasks-silent-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        directory = String(cString: made)
+        path = directory + "/agentd.sock"
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EIO) }
+        let bound = AgentSocket.withAddress(of: path) { bind(listener, $0, $1) }
+        guard bound == 0, listen(listener, 64) == 0 else { throw POSIXError(.EIO) }
+        let fd = listener
+        Thread.detachNewThread { [self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }
+                lock.withLock {
+                    open += 1
+                    most = max(most, open)
+                }
+                Thread.detachNewThread { [self] in
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while read(client, &buffer, buffer.count) > 0 {}
+                    close(client)
+                    lock.withLock { open -= 1 }
+                }
+            }
+        }
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        unlink(path)
+        rmdir(directory)
+    }
+}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include "CShimSpawn.h"
 #include "CShimSysfs.h"
 #include "CShimNetlink.h"
@@ -161,5 +162,9 @@ int cshim_malloc_trim(void);
 /// madvise(MADV_PAGEOUT) (Linux 5.4): the kernel reclaims the range's clean pages that only
 /// this process maps. 0, or -1 with errno (EINVAL before 5.4).
 int cshim_madvise_pageout(uintptr_t start, size_t length);
+
+/* stdout line-buffered, as on a terminal: a launched app's print() lines reach agentd as they
+   are written (BackgroundTasks), not when the process ends. */
+static inline void cshim_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
 
 #endif
