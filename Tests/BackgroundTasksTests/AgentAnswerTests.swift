@@ -95,14 +95,7 @@ final class OneAnswerAgent: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(answer: String?) throws {
-        var template = Array("/tmp/bgtasks-answer-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        directory = String(cString: made)
-        path = directory + "/agentd.sock"
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EIO) }
-        let bound = AgentSocket.withAddress(of: path) { bind(listener, $0, $1) }
-        guard bound == 0, listen(listener, 1) == 0 else { throw POSIXError(.EIO) }
+        (directory, path, listener) = try StandInSocket.listen(prefix: "bgtasks-answer", backlog: 1)
         let fd = listener
         Thread.detachNewThread { [self] in
             defer { done.signal() }
@@ -127,5 +120,20 @@ final class OneAnswerAgent: @unchecked Sendable {
         close(listener)
         unlink(path)
         rmdir(directory)
+    }
+}
+
+/// A listening Unix socket in a directory of its own, for the stand-in agents.
+enum StandInSocket {
+    static func listen(prefix: String, backlog: Int32) throws -> (directory: String, path: String, listener: Int32) {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        let directory = String(cString: made)
+        let path = directory + "/agentd.sock"
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EIO) }
+        let bound = AgentSocket.withAddress(of: path) { bind(listener, $0, $1) }
+        guard bound == 0, Glibc.listen(listener, backlog) == 0 else { throw POSIXError(.EIO) }
+        return (directory, path, listener)
     }
 }

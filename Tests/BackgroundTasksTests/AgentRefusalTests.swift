@@ -216,14 +216,7 @@ final class SilentAgent: @unchecked Sendable {
     var mostAtOnce: Int { lock.withLock { most } }
 
     init() throws {
-        var template = Array("/tmp/bgtasks-silent-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        directory = String(cString: made)
-        path = directory + "/agentd.sock"
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw POSIXError(.EIO) }
-        let bound = AgentSocket.withAddress(of: path) { bind(listener, $0, $1) }
-        guard bound == 0, listen(listener, 64) == 0 else { throw POSIXError(.EIO) }
+        (directory, path, listener) = try StandInSocket.listen(prefix: "bgtasks-silent", backlog: 64)
         let fd = listener
         Thread.detachNewThread { [self] in
             while true {
