@@ -351,7 +351,8 @@ public final class ClientConnection {
         var line = original.contains(0x0A) ? original.map { $0 == 0x0A ? 0x20 : $0 } : original
         line.append(0x0A)
         if isAnswer && line.count > outputBudget {
-            enqueueRefusal(.responseTooLarge(size: line.count, limit: outputBudget))
+            enqueueRefusal(.responseTooLarge(size: line.count, limit: outputBudget,
+                                             privilegedLimit: isPrivileged ? nil : limits.maxPrivilegedPendingOutput))
             return
         }
         if isAnswer && !isPrivileged, let server, !server.totalOutputAllows(line.count) {

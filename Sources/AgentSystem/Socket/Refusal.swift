@@ -47,9 +47,14 @@ public struct Refusal: Sendable, Equatable {
                        message: "agentd is serving the \(limit) connections it allows for this peer; try again in a few seconds\(cure)")
     }
 
-    static func responseTooLarge(size: Int, limit: Int) -> Refusal {
-        Refusal(kind: .responseTooLarge,
-                message: "the answer (\(size) bytes) exceeds the \(limit / 1024) KiB agentd sends to one client at a time; ask for less (agentctl history pages through long histories with --limit N)")
+    /// `privilegedLimit`: what root and group agentd may be sent, when this client is neither
+    /// (`list` and `status` of thousands of jobs have no smaller form to ask for).
+    static func responseTooLarge(size: Int, limit: Int, privilegedLimit: Int? = nil) -> Refusal {
+        let larger = privilegedLimit.map {
+            "; root and group agentd are sent up to \($0 / 1024 / 1024) MiB: run it with sudo, or as a member of group agentd"
+        } ?? ""
+        return Refusal(kind: .responseTooLarge,
+                       message: "the answer (\(size) bytes) exceeds the \(limit / 1024) KiB agentd sends to one client at a time; ask for less (agentctl history pages through long histories with --limit N)\(larger)")
     }
 
     static func busyReading(limit: Int) -> Refusal {

@@ -65,6 +65,9 @@ struct SocketLimitTests {
         let refusal = try #require(client.lines.first)
         #expect(refusal.hasPrefix(#"{"error":{"code":"unavailable","message":"the answer (204801 bytes) exceeds the 64 KiB"#))
         #expect(refusal.contains("agentctl history pages through long histories with --limit N"))
+        // `list` of thousands of jobs has no smaller form: who is sent more, and how to be them.
+        #expect(refusal.contains("root and group agentd are sent up to 4 MiB: run it with sudo, or as a member of group agentd"),
+                "\(refusal)")
         #expect(client.lines.last == "echo:small")
         #expect(server.pendingOutputTotal == 0)
         server.close()
