@@ -5,9 +5,6 @@ import AgentProtocol
 /// `request` and `cancel-request` (DESIGN §4, §8): a refresh or processing identifier's
 /// pending request with its own earliest begin and requirements, and its withdrawal.
 extension ControlHandler {
-    /// 9999-12-31T23:59:59Z, the latest instant RFC 3339 writes, in Unix seconds.
-    static let latestInstant: Double = 253_402_300_799
-
     func requestRun(_ target: String, _ options: RunRequestOptions) -> ControlResponse {
         let job: JobDefinition
         // A dynamic identifier (`com.example.feed.news` under a manifest's `com.example.feed.*`)
@@ -34,7 +31,7 @@ extension ControlHandler {
         }
         // The legacy numeric form takes any number; a time past what RFC 3339 can write (year
         // 9999) could be neither shown nor answered, and is refused like one that is no time.
-        if let earliest = options.earliestBegin, !earliest.isFinite || abs(earliest) > Self.latestInstant {
+        if let earliest = options.earliestBegin, !RFC3339.writableSeconds.contains(earliest) {
             return .failure(.badRequest, "request: earliestBegin is not a time between the years 1 and 9999 "
                 + "(an RFC 3339 instant such as 2026-12-01T09:00:00.000Z, or agentctl request --earliest +2h)")
         }

@@ -374,13 +374,14 @@ final class StateWriter {
         handOverQueue(retrying: true)
     }
 
-    // MARK: a WAL removed behind the agent's back
+    // MARK: a WAL or state.db removed behind the agent's back
 
-    /// Asks the writer whether `state.db-wal` on disk is still the WAL the connection writes
-    /// (it checks after each commit by itself; this is for the state directory's watch, which
-    /// saw the name go). When it is not, the writer checkpoints what the open WAL holds into
-    /// `state.db` and reopens the database, so a new WAL exists on disk and a crash that follows
-    /// loses nothing (issue 28 item 12); `walRepaired` says so.
+    /// Asks the writer whether `state.db` and `state.db-wal` on disk are still the files the
+    /// connection writes (it checks after each commit by itself; this is for the state
+    /// directory's watches, which saw a name go). When the WAL is not, the writer checkpoints
+    /// what it holds into `state.db` and reopens the database (issue 28 item 12); when `state.db`
+    /// is not, it writes the open database as a new one first. Either way a crash that follows
+    /// loses nothing; `walRepaired` says so.
     func checkWAL() {
         guard databaseOpen else { return }
         _ = commits.submit(.checkWAL)

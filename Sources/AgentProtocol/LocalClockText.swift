@@ -32,7 +32,7 @@ public enum LocalClockText {
 
     /// Held to years 1…9999: a stored time past them is shown at the edge, never a trap.
     static func held(_ seconds: Double) -> Double {
-        seconds.isFinite ? min(max(seconds, -62_135_596_800), 253_402_300_799) : 0
+        seconds.isFinite ? seconds.clamped(to: RFC3339.writableSeconds) : 0
     }
 
     private static func local(_ seconds: Double) -> tm {
@@ -50,4 +50,8 @@ public enum LocalClockText {
     private static func twoDigits(_ value: Int32) -> String {
         value < 10 ? "0\(value)" : "\(value)"
     }
+}
+
+private extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
 }

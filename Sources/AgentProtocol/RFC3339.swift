@@ -7,6 +7,10 @@ import AgentCore
 public enum RFC3339 {
     private static let millisecondsPerDay: Int64 = 86_400_000
 
+    /// Unix seconds of 0001-01-01T00:00:00Z through 9999-12-31T23:59:59Z: the instants a request
+    /// may name and people are shown (a time past them could be neither written nor read back).
+    public static let writableSeconds: ClosedRange<Double> = -62_135_596_800...253_402_300_799
+
     /// `2026-12-01T08:00:00.123Z` for milliseconds since the Unix epoch.
     public static func text(milliseconds: Int64) -> String {
         let days = CivilDateTime.floorDivide(milliseconds, millisecondsPerDay)

@@ -43,7 +43,8 @@ enum AgentSocket {
 
     /// Exchanges in flight from this process at most: agentd takes 16 connections per user, and
     /// an app's many threads calling at once must not take them all (and be refused by itself).
-    static let inFlight = DispatchSemaphore(value: 4)
+    static let mostInFlight = 4
+    static let inFlight = DispatchSemaphore(value: mostInFlight)
 
     static func exchange(_ request: ControlRequest, path: String = AgentSocket.path(),
                          timeout: Duration = AgentSocket.answerTimeout) throws -> ControlResponse {
@@ -51,7 +52,7 @@ enum AgentSocket {
         let (seconds, attoseconds) = timeout.components
         let slot = DispatchTime.now() + .milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
         guard inFlight.wait(timeout: slot) == .success else {
-            throw BGTaskScheduler.Error(.unavailable, "this process had \(4) calls to agentd at \(path) in flight for "
+            throw BGTaskScheduler.Error(.unavailable, "this process had \(mostInFlight) calls to agentd at \(path) in flight for "
                 + "\(timeout) and none ended (agentd may be stuck: agentctl status says whether it answers)")
         }
         defer { inFlight.signal() }

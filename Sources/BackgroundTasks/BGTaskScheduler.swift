@@ -155,16 +155,14 @@ public final class BGTaskScheduler: @unchecked Sendable {
         return .request(target: taskRequest.identifier, options)
     }
 
-    /// The latest instant an RFC 3339 time can say (9999-12-31T23:59:59Z): a later
-    /// `earliestBeginDate` (`Date.distantFuture`, or a date far past it) means "not before then".
-    static let latestEarliestBegin: Double = 253_402_300_799
-
     /// Unix seconds of `date`, held within what the protocol's instants can carry; nil for no
     /// date at all (NaN).
     static func earliestBegin(_ date: Date) -> Double? {
         let seconds = date.timeIntervalSince1970
         guard !seconds.isNaN else { return nil }
-        return min(max(seconds, 0), latestEarliestBegin)
+        // Past the latest instant a request can name (9999-12-31T23:59:59Z), "not before then"
+        // is that instant.
+        return min(max(seconds, 0), RFC3339.writableSeconds.upperBound)
     }
 
     /// Withdraws the identifier's pending request (or queued submissions); a live run goes on.

@@ -103,7 +103,7 @@ enum ConvertCommand {
     /// Why `existing` (the file at `path`) must not be replaced by `job`, or nil when it is the
     /// same job converted again.
     static func overwriteProblem(_ existing: String, _ job: ConvertedJob, path: String) -> String? {
-        let header = "# jobs.d/\(job.fileName): converted by agentctl convert from "
+        let header = ConvertedJob.header(job.fileName)
         let firstLine = existing.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         guard firstLine.hasPrefix(header) else {
             return "not written: \(path) is there already, and agentctl convert did not write it; move it away, or give another --output-dir"

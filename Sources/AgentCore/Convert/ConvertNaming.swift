@@ -20,11 +20,11 @@ public enum ConvertNaming {
         var taken = Set(jobs.map(\.fileName))
         for (name, indices) in byName.sorted(by: { $0.key < $1.key }) where Set(indices.map { jobs[$0].text }).count > 1 {
             for index in indices {
-                let stem = String(name.dropLast(".job".count))
-                var qualified = stem + "-" + qualifier(of: jobs[index].sources.first ?? "")
+                let named = String(name.dropLast(".job".count)) + "-" + qualifier(of: jobs[index].sources.first ?? "")
+                var qualified = named
                 var number = 2
                 while taken.contains(qualified + ".job") {
-                    qualified = stem + "-" + qualifier(of: jobs[index].sources.first ?? "") + "-\(number)"
+                    qualified = named + "-\(number)"
                     number += 1
                 }
                 taken.insert(qualified + ".job")

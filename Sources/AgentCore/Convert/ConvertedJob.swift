@@ -32,11 +32,17 @@ public struct ConvertedJob: Sendable, Hashable {
     /// resume; agentd would expire it before the sleep (`expired(sleep)`), a dpkg midway too.
     mutating func sleepsWithTheMachine() { set("OnSleep", "freeze") }
 
+    /// The start of a converted job file's first line, before its sources: how `convert`
+    /// knows a file in its output directory as one it wrote.
+    public static func header(_ fileName: String) -> String {
+        "# jobs.d/\(fileName): converted by agentctl convert from "
+    }
+
     /// The job file's text (systemd syntax: comments only at the start of a line).
     public var text: String {
         let from = sources.count > 2 ? sources.dropLast().joined(separator: ", ") + " and " + (sources.last ?? "")
             : sources.joined(separator: " and ")
-        var lines = ["# jobs.d/\(fileName): converted by agentctl convert from " + from]
+        var lines = [Self.header(fileName) + from]
         if let description { lines.append("# " + description) }
         for note in notes { lines.append("# " + note) }
         lines.append("[Job]")

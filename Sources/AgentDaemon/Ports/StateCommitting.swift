@@ -53,7 +53,8 @@ enum StateJobOutcome: Sendable {
     case walRepair(WALRepair)
 }
 
-/// What the writer found and did when `state.db-wal` was not the open WAL (issue 28 item 12).
+/// What the writer found and did when `state.db-wal` (issue 28 item 12) or `state.db` itself was
+/// not the open file any more.
 enum WALRepair: Sendable {
     /// It is: nothing to do.
     case intact
@@ -185,8 +186,9 @@ final class StateJobRunner: @unchecked Sendable {
         return outcomes
     }
 
-    /// Whether `state.db-wal` is still the WAL the connection writes; when not, what it holds is
-    /// checkpointed into `state.db` and the connection reopened (a new WAL on disk).
+    /// Whether `state.db` and `state.db-wal` are still the files the connection writes. A
+    /// `state.db` gone is written again from the open database; a WAL gone has what it holds
+    /// checkpointed into `state.db`, and the connection is reopened (a new WAL on disk).
     private func checkWAL() -> WALRepair? {
         database.locked {
             if !database.databaseFileIsAttached() {
