@@ -183,18 +183,28 @@ struct ManyThreadsTests {
     }
 
     /// agentd takes 16 connections per user: one process's calls hold 4 at most, the others wait.
+    /// The stand-in ends each connection itself, so its count has no lag: while it holds four,
+    /// a fifth never arrives; each one it lets go lets the next waiting call in.
     @Test func oneProcessHoldsFourConnectionsAtMost() throws {
-        let agent = try SilentAgent()
+        let agent = try HoldingAgent()
         let group = DispatchGroup()
         for _ in 0..<10 {
-            DispatchQueue.global().async(group: group) {
-                _ = try? AgentSocket.exchange(.status, path: agent.path, timeout: .milliseconds(400))
+            group.enter()
+            // A thread each, as an app's workers: the global queue may not start ten at once.
+            Thread.detachNewThread {
+                _ = try? AgentSocket.exchange(.status, path: agent.path, timeout: .seconds(30))
+                group.leave()
             }
         }
+        #expect(agent.waitUntilHolding(4, within: .seconds(20)))
+        // Ten without the cap: the other six would connect at once.
+        #expect(!agent.waitUntilHolding(5, within: .milliseconds(300)))
+        for released in 0..<10 {
+            #expect(agent.waitUntilHolding(min(4, 10 - released), within: .seconds(20)))
+            agent.letOneGo()
+        }
         #expect(group.wait(timeout: .now() + 30) == .success)
-        // Four, or five for the moment a closed one's end is not yet seen by the stand-in; ten
-        // without the cap.
-        #expect(agent.mostAtOnce > 0 && agent.mostAtOnce <= 5, "\(agent.mostAtOnce) connections at once")
+        #expect(agent.mostAtOnce == 4)
     }
 
     @Test func theMissingHandlerMessageNamesThePrefixForPerSubmissionIdentifiers() {
@@ -203,42 +213,55 @@ struct ManyThreadsTests {
     }
 }
 
-/// A listening socket that accepts every connection and never answers, counting how many are
-/// open at once (each ends when the client gives up and closes).
-final class SilentAgent: @unchecked Sendable {
+/// A listening socket that accepts every connection and holds it unanswered until the test
+/// lets it go, counting how many it holds at once.
+final class HoldingAgent: @unchecked Sendable {
     let path: String
     private let directory: String
     private let listener: Int32
-    private let lock = NSLock()
-    private var open = 0
+    private let changed = NSCondition()
+    private var held: [Int32] = []
     private var most = 0
 
-    var mostAtOnce: Int { lock.withLock { most } }
+    var mostAtOnce: Int { changed.withLock { most } }
 
     init() throws {
-        (directory, path, listener) = try StandInSocket.listen(prefix: "bgtasks-silent", backlog: 64)
+        (directory, path, listener) = try StandInSocket.listen(prefix: "bgtasks-holding", backlog: 64)
         let fd = listener
         Thread.detachNewThread { [self] in
             while true {
                 let client = accept(fd, nil, nil)
                 guard client >= 0 else { return }
-                lock.withLock {
-                    open += 1
-                    most = max(most, open)
-                }
-                Thread.detachNewThread { [self] in
-                    var buffer = [UInt8](repeating: 0, count: 4096)
-                    while read(client, &buffer, buffer.count) > 0 {}
-                    close(client)
-                    lock.withLock { open -= 1 }
+                changed.withLock {
+                    held.append(client)
+                    most = max(most, held.count)
+                    changed.broadcast()
                 }
             }
         }
     }
 
+    func waitUntilHolding(_ count: Int, within timeout: Duration) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: Double(timeout.components.seconds)
+            + Double(timeout.components.attoseconds) / 1e18)
+        return changed.withLock {
+            while held.count < count {
+                guard changed.wait(until: deadline) else { return held.count >= count }
+            }
+            return true
+        }
+    }
+
+    /// Closes the oldest held connection: its call ends without an answer and frees its slot.
+    func letOneGo() {
+        let client: Int32? = changed.withLock { held.isEmpty ? nil : held.removeFirst() }
+        if let client { close(client) }
+    }
+
     deinit {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        changed.withLock { held.forEach { close($0) } }
         unlink(path)
         rmdir(directory)
     }
