@@ -208,6 +208,13 @@ int cshim_spawn_session(pid_t *pid, const char *path, char *const argv[], char *
     return rc;
 }
 int cshim_pipe_cloexec_nonblock(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
+int cshim_open_for_writing(int fd) {
+    if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+        fcntl(fd, F_SETLEASE, F_UNLCK);
+        return 0;
+    }
+    return errno == EAGAIN ? 1 : -1;
+}
 
 int cshim_start_writeback(int fd) { return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE); }
 int cshim_set_nonblocking(int fd) {

@@ -38,9 +38,10 @@ protocol ConfigWatchHost {
     mutating func removeWatch(_ wd: Int32, directoryPath: String)
     /// Forgets a watch the kernel has already dropped (it sent `IN_IGNORED`).
     mutating func forgetDroppedWatch(_ wd: Int32, directoryPath: String)
-    /// Whether an entry that was just created is complete although no `IN_CLOSE_WRITE` may
-    /// follow: a symlink, a hard link, a file linked in from `O_TMPFILE`, a FIFO.
-    func createdEntryIsComplete(path: String) -> Bool
+    /// Whether an entry that was just created (or one waited for) can be read now: no
+    /// `IN_CLOSE_WRITE` under its name follows a symlink, a hard link, a FIFO or a file linked
+    /// in from `O_TMPFILE`.
+    func createdEntry(path: String) -> CreatedEntry
     /// The device and inode of the directory at `path` (following symbolic links), or nil when
     /// there is no directory there. Comparing it with the watched one shows a replaced directory.
     func directoryIdentity(path: String) -> DirectoryIdentity?
@@ -85,6 +86,20 @@ struct ConfigWatchTranslator {
     private var rootReturned = false
     /// Check every watch against the file system when the burst ends (overflow, SIGHUP).
     private var verifyRequested = false
+    /// Files created while their writer still had them open, by path relative to the config
+    /// directory, with how many more quiet seconds to wait for the writer before reading them
+    /// anyway. A writer that opened the file by name closes it with `IN_CLOSE_WRITE` under
+    /// that name; one that linked it in from `O_TMPFILE` closes under a made-up name (`#INODE`),
+    /// so any close in the config directories has them looked at again.
+    private var awaitingWriters: [String: Int] = [:]
+    private var writersCheckRequested = false
+    /// How many quiet seconds a file still held open by its writer waits before it is read
+    /// anyway, as it was before writers were waited for.
+    static let writerPatienceSeconds = 10
+
+    /// Whether some created file waits for its writer to close it; the watcher thread then
+    /// wakes once a second to look again.
+    var awaitsWriters: Bool { !awaitingWriters.isEmpty }
 
     init(configDirectory: String) {
         self.configDirectory = configDirectory
@@ -210,6 +225,7 @@ struct ConfigWatchTranslator {
         }
         // An event without a name is about the watched directory itself (its own chmod).
         guard !name.isEmpty else { return }
+        if mask & InotifyMask.closeWrite != 0, !awaitingWriters.isEmpty { writersCheckRequested = true }
 
         switch directory {
         case .root:
@@ -234,6 +250,7 @@ struct ConfigWatchTranslator {
     mutating func finishBatch<Host: ConfigWatchHost>(
         into batch: inout ConfigWatchBatch, host: inout Host
     ) {
+        if writersCheckRequested { checkAwaitedWriters(into: &batch, host: host, aSecondPassed: false) }
         let rearm = pendingRearm
         pendingRearm.removeAll()
         if rootReturned || verifyRequested {
@@ -345,18 +362,58 @@ struct ConfigWatchTranslator {
         }
     }
 
-    private func fileEvent<Host: ConfigWatchHost>(
+    /// A second passed with no event while files wait for their writers: look at them again,
+    /// and read those that waited long enough.
+    mutating func checkWritersAfterAQuietSecond<Host: ConfigWatchHost>(
+        into batch: inout ConfigWatchBatch, host: Host
+    ) {
+        checkAwaitedWriters(into: &batch, host: host, aSecondPassed: true)
+    }
+
+    /// Reports each awaited file its writer has closed (or that waited out its patience), and
+    /// forgets those that are gone or no longer files.
+    private mutating func checkAwaitedWriters<Host: ConfigWatchHost>(
+        into batch: inout ConfigWatchBatch, host: Host, aSecondPassed: Bool
+    ) {
+        writersCheckRequested = false
+        for (relativePath, patience) in awaitingWriters.sorted(by: { $0.key < $1.key }) {
+            switch host.createdEntry(path: configDirectory + "/" + relativePath) {
+            case .complete:
+                awaitingWriters[relativePath] = nil
+                batch.add(.changed(relativePath: relativePath))
+            case .nothing:
+                awaitingWriters[relativePath] = nil
+            case .beingWritten:
+                guard aSecondPassed else { continue }
+                if patience > 1 {
+                    awaitingWriters[relativePath] = patience - 1
+                } else {
+                    awaitingWriters[relativePath] = nil
+                    batch.add(.changed(relativePath: relativePath))
+                }
+            }
+        }
+    }
+
+    private mutating func fileEvent<Host: ConfigWatchHost>(
         relativePath: String, mask: UInt32, into batch: inout ConfigWatchBatch, host: Host
     ) {
+        // Any later event of the file's own decides for it: closed, renamed, removed, chmod.
+        if mask & InotifyMask.create == 0 { awaitingWriters[relativePath] = nil }
         if mask & (InotifyMask.delete | InotifyMask.movedFrom) != 0 {
             batch.add(.removed(relativePath: relativePath))
         } else if mask & (InotifyMask.closeWrite | InotifyMask.movedTo | InotifyMask.attrib) != 0 {
             batch.add(.changed(relativePath: relativePath))
         } else if mask & InotifyMask.create != 0 {
-            // A file created by open(2) is still being written; its IN_CLOSE_WRITE follows and
-            // reports it complete. Reading it now would parse half a file.
-            if host.createdEntryIsComplete(path: configDirectory + "/" + relativePath) {
+            // A file its writer still holds open is half a file: it is read once closed.
+            switch host.createdEntry(path: configDirectory + "/" + relativePath) {
+            case .complete:
+                awaitingWriters[relativePath] = nil
                 batch.add(.changed(relativePath: relativePath))
+            case .beingWritten:
+                awaitingWriters[relativePath] = Self.writerPatienceSeconds
+            case .nothing:
+                awaitingWriters[relativePath] = nil
             }
         }
     }

@@ -77,6 +77,11 @@ public final class ConfigWatcher: Sendable {
             throw ConfigWatcherError(
                 "a config watcher is already running in this process (libinotifytools allows one)")
         }
+        // Whether a new file's writer still holds it is asked with a lease given back at once
+        // (`InotifyToolsSession.heldOpenForWriting`); a writer opening it in between breaks the
+        // lease with SIGIO, whose default would end the process. Nothing here uses SIGIO, and
+        // every plugin starts with default dispositions.
+        _ = try? SignalSource.ignore(SIGIO)
         var session: InotifyToolsSession?
         do {
             let opened = try InotifyToolsSession.open(ignoring: LeftoverNameFilter.pattern)
@@ -169,14 +174,17 @@ final class ConfigWatchThread {
             var batch = ConfigWatchBatch()
             // While the config directory is missing, look for it once a second as well: its
             // parent may not be watchable, or it is a symlink whose target comes back.
+            // While a new file's writer still holds it, look again each quiet second too.
             let searching = translator.rootLost
-            switch session.next(timeoutSeconds: searching ? 1 : -1) {
+            let awaiting = translator.awaitsWriters
+            switch session.next(timeoutSeconds: searching || awaiting ? 1 : -1) {
             case .event(let event):
                 failures = 0
                 take(event, into: &batch, host: &host)
             case .empty:
-                if searching {
-                    translator.requestVerification()
+                if searching || awaiting {
+                    if searching { translator.requestVerification() }
+                    if awaiting { translator.checkWritersAfterAQuietSecond(into: &batch, host: host) }
                     break
                 }
                 // A blocking read does not come back empty-handed; should the library ever do

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CInotifyTools
+import CShim
 import Glibc
 
 /// The one handle on libinotifytools' state, which is process-global: a single inotify
@@ -147,23 +148,38 @@ final class InotifyToolsSession: ConfigWatchHost {
         }
     }
 
-    func createdEntryIsComplete(path: String) -> Bool {
+    func createdEntry(path: String) -> CreatedEntry {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return false }
+        guard lstat(path, &info) == 0 else { return .nothing }
         switch info.st_mode & S_IFMT {
-        case S_IFLNK:
-            return true
         case S_IFREG:
-            // A second link or content already there: made by link(2), linkat(2) from an
-            // O_TMPFILE, or a copy that is nearly done. An empty file with one link is being
-            // written by someone who will close it.
-            return info.st_nlink > 1 || info.st_size > 0
+            switch Self.heldOpenForWriting(path: path) {
+            case .some(true): return .beingWritten
+            case .some(false): return .complete
+            case nil:
+                // No lease to ask with (a file system without them): content or a second link
+                // means a copy nearly done or link(2); an empty file is still being written.
+                return info.st_nlink > 1 || info.st_size > 0 ? .complete : .beingWritten
+            }
         case S_IFDIR:
-            return false
+            return .nothing
         default:
-            // A FIFO, socket or device made in place (mkfifo): nobody will close-write it, and
-            // reading it is refused without blocking, so report it now.
-            return true
+            // A symlink, or a FIFO, socket or device made in place (mkfifo): nobody will
+            // close-write it, and reading it is refused without blocking, so report it now.
+            return .complete
+        }
+    }
+
+    /// Whether some process has the file open for writing, asked with a read lease (refused
+    /// while a writer holds the file); nil when the file system or the file cannot say.
+    static func heldOpenForWriting(path: String) -> Bool? {
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        switch cshim_open_for_writing(fd) {
+        case 0: return false
+        case 1: return true
+        default: return nil
         }
     }
 

@@ -81,6 +81,11 @@ int cshim_pipe_cloexec_nonblock(int fds[2]);
 /// SYNC_FILE_RANGE_WRITE over the whole file). 0 or -1 with errno.
 int cshim_start_writeback(int fd);
 int cshim_set_nonblocking(int fd);
+/// Whether some process has the file open for writing: 1 yes, 0 no, -1 cannot tell (errno).
+/// fd must be open read-only. A read lease is refused while a writer holds the file; one
+/// granted is given back at once. The caller owns the file or has CAP_LEASE, and ignores
+/// SIGIO (a writer opening in between breaks the lease with it).
+int cshim_open_for_writing(int fd);
 
 // wait status macros
 int cshim_wifexited(int status);

@@ -56,6 +56,11 @@ enum ConfigFS {
         try writeAll(fd, &copy, path: path)
     }
 
+    static func writeAll(_ fd: Int32, _ text: String, path: String) throws {
+        var bytes = Array(text.utf8)
+        try writeAll(fd, &bytes, path: path)
+    }
+
     private static func writeAll(_ fd: Int32, _ bytes: inout [UInt8], path: String) throws {
         var offset = 0
         while offset < bytes.count {

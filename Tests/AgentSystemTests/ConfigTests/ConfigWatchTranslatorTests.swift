@@ -29,7 +29,7 @@ struct ConfigWatchTranslatorTests {
         mutating func forgetDroppedWatch(_ wd: Int32, directoryPath: String) {
             log.append("forget \(directoryPath) \(wd)")
         }
-        func createdEntryIsComplete(path: String) -> Bool { completeEntries.contains(path) }
+        func createdEntry(path: String) -> CreatedEntry { completeEntries.contains(path) ? .complete : .beingWritten }
         /// Inode numbers by path: a test replaces a directory by giving it a new one.
         var inodes: [String: UInt64] = [:]
         func directoryIdentity(path: String) -> DirectoryIdentity? {
@@ -111,6 +111,41 @@ struct ConfigWatchTranslatorTests {
         var translator = try armed(&host)
         let events = burst(&translator, &host, [(3, m.create, "being-written.job"), (3, m.create, "linked.job")])
         #expect(events == [.changed(relativePath: "jobs.d/linked.job")])
+    }
+
+    /// A writer that linked its file in from O_TMPFILE closes it under a made-up name.
+    @Test func aFileHeldByItsWriterIsReadWhenACloseInTheConfigFindsItClosed() throws {
+        var host = fullHost()
+        var translator = try armed(&host)
+        #expect(burst(&translator, &host, [(3, m.create, "held.job")]).isEmpty)
+        #expect(translator.awaitsWriters)
+        #expect(burst(&translator, &host, [(3, m.closeWrite, "#16253051")]) == [.changed(relativePath: "jobs.d/#16253051")])
+        host.completeEntries = ["/cfg/jobs.d/held.job"]
+        #expect(burst(&translator, &host, [(3, m.closeWrite, "#16253051")]).contains(.changed(relativePath: "jobs.d/held.job")))
+        #expect(!translator.awaitsWriters)
+    }
+
+    @Test func aFileItsWriterClosesIsReportedOnceByItsOwnClose() throws {
+        var host = fullHost()
+        var translator = try armed(&host)
+        let events = burst(&translator, &host, [(3, m.create, "typed.job"), (3, m.closeWrite, "typed.job")])
+        #expect(events == [.changed(relativePath: "jobs.d/typed.job")])
+        #expect(!translator.awaitsWriters)
+    }
+
+    @Test func aFileItsWriterNeverClosesIsReadAfterTenQuietSeconds() throws {
+        var host = fullHost()
+        var translator = try armed(&host)
+        _ = burst(&translator, &host, [(3, m.create, "log.job")])
+        var quiet: [[ConfigWatchEvent]] = []
+        for _ in 0..<ConfigWatchTranslator.writerPatienceSeconds {
+            var batch = ConfigWatchBatch()
+            translator.checkWritersAfterAQuietSecond(into: &batch, host: host)
+            quiet.append(batch.events)
+        }
+        #expect(quiet.dropLast().allSatisfy { $0.isEmpty })
+        #expect(quiet.last == [.changed(relativePath: "jobs.d/log.job")])
+        #expect(!translator.awaitsWriters)
     }
 
     @Test func repeatedEventsInABurstAreCoalescedButTheLastWordStays() throws {

@@ -118,6 +118,42 @@ struct ConfigWatcherTests {
         #expect(seen != nil)
     }
 
+    /// A program that creates a job file and writes it in pieces (a script's several `echo`s,
+    /// a slow copy) has it read once, whole, when it closes it. A second file written after
+    /// the first piece shows how far the watcher got: events come in order.
+    @Test func aFileWrittenInPiecesIsReadOnlyOnceItsWriterClosesIt() throws {
+        let start = watch.mark()
+        let fd = open(watch.path("jobs.d/pieces.job"), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        #expect(fd >= 0)
+        try ConfigFS.writeAll(fd, "[Job]\nIdentifier=local.pieces\n", path: "pieces.job")
+        try ConfigFS.write(watch.path("jobs.d/after-pieces.job"))
+        let first = watch.wait(for: changed("jobs.d/after-pieces.job"), since: start)
+        #expect(first != nil)
+        #expect(first?.contains(changed("jobs.d/pieces.job")) == false)
+        try ConfigFS.writeAll(fd, "Exec=/bin/true\n", path: "pieces.job")
+        close(fd)
+        #expect(watch.wait(for: changed("jobs.d/pieces.job"), since: start) != nil)
+    }
+
+    /// A writer that links its file in from O_TMPFILE and only then closes it: the close is
+    /// reported under a made-up name (`#INODE`), and the file is read then.
+    @Test func aFileLinkedInBeforeItsWriterClosesItIsReadWhenClosed() throws {
+        let start = watch.mark()
+        let tmpfile: Int32 = 0o20_000_000 | O_DIRECTORY  // O_TMPFILE, which Glibc's module lacks
+        let fd = open(watch.path("jobs.d"), tmpfile | O_WRONLY | O_CLOEXEC, 0o644)
+        #expect(fd >= 0)
+        try ConfigFS.writeAll(fd, "[Job]\nIdentifier=local.linked-in\n", path: "O_TMPFILE")
+        #expect(linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, watch.path("jobs.d/linked-in.job"),
+                       AT_SYMLINK_FOLLOW) == 0)
+        try ConfigFS.write(watch.path("jobs.d/after-linked-in.job"))
+        let first = watch.wait(for: changed("jobs.d/after-linked-in.job"), since: start)
+        #expect(first != nil)
+        #expect(first?.contains(changed("jobs.d/linked-in.job")) == false)
+        try ConfigFS.writeAll(fd, "Exec=/bin/true\n", path: "O_TMPFILE")
+        close(fd)
+        #expect(watch.wait(for: changed("jobs.d/linked-in.job"), since: start) != nil)
+    }
+
     @Test func filesInSubdirectoriesOfJobsDAreNotConfig() throws {
         let start = watch.mark()
         try ConfigFS.makeDirectory(watch.path("jobs.d/nested"))
