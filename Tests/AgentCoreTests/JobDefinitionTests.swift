@@ -107,6 +107,24 @@ struct JobDefinitionTests {
         ])
     }
 
+    /// systemd accepts a timer that never elapses and stays silent; here the file says so.
+    /// (`*-02-30`, a day no month has, is already an error.)
+    @Test(arguments: ["2100-02-29", "Mon 2026-12-08", "2101..2103-02-29 04:00"])
+    func aScheduleThatMatchesNoDateIsAWarningAtItsLine(_ schedule: String) throws {
+        let result = parseJob(jobText("com.example.test", "Schedule=\(schedule)\n"))
+        #expect(try #require(result.value).schedule != nil)
+        #expect(printed(result.diagnostics) == [
+            "jobs.d/test.job:4: warning: Schedule: \"\(schedule)\" matches no date (agentctl calendar says \"never\"), "
+                + "so it starts nothing: the job runs only when requested, triggered or run; check the day of the "
+                + "month, weekday and year",
+        ])
+    }
+
+    @Test(arguments: ["*-02-29", "Tue 2026-12-08", "*-*~01", "Mon *-02-29 00:00"])
+    func aScheduleThatMatchesSomeDateIsNotWarned(_ schedule: String) throws {
+        #expect(parseJob(jobText("com.example.test", "Schedule=\(schedule)\n")).diagnostics.isEmpty)
+    }
+
     @Test func unknownKeysAndSectionsAreWarningsWithLineNumbers() throws {
         let result = parseJob("[Job]\nIdentifier=com.example.test\nIntervall=1h\nExec=/usr/lib/agentd/plugins/t\nkind=refresh\n[Timer]\nOnCalendar=daily\n")
         #expect(result.value != nil)

@@ -33,6 +33,12 @@ public struct CalendarEvent: Sendable, Hashable, CustomStringConvertible {
     /// years named, the search ends after the last of them (the parser allows up to 2199).
     static let searchYears: Int64 = 400
 
+    /// Whether the event matches any date at all, from 1970 on (`*-02-30`, `2100-02-29` and
+    /// `Mon 2026-12-08` match none). Matching is of wall-clock dates, so any zone answers.
+    public var matchesSomeDate: Bool {
+        nextMatch(after: SchedulerTime(seconds: -3 * 86_400), in: FixedUTCOffset.utc) != nil
+    }
+
     /// The first instant strictly after `after` at which the event matches, in its own zone or
     /// else in the local time `rule` defines; nil when it never matches again (a past year, a
     /// date no weekday fits).

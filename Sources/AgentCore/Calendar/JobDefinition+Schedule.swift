@@ -12,6 +12,12 @@ extension JobDefinition {
                 input.reader.warning(assignment.line, "Schedule: ignored for Kind=continued, which starts "
                     + "only through agentctl submit")
             case .success(let event):
+                if !event.matchesSomeDate {
+                    // systemd accepts such a timer and never fires it; say so where it is written.
+                    input.reader.warning(assignment.line, "Schedule: \(TextBytes.quoted(assignment.value)) matches no date "
+                        + "(agentctl calendar says \"never\"), so it starts nothing: the job runs only when "
+                        + "requested, triggered or run; check the day of the month, weekday and year")
+                }
                 input.definition.schedule = event
                 // A drop-in's default Interval=1d would hold a daily slot back past the next
                 // one once a run is late: with Schedule= it has no interval unless it names one.
