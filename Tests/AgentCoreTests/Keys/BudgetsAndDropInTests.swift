@@ -58,6 +58,27 @@ struct BudgetsAndDropInTests {
         ])
     }
 
+    @Test func checkWarnsWhenAChainNamesNoJobAgentdRuns() {
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/local.manifest",
+                                   "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=processing\nDailyBudget=infinity\n"),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/fetch.job", jobText("local.fetch", "OnSuccess=local.procces\nOnFailure=local.report\n")),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/process.job", jobText("local.process", "")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/report.job", jobText("local.report", "")), facts: FakeFacts())
+        // Not permitted: no manifest lists other.*.
+        _ = registry.update(source("jobs.d/clean.job", jobText("local.clean", "OnSuccess=other.x\n")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/x.job", jobText("other.x", "")), facts: FakeFacts())
+        #expect(printed(ChainTargetCheck.warnings(registry)) == [
+            "jobs.d/clean.job: warning: OnSuccess=other.x: no job agentd runs has that identifier, so a success "
+                + "launches nothing; add a job with Identifier=other.x or remove the line",
+            "jobs.d/fetch.job: warning: OnSuccess=local.procces: no job agentd runs has that identifier (did you mean "
+                + "local.process?), so a success "
+                + "launches nothing; add a job with Identifier=local.procces or remove the line",
+        ])
+    }
+
     @Test func anUnlimitedManifestNeverWarns() {
         var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
         _ = registry.update(source("manifests.d/local.manifest",
