@@ -161,8 +161,8 @@ import Testing
     }
 
     @Test func historyWithNoRunsSaysHowToStartOne() {
-        #expect(RunCommands.render([], context: Fixture.context()) == "No runs yet (agentctl run ID starts one now).")
-        #expect(RunCommands.noRuns("local.norun", StartRange()) == "No runs yet (agentctl run local.norun starts one now).")
+        #expect(RunCommands.render([], context: Fixture.context()) == "No runs yet (agentctl run ID starts one now; a continued job starts with agentctl submit ID).")
+        #expect(RunCommands.noRuns("local.norun", StartRange()) == "No runs yet (agentctl run local.norun starts one now; a continued job starts with agentctl submit local.norun).")
     }
 
     @Test func check() {

@@ -42,7 +42,8 @@ import Testing
             #expect(refused.stderr.contains("local.export is a continued job: a person starts it with agentctl submit local.export"),
                     "\(command): \(refused.stderr)")
         }
-        #expect(try agent.ctl("history", "local.export").stdout == "No runs yet (agentctl run local.export starts one now).\n")
+        #expect(try agent.ctl("history", "local.export").stdout == "No runs yet (agentctl run local.export starts one now; "
+            + "a continued job starts with agentctl submit local.export).\n")
     }
 
     /// docs/json.md: with `DailyBudget=infinity`, `leftLaunchCount` is Int64.max, however many

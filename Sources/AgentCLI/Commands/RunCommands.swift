@@ -96,15 +96,15 @@ enum RunCommands {
     /// would start: the hint names it).
     static func noRuns(_ target: String?, _ range: StartRange) -> String {
         if range != StartRange() { return noRunsInRange }
-        return "No runs yet (agentctl run \(target ?? "ID") starts one now)."
+        // Without asking the agent for the kind: `run` refuses a continued job.
+        let id = target ?? "ID"
+        return "No runs yet (agentctl run \(id) starts one now; a continued job starts with agentctl submit \(id))."
     }
 
     /// Runs newest first: when they started (`2 h ago`, `12:05`), how long they took, and how they
     /// ended, coloured by outcome; `verbose`: each row followed by what the run said.
     static func render(_ runs: [RunRecord], context: CommandContext, verbose: Bool = false) -> String {
-        guard !runs.isEmpty else {
-            return "No runs yet (agentctl run ID starts one now)."
-        }
+        guard !runs.isEmpty else { return noRuns(nil, StartRange()) }
         let nowMilliseconds = context.clock.now()
         let rows = runs.map { run -> [Table.Cell] in
             let duration = HumanTime.duration(milliseconds: (run.endedAt ?? nowMilliseconds) - run.startedAt)
