@@ -42,6 +42,8 @@ final class ConfigFollower: JobCatalogue {
 
     var registry: ConfigRegistry { loader.registry }
 
+    var directoryWarnings: [ConfigDiagnostic] { loader.directoryWarnings() }
+
     var watchStatus: ConfigWatchStatus? {
         guard let health = watcher?.health else { return nil }
         return ConfigWatchStatus(watching: health.watchedDirectories, missing: health.missing)

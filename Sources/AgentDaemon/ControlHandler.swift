@@ -494,7 +494,7 @@ struct ControlHandler {
             configDirectory: about.options.configDirectory,
             stateDirectory: about.options.stateDirectory, socketPath: about.options.socketPath,
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
-            diagnostics: registry.diagnostics, stateError: state.problem,
+            diagnostics: catalogue.directoryWarnings + registry.diagnostics, stateError: state.problem,
             running: runs.summaries(), pending: pendingSummaries(limit: 100, from: summary.work),
             pendingCount: summary.total,
             paused: scheduling.scheduler.isPaused,

@@ -8,6 +8,8 @@ protocol JobCatalogue: AnyObject {
     var registry: ConfigRegistry { get }
     /// The config watcher's health, for `status`; nil before the watcher started.
     var watchStatus: ConfigWatchStatus? { get }
+    /// Warnings about the config directories themselves (others may write to them), as now.
+    var directoryWarnings: [ConfigDiagnostic] { get }
     /// Read from `registry` unless a catalogue keeps its jobs another way (daemon scripts).
     var settings: AgentSettings { get }
     var registeredDefinitions: [JobDefinition] { get }
@@ -20,6 +22,9 @@ protocol JobCatalogue: AnyObject {
 
 extension JobCatalogue {
     var settings: AgentSettings { registry.settings }
+
+    /// Catalogues without directories of their own (daemon scripts) have nothing to say of them.
+    var directoryWarnings: [ConfigDiagnostic] { [] }
 
     /// Catalogues without a watcher have nothing waiting.
     func readPendingScript(for id: Identifier) {}

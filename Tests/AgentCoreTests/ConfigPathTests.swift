@@ -104,3 +104,29 @@ struct OwnershipRuleTests {
         #expect(message == "is group-writable; run chmod g-w '/etc/agent d/it'\\''s'")
     }
 }
+
+struct ConfigDirectoryRuleTests {
+    static let user = ConfigContext(agentUID: 1000, agentUserName: "alice", privileged: false)
+    static let root = ConfigContext(agentUID: 0, agentUserName: "root", privileged: true)
+
+    static let warned: [(UInt32, UInt32, ConfigContext, String)] = [
+        (0, 0o40775, root, "is group-writable, so others can remove or rename the files in it; run chmod g-w /etc/agentd/jobs.d"),
+        (0, 0o40777, root, "is group- and world-writable, so others can remove or rename the files in it; run chmod go-w /etc/agentd/jobs.d"),
+        (1001, 0o40755, root, "is owned by uid 1001, who can remove or rename the files in it; run chown root /etc/agentd/jobs.d"),
+        (1001, 0o40755, user, "is owned by uid 1001, who can remove or rename the files in it; run chown alice /etc/agentd/jobs.d"),
+    ]
+
+    @Test(arguments: warned)
+    func aDirectoryOthersMayChangeIsAWarning(_ owner: UInt32, _ mode: UInt32, _ context: ConfigContext, _ message: String) {
+        let warning = ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: owner, mode: mode),
+                                                  absolutePath: "/etc/agentd/jobs.d", context: context)
+        #expect(warning == ConfigDiagnostic(path: "/etc/agentd/jobs.d", severity: .warning, message: message))
+    }
+
+    /// The sticky bit keeps others to their own files, which the agent refuses anyway.
+    @Test(arguments: [(UInt32(0), UInt32(0o40755)), (0, 0o41777), (1000, 0o40700)])
+    func aDirectoryOnlyRootOrTheAgentCanChangeIsFine(_ owner: UInt32, _ mode: UInt32) {
+        #expect(ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: owner, mode: mode),
+                                            absolutePath: "/etc/agentd/jobs.d", context: Self.user) == nil)
+    }
+}

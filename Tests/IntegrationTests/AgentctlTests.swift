@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import Glibc
 import Testing
 
 /// agentctl against a real agent, and without one.
@@ -91,6 +92,26 @@ import Testing
         try sandbox.write("jobs.d/good.job", sandbox.jobFile("good"))
         let result = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    /// Others who may write to jobs.d can take a job away: check and status say so, and the
+    /// sticky bit (as /tmp has) is enough.
+    @Test func aJobsDirectoryOthersMayWriteToIsWarnedInCheckAndStatus() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/good.job", sandbox.jobFile("good"))
+        let jobs = sandbox.configDirectory + "/jobs.d"
+        #expect(chmod(jobs, 0o777) == 0)
+        let warning = "\(jobs): warning: is group- and world-writable, so others can remove or rename the files in it; "
+            + "run chmod go-w \(jobs)"
+        let check = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains(warning), "\(check.stdout)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("status").stdout.contains(warning))
+        #expect(chmod(jobs, 0o1777) == 0)
+        #expect(try !agent.ctl("status").stdout.contains("jobs.d: warning"))
+        let sticky = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(sticky.stdout.contains("0 errors, 0 warnings"), "\(sticky.stdout)")
     }
 
     @Test func aUsageErrorExitsTwoAndPointsAtHelp() throws {

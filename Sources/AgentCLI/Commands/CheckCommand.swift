@@ -51,7 +51,7 @@ enum CheckCommand {
             _ = loader.loadAll()
             let registry = loader.registry
             let report = CheckReport(directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,
-                                     diagnostics: registry.diagnostics + BudgetCheck.warnings(registry)
+                                     diagnostics: loader.directoryWarnings() + registry.diagnostics + BudgetCheck.warnings(registry)
                                          + ChainTargetCheck.warnings(registry))
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(report))

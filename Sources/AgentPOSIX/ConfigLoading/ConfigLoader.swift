@@ -65,6 +65,17 @@ public struct ConfigLoader {
         return missing
     }
 
+    /// Warnings about the config directories themselves, as they are now: one others may write
+    /// to can lose its files (`ConfigDirectoryRule`).
+    public func directoryWarnings() -> [ConfigDiagnostic] {
+        [configDirectory, configDirectory + "/manifests.d", configDirectory + "/jobs.d"].compactMap { path in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            return ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: info.st_uid, mode: info.st_mode, groupID: info.st_gid),
+                                               absolutePath: path, context: registry.context)
+        }
+    }
+
     /// The config directory a relative path lies in: `""`, `manifests.d` or `jobs.d`.
     static func directory(of relativePath: String) -> String {
         guard let slash = relativePath.firstIndex(of: "/") else { return "" }
