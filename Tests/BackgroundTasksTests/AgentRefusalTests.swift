@@ -219,25 +219,52 @@ final class HoldingAgent: @unchecked Sendable {
     let path: String
     private let directory: String
     private let listener: Int32
+    // The accept thread holds only this, so the agent's deinit runs and removes its directory.
+    private let connections = HeldConnections()
+
+    var mostAtOnce: Int { connections.mostAtOnce }
+
+    init() throws {
+        (directory, path, listener) = try StandInSocket.listen(prefix: "bgtasks-holding", backlog: 64)
+        let fd = listener
+        let connections = self.connections
+        Thread.detachNewThread {
+            while true {
+                let client = accept(fd, nil, nil)
+                guard client >= 0 else { return }
+                connections.hold(client)
+            }
+        }
+    }
+
+    func waitUntilHolding(_ count: Int, within timeout: Duration) -> Bool {
+        connections.waitUntilHolding(count, within: timeout)
+    }
+
+    /// Closes the oldest held connection: its call ends without an answer and frees its slot.
+    func letOneGo() { connections.letOneGo() }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        connections.closeAll()
+        unlink(path)
+        rmdir(directory)
+    }
+}
+
+private final class HeldConnections: @unchecked Sendable {
     private let changed = NSCondition()
     private var held: [Int32] = []
     private var most = 0
 
     var mostAtOnce: Int { changed.withLock { most } }
 
-    init() throws {
-        (directory, path, listener) = try StandInSocket.listen(prefix: "bgtasks-holding", backlog: 64)
-        let fd = listener
-        Thread.detachNewThread { [self] in
-            while true {
-                let client = accept(fd, nil, nil)
-                guard client >= 0 else { return }
-                changed.withLock {
-                    held.append(client)
-                    most = max(most, held.count)
-                    changed.broadcast()
-                }
-            }
+    func hold(_ client: Int32) {
+        changed.withLock {
+            held.append(client)
+            most = max(most, held.count)
+            changed.broadcast()
         }
     }
 
@@ -252,17 +279,15 @@ final class HoldingAgent: @unchecked Sendable {
         }
     }
 
-    /// Closes the oldest held connection: its call ends without an answer and frees its slot.
     func letOneGo() {
         let client: Int32? = changed.withLock { held.isEmpty ? nil : held.removeFirst() }
         if let client { close(client) }
     }
 
-    deinit {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        changed.withLock { held.forEach { close($0) } }
-        unlink(path)
-        rmdir(directory)
+    func closeAll() {
+        changed.withLock {
+            held.forEach { close($0) }
+            held.removeAll()
+        }
     }
 }
