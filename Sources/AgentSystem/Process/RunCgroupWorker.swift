@@ -138,6 +138,7 @@ public final class RunCgroupWorker: Sendable {
 
     private func run() {
         var busy: [(removal: CgroupRemoval, attempts: Int)] = []
+        var probes = (unified: Self.unifiedFiles, pids: Self.pidsGroupFiles)
         while true {
             let step = shared.withLock { shared -> CgroupWorkPlan.Step in
                 let step = shared.plan.next(now: cshim_monotonic_ns())
@@ -151,7 +152,7 @@ public final class RunCgroupWorker: Sendable {
             }
             switch step {
             case .make(let number):
-                let made = make(number)
+                let made = make(number, probing: &probes)
                 shared.withLock { $0.plan.made(number, made) }
             case .remove(let removals):
                 busy += Self.removeNow(removals).map { ($0, 1) }
@@ -179,18 +180,20 @@ public final class RunCgroupWorker: Sendable {
 
     /// Makes run `number`'s directories and looks their files up. One that exists is not the
     /// worker's (the loop made it for a run that could not wait): it is not in what is returned.
-    private func make(_ number: UInt64) -> MadeRunCgroups {
+    /// `probing` narrows to the files the first directory had: every sibling has the same ones
+    /// (the parent's controllers decide), and a lookup in cgroupfs costs as much as the mkdir.
+    private func make(_ number: UInt64, probing: inout (unified: [String], pids: [String])) -> MadeRunCgroups {
         let name = layout.name(number)
         var made = MadeRunCgroups()
         if let parent = layout.unifiedParent {
             let path = parent + "/" + name
             guard mkdir(path, 0o755) == 0 else { return made }
             made.unified = path
-            Self.lookUp(Self.unifiedFiles, in: path)
+            probing.unified = Self.lookUp(probing.unified, in: path)
         }
         if let parent = layout.pidsParent, mkdir(parent + "/" + name, 0o755) == 0 {
             made.pidsGroup = parent + "/" + name
-            Self.lookUp(Self.pidsGroupFiles, in: parent + "/" + name)
+            probing.pids = Self.lookUp(probing.pids, in: parent + "/" + name)
         }
         return made
     }
@@ -203,8 +206,10 @@ public final class RunCgroupWorker: Sendable {
 
     /// Looks each file up once, so the loop's `open` finds it in the dentry cache: a first
     /// lookup in a new cgroup waits for the hierarchy's lock behind this thread's mkdir/rmdir.
-    private static func lookUp(_ files: [String], in directory: String) {
-        for file in files { _ = access(directory + "/" + file, F_OK) }
+    /// Returns those that exist. (A controller enabled later goes unprobed: its files' first
+    /// open is slower, nothing else.)
+    private static func lookUp(_ files: [String], in directory: String) -> [String] {
+        files.filter { access(directory + "/" + $0, F_OK) == 0 }
     }
 
     /// Removes each directory; returns those still busy.
