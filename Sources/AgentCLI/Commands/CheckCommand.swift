@@ -52,7 +52,9 @@ enum CheckCommand {
             let registry = loader.registry
             let report = CheckReport(directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,
                                      diagnostics: loader.directoryWarnings() + registry.diagnostics + BudgetCheck.warnings(registry)
-                                         + ChainTargetCheck.warnings(registry))
+                                         + ChainTargetCheck.warnings(registry)
+                                         + PastScheduleCheck.warnings(registry, now: SchedulerTime(seconds: Double(context.now)),
+                                                                      rule: DisplayZoneRule(zone: context.clock.zone)))
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(report))
             } else {

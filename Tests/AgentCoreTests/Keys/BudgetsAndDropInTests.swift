@@ -79,6 +79,34 @@ struct BudgetsAndDropInTests {
         ])
     }
 
+    @Test func checkWarnsOfAScheduleWhoseEveryDateIsPast() {
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/local.manifest",
+                                   "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=processing\nDailyBudget=infinity\n"),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/once.job", jobText("local.once", "Schedule=2020-01-01\n")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/years.job", jobText("local.years", "Schedule=2025..2026-*-01 04:00\n")),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/daily.job", jobText("local.daily", "Schedule=daily\n")), facts: FakeFacts())
+        // 2026-12-07 12:00 UTC: the years' last date, 2026-12-01 04:00, is past; ten days
+        // earlier it was not.
+        let now = SchedulerTime(seconds: 1_796_644_800)
+        #expect(printed(PastScheduleCheck.warnings(registry, now: now, rule: FixedUTCOffset.utc)) == [
+            "jobs.d/once.job: warning: Schedule=2020-01-01: every date it names is past, so it starts "
+                + "nothing again: the job runs only when requested, triggered or run; give a date to come "
+                + "(agentctl calendar shows when an expression next elapses)",
+            "jobs.d/years.job: warning: Schedule=2025..2026-*-01 04:00: every date it names is past, so it "
+                + "starts nothing again: the job runs only when requested, triggered or run; give a date to come "
+                + "(agentctl calendar shows when an expression next elapses)",
+        ])
+        let before = SchedulerTime(seconds: 1_796_644_800 - 10 * 86_400)
+        #expect(printed(PastScheduleCheck.warnings(registry, now: before, rule: FixedUTCOffset.utc)) == [
+            "jobs.d/once.job: warning: Schedule=2020-01-01: every date it names is past, so it starts "
+                + "nothing again: the job runs only when requested, triggered or run; give a date to come "
+                + "(agentctl calendar shows when an expression next elapses)",
+        ])
+    }
+
     @Test func anUnlimitedManifestNeverWarns() {
         var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
         _ = registry.update(source("manifests.d/local.manifest",
