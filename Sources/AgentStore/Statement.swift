@@ -30,7 +30,7 @@ public final class Statement {
             case nil: rc = sqlite3_bind_null(handle, index)
             case .integer(let number)?: rc = sqlite3_bind_int64(handle, index, number)
             case .real(let number)?: rc = sqlite3_bind_double(handle, index, number)
-            case .text(let text)?: rc = sqlite3_bind_text(handle, index, text, -1, transient)
+            case .text(let text)?: rc = Self.bind(text, to: handle, at: index)
             }
             guard rc == SQLITE_OK else { throw database.error("bind", rc) }
         }
@@ -66,7 +66,20 @@ public final class Statement {
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     public func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
-        return String(cString: pointer)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// Text is bound with its length, not up to its first NUL: a plugin's output line may hold
+    /// one, and what follows it (the rest of a log tail) must not be lost.
+    private static func bind(_ text: String, to handle: OpaquePointer, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                return sqlite3_bind_text(handle, index, "", 0, transient)
+            }
+            return sqlite3_bind_text64(handle, index, base, sqlite3_uint64(bytes.count), transient, UInt8(SQLITE_UTF8))
+        }
     }
 }
 

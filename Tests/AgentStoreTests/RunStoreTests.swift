@@ -106,3 +106,17 @@ private func withStore(_ body: (RunStore, String) throws -> Void) throws {
         #expect(try store.unfinishedRuns().isEmpty)
     }
 }
+
+@Test func aNULInAPluginsOutputLosesNothingAfterIt() throws {
+    try withStore { store, _ in
+        try store.insert(StoredRun(runID: "r000001", identifier: "local.a", kind: .processing,
+                                   reason: .manual, startedAt: 1_000))
+        let ended = StoredRun(runID: "r000001", identifier: "local.a", kind: .processing, reason: .manual,
+                              startedAt: 1_000, endedAt: 2_000, stopReason: .success, exitStatus: 0,
+                              title: "ti\u{0}tle", logTail: "three\nfour\u{0}NUL\nfive\nsix")
+        try store.finish(ended)
+        let run = try #require(try store.run("r000001"))
+        #expect(run.logTail == ["three", "four\u{0}NUL", "five", "six"])
+        #expect(run.title == "ti\u{0}tle")
+    }
+}
