@@ -167,6 +167,12 @@ public struct RunLifecycle: Sendable {
     }
 
     private mutating func freeze(_ reason: String, now: Duration) -> [RunAction] {
+        // Frozen already: what holds it changed (battery low, then thermal); status shows the
+        // reason that holds it now, and its clocks stay stopped from the first freeze.
+        if pause != nil, canAct, stop == nil {
+            pause?.reason = reason
+            return []
+        }
         guard isRunning else { return [] }
         pause = Pause(reason: reason, since: now)
         runtime?.pause(at: now)

@@ -13,6 +13,9 @@ struct CountedRun: Sendable, Hashable {
     /// whose kind changes keeps its live runs: after continued → refresh it may have several,
     /// none of them launched one at a time.
     var oneAtATime = false
+    /// What the request it was launched for asked for on top of the job's keys: lost
+    /// mid-run, it expires the run as the job's own `Requires…=` would.
+    var requirements = RequestRequirements()
 }
 
 /// Live runs, for `MaxConcurrent=` (all kinds) and "one run at a time" per refresh/processing

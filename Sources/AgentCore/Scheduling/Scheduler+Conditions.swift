@@ -50,13 +50,15 @@ extension Scheduler {
     mutating func applyRunPolicy(now: SchedulerTime) {
         let onBattery = !conditions.power.externalPower
         for (run, counted) in live.startedRuns.sorted(by: Self.leastProgressFirst) {
-            guard let job = jobs[counted.job]?.definition else {
+            guard let registered = jobs[counted.job]?.definition else {
                 // A run whose job was removed still must not run into the suspend.
                 if conditions.sleeping, frozen[run] == nil, !expiring.contains(run) {
                     expire(run, counted, .sleep, because: .sleep, now: now)
                 }
                 continue
             }
+            // A run started for a request needs what the request asked for, too.
+            let job = counted.requirements.isEmpty ? registered : counted.requirements.adding(to: registered)
             let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now)
             if let frozenRun = frozen[run] {
                 let presenceUnread = conditions.presence == .checking && frozenRun.hold.isUserPresence
@@ -75,6 +77,8 @@ extension Scheduler {
                     frozen[run]?.hold = lost
                     // MaxPause= counts from the resume, not from before the suspend.
                     if frozenRun.hold == .sleep { frozen[run]?.expiresAt = now + job.maxPause }
+                    // Still frozen, for another reason: status says which.
+                    output.append(.freeze(run, lost))
                 }
             } else if let lost, !expiring.contains(run) {
                 if lost == .sleep ? SleepPolicy.freezes(job) : job.onConditionLost == .pause {

@@ -147,6 +147,7 @@ extension Scheduler {
         }
         // A launch that serves a chain request, whatever its reason, hands on what chained it.
         let chainedInput = job.request.chainedInput
+        let requirements = job.request.requested?.requirements ?? RequestRequirements()
         job.request = PendingRequest()
         job.catchUp = nil
         job.announced = false
@@ -160,7 +161,8 @@ extension Scheduler {
         if candidate.reason == .triggered { lastTriggerLaunch[id] = now }
         budgets.spend(budgetAccount(job))
         let run = newRunID()
-        live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason, oneAtATime: true), as: run)
+        live.launched(CountedRun(identifier: id, job: id, reason: candidate.reason, oneAtATime: true,
+                                 requirements: requirements), as: run)
         note(id, .launched(candidate.reason), now: now)
         output.append(.launch(LaunchOrder(job: job.definition, reason: candidate.reason, run: run,
                                           chainedInput: chainedInput)))

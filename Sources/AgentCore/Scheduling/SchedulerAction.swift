@@ -18,7 +18,8 @@ public enum SchedulerAction: Sendable, Equatable {
     /// needed was lost, memory pressure, or a pause past `MaxPause=`.
     case expire(RunID, ExpiryReason)
     /// `OnConditionLost=pause`: freeze the run (cgroup.freeze, else SIGSTOP); its
-    /// `MaxRuntime=` and progress clocks stop until `.thaw`.
+    /// `MaxRuntime=` and progress clocks stop until `.thaw`. For a run frozen already: what
+    /// holds it now (status shows it; nothing else changes).
     case freeze(RunID, ConditionHold)
     /// Its conditions are back: thaw it.
     case thaw(RunID)

@@ -13,6 +13,8 @@ struct ShellRun {
     /// While frozen: how long it still had to run.
     var frozenRemaining: Duration?
     var frozen = false
+    /// What the last `.freeze` said holds it, while frozen.
+    var frozenBy: ConditionHold?
     var expiring = false
 }
 
@@ -184,11 +186,13 @@ struct ScriptShell {
                 }
                 runs[run]?.expiring = true
                 if expiredRunsEnd, runs[run] != nil { pendingEnds.append((run, .expired(reason))) }
-            case .freeze(let run, _):
-                if runs[run] == nil || runs[run]?.frozen == true {
-                    violations.append("\(context()): freeze \(format.run(run)), which is not live or already frozen")
+            case .freeze(let run, let hold):
+                // A frozen run may be told what holds it now, never the same hold twice.
+                if runs[run] == nil || runs[run]?.frozenBy == hold {
+                    violations.append("\(context()): freeze \(format.run(run)), which is not live or already frozen for that")
                 }
                 freeze(run)
+                runs[run]?.frozenBy = hold
             case .thaw(let run):
                 if runs[run]?.frozen != true { violations.append("\(context()): thaw \(format.run(run)), which is not frozen") }
                 thaw(run)
@@ -220,6 +224,7 @@ struct ScriptShell {
     private mutating func thaw(_ run: RunID) {
         guard var shellRun = runs[run], shellRun.frozen else { return }
         shellRun.frozen = false
+        shellRun.frozenBy = nil
         shellRun.endsAt = shellRun.frozenRemaining.map { now + $0 }
         shellRun.frozenRemaining = nil
         runs[run] = shellRun

@@ -79,6 +79,16 @@ private struct Run {
         #expect(run.at(.seconds(110), .deadlineReached) == [term, cont])
     }
 
+    @Test func aFrozenRunShowsTheReasonThatHoldsItNow() {
+        var run = Run(maxRuntime: .seconds(10))
+        run.start()
+        run.at(.seconds(4), .frozen(reason: "battery low (15%)"))
+        #expect(run.at(.seconds(6), .frozen(reason: "thermal serious")) == [], "already frozen")
+        #expect(run.lifecycle.pausedReason == "thermal serious")
+        #expect(run.at(.seconds(104), .thawed) == [.thaw, .setDeadline(1_800_000_110)],
+                "paused from the first freeze, not the second")
+    }
+
     /// `AGENTD_DEADLINE` is the SIGTERM time computed at spawn; a pause moves the real deadline,
     /// which status shows, but not the environment of a process already running.
     @Test func aPauseMovesTheDeadlineStatusShowsNotTheOneGivenAtSpawn() {
