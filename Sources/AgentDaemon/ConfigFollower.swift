@@ -44,6 +44,16 @@ final class ConfigFollower: JobCatalogue {
 
     var directoryWarnings: [ConfigDiagnostic] { loader.directoryWarnings() }
 
+    /// Worked out at the first `status` after a change, not at each change: 10,000 files
+    /// arrive in hundreds of batches, and each check walks every job.
+    var budgetWarnings: [ConfigDiagnostic] {
+        if let cached = budgetWarningsCache { return cached }
+        let warnings = BudgetCheck.warnings(registry)
+        budgetWarningsCache = warnings
+        return warnings
+    }
+    private var budgetWarningsCache: [ConfigDiagnostic]?
+
     var watchStatus: ConfigWatchStatus? {
         guard let health = watcher?.health else { return nil }
         return ConfigWatchStatus(watching: health.watchedDirectories, missing: health.missing)
@@ -266,7 +276,10 @@ final class ConfigFollower: JobCatalogue {
                 else { log.warning(diagnostic.description) }
             }
         }
-        if !changes.isEmpty { watchPluginsNamedInErrors() }
+        if !changes.isEmpty {
+            budgetWarningsCache = nil
+            watchPluginsNamedInErrors()
+        }
         onChanges?(changes)
     }
 

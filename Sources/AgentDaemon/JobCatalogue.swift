@@ -10,6 +10,8 @@ protocol JobCatalogue: AnyObject {
     var watchStatus: ConfigWatchStatus? { get }
     /// Warnings about the config directories themselves (others may write to them), as now.
     var directoryWarnings: [ConfigDiagnostic] { get }
+    /// Jobs that need more launches a day than their budget (DESIGN §3: check and status say so).
+    var budgetWarnings: [ConfigDiagnostic] { get }
     /// Read from `registry` unless a catalogue keeps its jobs another way (daemon scripts).
     var settings: AgentSettings { get }
     var registeredDefinitions: [JobDefinition] { get }
@@ -25,6 +27,8 @@ extension JobCatalogue {
 
     /// Catalogues without directories of their own (daemon scripts) have nothing to say of them.
     var directoryWarnings: [ConfigDiagnostic] { [] }
+
+    var budgetWarnings: [ConfigDiagnostic] { BudgetCheck.warnings(registry) }
 
     /// Catalogues without a watcher have nothing waiting.
     func readPendingScript(for id: Identifier) {}

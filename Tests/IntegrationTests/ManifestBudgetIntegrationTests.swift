@@ -19,6 +19,33 @@ import Testing
         "[Manifest]\nPermittedIdentifiers=com.example.photos.*\nBackgroundModes=refresh\nDailyBudget=\(budget)\n"
     }
 
+    @Test func statusWarnsOfAJobNeedingMoreLaunchesThanItsBudgetUntilTheBudgetIsRaised() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("agentd.conf", "[Agent]\nDailyBudget=3\n")
+        try sandbox.write("manifests.d/com.example.photos.manifest", photosManifest(budget: 2))
+        let quick = try sandbox.script("quick", "exit 0\n")
+        try sandbox.write("jobs.d/often.job", "[Job]\nIdentifier=com.example.photos.often\nKind=refresh\nInterval=10min\nExec=\(quick)\n")
+        try sandbox.write("jobs.d/tick.job", "[Job]\nIdentifier=local.tick\nKind=refresh\nInterval=1h\nExec=\(quick)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let photos = "jobs.d/often.job: warning: Interval=10min needs 144 launches a day; manifest com.example.photos allows 2"
+        let local = "jobs.d/tick.job: warning: Interval=1h needs 24 launches a day; agentd.conf's DailyBudget= (for manifest local) allows 3"
+        let first = try agent.ctl("status").stdout
+        #expect(first.contains(photos), "\(first)")
+        #expect(first.contains(local), "\(first)")
+        let diagnostics = (try json(try agent.ctl("status", "--json").stdout) as? [String: Any])?["diagnostics"] as? [[String: Any]]
+        #expect(diagnostics?.filter { $0["severity"] as? String == "warning" }.count == 2)
+
+        try sandbox.writeAtomically("manifests.d/com.example.photos.manifest", photosManifest(budget: 200))
+        try agent.waitForLog("budget of com.example.photos: DailyBudget=200 from now on")
+        let raised = try agent.ctl("status").stdout
+        #expect(!raised.contains(photos), "\(raised)")
+        #expect(raised.contains(local), "\(raised)")
+        try sandbox.writeAtomically("manifests.d/local.manifest",
+                                    "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=refresh\nDailyBudget=48\n")
+        try agent.waitForLog("budget of local: DailyBudget=48 from now on")
+        #expect(try !agent.ctl("status").stdout.contains("launches a day"))
+    }
+
     @Test func twoManifestsSpendTheirOwnBudgetsAndStatusShowsBoth() throws {
         let sandbox = try Sandbox()
         try sandbox.write("agentd.conf", "[Agent]\nDailyBudget=3\nTriggerSpacing=0\n")
