@@ -18,7 +18,8 @@ public struct LineSplitter: Sendable {
     /// Lines that were longer than ``maxLineBytes`` and emitted cut.
     public private(set) var truncatedLines: Int = 0
 
-    /// The start of a line whose `\n` has not arrived yet; never longer than `maxLineBytes`.
+    /// The start of a line whose `\n` has not arrived yet; never longer than `maxLineBytes` (one
+    /// more for a `\r` while its `\n` is being read).
     private var pending: [UInt8] = []
     /// True between cutting an overlong line and the `\n` that ends it.
     private var discarding = false
@@ -86,9 +87,12 @@ public struct LineSplitter: Sendable {
             }
             let segmentEnd = newline ?? end
             let segment = UnsafeBufferPointer(rebasing: bytes[start..<segmentEnd])
-            let room = maxLineBytes - pending.count
+            // A `\r` ending the line is not counted: it is dropped from it (DESIGN §5), so a line of
+            // `maxLineBytes` ending in `\r\n` is whole, not cut, even when its `\n` comes later.
+            let endsInCR = segment.last.map { $0 == 0x0D } ?? (pending.last == 0x0D)
+            let allowed = maxLineBytes + (endsInCR ? 1 : 0)
 
-            if segment.count <= room {
+            if pending.count + segment.count <= allowed {
                 if pending.isEmpty, newline != nil {
                     // The common case: the whole line is in this chunk, emit it in place.
                     lines += 1
@@ -111,8 +115,11 @@ public struct LineSplitter: Sendable {
                     try emit(cut, true)
                 } else {
                     reservePending()
-                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: segment[0..<room]))
-                    try pending.withUnsafeBufferPointer { try emit(Self.utf8Prefix($0), true) }
+                    let take = max(0, maxLineBytes - pending.count)
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: segment[0..<take]))
+                    try pending.withUnsafeBufferPointer { held in
+                        try emit(Self.utf8Prefix(UnsafeBufferPointer(rebasing: held[0..<maxLineBytes])), true)
+                    }
                     pending.removeAll(keepingCapacity: true)
                 }
                 if newline == nil { discarding = true }
@@ -124,7 +131,7 @@ public struct LineSplitter: Sendable {
     /// Reserves exactly one line's worth up front, so appends never grow the buffer
     /// geometrically past `maxLineBytes`.
     private mutating func reservePending() {
-        if pending.capacity < maxLineBytes { pending.reserveCapacity(maxLineBytes) }
+        if pending.capacity < maxLineBytes + 1 { pending.reserveCapacity(maxLineBytes + 1) }
     }
 
     /// Eight bytes at a time (a plugin may print millions of short lines): a word holds a `\n`

@@ -158,8 +158,9 @@ struct JobSchedule: Sendable {
                                      timeGate: .retry(earliest: retryAt)))
         }
         if let chainedAt = request.chainedAt {
+            // Later than its chaining only when TriggerSpacing= holds it (`chain(from:)`).
             consider(LaunchCandidate(eligibleAt: chainedAt, dueSince: chainedAt, reason: .chained,
-                                     timeGate: .interval(earliest: chainedAt)))
+                                     timeGate: .triggerSpacing(earliest: chainedAt)))
         }
         if let requested = request.requested {
             // Its own earliest begin: trigger spacing does not apply (the app chose the time).

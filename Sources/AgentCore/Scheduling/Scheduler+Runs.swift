@@ -73,7 +73,7 @@ extension Scheduler {
     /// the chained run is told which run ended how (`AGENTD_PREVIOUS_*`).
     mutating func chainOnFailure(from jobID: Identifier, _ run: RunID, _ stop: StopReason, now: SchedulerTime) {
         guard let next = jobs[jobID]?.definition.extra.onFailure else { return }
-        chain(from: jobID, to: next, key: "OnFailure",
+        chain(from: jobID, to: next, key: .onFailure,
               input: ChainedInput(previousRunID: run, previousResult: nil, previousStopReason: stop), now: now)
     }
 
@@ -81,18 +81,18 @@ extension Scheduler {
     /// but the interval. The chained run gets `input` (the latest run's, when two merge).
     mutating func chain(from jobID: Identifier, input: ChainedInput? = nil, now: SchedulerTime) {
         guard let next = jobs[jobID]?.definition.onSuccess else { return }
-        chain(from: jobID, to: next, key: "OnSuccess", input: input, now: now)
+        chain(from: jobID, to: next, key: .onSuccess, input: input, now: now)
     }
 
-    /// A pending `chained` request for `next`, named by `key` (`OnSuccess`, `OnFailure`) in logs.
-    mutating func chain(from jobID: Identifier, to next: Identifier, key: String, input: ChainedInput?,
+    /// A pending `chained` request for `next`, named by `key` in logs and the timeline.
+    mutating func chain(from jobID: Identifier, to next: Identifier, key: ChainKey, input: ChainedInput?,
                         now: SchedulerTime) {
         guard let target = jobs[next] else {
-            log("\(jobID): \(key)=\(next) is not a registered job; nothing chained")
+            log("\(jobID): \(key.rawValue)=\(next) is not a registered job; nothing chained")
             return
         }
         guard target.isDiscretionary else {
-            log("\(jobID): \(key)=\(next) is a continued job, which starts only through "
+            log("\(jobID): \(key.rawValue)=\(next) is a continued job, which starts only through "
                 + "agentctl submit; nothing chained")
             return
         }
@@ -105,7 +105,7 @@ extension Scheduler {
                 at = max(now, TriggerSpacing.spacingEnd(lastLaunch: last, spacing: spacing))
             }
             if at > now {
-                log("\(jobID): \(key)=\(next) was chained less than TriggerSpacing="
+                log("\(jobID): \(key.rawValue)=\(next) was chained less than TriggerSpacing="
                     + "\(TimeSpan.format(spacing)) ago; it waits \(TimeSpan.format(at.duration(since: now)))")
             }
             lastChainRequest[next] = at
@@ -114,7 +114,7 @@ extension Scheduler {
             dirty = true
         }
         jobs[next]?.request.chainedInput = input
-        note(next, .chainRequested(by: jobID), now: now)
+        note(next, .chainRequested(by: jobID, afterFailure: key == .onFailure), now: now)
         held(next, now: now)
         reschedule(next, now: now)
     }
@@ -131,4 +131,10 @@ extension Scheduler {
             deferred(id, .running, now: now)
         }
     }
+}
+
+/// The key that chains one job to another.
+enum ChainKey: String {
+    case onSuccess = "OnSuccess"
+    case onFailure = "OnFailure"
 }

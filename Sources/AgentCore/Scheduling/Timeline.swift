@@ -42,8 +42,8 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
     case refused(requestID: Int64, SubmitRefusal)
     /// `Retry=` after this many consecutive failures: a retry is pending until `at`.
     case retryScheduled(at: SchedulerTime, failures: Int)
-    /// `OnSuccess=` of `by` asked for a run.
-    case chainRequested(by: Identifier)
+    /// `OnSuccess=` (or, `afterFailure`, `OnFailure=`) of `by` asked for a run.
+    case chainRequested(by: Identifier, afterFailure: Bool)
     /// Overdue after downtime: one catch-up run at `at`, for `reason` (`catch-up` for a missed
     /// interval or slot; a request that fell due meanwhile keeps its own).
     case catchUpScheduled(at: SchedulerTime, for: RunReason)
@@ -81,7 +81,8 @@ public enum TimelineEvent: Sendable, Hashable, CustomStringConvertible {
         case .refused(let request, let why): "submission (request \(request)) refused: \(why)"
         case .retryScheduled(_, let failures):
             "retry scheduled after \(failures) consecutive failure\(failures == 1 ? "" : "s")"
-        case .chainRequested(let by): "chained: requested by \(by)'s success"
+        case .chainRequested(let by, let afterFailure):
+            "chained: requested by \(by)'s \(afterFailure ? "failure" : "success")"
         case .catchUpScheduled(_, .catchUp): "overdue after downtime: one catch-up run scheduled"
         case .catchUpScheduled(_, let reason):
             "overdue after downtime (\(reason.rawValue)): its run is spread with the catch-up runs"

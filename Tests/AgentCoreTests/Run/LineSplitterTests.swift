@@ -232,3 +232,16 @@ private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
         }
     }
 }
+
+@Test func aFullLengthLineEndingInCRLFIsWholeNotCut() {
+    let full = String(repeating: "a", count: 8)
+    // In one chunk, and with the `\r\n` arriving after the line has filled the buffer.
+    for chunks in [[bytes(full + "\r\n")], [bytes(full), bytes("\r\n")], [bytes(full + "\r"), bytes("\n")]] {
+        let (lines, splitter) = split(chunks, maxLineBytes: 8)
+        #expect(lines == [full + "\r"], "the reader drops the \\r")
+        #expect(splitter.truncatedLines == 0)
+    }
+    let (lines, splitter) = split([bytes(full + "b\r\n")], maxLineBytes: 8)
+    #expect(lines == [full])
+    #expect(splitter.truncatedLines == 1, "one byte too many besides the \\r")
+}
