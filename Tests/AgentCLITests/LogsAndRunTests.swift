@@ -76,6 +76,20 @@ import Testing
         #expect(throws: UsageError.self) { try parse(["history", "-vq"]) }
     }
 
+    @Test func anEarliestBeginThatIsPastSaysSo() throws {
+        let now = Double(Fixture.now)
+        #expect {
+            _ = try RequestCommands.requestOptions(try parse(["request", "local.x", "--earliest", "2026-11-01 08:00"]), now: now)
+        } throws: { error in
+            (error as? UsageError)?.message.hasPrefix("--earliest: \"2026-11-01 08:00\" is past and does not come again") == true
+        }
+        #expect {
+            _ = try RequestCommands.requestOptions(try parse(["request", "local.x", "--earliest", "soonish"]), now: now)
+        } throws: { error in
+            (error as? UsageError)?.message.hasPrefix("--earliest: \"soonish\" is neither +SPAN") == true
+        }
+    }
+
     /// systemd.time(7)'s timestamps, at the fixture's clock (Mon 2026-11-30 14:30 at UTC+01:00).
     @Test func sinceAndUntilTakeSystemdTimestamps() throws {
         let context = Fixture.context()
@@ -88,6 +102,12 @@ import Testing
         #expect(try since("yesterday") == (midnight - 86_400) * 1000)
         #expect(try since("-2h") == (now - 7200) * 1000)
         #expect(try since("2h ago") == (now - 7200) * 1000)
+        // Spans with spaces, as systemd-analyze timestamp takes them.
+        #expect(try since("2 min ago") == (now - 120) * 1000)
+        #expect(try since("1h 30min ago") == (now - 5400) * 1000)
+        #expect(try since("-2 min") == (now - 120) * 1000)
+        #expect(try since("+1h 30min") == (now + 5400) * 1000)
+        #expect(try since("1h 30min left") == (now + 5400) * 1000)
         #expect(try since("2026-11-30 10:00") == (midnight + 10 * 3600) * 1000)
         #expect(try since("2026-11-30 10:00 UTC") == (midnight + 11 * 3600) * 1000)
         #expect(try since("@1700000000") == 1_700_000_000_000)

@@ -44,6 +44,10 @@ enum RequestCommands {
         var options = RunRequestOptions()
         if let text = parsed.value("earliest") {
             guard let time = earliest(text, now: now) else {
+                if !text.hasPrefix("+"), case .success = CalendarEventParser.parse(text) {
+                    throw UsageError(message: "--earliest: \"\(text)\" is past and does not come again; give a time to come "
+                                        + "(+15min, 09:00, Mon 07:30, or a date ahead)", commandPath: ["request"])
+                }
                 throw UsageError(message: "--earliest: \"\(text)\" is neither +SPAN (+15min) nor a time (09:00, 2026-12-01 08:00)",
                                  commandPath: ["request"])
             }

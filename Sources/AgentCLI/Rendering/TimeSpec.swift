@@ -11,11 +11,7 @@ enum TimeSpec {
     static func parse(_ text: String, now: Int64, rule: some UTCOffsetRule) -> Int64? {
         var words = text.split(separator: " ").map(String.init)
         guard !words.isEmpty else { return nil }
-        if words.count == 1, let relative = relative(words[0], now: now) { return relative }
-        if words.count == 2, words[1] == "ago" || words[1] == "left", let span = TimeSpan.parse(words[0]) {
-            let seconds = span.components.seconds
-            return words[1] == "ago" ? now - seconds : now + seconds
-        }
+        if let relative = relative(words, now: now) { return relative }
         var utc = false
         if let last = words.last, TextBytesCompare.equalIgnoringCase(last, "UTC"), words.count > 1 {
             utc = true
@@ -76,11 +72,20 @@ enum TimeSpec {
         Int(((days % 7) + 7 + 3) % 7)
     }
 
-    static func relative(_ word: String, now: Int64) -> Int64? {
-        if word.hasPrefix("@"), let seconds = Int64(word.dropFirst()) { return seconds }
-        guard let sign = word.first, sign == "+" || sign == "-", let span = TimeSpan.parse(String(word.dropFirst())) else {
-            return nil
+    /// `@SECONDS`, `+SPAN`, `-SPAN`, `SPAN ago`, `SPAN left`; a span may have spaces in it, as
+    /// systemd's do (`-2 min`, `1h 30min ago`).
+    static func relative(_ words: [String], now: Int64) -> Int64? {
+        guard let first = words.first, let last = words.last else { return nil }
+        if words.count == 1, first.hasPrefix("@"), let seconds = Int64(first.dropFirst()) { return seconds }
+        if words.count > 1, last == "ago" || last == "left",
+           let span = TimeSpan.parse(words.dropLast().joined(separator: " "))
+        {
+            let seconds = span.components.seconds
+            return last == "ago" ? now - seconds : now + seconds
         }
+        guard let sign = first.first, sign == "+" || sign == "-",
+              let span = TimeSpan.parse(String(words.joined(separator: " ").dropFirst()).trimmingLeadingSpaces)
+        else { return nil }
         let seconds = span.components.seconds
         return sign == "+" ? now + seconds : now - seconds
     }
@@ -88,4 +93,8 @@ enum TimeSpec {
 
 enum TextBytesCompare {
     static func equalIgnoringCase(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+}
+
+private extension String {
+    var trimmingLeadingSpaces: String { String(drop { $0 == " " }) }
 }
