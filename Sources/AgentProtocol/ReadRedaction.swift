@@ -91,6 +91,7 @@ public struct ReadRedaction {
         copy.result = nil
         copy.checkpointGiven = nil
         copy.checkpointLeft = nil
+        copy.detailsHidden = true
         return copy
     }
 
@@ -135,6 +136,7 @@ public struct ReadRedaction {
             "completedUnitCount": .kept, "totalUnitCount": .kept, "title": .removed, "logTail": .removed,
             "statusText": .removed, "result": .removed, "truncatedLineCount": .kept,
             "invalidDirectiveCount": .kept, "checkpointGiven": .removed, "checkpointLeft": .removed,
+            "detailsHidden": .kept,
         ],
         "AgentEvent": [
             "sequence": .kept, "_time": .kept, "type": .kept, "identifier": .kept, "job": .kept, "runID": .kept,

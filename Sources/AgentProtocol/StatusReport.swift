@@ -175,6 +175,9 @@ public struct RunRecord: Codable, Sendable, Hashable {
     /// The checkpoint it started with (`AGENTD_CHECKPOINT`), and the one in force when it ended.
     public var checkpointGiven: String?
     public var checkpointLeft: String?
+    /// True when the reader may not see this job's details, which are left out (absent
+    /// otherwise): "said nothing" and "not shown to you" are told apart.
+    public var detailsHidden: Bool?
 
     public init(runID: String, identifier: String, kind: JobKind, reason: Reported<RunReason>, startedAt: Int64,
                 endedAt: Int64?, stopReason: Reported<StopReason>?, exitStatus: Int32?, signal: Int32?,

@@ -160,9 +160,14 @@ enum Fixture {
         RunRecord(runID: "r000044", identifier: "local.mirror", kind: .processing, reason: "simulated",
                   startedAt: nowMs - 2_400, endedAt: nil, stopReason: nil, exitStatus: nil, signal: nil,
                   progress: 1.0, title: "Mirroring", logTail: []),
-        RunRecord(runID: "r000041", identifier: "local.tidy-tmp", kind: .processing, reason: "interval",
-                  startedAt: nowMs - 42_000, endedAt: nowMs - 41_600, stopReason: "success", exitStatus: 0, signal: nil,
-                  progress: nil, title: nil, logTail: []),
+        {
+            // As a reader who may not see its details gets it.
+            var run = RunRecord(runID: "r000041", identifier: "local.tidy-tmp", kind: .processing, reason: "interval",
+                                startedAt: nowMs - 42_000, endedAt: nowMs - 41_600, stopReason: "success", exitStatus: 0,
+                                signal: nil, progress: nil, title: nil, logTail: [])
+            run.detailsHidden = true
+            return run
+        }(),
         RunRecord(runID: "r000040", identifier: "local.photos.export", kind: .continued, reason: "request",
                   startedAt: nowMs - 2 * 3_600_000 - 300_000, endedAt: nowMs - 2 * 3_600_000 - 100_000,
                   stopReason: "expired(no-progress)", exitStatus: nil, signal: 15, progress: 0.1, title: "Exporting Photos",

@@ -150,11 +150,13 @@ import Testing
         #expect(hidden["stopReason"] as? String == "success" && hidden["endedAt"] != nil)
         #expect((hidden["logTail"] as? [String] ?? ["?"]).isEmpty)
         #expect(hidden["statusText"] == nil && hidden["result"] == nil && hidden["title"] == nil)
+        #expect(hidden["detailsHidden"] as? Bool == true)
         #expect(!history.stdout.contains("secret output of com.example.mail.sync"))
         let readable = try #require(runs.first { $0["identifier"] as? String == "com.example.mail.open" })
         #expect(readable["logTail"] as? [String] == ["secret output of com.example.mail.open"])
         #expect(readable["statusText"] as? String == "secret status of com.example.mail.open")
         #expect(readable["result"] as? String == "secret result of com.example.mail.open")
+        #expect(readable["detailsHidden"] == nil)
 
         let list = try world.ctl(as: world.bob, "list", "--json")
         #expect(list.status == 0, "\(list.stderr)")
@@ -165,7 +167,11 @@ import Testing
         #expect((open["exec"] as? [String] ?? []).count == 1)
         #expect(try world.ctl(as: world.bob, "status").status == 0)
         #expect(try world.ctl(as: world.bob, "pending").status == 0)
-        #expect(try world.ctl(as: world.bob, "explain", "com.example.mail.sync").status == 0)
+        // explain does not say a run whose details are hidden said nothing.
+        let explain = try world.ctl(as: world.bob, "explain", "com.example.mail.sync")
+        #expect(explain.status == 0, "\(explain.stderr)")
+        #expect(explain.stdout.contains("not shown to you: its job file is not readable by you"), "\(explain.stdout)")
+        #expect(!explain.stdout.contains("nothing: no STATUS="), "\(explain.stdout)")
 
         // Named by the manifest: alice sees her jobs' details though she cannot read their files.
         try world.runToEnd("com.example.photos.refresh")

@@ -105,7 +105,9 @@ enum SchedulingCommands {
                     let said = RunNotesView.lines(last.notes, indent: "  ", width: context.terminalWidth)
                     lines.append("Last run (\(last.runID)) said:")
                     // Counts are recorded at every end by this agentd: none means an older one, or an agent restart.
-                    let silent = last.notes.truncatedLineCount == nil
+                    let silent = last.detailsHidden == true
+                        ? "  not shown to you: its job file is not readable by you (root, group agentd and its manifest's Users=/Groups= see it)"
+                        : last.notes.truncatedLineCount == nil
                         ? "  nothing recorded" : "  nothing: no STATUS=, RESULT= or CHECKPOINT=, no line cut, no directive ignored"
                     let output = RunNotesView.failedOutput(last, indent: "  ", width: context.terminalWidth)
                     lines += said.isEmpty && output.isEmpty ? [silent] : said + output
