@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// "Did you mean …?" for a misspelt config key, command or option: the known name equal to it
-/// ignoring ASCII case, else the closest within two edits (names of 4 to 63 bytes only, so short
-/// typos do not suggest something unrelated). A swap of two neighbours is one edit
-/// (`statsu` → `status`).
+/// ignoring ASCII case, else the names it begins, up to three (`hist` → `history`), else the closest within
+/// two edits — one for a name of three bytes (`lst` → `list`, `jsn` → `json`), none for shorter
+/// or 64 bytes and more, so short typos do not suggest something unrelated. A swap of two
+/// neighbours is one edit (`statsu` → `status`).
 public enum NameSuggestion {
     /// The best suggestion, if any.
     public static func closest(to name: String, among known: [String]) -> String? {
@@ -15,11 +16,15 @@ public enum NameSuggestion {
         if let match = known.first(where: { TextBytes.asciiLowercased($0) == lowered }) {
             return [match]
         }
-        guard name.utf8.count >= 4, name.utf8.count < 64 else { return [] }
+        guard name.utf8.count >= 3, name.utf8.count < 64 else { return [] }
+        let begun = known.filter { TextBytes.asciiLowercased($0).hasPrefix(lowered) }
+        if (1...3).contains(begun.count) { return begun }
+        let limit = name.utf8.count == 3 ? 1 : 2
         var best: [String] = []
-        var bestDistance = 3
+        var bestDistance = Int.max
         for candidate in known {
             let distance = editDistance(Array(lowered.utf8), Array(TextBytes.asciiLowercased(candidate).utf8))
+            guard distance <= limit else { continue }
             if distance < bestDistance {
                 best = [candidate]
                 bestDistance = distance
