@@ -33,7 +33,13 @@ struct ControlHandler {
             send(.failure(refusal), to: request)
             return
         } catch {
-            send(.failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")))"), to: request)
+            let verbs = ControlCommand.allCases.map(\.rawValue).joined(separator: ", ")
+            if let problem = RequestDecodingProblem.describe(error), !problem.hasPrefix("\"command\"") {
+                // Well-formed, with a field that is not what it should be: that field is named.
+                send(.failure(.badRequest, "malformed request: \(problem) (docs/agentctl.md, The control socket)"), to: request)
+            } else {
+                send(.failure(.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (\(verbs))"), to: request)
+            }
             return
         }
         if let target = decoded.target, let id = Identifier(rawValue: target), catalogue.registry.job(id) == nil {

@@ -124,6 +124,9 @@ import Testing
         let sandbox = try Sandbox()
         let agent = try AgentProcess(sandbox: sandbox)
         #expect(try rawExchange(sandbox.socketPath, Array("not json\n".utf8)).contains("bad-request"))
+        let wrongWord = #"{"command":"request","target":"local.a","request":{"requiresNetwork":"metered"}}"# + "\n"
+        let named = try rawExchange(sandbox.socketPath, Array(wrongWord.utf8))
+        #expect(named.contains(#"malformed request: \"request.requiresNetwork\" does not take \"metered\""#), "\(named)")
         let huge = Array(repeating: UInt8(ascii: "x"), count: 70 * 1024) + [10]
         #expect(try rawExchange(sandbox.socketPath, huge).contains("request-too-large"))
         #expect(try agent.ctl("status").status == 0)

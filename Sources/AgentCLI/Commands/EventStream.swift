@@ -42,7 +42,7 @@ final class EventStream {
         switch try stream.next(timeout: .seconds(10)) {
         case .response(let response)?:
             if case .failure(let error) = response {
-                var failure = error.code == .badRequest && error.message.hasPrefix("malformed request")
+                var failure = error.code == .badRequest && error.message.hasPrefix("malformed request: expected one JSON object")
                     ? CommandFailure(exitStatus: 5, message: "agentd at \(context.socketPath) has no event stream (it is older than agentctl \(AgentVersion.string); restart agentd after an upgrade)")
                     : CommandFailure(error, command: .subscribe)
                 if then != nil { failure.message += stream.fateOfSentRequest() }
