@@ -82,6 +82,20 @@ import Testing
         #expect(Set(ends.compactMap(\.identifier)) == ["local.beta", "local.alpha.one"])
     }
 
+    /// `printf '{"command":"subscribe"}\n' | nc -U agentd.sock`: the client's half-close is not
+    /// its going away; the stream goes on until it closes the connection.
+    @Test func aSubscriberThatHalfClosesStillGetsItsEvents() throws {
+        let sandbox = try Sandbox()
+        try continuedJob(sandbox, "alpha", "echo PROGRESS=50%\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let subscriber = try EventSubscriber(socket: sandbox.socketPath, filter: ["kinds": ["run-started", "run-ended"]])
+        #expect(shutdown(subscriber.client.fileDescriptor, Int32(SHUT_WR)) == 0)
+        #expect(try agent.ctl("submit", "local.alpha").status == 0)
+        let events = try subscriber.events(until: { $0.type == "run-ended" })
+        #expect(events.compactMap(\.type) == ["run-started", "run-ended"])
+        #expect(try agent.ctl("status").status == 0)
+    }
+
     /// A job that runs only when asked: registering thousands starts nothing.
     static func requestOnlyJob(_ name: String, _ sandbox: Sandbox) -> String {
         "[Job]\nIdentifier=local.\(name)\nKind=processing\nExec=\(sandbox.pluginPath)\n"

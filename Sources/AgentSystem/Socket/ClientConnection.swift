@@ -276,8 +276,10 @@ public final class ClientConnection {
             }
         }
         guard state == .open else { return }
+        // A stream outlives its client's half-close (`printf '{"command":"subscribe"}\n' | nc -U`):
+        // it ends when the client is gone altogether (EPOLLHUP) or a write fails.
         if inputClosed && outstanding == nil && pendingOutputBytes == 0 && heldFrame == nil
-            && framer.bufferedCount == 0 {
+            && framer.bufferedCount == 0 && !isStreaming {
             beginClosing(.peerClosed)
             return
         }
