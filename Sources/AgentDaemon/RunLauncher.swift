@@ -223,7 +223,12 @@ final class RunLauncher: RunLaunching {
         }
         let parent = FileSystem.parentDirectory(of: path)
         do {
-            if !FileSystem.isOwnedDirectory(parent, owner: nil) { try FileSystem.makeDirectories(parent, mode: 0o750) }
+            // As the agent makes them at start (the state directory removed under it): every
+            // run's user must pass through to its own directory, which is that user's alone.
+            // The per-user agent's runs are its own user's: its state stays private.
+            if !FileSystem.isOwnedDirectory(parent, owner: nil) {
+                try FileSystem.makeDirectories(parent, mode: geteuid() == 0 ? 0o755 : 0o700)
+            }
         } catch {
             return .failure(LaunchProblem("state directory: \(error)"))
         }

@@ -13,8 +13,11 @@ final class StateDirectory {
     /// The last thing done to the state behind the agent's back that it repaired (a deleted
     /// WAL): shown in status until the agent stops, for whoever looks for the culprit.
     private(set) var repair: String?
+    /// Why the last request was refused before anything was written (too little free space,
+    /// mounted read-only): shown until a request passes that check again or a write succeeds.
+    private(set) var refusal: String?
     /// What `status` shows: the current problem, else the last repair.
-    var problem: String? { writeProblem ?? repair }
+    var problem: String? { writeProblem ?? refusal ?? repair }
     /// Why the last open failed (disk full, a lock, not writable), worded for a refused request.
     private(set) var openFailure: StateProblem?
     /// Below this much free space a request is refused before anything is written: a
@@ -50,12 +53,20 @@ final class StateDirectory {
         writeProblem = message
     }
 
+    /// A write succeeded: nothing stands in the way now.
     func clearProblem() {
-        if database != nil { writeProblem = nil }
+        guard database != nil else { return }
+        writeProblem = nil
+        refusal = nil
     }
 
     func recordRepair(_ message: String) {
         repair = message
+    }
+
+    /// A request was refused up front (`message`), or nil: the last one passed.
+    func recordRefusal(_ message: String?) {
+        refusal = message
     }
 
     /// Directories and files an earlier version left readable by others are made private.

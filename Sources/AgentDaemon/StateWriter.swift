@@ -140,7 +140,12 @@ final class StateWriter {
             throw .notAccepted(state.openFailure ?? StateProblem(kind: .notWritable, directory: state.path,
                                                                  detail: "the state database is not open"))
         }
-        if let full = commits.spaceProblem(of: state) { throw .notAccepted(full) }
+        if let full = commits.spaceProblem(of: state) {
+            // status says so too, not only the refused client (until a request passes again).
+            state.recordRefusal(full.refusal)
+            throw .notAccepted(full)
+        }
+        state.recordRefusal(nil)
     }
 
     // MARK: acknowledgements
@@ -398,6 +403,8 @@ final class StateWriter {
             let note = "\(db) was removed at \(noticed) while agentd had it open; agentd wrote what it holds "
                 + "(every pending request, run and ledger) as a new state.db, so nothing was lost; find out what "
                 + "removes files in \(state.path) (auditctl -w \(db) -p wa)"
+            // A failed attempt before this one is over: it is written again.
+            state.clearProblem()
             state.recordRepair(note)
             log.warning("state database: " + note)
         case .restoreFailed(let error):

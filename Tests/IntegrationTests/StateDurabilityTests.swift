@@ -59,6 +59,8 @@ import Testing
         #expect(refused.status == 5)
         #expect(refused.stderr.contains("state directory full: \(state)"), "stderr: \(refused.stderr)")
         #expect(refused.stderr.contains("df -h \(state)"))
+        // status says so at once, not only after a write failed.
+        #expect(try stateError(agent)?.contains("state directory full: \(state)") == true)
 
         // Runs that end meanwhile are kept in memory.
         var ended: [String] = []
@@ -204,6 +206,23 @@ import Testing
         let pending = try json(try restarted.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
         let requested = Set(pending.filter { $0["request"] != nil }.compactMap { $0["identifier"] as? String })
         #expect(requested == ["local.feed", "local.news", "local.mail"], "pending after the restart: \(pending)")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "runs as nobody need a root agent"))
+    func aStateDirectoryRemovedUnderTheAgentIsMadeAgainSoRunsAsOtherUsersStillStart() throws {
+        let sandbox = try sandboxWithJobs()
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("submit", "local.export").status == 0)
+        try agent.waitForLog("run r000001 of local.export ended: success")
+        let mark = agent.logLines.count
+        try FileManager.default.removeItem(atPath: sandbox.stateDirectory)
+        #expect(try agent.ctl("submit", "local.export").status == 0)
+        try agent.waitForLog("of local.export ended: ", after: mark)
+        let ended = agent.logLines.dropFirst(mark).first { $0.contains("of local.export ended: ") } ?? ""
+        #expect(ended.contains("ended: success"), "\(ended)")
+        try agent.waitForLog("agentd wrote what it holds", after: mark)
+        let error = try stateError(agent) ?? ""
+        #expect(!error.contains("cannot be written again"), "a failed attempt before the rewrite is over: \(error)")
     }
 
     // MARK: an immutable -shm
