@@ -96,5 +96,12 @@ import Testing
                 "\(second.stderr)")
         #expect(!second.stderr.contains("started"), "\(second.stderr)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/second.sock"))
+        // The lock file deleted (a cleanup script): the state directory's own lock still holds.
+        try FileManager.default.removeItem(atPath: sandbox.stateDirectory + "/agentd.lock")
+        let third = try runCommand(Binaries.agentd, ["--config-dir", sandbox.configDirectory, "--state-dir", sandbox.stateDirectory,
+                                                     "--socket", sandbox.root + "/third.sock", "--simulated-machine"])
+        #expect(third.status == 1, "\(third)")
+        #expect(third.stderr.contains("agentd: already running on \(sandbox.stateDirectory): another agentd holds"), "\(third.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/third.sock"))
     }
 }
