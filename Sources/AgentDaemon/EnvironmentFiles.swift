@@ -18,7 +18,7 @@ enum EnvironmentFiles {
     static func read(_ files: [EnvironmentFileReference], restrictedTo owner: UInt32? = nil)
         -> Result<[EnvironmentVariable], LaunchProblem>
     {
-        var variables: [EnvironmentVariable] = []
+        var variables = EnvironmentAssignments()
         for file in files {
             // The reader takes a path relative to a directory: the file's, relative to `/`.
             let relative = file.path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
@@ -28,13 +28,7 @@ enum EnvironmentFiles {
                     return .failure(LaunchProblem("EnvironmentFile=\(file.path): not readable by the script's owner "
                         + "(uid \(owner)); the agent reads only what the owner of a drop-in script could"))
                 }
-                for variable in EnvironmentFileParser.parse(source.bytes) {
-                    if let index = variables.firstIndex(where: { $0.name == variable.name }) {
-                        variables[index].value = variable.value
-                    } else {
-                        variables.append(variable)
-                    }
-                }
+                for variable in EnvironmentFileParser.parse(source.bytes) { variables.assign(variable.name, variable.value) }
             case .gone:
                 if file.mayBeMissing { continue }
                 return .failure(LaunchProblem("EnvironmentFile=\(file.path): No such file or directory"))
@@ -42,6 +36,6 @@ enum EnvironmentFiles {
                 return .failure(LaunchProblem("EnvironmentFile=\(file.path): \(message)"))
             }
         }
-        return .success(variables)
+        return .success(variables.variables)
     }
 }

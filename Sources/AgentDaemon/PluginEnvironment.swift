@@ -19,14 +19,10 @@ enum PluginEnvironment {
     static func build(job: JobDefinition, run: LiveRun, stateDirectory: String, lang: String?,
                       account: Account, fileVariables: [EnvironmentVariable] = [],
                       previousOutput: String? = nil, socket: String? = nil) -> [String] {
-        var values: [(String, String)] = [("PATH", defaultPath), ("LANG", lang ?? "C.UTF-8")]
-        func set(_ name: String, _ value: String) {
-            if let index = values.firstIndex(where: { $0.0 == name }) {
-                values[index].1 = value
-            } else {
-                values.append((name, value))
-            }
-        }
+        var values = EnvironmentAssignments()
+        func set(_ name: String, _ value: String) { values.assign(name, value) }
+        set("PATH", defaultPath)
+        set("LANG", lang ?? "C.UTF-8")
         set("HOME", account.home)
         set("USER", account.name)
         set("LOGNAME", account.name)
@@ -53,7 +49,7 @@ enum PluginEnvironment {
         set("STATE_DIRECTORY", stateDirectory)
         // The agent that launched it: a run acts for its own manifest's identifiers (DESIGN §5).
         if let socket { set("AGENTD_SOCKET", socket) }
-        return values.map { "\($0.0)=\($0.1)" }
+        return values.variables.map { "\($0.name)=\($0.value)" }
     }
 
     /// `Exec=`'s `$VAR` and `${VAR}` expanded from the run's environment (`KEY=VALUE` strings),

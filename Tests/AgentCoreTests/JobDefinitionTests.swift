@@ -135,6 +135,22 @@ struct JobDefinitionTests {
         ])
     }
 
+    @Test func twentyUnknownKeysAreNamedAndTheRestCountedInOneLine() throws {
+        let keys = (0..<25).map { "X-Key\($0)=1\n" }.joined()
+        let result = parseJob("[Job]\nIdentifier=com.example.test\nExec=/usr/lib/agentd/plugins/t\n" + keys)
+        #expect(result.value != nil)
+        let lines = printed(result.diagnostics)
+        #expect(lines.count == 21)
+        #expect(lines.first == "jobs.d/test.job:4: warning: X-Key0: unknown key in [Job], ignored")
+        #expect(lines.last == "jobs.d/test.job:24: warning: 5 more unknown keys in [Job] from here on, ignored")
+    }
+
+    @Test func aLaterEnvironmentAssignmentReplacesTheValueInTheFirstPlace() throws {
+        let result = parseJob(jobText("com.example.test", "Environment=A=1 B=2\nEnvironment=C=3\nEnvironment=A=4\n"))
+        let job = try #require(result.value)
+        #expect(job.environment.map { "\($0.name)=\($0.value)" } == ["A=4", "B=2", "C=3"])
+    }
+
     @Test func pinsTheValueErrorFormat() {
         let text = "[Job]\nIdentifier=com.example.backup\nExec=/usr/lib/agentd/plugins/backup\nInterval=1x\nKind=batch\n"
         let result = JobDefinition.parse(Array(text.utf8), path: "jobs.d/backup.job", context: privilegedContext,

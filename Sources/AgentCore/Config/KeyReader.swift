@@ -39,6 +39,8 @@ struct KeyReader {
         self.path = path
         let scalarSet = Set(scalarKeys)
         let listSet = Set(listKeys)
+        var unknown = 0
+        var firstUnsaid: Int?
         for assignment in assignments {
             if scalarSet.contains(assignment.key) {
                 scalars[assignment.key] = assignment
@@ -50,15 +52,28 @@ struct KeyReader {
                     lists[assignment.key, default: []].append(assignment)
                 }
             } else {
-                let known = scalarKeys + listKeys
+                unknown += 1
+                // Twenty are said, with a suggestion each; the rest in one line: a file of
+                // 20,000 unknown keys is read in milliseconds, not seconds.
+                guard unknown <= Self.unknownKeysSaid else {
+                    firstUnsaid = firstUnsaid ?? assignment.line ?? 0
+                    continue
+                }
                 var message = "\(TextBytes.shownName(assignment.key)): unknown key in \(place), ignored"
-                if let suggestion = Self.suggestion(for: assignment.key, among: known) {
+                if let suggestion = Self.suggestion(for: assignment.key, among: scalarKeys + listKeys) {
                     message += " (did you mean \(suggestion)?)"
                 }
                 warning(assignment.line, message)
             }
         }
+        if let firstUnsaid {
+            let more = unknown - Self.unknownKeysSaid
+            warning(firstUnsaid, "\(more) more unknown key\(more == 1 ? "" : "s") in \(place) from here on, ignored")
+        }
     }
+
+    /// Unknown keys a file's diagnostics name one by one.
+    static let unknownKeysSaid = 20
 
     static func suggestion(for key: String, among known: [String]) -> String? {
         NameSuggestion.closest(to: key, among: known)

@@ -22,7 +22,7 @@ public struct EnvironmentFileReference: Hashable, Sendable {
 /// are not assignments are skipped, as systemd does (with a warning it logs).
 public enum EnvironmentFileParser {
     public static func parse(_ bytes: [UInt8]) -> [EnvironmentVariable] {
-        var result: [EnvironmentVariable] = []
+        var result = EnvironmentAssignments()
         var logical: [UInt8] = []
         for rawLine in bytes.split(separator: TextBytes.newline, omittingEmptySubsequences: false) {
             var line = Array(rawLine)
@@ -33,15 +33,9 @@ public enum EnvironmentFileParser {
             }
             logical += line
             defer { logical.removeAll(keepingCapacity: true) }
-            if let variable = assignment(logical) {
-                if let existing = result.firstIndex(where: { $0.name == variable.name }) {
-                    result[existing].value = variable.value
-                } else {
-                    result.append(variable)
-                }
-            }
+            if let variable = assignment(logical) { result.assign(variable.name, variable.value) }
         }
-        return result
+        return result.variables
     }
 
     static func assignment(_ line: [UInt8]) -> EnvironmentVariable? {

@@ -40,7 +40,7 @@ extension JobDefinition {
     }
 
     static func readEnvironment(_ input: inout JobKeyInput) {
-        var environment: [EnvironmentVariable] = []
+        var environment = EnvironmentAssignments()
         for assignment in input.reader.list("Environment") {
             let words: [String]
             if assignment.isSingleItem {
@@ -66,14 +66,10 @@ extension JobDefinition {
                     continue
                 }
                 // As in systemd, a later assignment of the same name replaces the earlier one.
-                if let existing = environment.firstIndex(where: { $0.name == name }) {
-                    environment[existing].value = value
-                } else {
-                    environment.append(EnvironmentVariable(name: name, value: value))
-                }
+                environment.assign(name, value)
             }
         }
-        input.definition.environment = environment
+        input.definition.environment = environment.variables
     }
 
     /// Every `Exec=` line: the first is `exec` (what the spawn runs today), all of them
