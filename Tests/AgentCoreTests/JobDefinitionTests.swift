@@ -135,6 +135,15 @@ struct JobDefinitionTests {
         ])
     }
 
+    @Test func aLineThatIsNoAssignmentHidesNeitherTheOtherErrorsNorTheIdentifier() throws {
+        let text = "[Job]\nIdentifier=local.typo\nExec=/usr/lib/agentd/plugins/typo\nInterval=1x\nRequiresNetwork yes\nKind=batch\n"
+        let (result, lines) = JobDefinition.parseDetailed(Array(text.utf8), path: "jobs.d/typo.job",
+                                                          context: privilegedContext, facts: FakeFacts())
+        #expect(result.value == nil)
+        #expect(result.diagnostics.filter { $0.severity == .error }.map(\.line) == [4, 5, 6])
+        #expect(lines.identifierValue?.rawValue == "local.typo", "explain and list name it, with its errors")
+    }
+
     @Test func twentyUnknownKeysAreNamedAndTheRestCountedInOneLine() throws {
         let keys = (0..<25).map { "X-Key\($0)=1\n" }.joined()
         let result = parseJob("[Job]\nIdentifier=com.example.test\nExec=/usr/lib/agentd/plugins/t\n" + keys)

@@ -219,11 +219,13 @@ public struct JobDefinition: Hashable, Sendable {
                               facts: some SystemFacts)
         -> (result: ConfigParseResult<JobDefinition>, lines: JobLines)
     {
-        let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Job]")
-        guard let file = unit.value else { return (.failure(unit.diagnostics), JobLines()) }
-        var unknownSections: [ConfigDiagnostic] = []
+        // A structural error (a line that is no assignment) does not hide the file's other
+        // errors or its identifier: the rest is read on, and the file refused with them all.
+        let unit = UnitFileParser.parseKeepingGoing(bytes, path: path, expectedSection: "[Job]")
+        guard let file = unit.file else { return (.failure(unit.errors), JobLines()) }
+        var fileProblems: [ConfigDiagnostic] = unit.errors
         for section in file.sections where section.name != "Job" {
-            unknownSections.append(ConfigDiagnostic(
+            fileProblems.append(ConfigDiagnostic(
                 path: path, line: section.line, severity: .warning,
                 message: "unknown section [\(TextBytes.shownName(section.name))], ignored (a job file has one [Job] section)"))
         }
@@ -232,7 +234,8 @@ public struct JobDefinition: Hashable, Sendable {
                 path: path, line: nil,
                 message: "has no [Job] section; a job file needs [Job] with at least "
                     + "Identifier= and Exec=")
-            return (.failure(unknownSections + [missing]), JobLines())
+            // A broken `[Job` header has said so already.
+            return (.failure(fileProblems + (unit.errors.isEmpty ? [missing] : [])), JobLines())
         }
         var reader = KeyReader(
             path: path, assignments: file.entries(in: "Job").map(Assignment.init),
@@ -258,10 +261,10 @@ public struct JobDefinition: Hashable, Sendable {
             identifier: identifier ?? Identifier(unchecked: "invalid"), exec: [])
         readSettings(&reader, into: &definition, context: context, facts: facts, sectionLine: jobLine)
         let exec = definition.exec
-        let diagnostics = sortedByLine(unknownSections + reader.diagnostics)
+        let diagnostics = sortedByLine(fileProblems + reader.diagnostics)
         let lines = JobLines(identifier: identifierLine, onSuccess: reader.assignment("OnSuccess")?.line,
                              identifierValue: identifier, plugin: exec.first)
-        if reader.hasErrors || identifier == nil {
+        if reader.hasErrors || identifier == nil || !unit.errors.isEmpty {
             return (.failure(diagnostics), lines)
         }
         return (ConfigParseResult(value: definition, diagnostics: diagnostics), lines)

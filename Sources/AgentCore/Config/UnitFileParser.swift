@@ -80,6 +80,17 @@ public enum UnitFileParser {
         return .failure(parser.errors)
     }
 
+    /// As `parse`, but a file with only structural errors (a line that is no assignment, a key
+    /// before any section, a broken header) is also returned as read, beside them: its other
+    /// errors and its identifier can still be told. nil after an encoding error.
+    public static func parseKeepingGoing(_ bytes: [UInt8], path: String, expectedSection: String)
+        -> (file: UnitFile?, errors: [ConfigDiagnostic])
+    {
+        var parser = Parser(bytes: bytes, path: path, expectedSection: expectedSection)
+        parser.run()
+        return (parser.stopped ? nil : UnitFile(sections: parser.sections), parser.errors)
+    }
+
     private struct Parser {
         let bytes: [UInt8]
         let path: String
@@ -88,6 +99,9 @@ public enum UnitFileParser {
         var errors: [ConfigDiagnostic] = []
         /// After a broken header, assignments have no section either; one error is enough.
         var sawBrokenHeader = false
+        /// An encoding error (NUL, not UTF-8, a line over 1 MiB) ended the reading: what was
+        /// read is not the file.
+        var stopped = false
 
         init(bytes: [UInt8], path: String, expectedSection: String) {
             self.bytes = bytes
@@ -126,6 +140,7 @@ public enum UnitFileParser {
                     if byte == 0 {
                         fail(lineNumber, "contains a NUL byte at column \(end - start + 1); "
                             + "config files must be UTF-8 text")
+                        stopped = true
                         return
                     }
                     end += 1
@@ -143,6 +158,7 @@ public enum UnitFileParser {
                 if end - start > UnitFileParser.maximumLineLength {
                     fail(lineNumber, "line is \(end - start) bytes long; at most 1 MiB "
                         + "(\(UnitFileParser.maximumLineLength) bytes) is allowed")
+                    stopped = true
                     return
                 }
                 // Comment lines are skipped before continuation handling, as in systemd, and
@@ -156,6 +172,7 @@ public enum UnitFileParser {
                     let hex = String(bytes[bad], radix: 16, uppercase: true)
                     fail(lineNumber, "is not valid UTF-8 (byte 0x\(hex) at column "
                         + "\(bad - start + 1)); section, key and value lines must be UTF-8 text")
+                    stopped = true
                     return
                 }
                 var trailingBackslashes = 0
@@ -176,6 +193,7 @@ public enum UnitFileParser {
                     if pending.count > UnitFileParser.maximumLineLength {
                         fail(pendingLine, "continued line is longer than 1 MiB "
                             + "(\(UnitFileParser.maximumLineLength) bytes)")
+                        stopped = true
                         return
                     }
                     if continues { continue }
