@@ -114,6 +114,20 @@ import Testing
         #expect(sticky.stdout.contains("0 errors, 0 warnings"), "\(sticky.stdout)")
     }
 
+    @Test func checkFailsAJobsDirectoryThatIsAFileOrALinkToNothing() throws {
+        let sandbox = try Sandbox()
+        let jobs = sandbox.configDirectory + "/jobs.d"
+        try? FileManager.default.removeItem(atPath: jobs)
+        try sandbox.write("jobs.d", "x\n")
+        let file = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(file.status == 1, "\(file.stdout)")
+        #expect(file.stdout.contains("\(jobs): is not a directory (a file, or a link to nothing)"), "\(file.stdout)")
+        try FileManager.default.removeItem(atPath: jobs)
+        try FileManager.default.createSymbolicLink(atPath: jobs, withDestinationPath: "/nonexistent")
+        let dangling = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
+        #expect(dangling.status == 1, "\(dangling.stdout)")
+    }
+
     @Test func aUsageErrorExitsTwoAndPointsAtHelp() throws {
         let result = try runCommand(Binaries.agentctl, ["status", "--bogus"])
         #expect(result.status == 2)

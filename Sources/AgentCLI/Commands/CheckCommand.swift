@@ -51,7 +51,8 @@ enum CheckCommand {
             _ = loader.loadAll()
             let registry = loader.registry
             let report = CheckReport(directory: directory, manifests: registry.manifestCount, jobs: registry.jobCount,
-                                     diagnostics: loader.directoryWarnings() + registry.diagnostics + BudgetCheck.warnings(registry)
+                                     diagnostics: loader.directoryErrors() + loader.directoryWarnings() + registry.diagnostics
+                                         + BudgetCheck.warnings(registry)
                                          + ChainTargetCheck.warnings(registry)
                                          + PastScheduleCheck.warnings(registry, now: SchedulerTime(seconds: Double(context.now)),
                                                                       rule: DisplayZoneRule(zone: context.clock.zone)))

@@ -76,6 +76,18 @@ public struct ConfigLoader {
         }
     }
 
+    /// `manifests.d` or `jobs.d` there but not a directory (a file, a link to nothing): the agent
+    /// reads nothing from it and keeps what it last read, which `check` must not call a pass.
+    public func directoryErrors() -> [ConfigDiagnostic] {
+        ["manifests.d", "jobs.d"].compactMap { name in
+            let path = configDirectory + "/" + name
+            var entry = stat()
+            guard lstat(path, &entry) == 0, !isDirectory(path) else { return nil }
+            return ConfigDiagnostic(path: path, message: "is not a directory (a file, or a link to nothing), so agentd "
+                + "reads nothing from it and keeps what it last read there: make it one (rm \(path) && mkdir \(path))")
+        }
+    }
+
     /// The config directory a relative path lies in: `""`, `manifests.d` or `jobs.d`.
     static func directory(of relativePath: String) -> String {
         guard let slash = relativePath.firstIndex(of: "/") else { return "" }
