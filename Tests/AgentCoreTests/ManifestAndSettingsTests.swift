@@ -7,6 +7,12 @@ struct ManifestTests {
         Manifest.parse(Array(text.utf8), path: "manifests.d/com.example.photos.manifest")
     }
 
+    @Test func aLineThatIsNoAssignmentHidesNoOtherError() {
+        let result = parse("[Manifest]\nPermittedIdentifiers=com.example.*\nBackgroundModes refresh\nDailyBudget=lots\n")
+        #expect(result.value == nil)
+        #expect(result.diagnostics.filter { $0.severity == .error }.map(\.line) == [3, 4])
+    }
+
     @Test func readsPermittedIdentifiersAndBackgroundModes() throws {
         let manifest = try #require(parse("""
             [Manifest]
@@ -76,6 +82,12 @@ struct ManifestTests {
 struct AgentSettingsTests {
     func parse(_ text: String, context: ConfigContext = privilegedContext) -> ConfigParseResult<AgentSettings> {
         AgentSettings.parse(Array(text.utf8), path: "agentd.conf", context: context, facts: FakeFacts())
+    }
+
+    @Test func aLineThatIsNoAssignmentHidesNoOtherError() {
+        let result = parse("[Agent]\nMaxConcurrent 4\nDailyBudget=lots\n")
+        #expect(result.value == nil)
+        #expect(result.diagnostics.filter { $0.severity == .error }.map(\.line) == [2, 3])
     }
 
     @Test func anEmptyFileMeansTheDefaults() throws {

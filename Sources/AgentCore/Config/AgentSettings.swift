@@ -88,9 +88,10 @@ public struct AgentSettings: Hashable, Sendable {
     public static func parse(_ bytes: [UInt8], path: String, context: ConfigContext,
                              facts: some SystemFacts) -> ConfigParseResult<AgentSettings>
     {
-        let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Agent]")
-        guard let file = unit.value else { return .failure(unit.diagnostics) }
-        var diagnostics: [ConfigDiagnostic] = []
+        // As for job files: a line that is no assignment hides none of the file's other errors.
+        let unit = UnitFileParser.parseKeepingGoing(bytes, path: path, expectedSection: "[Agent]")
+        guard let file = unit.file else { return .failure(unit.errors) }
+        var diagnostics = unit.errors
         for section in file.sections where section.name != "Agent" && section.name != "Thermal" {
             diagnostics.append(ConfigDiagnostic(
                 path: path, line: section.line, severity: .warning,
@@ -161,7 +162,7 @@ public struct AgentSettings: Hashable, Sendable {
             "CriticalMargin", default: 5, range: marginRange)
 
         diagnostics = JobDefinition.sortedByLine(diagnostics + agent.diagnostics + thermal.diagnostics)
-        if agent.hasErrors || thermal.hasErrors { return .failure(diagnostics) }
+        if agent.hasErrors || thermal.hasErrors || !unit.errors.isEmpty { return .failure(diagnostics) }
         return ConfigParseResult(value: settings, diagnostics: diagnostics)
     }
 }

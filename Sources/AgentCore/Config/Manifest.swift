@@ -51,9 +51,10 @@ public struct Manifest: Hashable, Sendable {
     /// a `Users=`/`Groups=` name the machine does not know is a warning: a typo grants nothing.
     public static func parse(_ bytes: [UInt8], path: String,
                              namesCheckedBy facts: (any SystemFacts)? = nil) -> ConfigParseResult<Manifest> {
-        let unit = UnitFileParser.parse(bytes, path: path, expectedSection: "[Manifest]")
-        guard let file = unit.value else { return .failure(unit.diagnostics) }
-        var diagnostics: [ConfigDiagnostic] = []
+        // As for job files: a line that is no assignment hides none of the file's other errors.
+        let unit = UnitFileParser.parseKeepingGoing(bytes, path: path, expectedSection: "[Manifest]")
+        guard let file = unit.file else { return .failure(unit.errors) }
+        var diagnostics = unit.errors
         for section in file.sections where section.name != "Manifest" {
             diagnostics.append(ConfigDiagnostic(
                 path: path, line: section.line, severity: .warning,
@@ -61,6 +62,8 @@ public struct Manifest: Hashable, Sendable {
                     + "(a manifest has one [Manifest] section)"))
         }
         guard let sectionLine = file.firstLine(of: "Manifest") else {
+            // A broken `[Manifest` header has said so already.
+            guard unit.errors.isEmpty else { return .failure(diagnostics) }
             diagnostics.append(ConfigDiagnostic(
                 path: path,
                 message: "has no [Manifest] section; a manifest needs [Manifest] with "
@@ -103,7 +106,7 @@ public struct Manifest: Hashable, Sendable {
                 app.desktopEntry = entry.value
             }
         }
-        if !reader.hasErrors {
+        if !reader.hasErrors && unit.errors.isEmpty {
             // At the empty assignment that cleared the list when there is one, else the section.
             if patterns.isEmpty {
                 reader.warning(reader.resetLine("PermittedIdentifiers") ?? sectionLine, "PermittedIdentifiers= is empty, so this manifest "
@@ -115,7 +118,7 @@ public struct Manifest: Hashable, Sendable {
             }
         }
         diagnostics = JobDefinition.sortedByLine(diagnostics + reader.diagnostics)
-        if reader.hasErrors { return .failure(diagnostics) }
+        if reader.hasErrors || !unit.errors.isEmpty { return .failure(diagnostics) }
         var manifest = Manifest(permitted: patterns, backgroundModes: modes, dailyBudget: dailyBudget)
         manifest.users = users
         manifest.groups = groups

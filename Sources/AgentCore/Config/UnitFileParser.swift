@@ -82,7 +82,8 @@ public enum UnitFileParser {
 
     /// As `parse`, but a file with only structural errors (a line that is no assignment, a key
     /// before any section, a broken header) is also returned as read, beside them: its other
-    /// errors and its identifier can still be told. nil after an encoding error.
+    /// errors and its identifier can still be told. nil after an encoding error. What job files,
+    /// manifests and agentd.conf are read with; `parse` is for systemd's own units (convert).
     public static func parseKeepingGoing(_ bytes: [UInt8], path: String, expectedSection: String)
         -> (file: UnitFile?, errors: [ConfigDiagnostic])
     {
