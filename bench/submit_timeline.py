@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Where a submission's time goes (issue 32): kernel tracepoints, recorded system-wide with
+`perf record -a` while this script submits a continued job whose plugin is /bin/true to a
+quiet agent (as `bench/events.py` does), give per submission the instants of
+
+  send      this client's write of the submission
+  read      the loop's read of it
+  fork      the run's child created (sched_process_fork)
+  execveat  the child, done with its set-up, calls execveat
+  exec      the plugin runs (sched_process_exec)
+  exit      the plugin has exited (sched_process_exit)
+  waitid    the loop reaps it through its pidfd
+  ended     the loop writes the run's `run-ended` event
+  sync      the state writer's fdatasync, and the durable answer the loop writes after it
+
+and the script prints the median and p90 of each step. A diagnostic, not part of `make bench`:
+it needs root and perf (Debian: linux-perf), and tracing costs a little of every step.
+
+  bench/submit_timeline.py [SUBMISSIONS]     (default 300; release build, as `make bench`)
+"""
+import os, re, statistics, subprocess, sys, tempfile, time
+
+import events
+import run
+
+EVENTS = ["sched:sched_process_fork", "sched:sched_process_exec", "sched:sched_process_exit",
+          "syscalls:sys_enter_execveat", "syscalls:sys_enter_execve", "syscalls:sys_exit_wait4",
+          "syscalls:sys_enter_waitid", "syscalls:sys_enter_sendto",
+          "syscalls:sys_exit_read", "syscalls:sys_enter_fdatasync", "syscalls:sys_exit_fdatasync"]
+LINE = re.compile(r"\s*(\S+)\s+(\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)")
+# The answer ("submitted … as request N, run rN") is shorter than any run event.
+ANSWER_MAX = 0xa0
+STEPS = [("send", "read"), ("read", "fork"), ("fork", "execveat"), ("execveat", "exec"), ("exec", "exit"),
+         ("exit", "waitid"), ("waitid", "ended"), ("send", "ended"), ("fork", "syncstart"),
+         ("syncstart", "syncend"), ("syncend", "answer"), ("send", "answer")]
+
+
+def submit_once(path):
+    """One submission on a fresh subscription, to both its answer and its run's end."""
+    c = run.AgentConnection(path)
+    try:
+        c.send(events.SUBSCRIBE_TRIVIAL)
+        c.next()
+        c.send(events.SUBMIT_TRIVIAL)
+        answered = ended = False
+        while not (answered and ended):
+            event = c.next()
+            answered = answered or "ok" in event
+            ended = ended or event.get("type") == "run-ended"
+    finally:
+        c.close()
+
+
+def timelines(script, loop, client):
+    """Per submission, the instants (ms) of each step, from `perf script` output."""
+    runs, current = [], None
+    for line in script.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        comm, pid, ts, name, rest = m.group(1), int(m.group(2)), float(m.group(3)) * 1e3, m.group(4), m.group(5)
+        length = re.search(r"len: (0x[0-9a-f]+)", rest)
+        if pid == client and name.endswith("sys_enter_sendto") and length and int(length.group(1), 16) == len(events.SUBMIT_TRIVIAL) + 1:
+            current = {"send": ts}
+            runs.append(current)
+            continue
+        if current is None:
+            continue
+        child = current.get("child")
+        if pid == loop and name.endswith("sys_exit_read") and int(rest.strip(), 16) == len(events.SUBMIT_TRIVIAL) + 1:
+            current.setdefault("read", ts)
+        elif pid == loop and name.endswith("sched_process_fork") and "fork" not in current:
+            current["fork"], current["child"] = ts, int(re.search(r"child_pid=(\d+)", rest).group(1))
+        elif pid == child and name.endswith("sys_enter_execveat"):
+            current.setdefault("execveat", ts)
+        elif pid == child and name.endswith("sched_process_exec"):
+            current.setdefault("exec", ts)
+        elif pid == child and name.endswith("sched_process_exit"):
+            current.setdefault("exit", ts)
+        elif pid == loop and name.endswith("sys_enter_waitid") and "which: 0x00000003" in rest:
+            current.setdefault("waitid", ts)
+        elif pid != loop and name.endswith("sys_enter_fdatasync") and "fork" in current:
+            current.setdefault("syncstart", ts)
+        elif pid != loop and name.endswith("sys_exit_fdatasync") and "syncstart" in current:
+            current.setdefault("syncend", ts)
+        elif pid == loop and name.endswith("sys_enter_sendto") and length:
+            # The answer (about 120 bytes) waits for the sync; `run-ended` (about 175) for the reap.
+            if int(length.group(1), 16) < ANSWER_MAX:
+                if "syncend" in current:
+                    current.setdefault("answer", ts)
+            elif "waitid" in current:
+                current.setdefault("ended", ts)
+    return runs
+
+
+def record(action, data):
+    """Runs `action` while perf records EVENTS system-wide into `data`; returns `perf script`."""
+    perf = subprocess.Popen(["perf", "record", "-a", "-q", "-o", data, "-e", ",".join(EVENTS)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # perf says nothing when it is ready: wait until its output file has its header.
+    deadline = time.monotonic() + 30
+    while not (os.path.exists(data) and os.path.getsize(data) > 0):
+        if perf.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("perf record did not start: %s" % perf.stderr.read().decode(errors="replace"))
+        time.sleep(0.05)
+    try:
+        action()
+    finally:
+        perf.send_signal(2)
+        perf.wait(timeout=60)
+    return subprocess.run(["perf", "script", "-i", data], capture_output=True, text=True, check=True).stdout
+
+
+def baseline_steps(script, parent):
+    """The same steps of a C loop's posix_spawn and waitpid of /bin/true (bench/spawn_baseline)."""
+    runs, child = [], None
+    for line in script.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        pid, ts, name, rest = int(m.group(2)), float(m.group(3)) * 1e3, m.group(4), m.group(5)
+        if pid == parent and name.endswith("sched_process_fork"):
+            child = int(re.search(r"child_pid=(\d+)", rest).group(1))
+            runs.append({"fork": ts})
+        elif runs and pid == child and name.endswith("sys_enter_execve"):
+            runs[-1].setdefault("execveat", ts)
+        elif runs and pid == child and name.endswith("sched_process_exec"):
+            runs[-1].setdefault("exec", ts)
+        elif runs and pid == child and name.endswith("sched_process_exit"):
+            runs[-1].setdefault("exit", ts)
+        elif runs and pid == parent and name.endswith("sys_exit_wait4"):
+            runs[-1].setdefault("waitid", ts)
+    return runs
+
+
+def show(runs, steps):
+    for a, b in steps:
+        d = sorted(r[b] - r[a] for r in runs if a in r and b in r)
+        if d:
+            print("%-9s → %-9s  median %.3f ms  p90 %.3f ms  (%d)" % (a, b, statistics.median(d), d[int(len(d) * 0.9)], len(d)))
+
+
+def main():
+    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    sandbox = run.Sandbox(0)
+    events.continued_job(sandbox, "trivial", "/bin/true")
+    agent = events.QuietAgent(sandbox)
+    data = tempfile.mktemp(prefix="submit-timeline-", suffix=".perf")
+    try:
+        agent.wait_for(r"ready:", timeout=60)
+        for _ in range(30):
+            submit_once(sandbox.socket)
+        script = record(lambda: [submit_once(sandbox.socket) for _ in range(calls)], data)
+    finally:
+        agent.stop()
+        sandbox.cleanup()
+        if os.path.exists(data):
+            os.unlink(data)
+    runs = timelines(script, agent.proc.pid, os.getpid())
+    print("%d submissions traced (%d with every step)" % (len(runs), sum(all(s in r for pair in STEPS for s in pair) for r in runs)))
+    show(runs, STEPS)
+    spawner = run.compile_c("spawn_baseline")
+    try:
+        script = record(lambda: subprocess.run([spawner, str(calls)], capture_output=True, check=True), data)
+    finally:
+        if os.path.exists(data):
+            os.unlink(data)
+    # The spawner's pid: the parent of the /bin/true children it forked.
+    parents = [int(m.group(1)) for m in re.finditer(r"spawn_baseline\s+(\d+) .*sched_process_fork", script)]
+    base = baseline_steps(script, max(set(parents), key=parents.count)) if parents else []
+    print("C posix_spawn + waitpid of /bin/true, %d traced:" % len(base))
+    show(base, [("fork", "execveat"), ("execveat", "exec"), ("exec", "exit"), ("exit", "waitid"), ("fork", "waitid")])
+
+
+if __name__ == "__main__":
+    main()
