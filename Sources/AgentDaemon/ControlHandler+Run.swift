@@ -107,10 +107,18 @@ extension ControlHandler {
         return "\(minutes / 60) h" + (minutes % 60 == 0 ? "" : " \(minutes % 60) min")
     }
 
-    /// `pending [ID]`: every waiting entry, or one identifier's; an identifier the agent does
-    /// not know is an error, not an empty list.
-    func pending(_ target: String?) -> ControlResponse {
-        guard let target else { return .success(.pending(pendingSummaries())) }
+    /// `pending [ID]`: every waiting entry (or a page of them), or one identifier's; an
+    /// identifier the agent does not know is an error, not an empty list.
+    func pending(_ target: String?, page: PageRequest? = nil) -> ControlResponse {
+        guard let target else {
+            guard let page else { return .success(.pending(pendingSummaries())) }
+            let driver = scheduling
+            let now = driver.now
+            // Only the page's entries are made into summaries.
+            let (waiting, next) = AnswerPaging.page(
+                driver.scheduler.waiting(now: now).lazy.map { Self.summary(of: $0, now: now) }, page)
+            return .success(.pending(waiting, nextOffset: next))
+        }
         guard let id = Identifier(rawValue: target) else {
             return .failure(.badRequest, Self.notAnIdentifier(target))
         }

@@ -111,14 +111,14 @@ struct ControlHandler {
     private func answer(_ request: ControlRequest, _ peer: PeerContext) -> ControlResponse {
         switch request {
         case .status: return .success(.status(statusReport()))
-        case .list: return .success(.jobs(jobSummaries()))
+        case .list(let page): return list(page)
         case .history(let query): return history(query)
         case .cancel(let target): return cancel(target)
         case .request(let target, let options): return requestRun(target, options)
         case .cancelRequest(let scope): return cancelRequest(scope, mayWithdraw: { peer.mayAct(for: $0) })
         case .simulateLaunch(let target): return simulateLaunch(target)
         case .simulateExpire(let target): return simulateExpire(target)
-        case .pending(let target): return pending(target)
+        case .pending(let target, let page): return pending(target, page: page)
         case .explain(let target): return explain(target)
         case .trigger(let target): return trigger(target)
         case .enable(let target): return setEnabled(target, true)
@@ -148,20 +148,20 @@ struct ControlHandler {
         let entries = work ?? filter.map { text in
             Identifier(rawValue: text).map { driver.scheduler.waiting(for: $0, now: now) } ?? []
         } ?? driver.scheduler.waiting(now: now)
-        return entries
-            .lazy
-            .prefix(limit)
-            .map { work in
-                PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
-                               kind: work.kind,
-                               waitingFor: work.waitingFor.description + (work.waitingFor.time.map {
-                                   Self.reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
-                               } ?? ""),
-                               earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
-                               title: work.submission?.title, subtitle: work.submission?.subtitle,
-                               request: work.request.map(Self.options),
-                               reason: .known(work.waitingFor.code), until: work.waitingFor.time?.seconds)
-            }
+        return entries.lazy.prefix(limit).map { Self.summary(of: $0, now: now) }
+    }
+
+    /// A waiting entry as `pending` and `status` show it.
+    static func summary(of work: PendingWork, now: SchedulerTime) -> PendingSummary {
+        PendingSummary(identifier: (work.submission?.identifier ?? work.identifier).rawValue,
+                       kind: work.kind,
+                       waitingFor: work.waitingFor.description + (work.waitingFor.time.map {
+                           reasonTime(work.waitingFor, $0.seconds, now: now.seconds)
+                       } ?? ""),
+                       earliestBegin: work.earliestBegin?.seconds ?? work.waitingFor.time?.seconds,
+                       title: work.submission?.title, subtitle: work.submission?.subtitle,
+                       request: work.request.map(options),
+                       reason: .known(work.waitingFor.code), until: work.waitingFor.time?.seconds)
     }
 
     private func trigger(_ target: String) -> ControlResponse {
@@ -516,6 +516,13 @@ struct ControlHandler {
 
     /// Why `MetricsFile=` is not written, asked at each `status` (set by `Agent`).
     var metricsFileProblem: () -> String? = { nil }
+
+    /// `list`: every job, or one page of them.
+    private func list(_ page: PageRequest?) -> ControlResponse {
+        guard let page else { return .success(.jobs(jobSummaries())) }
+        let (jobs, next) = AnswerPaging.page(jobSummaries(), page)
+        return .success(.jobs(jobs, nextOffset: next))
+    }
 
     func jobSummaries() -> [JobSummary] {
         let refused = catalogue.registry.jobFilesWithErrors.map(Self.summary(ofRefused:))

@@ -10,15 +10,15 @@ import AgentCore
 public enum ControlAnswer: Sendable {
     /// `status`.
     case status(StatusReport)
-    /// `list`.
-    case jobs([JobSummary])
+    /// `list`: the jobs, or a page of them and where the next page starts (nil on the last).
+    case jobs([JobSummary], nextOffset: Int? = nil)
     /// `history`: runs newest first; `nextCursor` is where the next page starts, nil on the last.
     case runs([RunRecord], nextCursor: RunCursor?)
     /// `logs`: runs oldest first, their kept lines in `logTail`; `sequence` is the last event
     /// published before the answer.
     case logs([RunRecord], nextCursor: RunCursor?, sequence: UInt64)
-    /// `pending`.
-    case pending([PendingSummary])
+    /// `pending`: what waits, or a page of it and where the next page starts (nil on the last).
+    case pending([PendingSummary], nextOffset: Int? = nil)
     /// `explain`: what happened to the identifier, and what of it waits.
     case explanation(timeline: [TimelineRecord], pending: [PendingSummary])
     /// `resources`: the GPUs found, and the machine's inputs (nil from an agent too old to say).
@@ -59,7 +59,7 @@ extension ControlAnswer {
     }
 
     public func jobs() throws(ControlAnswerMismatch) -> [JobSummary] {
-        if case .jobs(let jobs) = self { return jobs }
+        if case .jobs(let jobs, _) = self { return jobs }
         throw mismatch("jobs")
     }
 
@@ -71,8 +71,17 @@ extension ControlAnswer {
         }
     }
 
+    /// Where the next page of a paged `list` or `pending` starts; nil on the last page, and for
+    /// every other answer.
+    public var nextOffset: Int? {
+        switch self {
+        case .jobs(_, let next), .pending(_, let next): next
+        default: nil
+        }
+    }
+
     public func pending() throws(ControlAnswerMismatch) -> [PendingSummary] {
-        if case .pending(let waiting) = self { return waiting }
+        if case .pending(let waiting, _) = self { return waiting }
         throw mismatch("pending")
     }
 

@@ -11,15 +11,16 @@ import AgentCore
 /// are ignored so an older agent can answer a newer agentctl's reads.
 public enum ControlRequest: Sendable, Hashable {
     case status
-    case list
+    /// Every job the config directory defines, or one page of them.
+    case list(page: PageRequest? = nil)
     /// Runs, newest first, one page at a time.
     case history(HistoryQuery)
     /// Stops a job's live runs, or one run: a job identifier or a run id.
     case cancel(target: String)
     case simulateLaunch(target: String)
     case simulateExpire(target: String)
-    /// Waiting work: everything, or one identifier's.
-    case pending(target: String?)
+    /// Waiting work: everything (or one page of it), or one identifier's.
+    case pending(target: String?, page: PageRequest? = nil)
     case explain(target: String)
     case trigger(target: String)
     case submit(target: String, SubmitRequest)
@@ -76,7 +77,7 @@ public enum ControlRequest: Sendable, Hashable {
              .trigger(let target), .submit(let target, _), .enable(let target), .disable(let target),
              .runIfStale(let target, _), .request(let target, _), .run(let target):
             target
-        case .pending(let target): target
+        case .pending(let target, _): target
         case .history(let query): query.target
         case .logs(let query): query.target
         case .cancelRequest(.identifier(let target)): target

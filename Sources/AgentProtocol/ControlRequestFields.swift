@@ -8,6 +8,8 @@ struct ControlRequestFields: Codable, Sendable, Hashable {
     var command: ControlCommand
     var target: String?
     var limit: Int?
+    /// `list`, `pending`: the first entry of the page asked for (``PageRequest``).
+    var offset: Int?
     var cursor: String?
     var omitLogTails: Bool?
     var submission: SubmitFields?
@@ -59,13 +61,30 @@ extension ControlRequest: Codable {
             }
             return cursor
         }
+        // A page is asked for with `limit` (and `offset` after the first); without it, all.
+        func page() throws(ControlError) -> PageRequest? {
+            guard let limit = fields.limit else {
+                guard fields.offset == nil else {
+                    throw ControlError(code: .badRequest, message: "\(verb): \"offset\" needs \"limit\" (entries per page, 1 to \(PageRequest.maxLimit))")
+                }
+                return nil
+            }
+            guard limit >= 1 else {
+                throw ControlError(code: .badRequest, message: "\(verb): \"limit\" must be 1 or more (got \(limit))")
+            }
+            let offset = fields.offset ?? 0
+            guard offset >= 0 else {
+                throw ControlError(code: .badRequest, message: "\(verb): \"offset\" must be 0 or more: the nextOffset of the previous answer (got \(offset))")
+            }
+            return PageRequest(offset: offset, limit: limit)
+        }
         func identifierOrRun() throws(ControlError) -> String {
             guard let target = fields.target else { throw needed("a job identifier or a run id (r000042)") }
             return target
         }
         switch fields.command {
         case .status: self = .status
-        case .list: self = .list
+        case .list: self = .list(page: try page())
         case .pause: self = .pause
         case .resume: self = .resume
         case .resources: self = .resources
@@ -77,7 +96,7 @@ extension ControlRequest: Codable {
         case .cancel: self = .cancel(target: try identifierOrRun())
         case .simulateLaunch: self = .simulateLaunch(target: try identifier())
         case .simulateExpire: self = .simulateExpire(target: try identifierOrRun())
-        case .pending: self = .pending(target: fields.target)
+        case .pending: self = .pending(target: fields.target, page: fields.target == nil ? try page() : nil)
         case .explain: self = .explain(target: try identifier())
         case .trigger: self = .trigger(target: try identifier())
         case .enable: self = .enable(target: try identifier())
@@ -137,8 +156,11 @@ extension ControlRequestFields {
     init(_ typed: ControlRequest) {
         self.init(command: typed.command)
         switch typed {
-        case .status, .list, .pause, .resume, .resources, .metrics:
+        case .status, .pause, .resume, .resources, .metrics:
             break
+        case .list(let page):
+            limit = page?.limit
+            offset = page.map { $0.offset > 0 ? $0.offset : nil } ?? nil
         case .history(let query):
             target = query.target
             limit = query.limit
@@ -149,8 +171,10 @@ extension ControlRequestFields {
         case .cancel(let id), .simulateLaunch(let id), .simulateExpire(let id), .explain(let id), .trigger(let id),
              .enable(let id), .disable(let id), .run(let id):
             target = id
-        case .pending(let id):
+        case .pending(let id, let page):
             target = id
+            limit = page?.limit
+            offset = page.map { $0.offset > 0 ? $0.offset : nil } ?? nil
         case .submit(let id, let details):
             target = id
             submission = SubmitFields(title: details.title, subtitle: details.subtitle,

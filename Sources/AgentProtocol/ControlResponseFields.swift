@@ -14,6 +14,8 @@ public struct ControlResponseFields: Codable, Sendable {
     var jobs: [JobSummary]?
     var runs: [RunRecord]?
     var nextCursor: RunCursor?
+    /// `list`, `pending`: where the next page starts (``PageRequest``).
+    var nextOffset: Int?
     var message: String?
     var runID: String?
     var pending: [PendingSummary]?
@@ -39,8 +41,9 @@ public struct ControlResponseFields: Codable, Sendable {
             switch answer {
             case .status(let report):
                 status = report
-            case .jobs(let summaries):
+            case .jobs(let summaries, let next):
                 jobs = summaries
+                nextOffset = next
             case .runs(let page, let next):
                 runs = page
                 nextCursor = next
@@ -48,8 +51,9 @@ public struct ControlResponseFields: Codable, Sendable {
                 runs = page
                 nextCursor = next
                 sequence = last
-            case .pending(let waiting):
+            case .pending(let waiting, let next):
                 pending = waiting
+                nextOffset = next
             case .explanation(let records, let waiting):
                 timeline = records
                 pending = waiting
@@ -84,13 +88,13 @@ public struct ControlResponseFields: Codable, Sendable {
         case .status:
             return .success(.status(try needed(status, "status")))
         case .list:
-            return .success(.jobs(try needed(jobs, "jobs")))
+            return .success(.jobs(try needed(jobs, "jobs"), nextOffset: nextOffset))
         case .history:
             return .success(.runs(try needed(runs, "runs"), nextCursor: nextCursor))
         case .logs:
             return .success(.logs(try needed(runs, "runs"), nextCursor: nextCursor, sequence: try needed(sequence, "sequence")))
         case .pending:
-            return .success(.pending(try needed(pending, "pending")))
+            return .success(.pending(try needed(pending, "pending"), nextOffset: nextOffset))
         case .explain:
             return .success(.explanation(timeline: try needed(timeline, "timeline"), pending: try needed(pending, "pending")))
         case .resources:

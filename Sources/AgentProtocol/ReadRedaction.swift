@@ -24,14 +24,14 @@ public struct ReadRedaction {
             status.running = status.running.map(redacted)
             status.pending = status.pending.map(redacted)
             return .status(status)
-        case .jobs(let jobs):
-            return .jobs(jobs.map(redacted))
+        case .jobs(let jobs, let next):
+            return .jobs(jobs.map(redacted), nextOffset: next)
         case .runs(let page, let next):
             return .runs(page.map(redacted), nextCursor: next)
         case .logs(let page, let next, let sequence):
             return .logs(page.map(redacted), nextCursor: next, sequence: sequence)
-        case .pending(let waiting):
-            return .pending(waiting.map(redacted))
+        case .pending(let waiting, let next):
+            return .pending(waiting.map(redacted), nextOffset: next)
         case .explanation(let timeline, let waiting):
             return .explanation(timeline: timeline, pending: waiting.map(redacted))
         case .done(let message, let runID, let requestID, let waiting):
@@ -103,7 +103,7 @@ public struct ReadRedaction {
     public static let fieldRules: [String: [String: FieldRule]] = [
         "ControlResponseFields": [
             "ok": .kept, "error": .kept, "status": .perJob, "jobs": .perJob, "runs": .perJob,
-            "nextCursor": .kept, "message": .kept, "runID": .kept, "pending": .perJob,
+            "nextCursor": .kept, "nextOffset": .kept, "message": .kept, "runID": .kept, "pending": .perJob,
             "timeline": .kept, "gpus": .kept, "inputs": .kept, "metrics": .kept, "sequence": .kept,
             "requestID": .kept,
         ],

@@ -184,9 +184,20 @@ public final class BGTaskScheduler: @unchecked Sendable {
         pending()
     }
 
+    /// What waits, page by page (a machine with a thousand jobs has more than one page); what
+    /// was read before the agent failed to answer, if it did.
     private func pending() -> [BGTaskRequest] {
-        let waiting = try? AgentSocket.exchange(ControlRequest.pending(target: nil), path: socketPath()).get().pending()
-        return (waiting ?? []).compactMap(Self.taskRequest(from:))
+        let path = socketPath()
+        var waiting: [PendingSummary] = []
+        var offset = 0
+        while let answer = try? AgentSocket.exchange(ControlRequest.pending(target: nil, page: PageRequest(offset: offset)),
+                                                     path: path).get(),
+              let page = try? answer.pending() {
+            waiting += page
+            guard let next = answer.nextOffset, next > offset else { break }
+            offset = next
+        }
+        return waiting.compactMap(Self.taskRequest(from:))
     }
 
     /// The request a waiting entry stands for: a pending `request` or a queued submission. A job

@@ -28,7 +28,9 @@ import Testing
 
     static let lines: [(ControlRequest, String)] = [
         (.status, #"{"command":"status"}"#),
-        (.list, #"{"command":"list"}"#),
+        (.list(), #"{"command":"list"}"#),
+        (.list(page: PageRequest()), #"{"command":"list","limit":1000}"#),
+        (.list(page: PageRequest(offset: 250, limit: 100)), #"{"command":"list","limit":100,"offset":250}"#),
         (.history(HistoryQuery()), #"{"command":"history"}"#),
         (.history(HistoryQuery(target: "local.backup", limit: 50, cursor: RunCursor(runID: RunID(31), startedAt: 1_796_111_000_000), omitLogTails: true,
                                since: 1_796_112_000_000, until: 1_796_198_400_000)),
@@ -38,6 +40,7 @@ import Testing
         (.simulateExpire(target: "local.a"), #"{"command":"simulate-expire","target":"local.a"}"#),
         (.pending(target: nil), #"{"command":"pending"}"#),
         (.pending(target: "local.a"), #"{"command":"pending","target":"local.a"}"#),
+        (.pending(target: nil, page: PageRequest(offset: 1000)), #"{"command":"pending","limit":1000,"offset":1000}"#),
         (.explain(target: "local.a"), #"{"command":"explain","target":"local.a"}"#),
         (.trigger(target: "local.a"), #"{"command":"trigger","target":"local.a"}"#),
         (.submit(target: "local.export", SubmitRequest()),
@@ -73,6 +76,18 @@ import Testing
             #expect(sent == text, "\(sent)")
             #expect(try decode(text) == request)
         }
+    }
+
+    @Test func aPageIsAskedForWithALimitAndAnOffsetAtLeastZero() throws {
+        #expect(try decode(#"{"command":"list","limit":5000}"#) == .list(page: PageRequest(limit: PageRequest.maxLimit)))
+        #expect(try decode(#"{"command":"pending","target":"local.a","limit":10}"#) == .pending(target: "local.a"),
+                "one identifier's entries are never paged")
+        #expect(refusal(#"{"command":"list","offset":100}"#)
+                == ControlError(code: .badRequest, message: #"list: "offset" needs "limit" (entries per page, 1 to 1000)"#))
+        #expect(refusal(#"{"command":"list","limit":0}"#)
+                == ControlError(code: .badRequest, message: #"list: "limit" must be 1 or more (got 0)"#))
+        #expect(refusal(#"{"command":"pending","limit":10,"offset":-1}"#)
+                == ControlError(code: .badRequest, message: #"pending: "offset" must be 0 or more: the nextOffset of the previous answer (got -1)"#))
     }
 
     @Test func unknownFieldsAndThoseOfOtherVerbsAreIgnored() throws {

@@ -16,7 +16,7 @@ enum ListCommand {
                   OptionSpec(long: "timers", help: "The default view (still accepted, as it was needed before)."),
                   jsonOption],
         run: { parsed, context in
-            let jobs = try context.request(ControlRequest.list).jobs()
+            let jobs = try context.allJobs()
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(jobs))
             } else if parsed.flag("files") {

@@ -11,7 +11,11 @@ enum SchedulingCommands {
         options: [jsonOption],
         arguments: [ArgumentSpec(name: "ID", help: "Only this identifier's entries (an unknown one is an error).", isOptional: true)],
         run: { parsed, context in
-            let items = try context.request(ControlRequest.pending(target: parsed.argument(0))).pending()
+            let items = if let id = parsed.argument(0) {
+                try context.request(ControlRequest.pending(target: id)).pending()
+            } else {
+                try context.allPending()
+            }
             if parsed.flag("json") {
                 context.out(try MessageCoding.encodePretty(items))
             } else if items.isEmpty {

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+import AgentProtocol
+
+extension CommandContext {
+    /// A long `list` or `pending` answer read page by page (docs/agentctl.md, the control
+    /// socket): each page asked for after the last until the agent says none follows. An agent
+    /// that does not page answers everything in its first page.
+    func allPages<Entry>(_ request: (PageRequest) -> ControlRequest,
+                         _ entries: (ControlAnswer) throws(ControlAnswerMismatch) -> [Entry]) throws(CommandFailure) -> [Entry] {
+        var all: [Entry] = []
+        var offset = 0
+        while true {
+            let answer = try self.request(request(PageRequest(offset: offset)))
+            do {
+                all += try entries(answer)
+            } catch {
+                throw CommandFailure(error)
+            }
+            // Each page starts past the last; anything else would never end.
+            guard let next = answer.nextOffset, next > offset else { return all }
+            offset = next
+        }
+    }
+
+    /// Every job the agent has read.
+    func allJobs() throws(CommandFailure) -> [JobSummary] {
+        try allPages({ .list(page: $0) }, { answer throws(ControlAnswerMismatch) in try answer.jobs() })
+    }
+
+    /// Everything that waits.
+    func allPending() throws(CommandFailure) -> [PendingSummary] {
+        try allPages({ .pending(target: nil, page: $0) }, { answer throws(ControlAnswerMismatch) in try answer.pending() })
+    }
+}
