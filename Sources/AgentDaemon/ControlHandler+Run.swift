@@ -71,6 +71,8 @@ extension ControlHandler {
             return at + ": TriggerSpacing= (\(spacingText)) counts from the job's last launch, at \(LocalClockText.text(last, now: now))\(runNow)"
         case .interval:
             return at + ": not before its interval since the last run\(runNow)"
+        case .afterBoot:
+            return at + ": its AfterBoot= span since the machine booted\(runNow)"
         case .schedule:
             return at + ": its next Schedule= slot\(runNow)"
         case .window:

@@ -139,7 +139,7 @@ struct JobSchedule: Sendable {
             && (bootRunAt == nil || lastRunStart.map { $0 < (bootRunAt ?? $0) } ?? true)
         if awaitsBootRun, let afterBoot = definition.extra.afterBoot, let bootedAt {
             let at = bootedAt + afterBoot
-            consider(LaunchCandidate(eligibleAt: at, dueSince: at, reason: .boot, timeGate: .interval(earliest: at)))
+            consider(LaunchCandidate(eligibleAt: at, dueSince: at, reason: .boot, timeGate: .afterBoot(earliest: at)))
         }
         if let wallClock, definition.schedule != nil || definition.randomizedDelay > .zero {
             if isDiscretionary, let scheduled = wallClock.scheduled(self, lastRunStart: lastRunStart,

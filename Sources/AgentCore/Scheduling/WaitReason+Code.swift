@@ -3,6 +3,7 @@
 /// stable, lower case, hyphenated; the sentence (`waitingFor`) stays for people.
 public enum WaitCode: String, Sendable, Hashable, CaseIterable {
     case interval
+    case afterBoot = "after-boot"
     case budget
     case paused
     case maxConcurrent = "max-concurrent"
@@ -24,6 +25,7 @@ extension WaitReason {
     public var code: WaitCode {
         switch self {
         case .interval: .interval
+        case .afterBoot: .afterBoot
         case .budget: .budget
         case .paused: .paused
         case .maxConcurrent: .maxConcurrent

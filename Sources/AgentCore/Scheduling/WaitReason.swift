@@ -7,6 +7,8 @@
 public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     /// Not due yet: its `Interval=` since the last run ends at `earliest`.
     case interval(earliest: SchedulerTime)
+    /// Not due yet: its `AfterBoot=` span since the machine booted ends at `earliest`.
+    case afterBoot(earliest: SchedulerTime)
     /// The day's `DailyBudget=` of discretionary launches of the job's manifest is spent; it
     /// refills at local midnight.
     case budget(BudgetStanding)
@@ -43,6 +45,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .interval: "interval"
+        case .afterBoot: "after boot"
         case .budget(let hold): hold.account == BudgetAccounts.fallback ? "budget" : "budget of \(hold.account)"
         case .paused: "paused"
         case .maxConcurrent: "max concurrent"
@@ -64,7 +67,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     /// The time the reason names, if any: the earliest begin, the refill or the catch-up slot.
     public var time: SchedulerTime? {
         switch self {
-        case .interval(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t), .requested(let t):
+        case .interval(let t), .afterBoot(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t), .requested(let t):
             t
         case .budget(let hold):
             hold.refillsAt

@@ -30,6 +30,7 @@ struct ScriptFormat {
     func reason(_ reason: WaitReason) -> String {
         switch reason {
         case .interval(let t): "interval (earliest \(time(t)))"
+        case .afterBoot(let t): "after boot (earliest \(time(t)))"
         case .budget(let s): "\(reason.description) (\(s.used)/\(s.limit), refills \(time(s.refillsAt)))"
         case .triggerSpacing(let t): "trigger spacing (earliest \(time(t)))"
         case .retry(let t): "retry backoff (earliest \(time(t)))"
