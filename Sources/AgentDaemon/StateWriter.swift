@@ -573,6 +573,8 @@ struct StateProblem: Equatable {
             return "state directory not writable: \(directory)/state.db is locked by another process (\(detail)); agentd is its only writer, so stop that process (fuser -v \(directory)/state.db), then try again"
         case .notWritable, .permanent:
             return "state directory not writable: \(directory) (\(detail)); check that it is mounted read-write, that state.db and state.db-wal are writable (ls -l, lsattr), then try again"
+        case .damaged:
+            return "state database damaged: \(directory)/state.db (\(detail)); stop agentd, move state.db, state.db-wal and state.db-shm aside (keep them: sqlite3's .recover may salvage the runs), then start agentd: it begins a new state database. Runs that end meanwhile wait in memory and are lost at the stop"
         }
     }
 }

@@ -33,6 +33,9 @@ public enum StoreErrorKind: Sendable, Hashable {
     case locked
     /// The files cannot be written: read-only mount, immutable file, permissions, I/O error.
     case notWritable
+    /// The database file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB): nothing written to it can
+    /// be trusted until it is replaced.
+    case damaged
     /// Anything else (a constraint, a bug): retrying does not help.
     case permanent
 
@@ -40,6 +43,7 @@ public enum StoreErrorKind: Sendable, Hashable {
     // this type needs no C import.
     private static let busy: Int32 = 5, lockedCode: Int32 = 6, readOnly: Int32 = 8, ioError: Int32 = 10
     private static let fullCode: Int32 = 13, cantOpen: Int32 = 14, protocolCode: Int32 = 15, perm: Int32 = 3
+    private static let corrupt: Int32 = 11, notADatabase: Int32 = 26
     private static let enospc: Int32 = 28, edquot: Int32 = 122
 
     public init(code: Int32, systemErrno: Int32) {
@@ -48,11 +52,13 @@ public enum StoreErrorKind: Sendable, Hashable {
         case Self.busy, Self.lockedCode, Self.protocolCode: self = .locked
         case Self.ioError where systemErrno == Self.enospc || systemErrno == Self.edquot: self = .full
         case Self.readOnly, Self.ioError, Self.cantOpen, Self.perm: self = .notWritable
+        case Self.corrupt, Self.notADatabase: self = .damaged
         default: self = .permanent
         }
     }
 
     /// Whether the same write may succeed later (after space is freed, a lock released, a
-    /// file made writable again).
+    /// file made writable again, a damaged file replaced): until then requests are refused and
+    /// records wait, rather than being given up one by one.
     public var isTransient: Bool { self != .permanent }
 }

@@ -67,6 +67,10 @@ private func fileSize(_ path: String) -> Int? {
     #expect(StoreErrorKind(code: 5, systemErrno: 0) == .locked)          // SQLITE_BUSY
     #expect(StoreErrorKind(code: 8, systemErrno: 0) == .notWritable)     // SQLITE_READONLY
     #expect(StoreErrorKind(code: 10 | (3 << 8), systemErrno: 1) == .notWritable) // EPERM: immutable
+    #expect(StoreErrorKind(code: 11, systemErrno: 0) == .damaged)        // SQLITE_CORRUPT
+    #expect(StoreErrorKind(code: 11 | (1 << 8), systemErrno: 0) == .damaged) // SQLITE_CORRUPT_VTAB
+    #expect(StoreErrorKind(code: 26, systemErrno: 0) == .damaged)        // SQLITE_NOTADB
+    #expect(StoreErrorKind.damaged.isTransient, "refused and kept until the file is replaced, not given up")
     #expect(StoreErrorKind(code: 19, systemErrno: 0) == .permanent)      // SQLITE_CONSTRAINT
     #expect(!StoreErrorKind.permanent.isTransient)
 }

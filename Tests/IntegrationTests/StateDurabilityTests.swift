@@ -148,6 +148,55 @@ import Testing
         #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "3", "runs in the copy: \(count.stdout) \(count.stderr)")
     }
 
+    // MARK: a damaged state.db
+
+    /// A damaged page in `runs` was taken as any other failed write: a submission was answered
+    /// "started run r000001" while its record was given up, and status said nothing. Now the
+    /// state counts as not writable, status says it is damaged and what to do, submissions are
+    /// refused with the same words, and doing what they say gives a working agent again.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3 to find the runs table's page"))
+    func aDamagedStateDbRefusesSubmissionsAndSaysHowToStartANewOne() throws {
+        let sandbox = try sandboxWithJobs()
+        let first = try AgentProcess(sandbox: sandbox)
+        for _ in 0..<3 { try runWork(first) }
+        first.stop()
+        #expect(first.process.terminationStatus == 0)
+
+        // The page that roots the runs table (checkpointed into state.db at the clean stop) zeroed.
+        let database = sandbox.stateDirectory + "/state.db"
+        let found = try runCommand("/usr/bin/python3", ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute(\"SELECT rootpage FROM sqlite_master WHERE name='runs'\").fetchone()[0], c.execute('PRAGMA page_size').fetchone()[0])", database])
+        let numbers = found.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(numbers.count == 2, "sqlite_master: \(found.stdout) \(found.stderr)")
+        guard numbers.count == 2 else { return }
+        let file = try #require(FileHandle(forWritingAtPath: database))
+        try file.seek(toOffset: UInt64((numbers[0] - 1) * numbers[1]))
+        file.write(Data(count: numbers[1]))
+        try file.close()
+
+        let agent = try AgentProcess(sandbox: sandbox)
+        let problem = try stateError(agent) ?? ""
+        #expect(problem.hasPrefix("state database damaged: \(database) ("), "stateError: \(problem)")
+        #expect(problem.contains("stop agentd, move state.db, state.db-wal and state.db-shm aside"))
+        let refused = try agent.ctl("submit", "local.export")
+        #expect(refused.status == 5, "a submission was taken: \(refused.stdout)")
+        #expect(refused.stderr.contains("state database damaged"), "\(refused.stderr)")
+        agent.stop()
+
+        // What the message says: aside, then a new state database.
+        let aside = sandbox.root + "/damaged"
+        try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+        for name in ["state.db", "state.db-wal", "state.db-shm"]
+        where FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/" + name) {
+            try FileManager.default.moveItem(atPath: sandbox.stateDirectory + "/" + name, toPath: aside + "/" + name)
+        }
+        let again = try AgentProcess(sandbox: sandbox)
+        defer { again.stop() }
+        #expect(try stateError(again) == nil)
+        let submitted = try again.ctl("submit", "local.export", "--wait")
+        #expect(submitted.status == 0, "\(submitted.stdout) \(submitted.stderr)")
+        #expect(try history(again).count == 1)
+    }
+
     // MARK: a deleted WAL
 
     /// Issue 28 item 12: `state.db-wal` deleted under a live agent went unnoticed, and the next
