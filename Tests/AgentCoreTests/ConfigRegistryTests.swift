@@ -297,6 +297,24 @@ struct ConfigRegistryTests {
         #expect(registry.diagnostics.isEmpty)
     }
 
+    /// A drop-in script in error that is deleted stays as it was until its removal settles: the
+    /// revalidation a plugin directory's change sets off (jobs.d is its plugin's directory) does
+    /// not report the deleted script as a missing plugin for that second.
+    @Test func aDeletedDropInScriptIsNotRevalidatedAsAMissingPlugin() {
+        var registry = registryWithManifest()
+        var facts = FakeFacts()
+        let script = FileFacts(ownerUID: 0, mode: 0o100755)
+        facts.plugins["/etc/agentd/jobs.d/broken"] = .present(script, executable: true)
+        let broken = registry.update(source("jobs.d/broken", "#!/bin/sh\n# agentd: Interval=bogus\necho hi\n", facts: script),
+                                     facts: facts)
+        #expect(printed(broken.diagnostics).contains { $0.hasPrefix("jobs.d/broken:2: Interval") })
+        let before = registry.diagnostics
+        facts.plugins["/etc/agentd/jobs.d/broken"] = .missing
+        let change = registry.revalidateFailedFiles(facts: facts)
+        #expect(change.diagnostics.isEmpty)
+        #expect(registry.diagnostics == before, "\(printed(registry.diagnostics))")
+    }
+
     @Test func leftoversAndForeignFilesAreIgnored() {
         var registry = registryWithManifest()
         for path in ["jobs.d/a.job~", "jobs.d/.a.job.swp", "jobs.d/#a.job#", "jobs.d/a.job.dpkg-new", "README", "jobs.d/sub/a.job"] {

@@ -406,6 +406,13 @@ public struct ConfigRegistry: Sendable {
         var merged = ChangeMerger()
         for path in failedPaths {
             guard let source = failedSources[path] else { continue }
+            // A drop-in script is its own plugin: missing, it was deleted, and its removal
+            // (which waits for a deploy to settle) will say so; it is no plugin gone missing.
+            if case .dropInScript = ConfigPath.role(of: path),
+               case .missing = facts.plugin(at: context.absolutePath(of: path))
+            {
+                continue
+            }
             let before = fileDiagnostics[path]
             var change = update(source, facts: facts)
             // A file that fails exactly as before has nothing new to report.
