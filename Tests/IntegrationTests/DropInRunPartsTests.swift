@@ -151,6 +151,22 @@ import Testing
         #expect(line == "deadline=none", "\(run)")
     }
 
+    /// run-parts runs programs of any size; only a drop-in's first lines are its header. A
+    /// 20 MB program was refused as "file too large (over 16777216 bytes)".
+    @Test func aDropInProgramOfTwentyMegabytesIsAJobLikeAnyOther() throws {
+        let sandbox = try openSandbox()
+        let path = try dropIn(sandbox, "large", "# agentd: Interval=none\necho ran\nexit 0\n")
+        let file = try #require(FileHandle(forWritingAtPath: path))
+        try file.seekToEnd()
+        for _ in 0..<20 { file.write(Data(repeating: 0x23, count: 1 << 20)) }  // 20 MiB the shell never reads
+        try file.close()
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try listedJobs(agent)["local.large"] != nil, "\(agent.logLines.suffix(5))")
+        let run = try runOnce(agent, "local.large")
+        #expect(run["stopReason"] as? String == "success", "\(run)")
+        #expect((run["logTail"] as? [String])?.contains("ran") == true, "\(run)")
+    }
+
     @Test func aJobFileWithErrorsIsListedWithWhereItsFirstErrorIs() throws {
         let sandbox = try openSandbox()
         try sandbox.write("jobs.d/broken.job", "[Job]\nIdentifier=local.broken\nKind=processing\nExec=\(sandbox.pluginPath)\nInterval=1x\n")

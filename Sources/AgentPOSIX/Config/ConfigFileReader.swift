@@ -30,8 +30,11 @@ public enum ConfigFileReader {
     /// name is replaced meanwhile. Only regular files are read: a directory, FIFO, socket or
     /// device is refused (a FIFO is opened non-blocking, so a FIFO without writer cannot hang
     /// the daemon).
+    ///
+    /// `headLines`: only the file's first lines are wanted (a drop-in script's header): reading
+    /// stops after that many, or at `maxBytes`, and a larger file is no error.
     public static func read(configDirectory: String, relativePath: String,
-                            maxBytes: Int = defaultMaxBytes) -> ReadResult {
+                            maxBytes: Int = defaultMaxBytes, headLines: Int? = nil) -> ReadResult {
         guard isSafeRelativePath(relativePath) else {
             return .unreadable(message: "not a path inside the config directory")
         }
@@ -52,11 +55,13 @@ public enum ConfigFileReader {
         }
         let type = info.st_mode & S_IFMT
         guard type == S_IFREG else { return notRegular(type) }
-        guard Int(info.st_size) <= maxBytes else {
+        if headLines == nil, Int(info.st_size) > maxBytes {
             return tooLarge(maxBytes)
         }
         let bytes: [UInt8]
-        switch readAll(fd, expectedSize: Int(info.st_size), maxBytes: maxBytes) {
+        let read = headLines.map { readHead(fd, lines: $0, maxBytes: maxBytes) }
+            ?? readAll(fd, expectedSize: Int(info.st_size), maxBytes: maxBytes)
+        switch read {
         case .success(let read): bytes = read
         case .failure(let failure): return .unreadable(message: failure.message)
         }
@@ -108,6 +113,30 @@ public enum ConfigFileReader {
 
     private struct ReadFailure: Error {
         var message: String
+    }
+
+    /// Reads until `lines` newlines have been read, end of file, or `maxBytes`: the head of a
+    /// file, whatever its size.
+    private static func readHead(_ fd: Int32, lines: Int, maxBytes: Int) -> Result<[UInt8], ReadFailure> {
+        var bytes: [UInt8] = []
+        var newlines = 0
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while newlines < lines, bytes.count < maxBytes {
+            let wanted = min(chunk.count, maxBytes - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.read(fd, base, wanted)
+            }
+            if count > 0 {
+                bytes.append(contentsOf: chunk[..<count])
+                newlines += chunk[..<count].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                return .failure(ReadFailure(message: "cannot read: \(SystemError.text(errno))"))
+            }
+        }
+        return .success(bytes)
     }
 
     /// Reads to end of file. The size from `fstat` is only a first guess: a file that grows

@@ -180,7 +180,12 @@ public struct ConfigLoader {
 
     /// The file from the config directory, else from the first data directory that has it.
     private func readWithDataDirectories(_ relativePath: String) -> ConfigFileReader.ReadResult {
-        let own = ConfigFileReader.read(configDirectory: configDirectory, relativePath: relativePath)
+        // Of a drop-in script only the header lines are read: it may be a program of any size,
+        // as in a run-parts directory.
+        var headLines: Int?
+        if case .dropInScript = ConfigPath.role(of: relativePath) { headLines = DropInScript.headerLineLimit }
+        let own = ConfigFileReader.read(configDirectory: configDirectory, relativePath: relativePath,
+                                        headLines: headLines)
         guard case .gone = own, Self.isShippable(relativePath) else { return own }
         for directory in dataDirectories {
             let shipped = ConfigFileReader.read(configDirectory: directory, relativePath: relativePath)

@@ -103,6 +103,30 @@ struct ConfigFileReaderTests {
         #expect(source.bytes == contents)
     }
 
+    @Test func aHeadIsReadToItsLastLineWhateverTheFileSize() throws {
+        let head = (1...25).map { "# line \($0)" }.joined(separator: "\n") + "\n"
+        try ConfigFS.write(directory.at("jobs.d/large"), bytes: Array(head.utf8) + [UInt8](repeating: 0, count: 200_000))
+        #expect(message(read("jobs.d/large", maxBytes: 100_000))?.contains("too large") == true, "read whole, it is too large")
+        let result = ConfigFileReader.read(configDirectory: directory.path, relativePath: "jobs.d/large",
+                                           maxBytes: 100_000, headLines: 20)
+        guard case .file(let source) = result else {
+            Issue.record("a head is never too large: \(result)")
+            return
+        }
+        let lines = source.bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        #expect(lines.count > 20, "at least 20 whole lines")
+        #expect(Array(source.bytes.prefix(head.utf8.count / 2)) == Array(head.utf8.prefix(head.utf8.count / 2)))
+        #expect(source.bytes.count < 100_000, "not the whole file: \(source.bytes.count) bytes")
+        // Without newlines the head ends at the limit.
+        try ConfigFS.write(directory.at("jobs.d/flat"), bytes: [UInt8](repeating: 65, count: 200_000))
+        guard case .file(let flat) = ConfigFileReader.read(configDirectory: directory.path, relativePath: "jobs.d/flat",
+                                                           maxBytes: 100_000, headLines: 20) else {
+            Issue.record("a head without newlines is read up to the limit")
+            return
+        }
+        #expect(flat.bytes.count == 100_000)
+    }
+
     @Test func filesOverTheLimitAreRefused() throws {
         try ConfigFS.write(directory.at("jobs.d/big.job"), bytes: [UInt8](repeating: 65, count: 10_000))
         #expect(message(read("jobs.d/big.job", maxBytes: 9_999))?.contains("too large") == true)
