@@ -27,8 +27,7 @@ extension ControlHandler {
             let answer = try state.reading { store in try logs(of: target, wanted: wanted, request, store) }
             return answer ?? .failure(.unavailable, state.problem ?? "the state database is not open")
         } catch {
-            stateWriter.report(error)
-            return .failure(.internal, "reading the runs' output failed: \(error)")
+            return readFailed("reading the runs' output", error)
         }
     }
 

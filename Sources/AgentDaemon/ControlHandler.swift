@@ -203,8 +203,7 @@ struct ControlHandler {
             }
             let last: Int64?
             do { last = try state.reading { try $0.lastSuccess(identifier: job.identifier.rawValue) } ?? nil } catch {
-                stateWriter.report(error)
-                return .failure(.internal, "reading the last success failed: \(error)")
+                return readFailed("reading the last success", error)
             }
             let nowMs = loop.clock.realtimeMilliseconds
             if let last, Duration.milliseconds(nowMs - last) <= maxAge {
@@ -450,8 +449,7 @@ struct ControlHandler {
                 return .failure(.badRequest, "history: no run \(cursor) to continue after (pass the nextCursor of the previous answer, or no cursor for the newest runs)")
             }
         } catch {
-            stateWriter.report(error)
-            return .failure(.internal, "reading history failed: \(error)")
+            return readFailed("reading history", error)
         }
         // A typo (`history nope.nope`) is no empty history: say so, with the likely job.
         if page.records.isEmpty, request.cursor == nil, let target = request.target, let id = Identifier(rawValue: target),
@@ -516,6 +514,16 @@ struct ControlHandler {
 
     /// Why `MetricsFile=` is not written, asked at each `status` (set by `Agent`).
     var metricsFileProblem: () -> String? = { nil }
+
+    /// A read of the state database failed: reported to the state writer, and answered with
+    /// what to do when the file is damaged (a bug or a disk error otherwise).
+    func readFailed(_ what: String, _ error: any Error) -> ControlResponse {
+        stateWriter.report(error)
+        if let store = error as? StoreError, store.kind == .damaged, let problem = stateWriter.problem {
+            return .failure(.unavailable, "\(what) failed: \(problem.refusal)")
+        }
+        return .failure(.internal, "\(what) failed: \(error)")
+    }
 
     /// `list`: every job, or one page of them.
     private func list(_ page: PageRequest?) -> ControlResponse {

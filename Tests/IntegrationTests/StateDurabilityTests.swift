@@ -180,6 +180,9 @@ import Testing
         let refused = try agent.ctl("submit", "local.export")
         #expect(refused.status == 5, "a submission was taken: \(refused.stdout)")
         #expect(refused.stderr.contains("state database damaged"), "\(refused.stderr)")
+        let unread = try agent.ctl("history")
+        #expect(unread.status == 5 && unread.stderr.contains("reading history failed: state database damaged"),
+                "\(unread.status) \(unread.stderr)")
         agent.stop()
 
         // What the message says: aside, then a new state database.
