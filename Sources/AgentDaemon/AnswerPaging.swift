@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import AgentJSON
 import AgentProtocol
 
 /// One page of a `list` or `pending` answer (``PageRequest``): entries from the page's offset
@@ -7,29 +6,47 @@ import AgentProtocol
 /// page fits what the socket holds for one client however many jobs there are (a non-root
 /// reader's 256 KiB went at about 1,000 jobs).
 enum AnswerPaging {
-    /// The same page size as `history`'s (``HistoryPage``).
+    /// The same page size as `history`'s (``HistoryPage``): a quarter of what the socket holds
+    /// for a client other than root and group `agentd`.
     static let maxBytes = HistoryPage.maxBytes
+    /// Root's and group `agentd`'s pages: a quarter of their 4 MiB, so that a list of 10,000
+    /// jobs is a few pages, not forty.
+    static let privilegedMaxBytes = 1 << 20
+
+    /// The page size for a reader.
+    static func maxBytes(privileged: Bool) -> Int { privileged ? privilegedMaxBytes : maxBytes }
     /// `{"jobs":[],"nextOffset":N,"ok":true}` with room to spare.
     private static let envelopeBytes = 64
 
     /// The entries of `all` on the page `request` asks for, and where the next page starts.
-    /// The first entry of a page always goes in.
-    static func page<Entry: Encodable>(_ all: some Collection<Entry>, _ request: PageRequest,
-                                       maxBytes: Int = AnswerPaging.maxBytes) -> (entries: [Entry], nextOffset: Int?) {
-        let encoder = JSONLineEncoder()
+    /// The first entry of a page always goes in. `size`: never less than an entry's encoding.
+    static func page<Entry>(_ all: some Collection<Entry>, _ request: PageRequest, maxBytes: Int = AnswerPaging.maxBytes,
+                            size: (Entry) -> Int) -> (entries: [Entry], nextOffset: Int?) {
         var entries: [Entry] = []
         var bytes = envelopeBytes
         var offset = request.offset
         for entry in all.dropFirst(request.offset) {
             guard entries.count < request.limit else { break }
-            // Encoded as sent, with its separating comma; an entry that cannot be encoded
-            // cannot be sent either, and is counted as a whole page.
-            let size = ((try? encoder.encode(entry).count) ?? maxBytes) + 1
+            let size = size(entry) + 1  // and its separating comma
             if !entries.isEmpty, bytes + size > maxBytes { break }
             entries.append(entry)
             bytes += size
             offset += 1
         }
         return (entries, offset < all.count ? offset : nil)
+    }
+
+    /// `JobSummary`'s JSON at most: its keys, an instant and numbers at their widest (260
+    /// bytes), and its strings escaped.
+    static func estimatedBytes(of job: JobSummary) -> Int {
+        260 + [job.identifier, job.source, job.state, job.waiting ?? ""].reduce(0) { $0 + HistoryPage.escapedBytes($1) }
+            + job.exec.reduce(0) { $0 + HistoryPage.escapedBytes($1) + 1 }
+    }
+
+    /// `PendingSummary`'s JSON at most: its keys, three instants, its request's requirements
+    /// and the codes (420 bytes), and its strings escaped.
+    static func estimatedBytes(of waiting: PendingSummary) -> Int {
+        420 + [waiting.identifier, waiting.waitingFor, waiting.title ?? "", waiting.subtitle ?? ""]
+            .reduce(0) { $0 + HistoryPage.escapedBytes($1) }
     }
 }

@@ -111,14 +111,15 @@ extension ControlHandler {
 
     /// `pending [ID]`: every waiting entry (or a page of them), or one identifier's; an
     /// identifier the agent does not know is an error, not an empty list.
-    func pending(_ target: String?, page: PageRequest? = nil) -> ControlResponse {
+    func pending(_ target: String?, page: PageRequest? = nil, maxBytes: Int = AnswerPaging.maxBytes) -> ControlResponse {
         guard let target else {
             guard let page else { return .success(.pending(pendingSummaries())) }
             let driver = scheduling
             let now = driver.now
             // Only the page's entries are made into summaries.
             let (waiting, next) = AnswerPaging.page(
-                driver.scheduler.waiting(now: now).lazy.map { Self.summary(of: $0, now: now) }, page)
+                driver.scheduler.waiting(now: now).lazy.map { Self.summary(of: $0, now: now) }, page, maxBytes: maxBytes,
+                size: AnswerPaging.estimatedBytes(of:))
             return .success(.pending(waiting, nextOffset: next))
         }
         guard let id = Identifier(rawValue: target) else {

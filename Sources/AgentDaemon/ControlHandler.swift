@@ -111,14 +111,15 @@ struct ControlHandler {
     private func answer(_ request: ControlRequest, _ peer: PeerContext) -> ControlResponse {
         switch request {
         case .status: return .success(.status(statusReport()))
-        case .list(let page): return list(page)
+        case .list(let page): return list(page, maxBytes: AnswerPaging.maxBytes(privileged: peer.connection.isPrivileged))
         case .history(let query): return history(query)
         case .cancel(let target): return cancel(target)
         case .request(let target, let options): return requestRun(target, options)
         case .cancelRequest(let scope): return cancelRequest(scope, mayWithdraw: { peer.mayAct(for: $0) })
         case .simulateLaunch(let target): return simulateLaunch(target)
         case .simulateExpire(let target): return simulateExpire(target)
-        case .pending(let target, let page): return pending(target, page: page)
+        case .pending(let target, let page):
+            return pending(target, page: page, maxBytes: AnswerPaging.maxBytes(privileged: peer.connection.isPrivileged))
         case .explain(let target): return explain(target)
         case .trigger(let target): return trigger(target)
         case .enable(let target): return setEnabled(target, true)
@@ -525,10 +526,14 @@ struct ControlHandler {
         return .failure(.internal, "\(what) failed: \(error)")
     }
 
-    /// `list`: every job, or one page of them.
-    private func list(_ page: PageRequest?) -> ControlResponse {
+    /// `list`: every job, or one page of them (only the page's jobs are summarised, unless
+    /// files in error are listed among them).
+    private func list(_ page: PageRequest?, maxBytes: Int) -> ControlResponse {
         guard let page else { return .success(.jobs(jobSummaries())) }
-        let (jobs, next) = AnswerPaging.page(jobSummaries(), page)
+        let (jobs, next) = catalogue.registry.jobFilesWithErrors.isEmpty
+            ? AnswerPaging.page(catalogue.registry.allJobs.lazy.map { self.summary(of: $0) }, page, maxBytes: maxBytes,
+                                size: AnswerPaging.estimatedBytes(of:))
+            : AnswerPaging.page(jobSummaries(), page, maxBytes: maxBytes, size: AnswerPaging.estimatedBytes(of:))
         return .success(.jobs(jobs, nextOffset: next))
     }
 
@@ -551,31 +556,33 @@ struct ControlHandler {
     }
 
     private func loadedJobSummaries() -> [JobSummary] {
-        catalogue.registry.allJobs.map { job in
-            let state: String
-            var waiting: String?
-            var waitingReason: WaitReason?
-            switch job.state {
-            case .registered:
-                state = JobSummary.registered
-                let driver = scheduling
-                if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
-                    switch reason {
-                    case .notDue: break
-                    default:
-                        waitingReason = reason
-                        waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds, now: driver.now.seconds) } ?? "")
-                    }
+        catalogue.registry.allJobs.map(summary(of:))
+    }
+
+    private func summary(of job: RegisteredJob) -> JobSummary {
+        let state: String
+        var waiting: String?
+        var waitingReason: WaitReason?
+        switch job.state {
+        case .registered:
+            state = JobSummary.registered
+            let driver = scheduling
+            if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
+                switch reason {
+                case .notDue: break
+                default:
+                    waitingReason = reason
+                    waiting = reason.description + (reason.time.map { Self.reasonTime(reason, $0.seconds, now: driver.now.seconds) } ?? "")
                 }
-            case .notPermitted(let reason): state = reason
-            case .duplicate(let other): state = "duplicate of \(other)"
             }
-            return JobSummary(
-                identifier: job.definition.identifier.rawValue, kind: job.definition.kind,
-                source: job.sourcePath, state: state, exec: job.definition.exec,
-                intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting,
-                waitingReason: waitingReason.map { .known($0.code) }, waitingUntil: waitingReason?.time?.seconds)
+        case .notPermitted(let reason): state = reason
+        case .duplicate(let other): state = "duplicate of \(other)"
         }
+        return JobSummary(
+            identifier: job.definition.identifier.rawValue, kind: job.definition.kind,
+            source: job.sourcePath, state: state, exec: job.definition.exec,
+            intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting,
+            waitingReason: waitingReason.map { .known($0.code) }, waitingUntil: waitingReason?.time?.seconds)
     }
 }
 

@@ -29,7 +29,7 @@ import Testing
     static let lines: [(ControlRequest, String)] = [
         (.status, #"{"command":"status"}"#),
         (.list(), #"{"command":"list"}"#),
-        (.list(page: PageRequest()), #"{"command":"list","limit":1000}"#),
+        (.list(page: PageRequest()), #"{"command":"list","limit":10000}"#),
         (.list(page: PageRequest(offset: 250, limit: 100)), #"{"command":"list","limit":100,"offset":250}"#),
         (.history(HistoryQuery()), #"{"command":"history"}"#),
         (.history(HistoryQuery(target: "local.backup", limit: 50, cursor: RunCursor(runID: RunID(31), startedAt: 1_796_111_000_000), omitLogTails: true,
@@ -40,7 +40,7 @@ import Testing
         (.simulateExpire(target: "local.a"), #"{"command":"simulate-expire","target":"local.a"}"#),
         (.pending(target: nil), #"{"command":"pending"}"#),
         (.pending(target: "local.a"), #"{"command":"pending","target":"local.a"}"#),
-        (.pending(target: nil, page: PageRequest(offset: 1000)), #"{"command":"pending","limit":1000,"offset":1000}"#),
+        (.pending(target: nil, page: PageRequest(offset: 1000)), #"{"command":"pending","limit":10000,"offset":1000}"#),
         (.explain(target: "local.a"), #"{"command":"explain","target":"local.a"}"#),
         (.trigger(target: "local.a"), #"{"command":"trigger","target":"local.a"}"#),
         (.submit(target: "local.export", SubmitRequest()),
@@ -79,11 +79,11 @@ import Testing
     }
 
     @Test func aPageIsAskedForWithALimitAndAnOffsetAtLeastZero() throws {
-        #expect(try decode(#"{"command":"list","limit":5000}"#) == .list(page: PageRequest(limit: PageRequest.maxLimit)))
+        #expect(try decode(#"{"command":"list","limit":50000}"#) == .list(page: PageRequest(limit: PageRequest.maxLimit)))
         #expect(try decode(#"{"command":"pending","target":"local.a","limit":10}"#) == .pending(target: "local.a"),
                 "one identifier's entries are never paged")
         #expect(refusal(#"{"command":"list","offset":100}"#)
-                == ControlError(code: .badRequest, message: #"list: "offset" needs "limit" (entries per page, 1 to 1000)"#))
+                == ControlError(code: .badRequest, message: #"list: "offset" needs "limit" (entries per page, 1 to 10000)"#))
         #expect(refusal(#"{"command":"list","limit":0}"#)
                 == ControlError(code: .badRequest, message: #"list: "limit" must be 1 or more (got 0)"#))
         #expect(refusal(#"{"command":"pending","limit":10,"offset":-1}"#)
