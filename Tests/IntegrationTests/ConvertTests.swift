@@ -162,6 +162,30 @@ import Testing
         #expect(try String(contentsOfFile: mail, encoding: .utf8) == "hello $HOME\nsecond % line\n")
     }
 
+    /// cron starts a command in the crontab's HOME=, else its user's home, and where it is when
+    /// that directory is missing: nobody's /nonexistent made the converted line spawn-failed.
+    @Test(.enabled(if: getuid() == 0, "needs root: the lines run as nobody"))
+    func aConvertedCronLineStartsInCronsDirectoryEvenWithoutAHome() throws {
+        let sandbox = try Sandbox()
+        chmod(sandbox.root, 0o755)
+        let out = sandbox.root + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        chmod(out, 0o777)
+        try FileManager.default.createDirectory(atPath: sandbox.root + "/cron.d", withIntermediateDirectories: true)
+        try "MAILTO=\n5 * * * * nobody pwd > \(out)/home\nHOME=/tmp\n6 * * * * nobody pwd > \(out)/tmp\n"
+            .write(toFile: sandbox.root + "/cron.d/dirs", atomically: false, encoding: .utf8)
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory, "cron.d/dirs"],
+                                       currentDirectory: sandbox.root)
+        #expect(converted.status == 0, "\(converted)")
+        let agent = try AgentProcess(sandbox: sandbox)
+        for id in ["local.dirs-1", "local.dirs-2"] {
+            let run = try agent.ctl("run", id, "--wait")
+            #expect(run.status == 0, "\(run)")
+        }
+        #expect(try String(contentsOfFile: out + "/home", encoding: .utf8) == "/\n", "nobody's home is /nonexistent")
+        #expect(try String(contentsOfFile: out + "/tmp", encoding: .utf8) == "/tmp\n")
+    }
+
     /// Not agentd's PATH (with /usr/local first) nor the user's login shell: cron's.
     @Test func aConvertedCronLineRunsWithCronsPathAndShell() throws {
         let sandbox = try Sandbox()

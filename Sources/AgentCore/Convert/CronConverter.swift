@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// crontab(5) lines → job files that run as cron ran them (issue 26): each schedule line is a
 /// processing job run through `/bin/sh -c` as the line's user (cron.d's user field, or the
-/// crontab's owner), in that user's home, with no time limit; `MAILTO` becomes `OnFailure=`.
+/// crontab's owner), in the crontab's `HOME=` or that user's home (`/` when it is missing),
+/// with no time limit; `MAILTO` becomes `OnFailure=`.
 public enum CronConverter {
     /// What converting one file gave.
     public struct Result: Sendable {
@@ -53,8 +54,10 @@ public enum CronConverter {
                 job.set("Kind", "processing")
                 let user = cron.user ?? owner
                 if let user { job.set("User", user) }
-                // cron starts a command in its user's home.
-                job.set("WorkingDirectory", "~")
+                // cron starts a command in the crontab's HOME=, else its user's home, and runs
+                // it where it was when that directory is missing (nobody's /nonexistent).
+                let home = environment.home.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "~"
+                job.set("WorkingDirectory", "-" + home)
                 let run = Self.exec(CronCommand(line: cron.command), shell: environment.shell)
                 job.set("Exec", run.exec)
                 if let note = run.note { job.notes.append(note) }

@@ -37,6 +37,11 @@ public struct CronEnvironment: Sendable, Equatable {
         variables.first { $0.name == "SHELL" && !$0.value.isEmpty }?.value ?? "/bin/sh"
     }
 
+    /// `HOME=` when a line set it: cron starts the commands below it there.
+    public var home: String? {
+        variables.first { $0.name == "HOME" }?.value
+    }
+
     /// The `Environment=` values that give a run this environment.
     public var environmentLines: [String] {
         variables.map { ExecQuoting.quote("\($0.name)=\($0.value)") }
