@@ -186,6 +186,30 @@ import Testing
         #expect(try String(contentsOfFile: out + "/tmp", encoding: .utf8) == "/tmp\n")
     }
 
+    /// cron runs a crontab in its spool as the user the file is named for, whoever of that
+    /// user and root owns it, and ignores it when another user owns it: a root-owned
+    /// `crontabs/nobody` converted to `User=root`.
+    @Test(.enabled(if: getuid() == 0, "needs root: the crontabs are chowned"))
+    func aUserCrontabInCronsSpoolRunsAsTheUserItIsNamedFor() throws {
+        let sandbox = try Sandbox()
+        let spool = sandbox.root + "/spool/cron/crontabs"
+        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        for name in ["nobody", "daemon", "no-such-user-here"] {
+            try "5 * * * * /usr/bin/id -u\n".write(toFile: spool + "/" + name, atomically: false, encoding: .utf8)
+            chmod(spool + "/" + name, 0o600)
+        }
+        chown(spool + "/daemon", 65534, 65534)  // nobody's file named daemon: cron ignores it
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--user-crontab", "--output-dir", sandbox.jobsDirectory,
+                                                           spool + "/nobody", spool + "/daemon", spool + "/no-such-user-here"])
+        let job = (try? String(contentsOfFile: sandbox.jobsDirectory + "/nobody-1.job", encoding: .utf8)) ?? ""
+        #expect(job.contains("\nUser=nobody\n"), "\(job)\n\(converted)")
+        #expect(converted.stderr.contains("\(spool)/daemon: cron ignores it: it is owned by uid 65534, neither daemon nor root"),
+                "\(converted.stderr)")
+        #expect(converted.stderr.contains("\(spool)/no-such-user-here: cron ignores it: there is no user no-such-user-here"),
+                "\(converted.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.jobsDirectory + "/daemon-1.job"))
+    }
+
     /// Not agentd's PATH (with /usr/local first) nor the user's login shell: cron's.
     @Test func aConvertedCronLineRunsWithCronsPathAndShell() throws {
         let sandbox = try Sandbox()

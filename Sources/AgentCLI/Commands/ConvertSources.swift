@@ -27,7 +27,15 @@ enum ConvertSources {
         guard let text = read(path, into: &outcome) else { return }
         // "/" first: `agentctl convert cron.d/x` from /etc is a cron.d file as much as /etc/cron.d/x.
         let withUser = !userCrontab && (name == "crontab" || ("/" + path).contains("/cron.d/"))
-        let owner = withUser ? nil : ownerName(path)
+        var owner: String?
+        if !withUser {
+            switch crontabUser(path) {
+            case .success(let user): owner = user
+            case .failure(let ignored):
+                outcome.failures.append("\(path): \(ignored.message)")
+                return
+            }
+        }
         let result = CronConverter.convert(text, name: name, source: path, withUser: withUser, owner: owner, prefix: prefix)
         outcome.jobs += result.jobs
         outcome.failures += result.errors
@@ -135,6 +143,30 @@ enum ConvertSources {
         if uid == 0 { return "crontab -e -u \(owner ?? "USER")" }
         if let owner, owner == name { return "crontab -e" }
         return "as root: crontab -e -u \(owner ?? "USER")"
+    }
+
+    struct IgnoredByCron: Error {
+        var message: String
+    }
+
+    /// The user a user crontab runs as. In cron's spool (`…/crontabs/NAME`) it is NAME, as cron
+    /// reads it, and cron ignores the file unless NAME or root owns it; elsewhere (a
+    /// `crontab -l` saved) the file's owner.
+    static func crontabUser(_ path: String) -> Result<String?, IgnoredByCron> {
+        let name = FileSystem.baseName(of: path)
+        guard FileSystem.baseName(of: FileSystem.parentDirectory(of: FileSystem.absolute(path))) == "crontabs" else {
+            return .success(ownerName(path))
+        }
+        guard let entry = getpwnam(name) else {
+            return .failure(IgnoredByCron(message: "cron ignores it: there is no user \(name), and a crontab in cron's spool runs as the user it is named for"))
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .success(name) }
+        let uid = entry.pointee.pw_uid
+        guard info.st_uid == uid || info.st_uid == 0 else {
+            return .failure(IgnoredByCron(message: "cron ignores it: it is owned by uid \(info.st_uid), neither \(name) nor root (cron's WRONG FILE OWNER); run chown \(name) \(path) if it is \(name)'s"))
+        }
+        return .success(name)
     }
 
     static func ownerName(_ path: String) -> String? {
