@@ -26,7 +26,11 @@ public enum CronConverter {
         var reports: Set<String> = []
         var number = 0
         let base = JobName.sanitized(name)
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        if text.contains("\r\n") {
+            result.notes.append("\(source): its lines end in CR LF (a file written on Windows): cron keeps each CR as "
+                + "the last character of a command or value; the converted jobs have none")
+        }
+        for (index, rawLine) in text.crontabLines.enumerated() {
             let line = String(rawLine)
             let place = "\(source):\(index + 1)"
             if let variable = CronLine.environment(line.trimmingSpaces), !line.trimmingSpaces.hasPrefix("#") {
@@ -131,5 +135,12 @@ enum JobName {
         }
         let text = String(decoding: bytes, as: UTF8.self)
         return text.isEmpty ? "job" : text
+    }
+}
+
+extension String {
+    /// A crontab's lines: split at each newline, a CR LF (one Character in Swift) included.
+    var crontabLines: [Substring] {
+        split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
     }
 }

@@ -58,7 +58,7 @@ public struct RunPartsRunner: Sendable, Equatable {
     static func find(_ name: String, in file: File, program: Program) -> RunPartsRunner? {
         var environment = program == .cron ? CronEnvironment.cron : anacronDefaults
         let ignored: Set<String> = program == .cron ? ["MAILTO"] : anacronSettings
-        for (index, line) in file.text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in file.text.crontabLines.enumerated() {
             let trimmed = String(line).trimmingSpaces
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             if let variable = CronLine.environment(trimmed) {

@@ -72,6 +72,17 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         }
     }
 
+    /// A crontab written on Windows: Swift reads CR LF as one character, so splitting at "\n"
+    /// left the file one line (MAILTO's value), and nothing was converted, silently.
+    @Test func aCrontabWithCRLFLineEndsConvertsEachLineAndSaysSo() {
+        let text = "MAILTO=\r\n0 1 * * * root /bin/echo one\r\n30 5 * * 0 root /bin/echo two\r\n"
+        let result = CronConverter.convert(text, name: "crlf", source: "/etc/cron.d/crlf", withUser: true)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.jobs.map(\.fileName) == ["crlf-1.job", "crlf-2.job"])
+        #expect(result.jobs.compactMap { value($0, "Exec") } == [#"/bin/sh -c "/bin/echo one""#, #"/bin/sh -c "/bin/echo two""#])
+        #expect(result.notes.contains { $0.hasPrefix("/etc/cron.d/crlf: its lines end in CR LF") }, "\(result.notes)")
+    }
+
     /// cron gives each command PATH=/usr/bin:/bin and SHELL=/bin/sh until the crontab assigns
     /// them; an assignment counts from its line on.
     @Test func aCronLineGetsCronsPathAndShellUnlessTheCrontabSetsThemAbove() {
