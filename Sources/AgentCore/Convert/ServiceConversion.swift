@@ -17,9 +17,13 @@ enum ServiceConversion {
 
     static func convert(_ service: UnitFile, into job: inout ConvertedJob, resolve: (String) -> String?) {
         let entries = service.entries(in: "Service")
-        let user = entries.last { $0.key == "User" }?.value
-        // systemd runs a system service without User= as root (issue 26: converted, it ran as nobody).
-        job.set("User", user.flatMap { $0.isEmpty ? nil : $0 } ?? "root")
+        let user = entries.last { $0.key == "User" }.flatMap { $0.value.isEmpty ? nil : $0.value }
+        if let dynamic = entries.last(where: { $0.key == "DynamicUser" }), isOn(dynamic.value) {
+            runsAsDynamicUser(user, entries: entries, job: &job)
+        } else {
+            // systemd runs a system service without User= as root (issue 26: converted, it ran as nobody).
+            job.set("User", user ?? "root")
+        }
         let directory = entries.last { $0.key == "WorkingDirectory" }?.value
         job.set("WorkingDirectory", directory.flatMap { $0.isEmpty ? nil : $0 } ?? "/")
         for key in ["ExecStartPre", "ExecStart", "ExecStartPost"] {
@@ -35,12 +39,17 @@ enum ServiceConversion {
             switch entry.key {
             case "ExecStartPre", "ExecStart", "ExecStartPost", "Type", "User", "WorkingDirectory", "RemainAfterExit":
                 break
+            case "DynamicUser" where isOn(entry.value):
+                break
             case _ where copied.contains(entry.key) || renamed[entry.key] != nil:
                 let key = renamed[entry.key] ?? entry.key
-                if entry.value.contains("%"), !(shareKeys.contains(key) && MachineShare.isShare(entry.value)) {
+                if shareKeys.contains(key) && MachineShare.isShare(entry.value) {
+                    job.set(key, entry.value)
+                } else if entry.value.hasSpecifier {
                     job.notConverted.append("\(entry.key)=\(entry.value) (systemd specifiers such as %h have no agentd form)")
                 } else {
-                    job.set(key, entry.value)
+                    // systemd's %% is a literal %, which agentd writes as it is.
+                    job.set(key, entry.value.replacingDoublePercent())
                 }
             case "Group":
                 job.notConverted.append("Group=\(entry.value) (the job runs with its user's groups)")
@@ -63,6 +72,27 @@ enum ServiceConversion {
         // A oneshot service has no start timeout unless it names one: nothing is invented.
         job.set("MaxRuntime", runtime ?? "infinity")
         if let killMode = entries.last(where: { $0.key == "KillMode" }) { sparesChildren(killMode, job: &job) }
+    }
+
+    static func isOn(_ value: String) -> Bool {
+        ["yes", "true", "on", "1"].contains(TextBytes.asciiLowercased(value.trimmingSpaces))
+    }
+
+    /// The sandbox `DynamicUser=yes` implies (systemd.exec(5)) that agentd's job sandbox offers.
+    static let dynamicUserSandbox = [("ProtectSystem", "strict"), ("ProtectHome", "read-only"),
+                                     ("PrivateTmp", "yes"), ("NoNewPrivileges", "yes")]
+
+    /// `DynamicUser=yes`: systemd runs the service as a user made for it, unprivileged, in the
+    /// sandbox that implies. agentd has no such users: the job runs as the service's `User=`
+    /// name when it gives one, else as nobody (never as root), in the same sandbox.
+    static func runsAsDynamicUser(_ user: String?, entries: [UnitFile.Entry], job: inout ConvertedJob) {
+        job.set("User", user ?? "nobody")
+        for (key, value) in dynamicUserSandbox where !entries.contains(where: { $0.key == key }) {
+            job.set(key, value)
+        }
+        job.notConverted.append("DynamicUser=yes (agentd makes no user for a run: the job runs as \(user ?? "nobody"), "
+            + "in the sandbox DynamicUser= implies, ProtectSystem=strict, ProtectHome=read-only, PrivateTmp=yes and "
+            + "NoNewPrivileges=yes; what it writes stays owned by that user)")
     }
 
     /// `KillMode=process` (apt-daily-upgrade's: a stop reaches unattended-upgrade, never the dpkg it
@@ -93,6 +123,11 @@ enum ServiceConversion {
             prefixes.append(first)
             command.removeFirst()
         }
+        if prefixes.contains("@") {
+            // The word after the program is the argv[0] systemd gives it: agentd passes the
+            // program's path as argv[0], so the word goes (it would be the first argument).
+            command = command.droppingSecondWord()
+        }
         if prefixes.contains(":") {
             // systemd expands no variable in such a line; agentd would, so each $ is doubled.
             command = command.replacingDollars()
@@ -111,7 +146,7 @@ enum ServiceConversion {
         case "+", "!":
             return "ran it with full privileges, outside the service's User= and sandbox; here it runs as the job's "
                 + "User=, and fails where it needs root: give it a job of its own with User=root, or do once what it does"
-        case "@": return "gave it its own argv[0]; here argv[0] is the program's path"
+        case "@": return "gave it the word after the program as its argv[0]; here argv[0] is the program's path, and that word is left out"
         case "|": return "ran it through the user's shell; here it runs without one"
         default: return "is not expressed"
         }
@@ -148,6 +183,45 @@ extension String {
         var out = ""
         for character in self { out += character == "$" ? "$$" : String(character) }
         return out
+    }
+
+    /// Whether a systemd specifier (`%h`, `%n`…) is in it; `%%` is a literal `%`, not one.
+    var hasSpecifier: Bool {
+        var previousPercent = false
+        for character in self {
+            if previousPercent {
+                if character != "%" { return true }
+                previousPercent = false
+            } else {
+                previousPercent = character == "%"
+            }
+        }
+        return previousPercent
+    }
+
+    /// The command without its second word (quoted or not) and the blanks before it.
+    func droppingSecondWord() -> String {
+        let characters = Array(self)
+        var index = 0
+        func skipWord() {
+            while index < characters.count, characters[index] != " ", characters[index] != "\t" {
+                if characters[index] == "\"" || characters[index] == "'" {
+                    let quote = characters[index]
+                    index += 1
+                    while index < characters.count, characters[index] != quote {
+                        if characters[index] == "\\", quote == "\"" { index += 1 }
+                        index += 1
+                    }
+                }
+                index += 1
+            }
+        }
+        func skipBlanks() { while index < characters.count, characters[index] == " " || characters[index] == "\t" { index += 1 } }
+        skipWord()
+        let programEnd = index
+        skipBlanks()
+        skipWord()
+        return String(characters[..<programEnd]) + String(characters[min(index, characters.count)...])
     }
 
     func replacingDoublePercent() -> String {

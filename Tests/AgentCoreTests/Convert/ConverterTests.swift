@@ -127,6 +127,41 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(!job.text.contains("WantedBy"))
     }
 
+    /// systemd runs a `DynamicUser=yes` service as an unprivileged user made for it, in the sandbox
+    /// that implies; converted, it ran as root.
+    @Test func aDynamicUserServiceRunsAsNobodyInItsSandboxNeverAsRoot() {
+        let timer = unit("[Timer]\nOnCalendar=daily\n")
+        let job = TimerConverter.convert(timer: timer, service: unit("[Service]\nType=oneshot\nDynamicUser=yes\nExecStart=/bin/true\n"),
+                                         name: "dyn", sources: ["dyn.timer"])
+        #expect(value(job, "User") == "nobody")
+        #expect(value(job, "ProtectSystem") == "strict" && value(job, "ProtectHome") == "read-only")
+        #expect(value(job, "PrivateTmp") == "yes" && value(job, "NoNewPrivileges") == "yes")
+        #expect(job.text.contains("DynamicUser=yes (agentd makes no user for a run: the job runs as nobody"), "\(job.text)")
+        // A User= name is kept, and a sandbox key the service sets itself wins.
+        let named = TimerConverter.convert(
+            timer: timer, service: unit("[Service]\nDynamicUser=true\nUser=fetcher\nProtectSystem=full\nExecStart=/bin/true\n"),
+            name: "named", sources: ["named.timer"])
+        #expect(value(named, "User") == "fetcher")
+        #expect(named.keys.filter { $0.key == "ProtectSystem" }.map(\.value) == ["full"])
+    }
+
+    /// `@` gives the program the next word as argv[0]: that word is no argument of it.
+    @Test func anAtPrefixedCommandLosesItsArgvZeroWordNotItsArguments() {
+        let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                         service: unit("[Service]\nExecStart=@/bin/sh mysh -c \"echo hi\"\nExecStart=@/bin/true \"my true\"\n"),
+                                         name: "at", sources: ["at.timer"])
+        #expect(job.keys.filter { $0.key == "Exec" }.map(\.value) == [#"/bin/sh -c "echo hi""#, "/bin/true"])
+    }
+
+    /// systemd's `%%` is a literal `%`: an `Environment=` holding one is no specifier to leave out.
+    @Test func aDoublePercentIsALiteralPercentAndASpecifierIsNamed() {
+        let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                         service: unit("[Service]\nExecStart=/bin/true\nEnvironment=\"FMT=+%%F\" OTHER=1\nEnvironment=WHERE=%h\n"),
+                                         name: "pct", sources: ["pct.timer"])
+        #expect(job.keys.filter { $0.key == "Environment" }.map(\.value) == [#""FMT=+%F" OTHER=1"#])
+        #expect(job.text.contains("Environment=WHERE=%h (systemd specifiers such as %h have no agentd form)"), "\(job.text)")
+    }
+
     /// systemd waits for network-online.target at boot only and never stops a service when the
     /// network goes: the service's own wait stays a command, and RequiresNetwork=, which would
     /// also end the run, is only suggested.
