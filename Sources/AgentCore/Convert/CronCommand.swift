@@ -53,3 +53,17 @@ struct CronCommand: Equatable {
         return out
     }
 }
+
+extension CronCommand {
+    /// Whether a cron command tests for systemd so as to do nothing under it, as Debian guards
+    /// a line that has a timer twin (`test -e /run/systemd/system || e2scrub_all_cron`,
+    /// certbot's `… \\! -d /run/systemd/system && certbot …`). The opposite test (`[ -d
+    /// /run/systemd/system ] && …`) runs the rest only under systemd: that line is converted.
+    public static func runsOnlyWithoutSystemd(_ command: String) -> Bool {
+        guard let test = command.firstRange(of: "/run/systemd/system") else { return false }
+        let negated = command[..<test.lowerBound].split { $0 == " " || $0 == "\t" }.suffix(2)
+            .contains { $0 == "!" || $0 == "\\!" }
+        let after = command[test.upperBound...].drop { $0 == " " || $0 == "\t" || $0 == "]" }
+        return negated ? !after.hasPrefix("||") : !after.hasPrefix("&&")
+    }
+}

@@ -45,7 +45,7 @@ public enum CronConverter {
             case nil: continue
             case .failure(let error)?: result.errors.append("\(place): \(error)")
             case .success(let cron)?:
-                if cron.command.contains("/run/systemd/system") {
+                if CronCommand.runsOnlyWithoutSystemd(cron.command) {
                     // Debian guards a cron line that has a timer twin this way: under systemd the
                     // line does nothing and the timer does the work; convert the timer.
                     result.notes.append("\(place): left out: it runs only on a machine without systemd "

@@ -48,4 +48,17 @@ struct CronCommandTests {
         let exec = try #require(result.jobs.first { !$0.fileName.hasPrefix("mail-report") }.flatMap { value($0, "Exec") })
         #expect(try ExecLine.split(exec).get() == ["/bin/bash", "-c", "[[ -d ~ ]] && echo ok"], "\(exec)")
     }
+
+    /// Debian's guard for a line with a timer twin does nothing under systemd; the opposite
+    /// test runs the rest only under systemd, and was left out as if it were the guard.
+    @Test(arguments: [
+        ("test -e /run/systemd/system || SERVICE_MODE=1 /sbin/e2scrub_all -A -r", true),
+        (#"test -x /usr/bin/certbot -a \! -d /run/systemd/system && certbot -q renew"#, true),
+        ("[ -d /run/systemd/system ] && /bin/systemctl try-restart foo.service", false),
+        ("[ ! -d /run/systemd/system ] || /bin/systemctl try-restart foo.service", false),
+        ("/usr/bin/backup --all", false),
+    ])
+    func aLineGuardedAgainstSystemdIsToldFromOneThatNeedsIt(command: String, guarded: Bool) {
+        #expect(CronCommand.runsOnlyWithoutSystemd(command) == guarded, "\(command)")
+    }
 }
