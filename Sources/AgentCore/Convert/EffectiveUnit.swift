@@ -44,12 +44,17 @@ public enum EffectiveUnit {
         return entries
     }
 
-    /// The keys an empty assignment of `key` empties.
+    /// The keys an empty assignment of `key` empties. An empty trigger of a timer empties every
+    /// trigger, calendar and monotonic alike (systemd.timer(5)).
     static func resetGroup(of key: String) -> String {
         if key.hasPrefix("Condition") { return "Condition" }
         if key.hasPrefix("Assert") { return "Assert" }
+        if timerTriggers.contains(key) { return "OnCalendar" }
         return key
     }
+
+    static let timerTriggers: Set<String> = ["OnCalendar", "OnActiveSec", "OnBootSec", "OnStartupSec",
+                                             "OnUnitActiveSec", "OnUnitInactiveSec"]
 
     /// Settings systemd reads as lists: each assignment adds to what came before.
     static func isList(_ key: String) -> Bool {

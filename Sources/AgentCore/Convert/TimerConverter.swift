@@ -32,7 +32,12 @@ public enum TimerConverter {
 
     private static func convertTimer(_ timer: UnitFile, into job: inout ConvertedJob) {
         var persistent = false
-        for entry in timer.entries(in: "Timer") {
+        let entries = timer.entries(in: "Timer")
+        // systemd starts the service at whichever trigger elapses first; Schedule= and Interval=
+        // must both hold: a calendar's company of spans since the last start cannot be kept.
+        let hasCalendar = entries.contains { $0.key == "OnCalendar" }
+        var interval: String?, boot: String?
+        for entry in entries {
             switch entry.key {
             case "OnCalendar":
                 if job.keys.contains(where: { $0.key == "Schedule" }) {
@@ -47,9 +52,25 @@ public enum TimerConverter {
             case "Persistent":
                 persistent = BooleanValue.parse(entry.value) ?? false
             case "OnUnitActiveSec", "OnUnitInactiveSec":
-                job.set("Interval", span(entry.value))
+                if hasCalendar {
+                    job.notConverted.append("\(entry.key)=\(entry.value) (systemd also starts the service that long after "
+                        + "it last started or stopped, whichever trigger comes first; beside Schedule=, Interval= would have to "
+                        + "hold too: make a second job with Interval=\(span(entry.value)))")
+                } else if let first = interval {
+                    job.notConverted.append("\(entry.key)=\(entry.value) (a second span trigger; agentd takes one "
+                        + "Interval= per job, here \(first): make a second job)")
+                } else {
+                    interval = span(entry.value)
+                    job.set("Interval", span(entry.value))
+                }
             case "OnBootSec", "OnStartupSec":
-                job.set("AfterBoot", span(entry.value))
+                if let first = boot {
+                    job.notConverted.append("\(entry.key)=\(entry.value) (a second boot trigger; agentd takes one "
+                        + "AfterBoot= per job, here \(first))")
+                } else {
+                    boot = span(entry.value)
+                    job.set("AfterBoot", span(entry.value))
+                }
             case "WakeSystem":
                 if BooleanValue.parse(entry.value) == true { job.set("WakeSystem", "yes") }
             case "AccuracySec":

@@ -127,6 +127,21 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(!job.text.contains("WantedBy"))
     }
 
+    /// systemd starts the service at whichever trigger comes first; Schedule= and Interval=
+    /// must both hold, so a span beside a calendar is named, not made a second condition.
+    @Test func aSpanTriggerBesideACalendarIsNamedNotMadeAnotherCondition() {
+        let service = unit("[Service]\nExecStart=/bin/true\n")
+        let both = TimerConverter.convert(timer: unit("[Timer]\nOnUnitActiveSec=6h\nOnCalendar=daily\n"), service: service,
+                                          name: "both", sources: ["both.timer"])
+        #expect(value(both, "Schedule") == "daily" && value(both, "Interval") == nil)
+        #expect(both.notConverted.contains { $0.hasPrefix("OnUnitActiveSec=6h (systemd also starts") && $0.hasSuffix("Interval=6h)") },
+                "\(both.notConverted)")
+        let spans = TimerConverter.convert(timer: unit("[Timer]\nOnUnitActiveSec=1d\nOnUnitInactiveSec=1h\n"), service: service,
+                                           name: "spans", sources: ["spans.timer"])
+        #expect(spans.keys.filter { $0.key == "Interval" }.map(\.value) == ["1d"])
+        #expect(spans.notConverted.contains { $0.hasPrefix("OnUnitInactiveSec=1h (a second span trigger") }, "\(spans.notConverted)")
+    }
+
     /// systemd runs a `DynamicUser=yes` service as an unprivileged user made for it, in the sandbox
     /// that implies; converted, it ran as root.
     @Test func aDynamicUserServiceRunsAsNobodyInItsSandboxNeverAsRoot() {

@@ -27,6 +27,13 @@ private func pairs(_ file: UnitFile, _ section: String) -> [String] {
         ConvertCorpusTests.expectAccepted(job)
     }
 
+    /// systemd.timer(5): an empty trigger resets every trigger, calendar and monotonic alike.
+    @Test func anEmptyCalendarInADropInEmptiesTheBootAndSpanTriggersToo() {
+        let merged = EffectiveUnit.merge(unit("[Timer]\nOnBootSec=15min\nOnUnitActiveSec=1d\nPersistent=true\n"),
+                                         dropIns: [unit("[Timer]\nOnCalendar=\nOnCalendar=*-*-* 04:00\n")])
+        #expect(pairs(merged, "Timer") == ["Persistent=true", "OnCalendar=*-*-* 04:00"])
+    }
+
     @Test func aListGrowsWithEachAssignmentAndAnEmptyOneEmptiesIt() {
         let merged = EffectiveUnit.merge(unit("[Service]\nEnvironment=A=1\nExecStart=/bin/a\n"),
                                          dropIns: [unit("[Service]\nEnvironment=B=2\nExecStart=\nExecStart=/bin/b\n")])
