@@ -34,6 +34,11 @@ enum ServiceConversion {
                 job.set("Exec", command(entry.value, key: key, job: &job, resolve: resolve))
             }
         }
+        // A oneshot service's start is its whole run: its start timeout limits it, RuntimeMaxSec=
+        // does nothing. Any other type starts at once (simple, exec) or when it says it is
+        // ready: RuntimeMaxSec= limits the run from then on (systemd.service(5)).
+        let type = entries.last { $0.key == "Type" }.map { TextBytes.asciiLowercased($0.value.trimmingSpaces) } ?? "simple"
+        let oneshot = type == "oneshot"
         var runtime: String?
         for entry in entries {
             switch entry.key {
@@ -55,10 +60,12 @@ enum ServiceConversion {
                 job.notConverted.append("Group=\(entry.value) (the job runs with its user's groups)")
             case "TimeoutStopSec":
                 job.set("GracePeriod", TimerConverter.span(entry.value))
-            case "TimeoutStartSec", "RuntimeMaxSec":
-                runtime = TimerConverter.span(entry.value)
+            case "TimeoutStartSec":
+                if oneshot { runtime = TimerConverter.span(entry.value) }
+            case "RuntimeMaxSec":
+                if !oneshot { runtime = TimerConverter.span(entry.value) }
             case "TimeoutSec":
-                runtime = TimerConverter.span(entry.value)
+                if oneshot { runtime = TimerConverter.span(entry.value) }
                 job.set("GracePeriod", TimerConverter.span(entry.value))
             case "KillMode":
                 break

@@ -142,6 +142,22 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(spans.notConverted.contains { $0.hasPrefix("OnUnitInactiveSec=1h (a second span trigger") }, "\(spans.notConverted)")
     }
 
+    /// A oneshot's start timeout limits its run and RuntimeMaxSec= does nothing to it; any other
+    /// type is limited by RuntimeMaxSec= alone (systemd.service(5)).
+    @Test(arguments: [
+        ("Type=simple\nTimeoutStartSec=30s\n", "infinity"),
+        ("Type=oneshot\nTimeoutStartSec=10min\nRuntimeMaxSec=30s\n", "10min"),
+        ("RuntimeMaxSec=1h\n", "1h"),
+        ("Type=oneshot\nTimeoutSec=5min\n", "5min"),
+        ("Type=notify\nTimeoutSec=5min\n", "infinity"),
+    ])
+    func aRunIsLimitedAsItsServiceTypeIs(settings: String, maxRuntime: String) {
+        let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                         service: unit("[Service]\n" + settings + "ExecStart=/bin/sleep 600\n"),
+                                         name: "limit", sources: ["limit.timer"])
+        #expect(value(job, "MaxRuntime") == maxRuntime, "\(settings)")
+    }
+
     /// systemd runs a `DynamicUser=yes` service as an unprivileged user made for it, in the sandbox
     /// that implies; converted, it ran as root.
     @Test func aDynamicUserServiceRunsAsNobodyInItsSandboxNeverAsRoot() {
