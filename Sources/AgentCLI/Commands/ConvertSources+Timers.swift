@@ -79,6 +79,14 @@ extension ConvertSources {
         return "systemctl disable --now \(name).timer"
     }
 
+    /// The name the unit runs under: an instance's, when a template is read for it.
+    static func unitName(_ name: String, instance: String?) -> String {
+        guard let instance, let at = name.firstIndex(of: "@") else { return name }
+        let suffix = name[name.index(after: at)...]
+        guard suffix.hasPrefix(".") else { return name }  // already an instance's name
+        return String(name[...at]) + instance + suffix
+    }
+
     /// The unit at `path` with its drop-ins applied (`EffectiveUnit`), and the drop-ins read; nil,
     /// with a failure saying why, when it is masked or cannot be read.
     static func effectiveUnit(_ path: String, name: String, directories: [String], instance: String?,
@@ -88,7 +96,7 @@ extension ConvertSources {
                 + "(systemctl unmask \(name) first if it should run)")
             return nil
         }
-        guard let text = read(path, into: &outcome), let file = unit(text, path: path, instance: instance) else {
+        guard let text = read(path, into: &outcome), let file = unit(text, path: path, name: unitName(name, instance: instance)) else {
             if !outcome.failures.contains(where: { $0.contains(path) }) {
                 outcome.failures.append("cannot read \(path) as a unit file")
             }
@@ -98,7 +106,7 @@ extension ConvertSources {
         var applied: [String] = []
         for dropIn in UnitFileLocation.dropIns(of: name, in: directories) {
             guard let text = SmallFile.read(dropIn, limit: readLimit) else { continue }
-            guard let parsed = unit(text, path: dropIn, instance: instance) else {
+            guard let parsed = unit(text, path: dropIn, name: unitName(name, instance: instance)) else {
                 outcome.failures.append("cannot read \(dropIn) as a unit file (a drop-in of \(name))")
                 return nil
             }

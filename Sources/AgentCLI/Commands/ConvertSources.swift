@@ -129,12 +129,11 @@ enum ConvertSources {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func unit(_ text: String, path: String, instance: String?) -> UnitFile? {
-        var text = text
-        if let instance {
-            text = text.replacingSpecifier("%i", with: instance).replacingSpecifier("%I", with: instance)
-        }
-        return UnitFileParser.parse(Array(text.utf8), path: path, expectedSection: "[Timer]").value
+    /// The unit file `name` (`foo@bar.service`) with the specifiers systemd fills in the same way
+    /// everywhere filled in (`SystemdSpecifiers`).
+    static func unit(_ text: String, path: String, name: String) -> UnitFile? {
+        let expanded = SystemdSpecifiers(unitName: name).expand(text)
+        return UnitFileParser.parse(Array(expanded.utf8), path: path, expectedSection: "[Timer]").value
     }
 
     /// How whoever runs `convert` edits `owner`'s crontab: only root may name another user
@@ -187,11 +186,5 @@ enum ConvertSources {
             if access(candidate, X_OK) == 0 { return candidate }
         }
         return nil
-    }
-}
-
-extension String {
-    func replacingSpecifier(_ specifier: String, with value: String) -> String {
-        split(separator: specifier, omittingEmptySubsequences: false).joined(separator: value)
     }
 }

@@ -142,6 +142,10 @@ enum ServiceConversion {
         for prefix in prefixes where prefix != "-" && prefix != ":" {
             job.notConverted.append("\(key)=\(value.trimmingSpaces.prefix(60)) (its \"\(prefix)\" \(droppedPrefix(prefix)))")
         }
+        if command.hasSpecifier {
+            job.notConverted.append("\(key)=\(value.trimmingSpaces.prefix(60)) (it holds a systemd specifier such as %h "
+                + "or %H that only systemd fills in, at each start; here it is written as it is: put in its value by hand)")
+        }
         // systemd's %% is a literal %; agentd's Exec= has no specifiers.
         command = command.replacingDoublePercent()
         return (prefixes.contains("-") ? "-" : "") + absolute(command, resolve: resolve)

@@ -184,6 +184,15 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(job.keys.filter { $0.key == "Exec" }.map(\.value) == [#"/bin/sh -c "echo hi""#, "/bin/true"])
     }
 
+    /// A specifier only systemd can fill in (the host, the user's home) is named, not kept silently.
+    @Test func aSpecifierLeftInACommandIsNamed() {
+        let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                         service: unit("[Service]\nExecStart=/bin/echo %H %%d\n"),
+                                         name: "spec", sources: ["spec.timer"])
+        #expect(value(job, "Exec") == "/bin/echo %H %d")
+        #expect(job.notConverted.contains { $0.hasPrefix("ExecStart=/bin/echo %H %%d (it holds a systemd specifier") }, "\(job.notConverted)")
+    }
+
     /// systemd's `%%` is a literal `%`: an `Environment=` holding one is no specifier to leave out.
     @Test func aDoublePercentIsALiteralPercentAndASpecifierIsNamed() {
         let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
