@@ -210,6 +210,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: sandbox.jobsDirectory + "/daemon-1.job"))
     }
 
+    /// cron skips a cron.d file whose name breaks run-parts' rule: `agentctl convert
+    /// /etc/cron.d/*` converted dpkg's and editors' leftovers into jobs that never ran before.
+    @Test func aCronDFileCronSkipsForItsNameIsNotConverted() throws {
+        let sandbox = try Sandbox()
+        let cronD = sandbox.root + "/cron.d"
+        try FileManager.default.createDirectory(atPath: cronD, withIntermediateDirectories: true)
+        for name in ["backup", "backup.dpkg-old", "backup.disabled"] {
+            try "0 1 * * * root /bin/true\n".write(toFile: cronD + "/" + name, atomically: false, encoding: .utf8)
+        }
+        let converted = try runCommand(Binaries.agentctl, ["convert", "--output-dir", sandbox.jobsDirectory,
+                                                           "cron.d/backup", "cron.d/backup.dpkg-old", "cron.d/backup.disabled"],
+                                       currentDirectory: sandbox.root)
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: sandbox.jobsDirectory)) ?? []
+        #expect(written.filter { $0.hasSuffix(".job") && !$0.hasPrefix("mail-report") } == ["backup-1.job"], "\(written)")
+        #expect(converted.stderr.contains("cron.d/backup.dpkg-old: not converted: cron ignores it: its name breaks run-parts' rule"),
+                "\(converted.stderr)")
+    }
+
     /// Not agentd's PATH (with /usr/local first) nor the user's login shell: cron's.
     @Test func aConvertedCronLineRunsWithCronsPathAndShell() throws {
         let sandbox = try Sandbox()

@@ -26,7 +26,12 @@ enum ConvertSources {
         }
         guard let text = read(path, into: &outcome) else { return }
         // "/" first: `agentctl convert cron.d/x` from /etc is a cron.d file as much as /etc/cron.d/x.
-        let withUser = !userCrontab && (name == "crontab" || ("/" + path).contains("/cron.d/"))
+        let inCronD = !userCrontab && ("/" + path).contains("/cron.d/")
+        let withUser = !userCrontab && (name == "crontab" || inCronD)
+        if withUser, let ignored = systemCrontabIgnored(path, name: name, inCronD: inCronD) {
+            outcome.failures.append("\(path): not converted: cron ignores it: \(ignored)")
+            return
+        }
         var owner: String?
         if !withUser {
             switch crontabUser(path) {
@@ -142,6 +147,22 @@ enum ConvertSources {
         if uid == 0 { return "crontab -e -u \(owner ?? "USER")" }
         if let owner, owner == name { return "crontab -e" }
         return "as root: crontab -e -u \(owner ?? "USER")"
+    }
+
+    /// Why cron ignores a system crontab (`/etc/crontab`, a `cron.d` file), or nil: a `cron.d`
+    /// name outside run-parts' rule (`x.dpkg-old`, `backup.disabled`); and, for the files cron
+    /// reads under /etc, one another user than root owns, or that group or others may write
+    /// (cron(8)). A copy elsewhere, being prepared, is judged by its name alone.
+    static func systemCrontabIgnored(_ path: String, name: String, inCronD: Bool) -> String? {
+        if inCronD, !DropInScript.hasRunPartsName(name) {
+            return "its name breaks run-parts' rule ^[A-Za-z0-9_-]+$ (an editor's or dpkg's leftover)"
+        }
+        guard FileSystem.absolute(path).hasPrefix("/etc/") else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        if info.st_uid != 0 { return "it is owned by uid \(info.st_uid), not root; run chown root \(path) if it is meant to run" }
+        if info.st_mode & 0o022 != 0 { return "group or others may write it; run chmod go-w \(path) if it is meant to run" }
+        return nil
     }
 
     struct IgnoredByCron: Error {

@@ -89,6 +89,15 @@ public enum CronConverter {
                 result.jobs.append(job)
             }
         }
+        if let last = text.unicodeScalars.last, last != "\n" {
+            result.errors.append("\(source): its last line has no newline at its end")
+        }
+        if !result.errors.isEmpty {
+            // cron reads a crontab whole or not at all ("this crontab file will be ignored").
+            result.errors.append("\(source): not converted: cron ignores the whole file for the error above; "
+                + "fix it, then convert the file again")
+            result.jobs = []
+        }
         return result
     }
 }

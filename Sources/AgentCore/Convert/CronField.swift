@@ -34,9 +34,13 @@ struct CronField: Sendable, Hashable {
                 bounds = low...high
             } else {
                 let single = try value(String(spec), range: range, names: names, field: text)
-                bounds = single...(pieces.count == 2 ? range.upperBound : single)
-                // `N/step` alone: systemd's own repetition, start/step.
-                if pieces.count == 2, text == String(part) { wholeRangeStep = step }
+                // Debian's cron (entry.c) refuses a step after a single value, and with it the
+                // whole file.
+                guard pieces.count == 1 else {
+                    throw .badField(text, "a step needs a range or * before it: Debian's cron refuses \(part) "
+                        + "(and ignores the file); write \(single)-\(range.upperBound)/\(step)")
+                }
+                bounds = single...single
             }
             values.formUnion(stride(from: bounds.lowerBound, through: bounds.upperBound, by: step))
         }

@@ -19,7 +19,7 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
             ("30 3 * * 0 root /bin/true", "Sun *-*-* 03:30"),
             ("0 9 * * 1-5 root /bin/true", "Mon..Fri *-*-* 09:00"),
             ("*/15 * * * * root /bin/true", "*-*-* *:00/15"),
-            ("0 0/6 * * * root /bin/true", "*-*-* 00/6:00"),
+            ("0 0-23/6 * * * root /bin/true", "*-*-* 00,06,12,18:00"),
             ("0 4 1 * * root /bin/true", "*-*-01 04:00"),
             ("0 4 1,15 jan,jul * root /bin/true", "*-01,07-01,15 04:00"),
             ("0-30/10 2 * * sat,sun root /bin/true", "Sat,Sun *-*-* 02:00,10,20,30"),
@@ -70,6 +70,20 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         if let exec = value(jobs[0], "Exec") {
             #expect(try ExecLine.split(exec).get() == ["/bin/sh", "-c", #"test -e /x || echo "hi""#])
         }
+    }
+
+    /// cron reads a crontab whole or not at all: a file with one wrong line, or without a final
+    /// newline, runs nothing, so its other lines are not converted into jobs that would run.
+    @Test(arguments: [
+        "0 1 * * * root /bin/echo one\nbogus line\n",
+        "0 1 * * * root /bin/echo one\n0 0/6 * * * root /bin/echo two\n",
+        "0 1 * * * root /bin/echo one",
+    ])
+    func aCrontabCronWouldIgnoreConvertsToNothing(text: String) {
+        let result = CronConverter.convert(text, name: "bad", source: "/etc/cron.d/bad", withUser: true)
+        #expect(result.jobs.isEmpty, "\(result.jobs.map(\.fileName))")
+        #expect(result.errors.last == "/etc/cron.d/bad: not converted: cron ignores the whole file for the error above; "
+            + "fix it, then convert the file again", "\(result.errors)")
     }
 
     /// A crontab written on Windows: Swift reads CR LF as one character, so splitting at "\n"
