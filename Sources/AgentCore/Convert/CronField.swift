@@ -5,6 +5,9 @@ struct CronField: Sendable, Hashable {
     var isEvery: Bool
     /// `*/N` over the whole range: kept as systemd's `start/step` repetition.
     var step: Int?
+    /// The field starts with `*` (`*`, `*/2`): cron then counts it unrestricted when it decides
+    /// between its day of month and weekday (entry.c's DOM_STAR, DOW_STAR).
+    var startsWithStar = false
 
     static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     static let weekdays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
@@ -12,7 +15,7 @@ struct CronField: Sendable, Hashable {
 
     /// `*`, `5`, `1,15`, `1-5`, `*/15`, `0-30/10`, names (`mon`, `jan`) where the field has them.
     static func parse(_ text: String, range: ClosedRange<Int>, names: [String]) throws(CronError) -> CronField {
-        if text == "*" { return CronField(values: Array(range), isEvery: true, step: nil) }
+        if text == "*" { return CronField(values: Array(range), isEvery: true, step: nil, startsWithStar: true) }
         var values: Set<Int> = []
         var wholeRangeStep: Int?
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
@@ -44,7 +47,7 @@ struct CronField: Sendable, Hashable {
             }
             values.formUnion(stride(from: bounds.lowerBound, through: bounds.upperBound, by: step))
         }
-        return CronField(values: values.sorted(), isEvery: false, step: wholeRangeStep)
+        return CronField(values: values.sorted(), isEvery: false, step: wholeRangeStep, startsWithStar: text.hasPrefix("*"))
     }
 
     private static func value(_ text: String, range: ClosedRange<Int>, names: [String], field: String) throws(CronError) -> Int {

@@ -5,7 +5,8 @@ public struct CronLine: Sendable, Hashable {
     public var schedule: String
     public var user: String?
     public var command: String
-    /// Day of month and weekday both restricted: cron runs when *either* matches.
+    /// Day of month and weekday both restricted (neither starts with `*`): cron runs when
+    /// *either* matches.
     public var eitherDay: Bool
     /// `@reboot`: once after boot (`AfterBoot=`), no schedule.
     public var atBoot: Bool = false
@@ -43,7 +44,7 @@ public struct CronLine: Sendable, Hashable {
             let schedule = CronField.calendarEvent(minute: minute, hour: hour, day: day, month: month, weekday: weekday)
             return .success(CronLine(schedule: schedule, user: withUser ? fields[5] : nil,
                                      command: fields[count - 1],
-                                     eitherDay: !day.isEvery && !weekday.isEvery))
+                                     eitherDay: !day.startsWithStar && !weekday.startsWithStar))
         } catch {
             return .failure(error)
         }

@@ -36,6 +36,15 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         }
     }
 
+    /// cron runs a line when either day field matches only when both are restricted; a field
+    /// that starts with `*` (`*/2`) counts as unrestricted (entry.c), so both must match.
+    @Test func aDayFieldStartingWithAStarIsNoRestrictionForCronsEitherDayRule() throws {
+        let stepped = try #require(try? CronLine.parse("0 0 */2 * mon root /bin/true", withUser: true)?.get())
+        #expect(!stepped.eitherDay)
+        let both = try #require(try? CronLine.parse("0 0 1-15 * mon root /bin/true", withUser: true)?.get())
+        #expect(both.eitherDay)
+    }
+
     @Test func cronNicknamesAndRebootAndBadLines() {
         if case .success(let daily)? = CronLine.parse("@daily /usr/bin/x --y", withUser: false) {
             #expect(daily.schedule == "*-*-* 00:00:00")
