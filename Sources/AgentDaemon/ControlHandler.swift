@@ -480,7 +480,10 @@ struct ControlHandler {
     /// `no job local.tidy-tpm; did you mean local.tidy-tmp? (see agentctl list)`.
     func noJob(_ id: Identifier) -> String {
         let known = catalogue.registry.allJobs.map(\.definition.identifier.rawValue)
-        let hint = NameSuggestion.closest(to: id.rawValue, among: known).map { "; did you mean \($0)?" } ?? ""
+        // A drop-in script's identifier is local.NAME: NAME alone is the likeliest slip.
+        let local = DropInScript.identifierPrefix + id.rawValue
+        let guess = known.contains(local) ? local : NameSuggestion.closest(to: id.rawValue, among: known)
+        let hint = guess.map { "; did you mean \($0)?" } ?? ""
         return "no job \(id)\(hint) (see agentctl list)"
     }
 

@@ -254,6 +254,10 @@ import Testing
             let result = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["local.bakup"])
             #expect(result.status == 1, "\(command): \(result.stderr)")
             #expect(result.stderr == hint, "\(command)")
+            // A drop-in's or a local job's NAME typed without its local. prefix.
+            let bare = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["backup"])
+            #expect(bare.status != 0 && bare.stderr.contains("no job backup; did you mean local.backup?"),
+                    "\(command): \(bare.stderr)")
         }
         let submit = try agent.ctl("submit", "local.bakup")
         #expect(submit.status == 3)
