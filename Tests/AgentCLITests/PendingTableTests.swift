@@ -22,4 +22,15 @@ import Testing
         let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 120)
         #expect(text.contains("now"), "\(text)")
     }
+
+    /// A request's requirements are shown beside why it waits, as `request` set them.
+    @Test func aRequestsRequirementsAreShown() {
+        let now = Double(Fixture.now)
+        let item = PendingSummary(identifier: "local.slow", kind: .processing, waitingFor: "requested (earliest 23:00)",
+                                  request: RunRequestOptions(earliestBegin: now + 3600, requiresNetwork: .unmetered,
+                                                             requiresExternalPower: true),
+                                  reason: .known(.requested), until: now + 3600)
+        let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 160)
+        #expect(text.contains("requested (earliest 23:00); requires unmetered network; requires external power"), "\(text)")
+    }
 }

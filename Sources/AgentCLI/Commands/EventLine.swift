@@ -59,12 +59,19 @@ enum EventLine {
         if let earliest = request.earliestBegin {
             parts.append("earliest " + clock.format(Int64(earliest.rounded(.down)), "%H:%M:%S"))
         }
+        parts += requirements(request)
+        return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
+    }
+
+    /// `requires unmetered network`, `requires external power`: what a request adds to its job.
+    static func requirements(_ request: RunRequestOptions) -> [String] {
+        var parts: [String] = []
         switch request.requiresNetwork {
         case .any?: parts.append("requires network")
         case .unmetered?: parts.append("requires unmetered network")
         case nil: break
         }
         if request.requiresExternalPower == true { parts.append("requires external power") }
-        return parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))"
+        return parts
     }
 }

@@ -155,8 +155,10 @@ enum SchedulingCommands {
         Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
               rows: items.map { item in
             let starts = [item.earliestBegin, item.until].compactMap { $0 }.max()
+            // A request's requirements, as `request` set them (the job's own keys are its file's).
+            let needs = item.request.map(EventLine.requirements) ?? []
             return [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(starts, context)),
-                    Table.Cell(item.waitingFor)]
+                    Table.Cell(([item.waitingFor] + needs).joined(separator: "; "))]
         })
     }
 
