@@ -208,12 +208,12 @@ struct ControlHandler {
             }
             let nowMs = loop.clock.realtimeMilliseconds
             if let last, Duration.milliseconds(nowMs - last) <= maxAge {
-                return .success(.done(message: "fresh: \(job.identifier) last succeeded \((nowMs - last) / 1000) s ago; not run"))
+                return .success(.done(message: "fresh: \(job.identifier) last succeeded \(Self.span((nowMs - last) / 1000)) ago; not run"))
             }
             switch launchNow(job, reason: .triggered) {
             case .failure(let error): return .failure(error)
             case .success(let id):
-                let why = last.map { "last success \((nowMs - $0) / 1000) s ago" } ?? "no success on record"
+                let why = last.map { "last success \(Self.span((nowMs - $0) / 1000)) ago" } ?? "no success on record"
                 return .success(.done(message: "stale (\(why)): started run \(id) of \(job.identifier)", runID: id.description))
             }
         }

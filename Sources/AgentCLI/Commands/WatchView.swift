@@ -140,7 +140,7 @@ public enum WatchView {
         let role: Style.Role = run.stopReason == "success" ? .success : run.failed ? .error : .dim
         var first = StyledText("  ") + StyledText(DisplayText.pad(DisplayText.sanitized(run.identifier), to: identifierWidth))
             + StyledText("  \(run.runID)", .dim) + StyledText("  ") + StyledText(DisplayText.sanitized(run.stopReason), role)
-            + StyledText(" · \(HumanTime.span(seconds: ago)) ago", .dim)
+            + StyledText(" · \(HumanTime.ago(seconds: ago))", .dim)
         if let title = run.title { first += StyledText("  " + DisplayText.sanitized(title)) }
         let said = run.stopReason == "success" ? run.result.map { "→ " + $0 } : run.status
         guard let said, !said.isEmpty else { return [first] }
