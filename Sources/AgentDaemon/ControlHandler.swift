@@ -228,16 +228,17 @@ struct ControlHandler {
         guard let id = Identifier(rawValue: target) else {
             return .failure(.badRequest, Self.notAnIdentifier(target))
         }
-        guard catalogue.registry.job(id) != nil || scheduling.scheduler.explain(id).isEmpty == false else {
-            if let refused = catalogue.registry.jobFileWithErrors(id) {
-                return .failure(.notFound, "\(id): \(refused.explanation)")
-            }
+        let refused = catalogue.registry.jobFileWithErrors(id)
+        guard catalogue.registry.job(id) != nil || refused != nil || scheduling.scheduler.explain(id).isEmpty == false else {
             return .failure(.notFound, noJob(id))
         }
         var records = scheduling.scheduler.explain(id).map {
             TimelineRecord(time: $0.time.seconds, event: $0.description)
         }
-        if let job = catalogue.registry.job(id) {
+        if catalogue.registry.job(id) == nil, let refused {
+            // Its file is in error: it cannot run now, and says where to look (as for a job not permitted).
+            records.append(.notRegistered(refused.explanation, at: loop.clock.realtimeSeconds))
+        } else if let job = catalogue.registry.job(id) {
             switch job.state {
             case .registered: break
             case .notPermitted(let reason): records.append(.notRegistered(reason, at: loop.clock.realtimeSeconds))
