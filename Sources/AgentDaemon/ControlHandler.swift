@@ -571,7 +571,11 @@ struct ControlHandler {
         case .registered:
             state = JobSummary.registered
             let driver = scheduling
-            if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
+            if !runs.runs(of: job.definition.identifier).isEmpty {
+                // Live: that is its state now, whatever waits behind the run (a request).
+                waitingReason = .running
+                waiting = WaitReason.running.description
+            } else if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
                 switch reason {
                 case .notDue: break
                 default:

@@ -34,4 +34,23 @@ import Testing
         #expect(daily.contains("failure(exit 1)"), "\(list.stdout)")
         #expect(daily.contains("just now") || daily.contains(" ago"), "PASSED is shown: \(list.stdout)")
     }
+
+    /// A job whose run is live is `running` in every view of list, whatever waits behind the
+    /// run: `--files` and `--json` showed the pending request's wait instead.
+    @Test func aRunningJobIsRunningInEveryViewEvenWithARequestBehindIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/slow.job", "[Job]\nIdentifier=local.slow\nKind=processing\nExec=/bin/sleep 60\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        defer { agent.stop() }
+        #expect(try agent.ctl("run", "local.slow").status == 0)
+        try agent.waitForLog("of local.slow started")
+        #expect(try agent.ctl("request", "local.slow", "--earliest", "+1h").status == 0)
+        let listed = try json(try agent.ctl("list", "--json").stdout) as? [[String: Any]] ?? []
+        let slow = listed.first { $0["identifier"] as? String == "local.slow" }
+        #expect(slow?["waiting"] as? String == "running", "\(slow ?? [:])")
+        #expect(slow?["waitingReason"] as? String == "running", "\(slow ?? [:])")
+        let files = try agent.ctl("list", "--files").stdout
+        #expect(files.split(separator: "\n").first { $0.hasPrefix("local.slow") }?.hasSuffix("running") == true, "\(files)")
+        #expect(try agent.ctl("cancel", "local.slow").status == 0)
+    }
 }
