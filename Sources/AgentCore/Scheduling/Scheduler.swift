@@ -504,7 +504,13 @@ public struct Scheduler: Sendable {
         if live.isRunning(job.identifier) { return candidate.eligibleAt > now ? candidate.timeGate : .running }
         if stopping { return .agentStopping }
         if paused { return .paused }
-        if candidate.eligibleAt > now { return candidate.timeGate }
+        if candidate.eligibleAt > now {
+            // A spent budget that refills only after the gate opens is what it really waits for.
+            if let spent = budgetBlocker(job, now: now), let refill = spent.time, refill > candidate.eligibleAt {
+                return spent
+            }
+            return candidate.timeGate
+        }
         if let hold = launchHold(job, now: now) { return .condition(hold) }
         if let held = sharedBlocker(job, now: now) { return held }
         if let holding = holdingSince, catchUpPending { return .catchUp(at: holding) }

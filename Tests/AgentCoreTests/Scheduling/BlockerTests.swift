@@ -31,7 +31,12 @@ import Testing
         if let run = sim.run(of: "com.example.x") { sim.end(run) }
         #expect(reason() == .paused)
         sim.send(.setPaused(false))
+        // The spacing ends at 08:15, but the budget (2 of 2) refills only at midnight: that is
+        // when it can start, and what it waits for.
+        #expect(reason().budgetRefill == midnightUTC + hours(24))
+        sim.send(.settingsChanged(settings(maxConcurrent: 2, dailyBudget: 3)))
         #expect(reason() == .triggerSpacing(earliest: morning + minutes(15)))
+        sim.send(.settingsChanged(settings(maxConcurrent: 2, dailyBudget: 2)))
         sim.send(.submit(submission("com.example.z", request: 1)))  // continued: fills slot 2 of 2
         sim.advance(to: morning + minutes(15))
         #expect(reason().budgetRefill == midnightUTC + hours(24))
