@@ -12,6 +12,20 @@ import Testing
             .map { $0.rendered(.plain) }.joined(separator: "\n")
     }
 
+    /// DESIGN §8: the identifier column is never cut. An identifier longer than a narrow
+    /// terminal is wrapped on lines of its own, and the other rows keep their kind and reason.
+    @Test func aLongIdentifierIsWrappedNeverCutAndTheOtherRowsStayReadable() {
+        let long = "local.this-is-a-really-quite-long-identifier.for-testing-the-watch-view"
+        let pending = [PendingSummary(identifier: long, kind: .processing, waitingFor: "interval (earliest 14:05)"),
+                       PendingSummary(identifier: "local.minute", kind: .refresh, waitingFor: "schedule (next 14:06)")]
+        let text = frame(.status(Fixture.status(running: [], pending: pending)), width: 60, height: nil)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.allSatisfy { DisplayText.width($0) <= 60 }, "\(text)")
+        #expect(lines.joined().replacingOccurrences(of: " ", with: "").contains(long), "wrapped whole: \(text)")
+        #expect(lines.contains { $0.hasPrefix("  local.minute") && $0.contains("refresh") && $0.contains("schedule (next 14:06)") },
+                "\(text)")
+    }
+
     @Test func aBusyAgentOnAHundredColumnTerminal() {
         GoldenFile.expect(frame(.status(Fixture.status()), width: 99, height: 30), matches: "render/watch-100x30.txt")
     }

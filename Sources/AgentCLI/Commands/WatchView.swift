@@ -86,17 +86,17 @@ public enum WatchView {
             lines.append(StyledText("Running: ", .bold) + StyledText("none", .dim))
         } else {
             lines.append(StyledText("Running (\(status.running.count))", .bold))
-            let identifierWidth = status.running.map { DisplayText.width($0.identifier) }.max() ?? 0
+            let column = WatchIdentifierColumn(status.running.map(\.identifier), terminal: width)
             for run in status.running {
-                lines += runLines(run, identifierWidth: identifierWidth, width: width ?? 80, now: now)
+                lines += runLines(run, column: column, width: width ?? 80, now: now)
             }
         }
         if !finished.isEmpty {
             lines.append("")
             lines.append(StyledText("Finished (last \(WatchFinishedRuns.keptSeconds) s)", .bold))
-            let identifierWidth = finished.map { DisplayText.width($0.identifier) }.max() ?? 0
+            let column = WatchIdentifierColumn(finished.map(\.identifier), terminal: width)
             for run in finished {
-                lines += finishedLines(run, identifierWidth: identifierWidth, nowMilliseconds: clock.now())
+                lines += finishedLines(run, column: column, nowMilliseconds: clock.now())
             }
         }
         lines.append("")
@@ -104,10 +104,12 @@ public enum WatchView {
             lines.append(StyledText("Waiting: ", .bold) + StyledText("none", .dim))
         } else {
             lines.append(StyledText("Waiting (\(status.pending.count))", .bold))
-            let identifierWidth = status.pending.map { DisplayText.width($0.identifier) }.max() ?? 0
+            let column = WatchIdentifierColumn(status.pending.map(\.identifier), terminal: width)
             let kindWidth = status.pending.map { DisplayText.width($0.kind.rawValue) }.max() ?? 0
             for pending in status.pending {
-                lines.append(StyledText("  " + DisplayText.pad(DisplayText.sanitized(pending.identifier), to: identifierWidth) + "  ")
+                let (above, row) = column.lead(pending.identifier)
+                lines += above
+                lines.append(row + StyledText("  ")
                     + StyledText(DisplayText.pad(pending.kind.rawValue, to: kindWidth) + "  ", .dim)
                     + StyledText(DisplayText.sanitized(pending.waitingFor), .warning))
             }
@@ -135,25 +137,25 @@ public enum WatchView {
 
     /// One or two lines per finished run: who, how it ended and when, its title; under it what it
     /// said — a success its `RESULT=`, anything else its last `STATUS=`.
-    static func finishedLines(_ run: WatchFinishedRuns.Run, identifierWidth: Int, nowMilliseconds: Int64) -> [StyledText] {
+    static func finishedLines(_ run: WatchFinishedRuns.Run, column: WatchIdentifierColumn, nowMilliseconds: Int64) -> [StyledText] {
         let ago = max(0, nowMilliseconds - run.endedAt) / 1000
         let role: Style.Role = run.stopReason == "success" ? .success : run.failed ? .error : .dim
-        var first = StyledText("  ") + StyledText(DisplayText.pad(DisplayText.sanitized(run.identifier), to: identifierWidth))
-            + StyledText("  \(run.runID)", .dim) + StyledText("  ") + StyledText(DisplayText.sanitized(run.stopReason), role)
+        let (above, row) = column.lead(run.identifier)
+        var first = row + StyledText("  \(run.runID)", .dim) + StyledText("  ") + StyledText(DisplayText.sanitized(run.stopReason), role)
             + StyledText(" · \(HumanTime.ago(seconds: ago))", .dim)
         if let title = run.title { first += StyledText("  " + DisplayText.sanitized(title)) }
         let said = run.stopReason == "success" ? run.result.map { "→ " + $0 } : run.status
-        guard let said, !said.isEmpty else { return [first] }
+        guard let said, !said.isEmpty else { return above + [first] }
         let oneLine = DisplayText.sanitized(said.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? "")
-        return [first, StyledText("    ") + StyledText(oneLine, run.failed ? .error : .dim)]
+        return above + [first, StyledText("    ") + StyledText(oneLine, run.failed ? .error : .dim)]
     }
 
     /// Two or three lines per run: who, how long and its state (`ends in 4 min`, `expiring`,
     /// `paused: external power`); the progress bar and title; the subtitle and status text,
     /// aligned under the title.
-    static func runLines(_ run: RunSummary, identifierWidth: Int, width: Int, now: Int64) -> [StyledText] {
-        var first = StyledText("  ") + StyledText(DisplayText.pad(DisplayText.sanitized(run.identifier), to: identifierWidth), .running)
-            + StyledText("  \(run.runID)", .dim) + StyledText("  \(run.reason) · \(HumanTime.span(seconds: now - run.startedAt))")
+    static func runLines(_ run: RunSummary, column: WatchIdentifierColumn, width: Int, now: Int64) -> [StyledText] {
+        let (above, row) = column.lead(run.identifier, .running)
+        var first = row + StyledText("  \(run.runID)", .dim) + StyledText("  \(run.reason) · \(HumanTime.span(seconds: now - run.startedAt))")
         let left = StatusCommand.timeLeft(run, now: now)
         if left.text != "-" {
             first += StyledText(" · ") + StyledText(left.role == nil ? "ends \(left.text)" : left.text, left.role)
@@ -180,6 +182,6 @@ public enum WatchView {
         if !detail.isEmpty {
             lines.append(StyledText(String(repeating: " ", count: indent.count + barWidth + 2)) + StyledText(detail, .dim))
         }
-        return [first] + lines
+        return above + [first] + lines
     }
 }
