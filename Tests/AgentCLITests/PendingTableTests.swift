@@ -33,4 +33,16 @@ import Testing
         let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 160)
         #expect(text.contains("requested (earliest 23:00); requires unmetered network; requires external power"), "\(text)")
     }
+
+    /// A disabled job waits until a person enables it: no earliest begin, though its interval
+    /// would have ended.
+    @Test func aDisabledJobHasNoEarliest() {
+        let now = Double(Fixture.now)
+        let item = PendingSummary(identifier: "local.feed", kind: .refresh, waitingFor: "disabled",
+                                  earliestBegin: now + 41, reason: .known(.denied))
+        let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 120)
+        #expect(!text.contains("in 41 s"), "\(text)")
+        let line = SchedulingCommands.nowLine(pending: [item], runs: [], timeline: [], context: Fixture.context())
+        #expect(line == "  now: waiting: disabled", "\(line)")
+    }
 }

@@ -126,10 +126,13 @@ enum SchedulingCommands {
     static func nowLine(pending: [PendingSummary], runs: [RunRecord], timeline: [TimelineRecord],
                         context: CommandContext) -> String {
         let waiting = pending.first.map { waiting in
-            // The agent's text already names the time where the reason has one.
+            // The agent's text already names the time where the reason has one; a person's or an
+            // administrator's hold (disabled, restricted, paused) names none: it lasts until undone.
             let named = waiting.waitingFor.contains("(")
+            let untimed: Set<WaitCode> = [.denied, .restricted, .paused, .agentStopping]
+            let held = waiting.reason.map { if case .known(let code) = $0 { untimed.contains(code) } else { false } } ?? false
             return "waiting: \(waiting.waitingFor)"
-                + (named ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
+                + (named || held ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
         }
         if let live = runs.first(where: { $0.endedAt == nil }) {
             let started = HumanTime.moment(DisplayClock.floorDivide(live.startedAt, 1000), clock: context.clock)
@@ -154,7 +157,9 @@ enum SchedulingCommands {
     static func pendingTable(_ items: [PendingSummary], _ context: CommandContext) -> Table {
         Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
               rows: items.map { item in
-            let starts = [item.earliestBegin, item.until].compactMap { $0 }.max()
+            // A hold a person or an administrator undoes (disabled, restricted, paused) has no earliest.
+            let held = item.reason.map { if case .known(let code) = $0 { [WaitCode.denied, .restricted, .paused].contains(code) } else { false } } ?? false
+            let starts = held ? nil : [item.earliestBegin, item.until].compactMap { $0 }.max()
             // A request's requirements, as `request` set them (the job's own keys are its file's).
             let needs = item.request.map(EventLine.requirements) ?? []
             return [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(starts, context)),
