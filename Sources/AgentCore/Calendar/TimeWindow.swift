@@ -17,6 +17,9 @@ public struct TimeWindow: Sendable, Hashable, CustomStringConvertible {
 
     public static let examples = "01:00-05:00, 22:00-06:00 (may wrap midnight)"
 
+    /// How long it is open, in seconds (across midnight when it wraps).
+    public var duration: Int { start < end ? end - start : 86_400 - start + end }
+
     /// Whether the local second of the day `second` is inside.
     public func contains(secondOfDay second: Int) -> Bool {
         start < end ? (start <= second && second < end) : (second >= start || second < end)

@@ -4,16 +4,31 @@
 /// (`budget of local (48/48, refills 00:00)`) — worth saying before it happens.
 public enum BudgetCheck {
     /// The most launches `definition` can need in one day: one per `Interval=`, or every slot
-    /// of a day of its `Schedule=` (with both, the fewer); nil when it starts only on demand.
+    /// of a day of its `Schedule=` (with both, the fewer), counting only what its `Window=`s
+    /// let start; nil when it starts only on demand.
     public static func launchesPerDay(_ definition: JobDefinition) -> Int? {
         guard definition.kind != .continued else { return nil }
+        let windows = definition.windows
         var result: Int?
         if let interval = definition.interval {
-            let seconds = max(1, interval.components.seconds)
-            result = Int((86_400 + seconds - 1) / seconds)
+            let seconds = Int(max(1, interval.components.seconds))
+            result = windows.isEmpty ? (86_400 + seconds - 1) / seconds
+                // A start when each window opens, then one per interval while it is open.
+                : windows.reduce(0) { $0 + ($1.duration + seconds - 1) / seconds }
         }
         if let schedule = definition.schedule {
-            let slots = schedule.hours.count * schedule.minutes.count * schedule.microseconds.count
+            var slots = schedule.hours.count * schedule.minutes.count * schedule.microseconds.count
+            if !windows.isEmpty {
+                slots = 0
+                for hour in schedule.hours {
+                    for minute in schedule.minutes {
+                        for micro in schedule.microseconds {
+                            let second = hour * 3_600 + minute * 60 + micro / 1_000_000
+                            if windows.contains(where: { $0.contains(secondOfDay: second) }) { slots += 1 }
+                        }
+                    }
+                }
+            }
             result = min(result ?? slots, slots)
         }
         return result

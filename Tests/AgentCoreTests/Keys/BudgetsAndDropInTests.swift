@@ -58,6 +58,23 @@ struct BudgetsAndDropInTests {
         ])
     }
 
+    /// A window lets a job start only while it is open: the launches it needs are those, not a
+    /// whole day's (a minutely job in a 3-minute window was warned of 1,440).
+    @Test func theLaunchesAJobNeedsAreThoseItsWindowLetsStart() {
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/com.example.manifest",
+                                   "[Manifest]\nPermittedIdentifiers=com.example.*\nBackgroundModes=processing\nDailyBudget=48\n"),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/w.job", jobText("com.example.w", "Schedule=minutely\nWindow=20:39-20:42\n")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/i.job", jobText("com.example.i", "Interval=1min\nWindow=23:00-01:00\n")), facts: FakeFacts())
+        #expect(printed(BudgetCheck.warnings(registry)) == [
+            "jobs.d/i.job: warning: Interval=1min needs 120 launches a day; manifest com.example allows 48: the rest "
+                + "wait for the next day's budget; raise DailyBudget= (or set it to infinity) or run it less often",
+        ])
+        let job = registry.allJobs.first { $0.definition.identifier.rawValue == "com.example.w" }
+        #expect(job.flatMap { BudgetCheck.launchesPerDay($0.definition) } == 3)
+    }
+
     @Test func checkWarnsWhenAChainNamesNoJobAgentdRuns() {
         var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
         _ = registry.update(source("manifests.d/local.manifest",
