@@ -14,6 +14,9 @@ struct WallClockGate {
     /// its first run on.
     func scheduled(_ job: JobSchedule, lastRunStart: SchedulerTime?, intervalFactor: Int) -> LaunchCandidate? {
         let definition = job.definition
+        let offset = definition.schedule != nil || lastRunStart != nil
+            ? StableDelay.offset(span: definition.randomizedDelay, machineID: machineID, identifier: definition.identifier)
+            : .zero
         var due: SchedulerTime?
         if let interval = definition.interval {
             due = lastRunStart.map { $0 + interval * intervalFactor } ?? job.firstSeen
@@ -22,15 +25,14 @@ struct WallClockGate {
         if let schedule = definition.schedule {
             var after = lastRunStart ?? job.firstSeen
             if let skipped = job.skippedSlotsUntil, skipped > after { after = skipped }
-            guard let slot = schedule.nextMatch(after: after, rule: rule) else { return nil }
+            // A slot counts with its offset: a run that started late (held by a window, a
+            // condition) takes its own slot, not the next one, whose offset time is still ahead.
+            guard let slot = schedule.nextMatch(after: after - offset, rule: rule) else { return nil }
             slotBinds = due.map { slot >= $0 } ?? true
             due = max(due ?? slot, slot)
         }
-        guard var begin = due else { return nil }
-        if definition.schedule != nil || lastRunStart != nil {
-            begin = begin + StableDelay.offset(span: definition.randomizedDelay, machineID: machineID,
-                                               identifier: definition.identifier)
-        }
+        guard let due else { return nil }
+        let begin = due + offset
         let gate: WaitReason = slotBinds ? .schedule(next: begin) : .interval(earliest: begin)
         return LaunchCandidate(eligibleAt: begin, dueSince: begin, reason: .scheduled, timeGate: gate)
     }
