@@ -52,6 +52,8 @@ enum ServiceConversion {
                     job.set(key, entry.value)
                 } else if entry.value.hasSpecifier {
                     job.notConverted.append("\(entry.key)=\(entry.value) (systemd specifiers such as %h have no agentd form)")
+                } else if key == "IOSchedulingClass" {
+                    convertIOClass(entry.value, job: &job)
                 } else {
                     // systemd's %% is a literal %, which agentd writes as it is.
                     job.set(key, entry.value.replacingDoublePercent())
@@ -79,6 +81,20 @@ enum ServiceConversion {
         // A oneshot service has no start timeout unless it names one: nothing is invented.
         job.set("MaxRuntime", runtime ?? "infinity")
         if let killMode = entries.last(where: { $0.key == "KillMode" }) { sparesChildren(killMode, job: &job) }
+    }
+
+    /// systemd's I/O classes by name or number (ioprio_set's IOPRIO_CLASS_*): `best-effort` and
+    /// `idle` as they are; `none` is the class the nice level implies, agentd's default too;
+    /// `realtime`, which agentd does not give plugins, is named.
+    static func convertIOClass(_ value: String, job: inout ConvertedJob) {
+        switch TextBytes.asciiLowercased(value.trimmingSpaces) {
+        case "2", "best-effort": job.set("IOSchedulingClass", "best-effort")
+        case "3", "idle": job.set("IOSchedulingClass", "idle")
+        case "0", "none": break
+        default:
+            job.notConverted.append("IOSchedulingClass=\(value) (agentd gives plugins no realtime I/O class: the job runs "
+                + "in the class its nice level implies)")
+        }
     }
 
     static func isOn(_ value: String) -> Bool {

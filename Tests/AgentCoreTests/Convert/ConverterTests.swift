@@ -207,6 +207,17 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(job.keys.filter { $0.key == "Exec" }.map(\.value) == [#"/bin/sh -c "echo hi""#, "/bin/true"])
     }
 
+    /// systemd takes an I/O class by its number too; realtime, which agentd does not offer, is
+    /// named instead of making the job one `check` refuses.
+    @Test(arguments: [("2", "best-effort"), ("idle", "idle"), ("3", "idle"), ("0", nil), ("1", nil), ("realtime", nil)])
+    func anIOClassIsConvertedByNameOrNumber(setting: String, expected: String?) {
+        let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                         service: unit("[Service]\nExecStart=/bin/true\nIOSchedulingClass=\(setting)\n"),
+                                         name: "io", sources: ["io.timer"])
+        #expect(value(job, "IOSchedulingClass") == expected, "\(setting)")
+        ConvertCorpusTests.expectAccepted(job)
+    }
+
     /// A specifier only systemd can fill in (the host, the user's home) is named, not kept silently.
     @Test func aSpecifierLeftInACommandIsNamed() {
         let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
