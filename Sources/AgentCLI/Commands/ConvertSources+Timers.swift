@@ -48,7 +48,7 @@ extension ConvertSources {
         let sources = [replaced ? timerPath : path, FileSystem.baseName(of: servicePath)]
             + timer.dropIns + service.dropIns
         let job = TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
-                                         prefix: prefix, resolve: findInPath)
+                                         prefix: prefix, resolve: findInPath, userName: userName)
         // OnActiveSec= alone (mdadm-last-resort@: udev starts the timer) has no agentd form: a
         // job without Schedule=, Interval= or AfterBoot= would never run on its own.
         guard job.keys.contains(where: { ["Schedule", "Interval", "AfterBoot"].contains($0.key) }) else {

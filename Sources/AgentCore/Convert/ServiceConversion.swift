@@ -15,9 +15,18 @@ enum ServiceConversion {
     static let renamed = ["ReadWriteDirectories": "ReadWritePaths", "ReadOnlyDirectories": "ReadOnlyPaths",
                           "InaccessibleDirectories": "InaccessiblePaths", "MemoryLimit": "MemoryMax"]
 
-    static func convert(_ service: UnitFile, into job: inout ConvertedJob, resolve: (String) -> String?) {
+    static func convert(_ service: UnitFile, into job: inout ConvertedJob, resolve: (String) -> String?,
+                        userName: (UInt32) -> String? = { _ in nil }) {
         let entries = service.entries(in: "Service")
-        let user = entries.last { $0.key == "User" }.flatMap { $0.value.isEmpty ? nil : $0.value }
+        var user = entries.last { $0.key == "User" }.flatMap { $0.value.isEmpty ? nil : $0.value }
+        // systemd takes a uid for User=; a job names its user (agentd looks names up).
+        if let given = user, let uid = UInt32(given) {
+            if let name = userName(uid) {
+                user = name
+            } else {
+                job.notConverted.append("User=\(given) (no user has that uid on this machine: write the user's name)")
+            }
+        }
         if let dynamic = entries.last(where: { $0.key == "DynamicUser" }), isOn(dynamic.value) {
             runsAsDynamicUser(user, entries: entries, job: &job)
         } else {

@@ -4,17 +4,20 @@
 /// directory, conditions, sandbox and limits — none invented. What has no agentd form is
 /// listed in the file as not expressed.
 public enum TimerConverter {
-    /// - Parameter resolve: an absolute path for a bare command name (`systemd-tmpfiles`), as
-    ///   systemd finds it; nil leaves it as it is (and `agentctl check` will say so).
+    /// - Parameters:
+    ///   - resolve: an absolute path for a bare command name (`systemd-tmpfiles`), as systemd
+    ///     finds it; nil leaves it as it is (and `agentctl check` will say so).
+    ///   - userName: the name of a numeric `User=` (systemd takes a uid too); nil when there is none.
     public static func convert(timer: UnitFile, service: UnitFile, name: String, sources: [String],
-                               prefix: String = "local", resolve: (String) -> String? = { _ in nil }) -> ConvertedJob {
+                               prefix: String = "local", resolve: (String) -> String? = { _ in nil },
+                               userName: (UInt32) -> String? = { _ in nil }) -> ConvertedJob {
         let base = JobName.sanitized(name)
         var job = ConvertedJob(fileName: base + ".job", sources: sources,
                                description: service.entries(in: "Unit").last { $0.key == "Description" }?.value
                                    ?? timer.entries(in: "Unit").last { $0.key == "Description" }?.value)
         job.set("Identifier", "\(prefix).\(base)")
         job.set("Kind", "processing")
-        ServiceConversion.convert(service, into: &job, resolve: resolve)
+        ServiceConversion.convert(service, into: &job, resolve: resolve, userName: userName)
         convertTimer(timer, into: &job)
         UnitSectionConversion.convert(timer, into: &job, isTimer: true)
         UnitSectionConversion.convert(service, into: &job, isTimer: false)

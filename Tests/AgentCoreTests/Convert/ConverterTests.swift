@@ -218,6 +218,18 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         ConvertCorpusTests.expectAccepted(job)
     }
 
+    /// systemd takes a uid for `User=`: the job names that user.
+    @Test func aNumericUserBecomesItsName() {
+        let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                         service: unit("[Service]\nUser=65534\nExecStart=/bin/true\n"),
+                                         name: "uid", sources: ["uid.timer"], userName: { $0 == 65534 ? "nobody" : nil })
+        #expect(value(job, "User") == "nobody")
+        let unknown = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                             service: unit("[Service]\nUser=4242\nExecStart=/bin/true\n"),
+                                             name: "uid", sources: ["uid.timer"])
+        #expect(unknown.notConverted.contains { $0.hasPrefix("User=4242 (no user has that uid") }, "\(unknown.notConverted)")
+    }
+
     /// A specifier only systemd can fill in (the host, the user's home) is named, not kept silently.
     @Test func aSpecifierLeftInACommandIsNamed() {
         let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
