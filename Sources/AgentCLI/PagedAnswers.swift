@@ -27,6 +27,24 @@ extension CommandContext {
         try allPages({ .list(page: $0) }, { answer throws(ControlAnswerMismatch) in try answer.jobs() })
     }
 
+    /// The agent's figures, its jobs' read page by page: the first page's figures of the agent
+    /// itself, with every page's jobs and their run counts.
+    func allMetrics() throws(CommandFailure) -> MetricsSnapshot {
+        var merged: MetricsSnapshot?
+        _ = try allPages({ .metrics(page: $0) }, { answer throws(ControlAnswerMismatch) -> [Int] in
+            let page = try answer.metrics()
+            if merged == nil {
+                merged = page
+            } else {
+                merged?.jobs += page.jobs
+                merged?.runsEnded += page.runsEnded
+            }
+            return []
+        })
+        guard let merged else { throw CommandFailure(ControlAnswerMismatch("the agent's answer to metrics had no metrics")) }
+        return merged
+    }
+
     /// Everything that waits.
     func allPending() throws(CommandFailure) -> [PendingSummary] {
         try allPages({ .pending(target: nil, page: $0) }, { answer throws(ControlAnswerMismatch) in try answer.pending() })

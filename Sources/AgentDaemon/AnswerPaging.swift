@@ -43,6 +43,14 @@ enum AnswerPaging {
             + job.exec.reduce(0) { $0 + HistoryPage.escapedBytes($1) + 1 }
     }
 
+    /// A job's figures in `metrics` at most, with its `ended` run counts by stop reason: keys,
+    /// an instant and numbers at their widest (140 bytes; 100 for each count), and its
+    /// identifier escaped, once in each.
+    static func estimatedBytes(of job: JobFigures, ended: Int) -> Int {
+        let identifier = HistoryPage.escapedBytes(job.identifier)
+        return 140 + identifier + ended * (100 + identifier)
+    }
+
     /// `PendingSummary`'s JSON at most: its keys, three instants, its request's requirements
     /// and the codes (420 bytes), and its strings escaped.
     static func estimatedBytes(of waiting: PendingSummary) -> Int {

@@ -131,7 +131,8 @@ struct ControlHandler {
         case .runIfStale(let target, let maxAge): return runIfStale(target, maxAge: maxAge)
         case .lowpower(let mode): return lowPower(mode)
         case .resources: return .success(.resources(gpus: conditions.gpus, inputs: conditions.inputs))
-        case .metrics: return .success(.metrics(metrics.snapshot()))
+        case .metrics(let page):
+            return metricsAnswer(page, maxBytes: AnswerPaging.maxBytes(privileged: peer.connection.isPrivileged))
         case .logs(let query): return logs(query)
         case .run(let target): return runNow(target)
         }
@@ -528,6 +529,21 @@ struct ControlHandler {
             return .failure(.unavailable, "\(what) failed: \(problem.refusal)")
         }
         return .failure(.internal, "\(what) failed: \(error)")
+    }
+
+    /// `metrics`: every figure, or a page of them: the agent's own, with a page of its jobs'
+    /// (each job's figures and the run counts by stop reason of those jobs).
+    private func metricsAnswer(_ page: PageRequest?, maxBytes: Int) -> ControlResponse {
+        var snapshot = metrics.snapshot()
+        guard let page else { return .success(.metrics(snapshot)) }
+        var ended: [String: [RunsEnded]] = [:]
+        for entry in snapshot.runsEnded { ended[entry.identifier, default: []].append(entry) }
+        let (jobs, next) = AnswerPaging.page(snapshot.jobs, page, maxBytes: maxBytes) { job in
+            AnswerPaging.estimatedBytes(of: job, ended: ended[job.identifier]?.count ?? 0)
+        }
+        snapshot.jobs = jobs
+        snapshot.runsEnded = jobs.flatMap { ended[$0.identifier] ?? [] }
+        return .success(.metrics(snapshot, nextOffset: next))
     }
 
     /// `list`: every job, or one page of them (only the page's jobs are summarised, unless

@@ -23,8 +23,9 @@ public enum ControlAnswer: Sendable {
     case explanation(timeline: [TimelineRecord], pending: [PendingSummary])
     /// `resources`: the GPUs found, and the machine's inputs (nil from an agent too old to say).
     case resources(gpus: [GPUSummary], inputs: MachineInputs?)
-    /// `metrics`: the figures agentctl renders in the Prometheus text format.
-    case metrics(MetricsSnapshot)
+    /// `metrics`: the figures agentctl renders in the Prometheus text format, or a page of them
+    /// (its jobs' figures; every page has the agent's own) and where the next page starts.
+    case metrics(MetricsSnapshot, nextOffset: Int? = nil)
     /// `subscribe`: the sequence number of the last event published before the subscription;
     /// the stream starts after it.
     case subscribed(sequence: UInt64)
@@ -75,7 +76,7 @@ extension ControlAnswer {
     /// every other answer.
     public var nextOffset: Int? {
         switch self {
-        case .jobs(_, let next), .pending(_, let next): next
+        case .jobs(_, let next), .pending(_, let next), .metrics(_, let next): next
         default: nil
         }
     }
@@ -96,7 +97,7 @@ extension ControlAnswer {
     }
 
     public func metrics() throws(ControlAnswerMismatch) -> MetricsSnapshot {
-        if case .metrics(let snapshot) = self { return snapshot }
+        if case .metrics(let snapshot, _) = self { return snapshot }
         throw mismatch("metrics")
     }
 

@@ -32,7 +32,8 @@ public enum ControlRequest: Sendable, Hashable {
     case runIfStale(target: String, maxAge: Duration)
     case lowpower(LowPowerMode)
     case resources
-    case metrics
+    /// The agent's figures, or a page of them (by job: the first page has the agent's own).
+    case metrics(page: PageRequest? = nil)
     /// Turns the connection into a stream of the events the filter lets through.
     case subscribe(EventFilter)
     /// A refresh or processing identifier's pending request, replacing the one pending.

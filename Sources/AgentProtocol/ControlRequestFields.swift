@@ -88,7 +88,7 @@ extension ControlRequest: Codable {
         case .pause: self = .pause
         case .resume: self = .resume
         case .resources: self = .resources
-        case .metrics: self = .metrics
+        case .metrics: self = .metrics(page: try page())
         case .history:
             self = .history(HistoryQuery(target: fields.target, limit: fields.limit, cursor: try cursor(),
                                          omitLogTails: fields.omitLogTails == true, since: fields.since,
@@ -156,8 +156,11 @@ extension ControlRequestFields {
     init(_ typed: ControlRequest) {
         self.init(command: typed.command)
         switch typed {
-        case .status, .pause, .resume, .resources, .metrics:
+        case .status, .pause, .resume, .resources:
             break
+        case .metrics(let page):
+            limit = page?.limit
+            offset = page.map { $0.offset > 0 ? $0.offset : nil } ?? nil
         case .list(let page):
             limit = page?.limit
             offset = page.map { $0.offset > 0 ? $0.offset : nil } ?? nil

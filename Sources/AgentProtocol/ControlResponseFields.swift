@@ -60,8 +60,9 @@ public struct ControlResponseFields: Codable, Sendable {
             case .resources(let found, let machine):
                 gpus = found
                 inputs = machine
-            case .metrics(let snapshot):
+            case .metrics(let snapshot, let next):
                 metrics = snapshot
+                nextOffset = next
             case .subscribed(let last):
                 message = "subscribed"
                 sequence = last
@@ -100,7 +101,7 @@ public struct ControlResponseFields: Codable, Sendable {
         case .resources:
             return .success(.resources(gpus: try needed(gpus, "gpus"), inputs: inputs))
         case .metrics:
-            return .success(.metrics(try needed(metrics, "metrics")))
+            return .success(.metrics(try needed(metrics, "metrics"), nextOffset: nextOffset))
         case .subscribe:
             return .success(.subscribed(sequence: try needed(sequence, "sequence")))
         case .cancel, .simulateLaunch, .simulateExpire, .trigger, .submit, .enable, .disable, .pause, .resume,

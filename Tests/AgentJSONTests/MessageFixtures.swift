@@ -121,7 +121,7 @@ enum Messages {
         .status, .list(), .history(HistoryQuery()), .cancel(target: "r000042"), .simulateLaunch(target: "local.a"),
         .simulateExpire(target: "local.a"), .pending(target: nil), .explain(target: "local.a"), .trigger(target: "local.a"),
         .submit(target: "local.e", SubmitRequest()), .enable(target: "local.a"), .disable(target: "local.a"), .pause, .resume,
-        .runIfStale(target: "local.a", maxAge: .seconds(0)), .lowpower(.auto), .resources, .metrics,
+        .runIfStale(target: "local.a", maxAge: .seconds(0)), .lowpower(.auto), .resources, .metrics(),
         .subscribe(EventFilter()), .request(target: "local.a", RunRequestOptions()), .cancelRequest(.all),
         .logs(LogsQuery(target: "local.a")), .run(target: "local.a"),
     ]

@@ -47,6 +47,13 @@ import Testing
         let waiting = (try JSONSerialization.jsonObject(with: Data(pending.stdout.utf8)) as? [[String: Any]] ?? [])
             .compactMap { $0["identifier"] as? String }
         #expect(Set(waiting) == Set(expected) && waiting.count == Self.jobs, "\(waiting.count) pending")
+
+        // metrics too: nobody reads its figures in 64 KiB pages, root in one; the text is the same.
+        let paged = try Self.asNobody(sandbox, "metrics")
+        let whole = try agent.ctl("metrics")
+        #expect(paged.status == 0 && whole.status == 0, "\(paged.stderr) \(whole.stderr)")
+        #expect(paged.stdout == whole.stdout)
+        #expect(paged.stdout.contains("local.job01500"), "the last page's jobs are there")
     }
 
     private static func asNobody(_ sandbox: Sandbox, _ arguments: String...) throws -> CommandResult {

@@ -15,7 +15,7 @@ enum MetricsCommand {
         examples: ["agentctl metrics", "agentctl metrics | promtool check metrics", "agentctl metrics --json"],
         options: [jsonOption],
         run: { parsed, context in
-            let snapshot = try context.request(ControlRequest.metrics).metrics()
+            let snapshot = try context.allMetrics()
             context.out(parsed.flag("json") ? try MessageCoding.encodePretty(snapshot) : PrometheusText.render(snapshot))
             return 0
         })
