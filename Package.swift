@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(name: "agentctl", dependencies: ["AgentCLI"], swiftSettings: strict),
         // What apps link: Apple's API over the control socket. Foundation is allowed here (and
         // only here); it depends on the messages, never on the daemon.
-        .target(name: "BackgroundTasks", dependencies: ["AgentProtocol", "CShim"], swiftSettings: strict),
+        .target(name: "BackgroundTasks", dependencies: ["AgentCore", "AgentProtocol", "CShim"], swiftSettings: strict),
         // examples/: Apple's BackgroundTasks samples ported (docs/app-developers.md); built with
         // the tests, run under a real agentd by IntegrationTests/ExampleAppTests.
         .executableTarget(name: "colorfeed-refresh", dependencies: ["BackgroundTasks"],

@@ -7,6 +7,8 @@ open class BGTask: NSObject, @unchecked Sendable {
     public let identifier: String
     private let lock = NSLock()
     private var handler: (@Sendable () -> Void)?
+    /// `setTaskCompleted` was called: the first call's result is the run's.
+    private var completed = false
     let output: TaskOutput
 
     init(identifier: String, output: TaskOutput) {
@@ -22,8 +24,18 @@ open class BGTask: NSObject, @unchecked Sendable {
         set { lock.withLock { handler = newValue } }
     }
 
-    /// Flushes what the task reported and ends the process: exit 0 for success, 1 otherwise.
+    /// Flushes what the task reported and ends the process: exit 0 for success, 1 otherwise. The
+    /// first call decides, as on iOS: a later one (an expiration handler racing the work's end)
+    /// waits for the process to end instead of calling exit a second time, whose outcome POSIX
+    /// leaves undefined.
     open func setTaskCompleted(success: Bool) {
+        let first = lock.withLock {
+            defer { completed = true }
+            return !completed
+        }
+        guard first else {
+            while true { sleep(3_600) }
+        }
         output.finish()
         exit(success ? 0 : 1)
     }

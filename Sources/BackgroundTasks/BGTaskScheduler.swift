@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 import CShim
 import Foundation
@@ -83,6 +84,9 @@ public final class BGTaskScheduler: @unchecked Sendable {
     @discardableResult
     public func register(forTaskWithIdentifier identifier: String, using queue: DispatchQueue? = nil,
                          launchHandler: @escaping @Sendable (BGTask) -> Void) -> Bool {
+        // No manifest can permit what is no identifier (`""`, `a..b`): false, as iOS answers an
+        // identifier its Info.plist does not list.
+        guard Self.isRegistrable(identifier) else { return false }
         let (isNew, launch, first): (Bool, Bool, Bool) = lock.withLock {
             let first = registered.isEmpty
             guard registered.insert(identifier).inserted else { return (false, false, false) }
@@ -94,6 +98,12 @@ public final class BGTaskScheduler: @unchecked Sendable {
         if launch { start(launchHandler, on: queue ?? DispatchQueue.global(qos: .utility)) }
         else if first { armHandlerDeadline() }
         return isNew
+    }
+
+    /// A task identifier (DESIGN §3), or the prefix of them a manifest's `PREFIX.*` permits.
+    static func isRegistrable(_ identifier: String) -> Bool {
+        if identifier.hasSuffix(".*") { return Identifier(rawValue: String(identifier.dropLast(2))) != nil }
+        return Identifier(rawValue: identifier) != nil
     }
 
     static func matches(_ registered: String, _ launched: String) -> Bool {

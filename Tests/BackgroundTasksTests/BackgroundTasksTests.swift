@@ -69,6 +69,16 @@ struct RegistrationTests {
         #expect(!scheduler.register(forTaskWithIdentifier: "com.example.feed") { _ in }, "one handler per identifier")
     }
 
+    /// iOS answers false for an identifier its Info.plist does not list; no manifest can list
+    /// what is no identifier.
+    @Test func whatIsNoIdentifierIsNotRegistered() {
+        let scheduler = BGTaskScheduler(environment: [:])
+        for bad in ["", "bad..id", "with space", ".lead", "trail.", "*", "a.*.b"] {
+            #expect(!scheduler.register(forTaskWithIdentifier: bad) { _ in }, "\(bad)")
+        }
+        #expect(scheduler.register(forTaskWithIdentifier: "com.example.export.*") { _ in })
+    }
+
     @Test func aWildcardRegistrationHandlesItsDynamicIdentifiers() {
         #expect(BGTaskScheduler.matches("com.example.export.*", "com.example.export.7f3a"))
         #expect(!BGTaskScheduler.matches("com.example.export.*", "com.example.exporter"))
