@@ -57,12 +57,12 @@ enum AgentSocket {
         }
         defer { inFlight.signal() }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw unreachable(path, "socket: \(errno)") }
+        guard fd >= 0 else { throw unreachable(path, "socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         guard let connected = withAddress(of: path, { connect(fd, $0, $1) }) else {
-            throw unreachable(path, "path too long")
+            throw unreachable(path, "the path is longer than a socket's 107 bytes; set AGENTD_SOCKET to a shorter one")
         }
-        guard connected == 0 else { throw unreachable(path, String(cString: strerror(errno))) }
+        guard connected == 0 else { throw unreachable(path, errno: errno) }
         return try exchange(request, over: fd, path: path, timeout: timeout)
     }
 
@@ -124,5 +124,20 @@ enum AgentSocket {
 
     private static func unreachable(_ path: String, _ why: String) -> BGTaskScheduler.Error {
         BGTaskScheduler.Error(.unavailable, "agentd at \(path) is not reachable (\(why))")
+    }
+
+    /// A refused `connect`, with what to do next, as agentctl says it.
+    static func unreachable(_ path: String, errno: Int32) -> BGTaskScheduler.Error {
+        let text = String(cString: strerror(errno))
+        switch errno {
+        case EACCES, EPERM:
+            return unreachable(path, "\(text): the per-user agent's socket is its own user's alone, and the "
+                + "system agent's is open to every local user; run the app as the user whose agent it is")
+        case ENOENT, ECONNREFUSED:
+            return unreachable(path, "\(text): is it running? systemctl --user status agentd for your own agent, "
+                + "systemctl status agentd for the system's; another agent: set AGENTD_SOCKET to its socket")
+        default:
+            return unreachable(path, text)
+        }
     }
 }

@@ -28,6 +28,23 @@ struct AgentRefusalTests {
         #expect(error.message == "uid 65534 already has 16 connections to agentd")
     }
 
+    /// The library says what to do next, as agentctl does, when no agent answers at the path.
+    @Test func noAgentAtThePathIsUnavailableWithWhatToDo() {
+        let path = "/tmp/agentd-no-agent-here-\(getpid()).sock"
+        do {
+            _ = try AgentSocket.exchange(.status, path: path)
+            Issue.record("an exchange with no agent succeeded")
+        } catch let error as BGTaskScheduler.Error {
+            #expect(error.code == .unavailable)
+            #expect(error.localizedDescription.contains("agentd at \(path) is not reachable (No such file or directory: is it running? "
+                + "systemctl --user status agentd"), "\(error.localizedDescription)")
+        } catch {
+            Issue.record("not a BGTaskScheduler.Error: \(error)")
+        }
+        let refused = AgentSocket.unreachable(path, errno: EACCES)
+        #expect(refused.localizedDescription.contains("run the app as the user whose agent it is"))
+    }
+
     @Test func anAgentThatNeverAnswersIsUnavailableAfterTheTimeout() throws {
         var pair: [Int32] = [0, 0]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
