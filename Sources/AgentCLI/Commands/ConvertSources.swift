@@ -160,9 +160,10 @@ enum ConvertSources {
         guard FileSystem.absolute(path).hasPrefix("/etc/") else { return nil }
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        if info.st_uid != 0 { return "it is owned by uid \(info.st_uid), not root; run chown root \(path) if it is meant to run" }
-        if info.st_mode & 0o022 != 0 { return "group or others may write it; run chmod go-w \(path) if it is meant to run" }
-        return nil
+        // cron's rule is agentd's own for config files (cron.d's): root's, writable by root alone.
+        let facts = FileFacts(ownerUID: info.st_uid, mode: info.st_mode, groupID: info.st_gid)
+        return OwnershipRule.problem(with: facts, absolutePath: FileSystem.absolute(path), agentUID: 0, agentUserName: "root")
+            .map { "it " + $0 + " if it is meant to run" }
     }
 
     struct IgnoredByCron: Error {

@@ -129,10 +129,8 @@ enum SchedulingCommands {
             // The agent's text already names the time where the reason has one; a person's or an
             // administrator's hold (disabled, restricted, paused) names none: it lasts until undone.
             let named = waiting.waitingFor.contains("(")
-            let untimed: Set<WaitCode> = [.denied, .restricted, .paused, .agentStopping]
-            let held = waiting.reason.map { if case .known(let code) = $0 { untimed.contains(code) } else { false } } ?? false
             return "waiting: \(waiting.waitingFor)"
-                + (named || held ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
+                + (named || isUntimedHold(waiting) ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
         }
         if let live = runs.first(where: { $0.endedAt == nil }) {
             let started = HumanTime.moment(DisplayClock.floorDivide(live.startedAt, 1000), clock: context.clock)
@@ -157,14 +155,19 @@ enum SchedulingCommands {
     static func pendingTable(_ items: [PendingSummary], _ context: CommandContext) -> Table {
         Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EARLIEST"), "WAITING FOR"],
               rows: items.map { item in
-            // A hold a person or an administrator undoes (disabled, restricted, paused) has no earliest.
-            let held = item.reason.map { if case .known(let code) = $0 { [WaitCode.denied, .restricted, .paused].contains(code) } else { false } } ?? false
-            let starts = held ? nil : [item.earliestBegin, item.until].compactMap { $0 }.max()
+            let starts = isUntimedHold(item) ? nil : [item.earliestBegin, item.until].compactMap { $0 }.max()
             // A request's requirements, as `request` set them (the job's own keys are its file's).
             let needs = item.request.map(EventLine.requirements) ?? []
             return [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(starts, context)),
                     Table.Cell(([item.waitingFor] + needs).joined(separator: "; "))]
         })
+    }
+
+    /// A hold that lasts until someone undoes it (disabled, restricted, paused, the agent
+    /// stopping): it has no earliest begin, whatever instant the entry carries.
+    static func isUntimedHold(_ item: PendingSummary) -> Bool {
+        guard case .known(let code)? = item.reason else { return false }
+        return [WaitCode.denied, .restricted, .paused, .agentStopping].contains(code)
     }
 
     static func earliest(_ time: Double?, _ context: CommandContext) -> String {

@@ -27,7 +27,7 @@ enum ServiceConversion {
                 job.notConverted.append("User=\(given) (no user has that uid on this machine: write the user's name)")
             }
         }
-        if let dynamic = entries.last(where: { $0.key == "DynamicUser" }), isOn(dynamic.value) {
+        if let dynamic = entries.last(where: { $0.key == "DynamicUser" }), BooleanValue.parse(dynamic.value) == true {
             runsAsDynamicUser(user, entries: entries, job: &job)
         } else {
             // systemd runs a system service without User= as root (issue 26: converted, it ran as nobody).
@@ -53,7 +53,7 @@ enum ServiceConversion {
             switch entry.key {
             case "ExecStartPre", "ExecStart", "ExecStartPost", "Type", "User", "WorkingDirectory", "RemainAfterExit":
                 break
-            case "DynamicUser" where isOn(entry.value):
+            case "DynamicUser" where BooleanValue.parse(entry.value) == true:
                 break
             case _ where copied.contains(entry.key) || renamed[entry.key] != nil:
                 let key = renamed[entry.key] ?? entry.key
@@ -104,10 +104,6 @@ enum ServiceConversion {
             job.notConverted.append("IOSchedulingClass=\(value) (agentd gives plugins no realtime I/O class: the job runs "
                 + "in the class its nice level implies)")
         }
-    }
-
-    static func isOn(_ value: String) -> Bool {
-        ["yes", "true", "on", "1"].contains(TextBytes.asciiLowercased(value.trimmingSpaces))
     }
 
     /// The sandbox `DynamicUser=yes` implies (systemd.exec(5)) that agentd's job sandbox offers.
