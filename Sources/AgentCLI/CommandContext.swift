@@ -101,13 +101,21 @@ public struct CommandContext: Sendable {
         } catch let failure as CommandFailure {
             throw failure
         } catch SocketError.timedOut {
-            throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) did not answer within \(timeout.components.seconds) s (it may be overloaded or stuck; see \(journalAdvice))",
-                                 agentUnreachable: true)
+            throw CommandFailure(exitStatus: 5, message: "agentd at \(socketPath) did not answer within \(timeout.components.seconds) s (it may be overloaded or stuck; see \(journalAdvice))"
+                                    + unansweredNote(request.command), agentUnreachable: true)
         } catch {
             throw CommandFailure(exitStatus: 5, message: "talking to agentd at \(socketPath) failed: \(error) (see \(journalAdvice))",
                                  agentUnreachable: true)
         }
         return (try Self.answer(to: request.command, line: line), line)
+    }
+
+    /// What a change that went unanswered may still do: the agent reads it when it runs again.
+    func unansweredNote(_ command: ControlCommand) -> String {
+        guard command.changesState else { return "" }
+        let ctl = isUserAgent ? "agentctl --user" : "agentctl"
+        return "; the request was sent and may still take effect when agentd gets to it: once \(ctl) status answers, "
+            + "look before repeating it (\(ctl) pending shows what waits, \(ctl) history what ran)"
     }
 
     /// The answer a response line holds for the verb sent; the agent's refusal, and a line

@@ -220,4 +220,9 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
         case .simulateLaunch, .simulateExpire, .lowpower: return .root
         }
     }
+
+    /// Whether a request of this verb, sent but never answered, may still change something:
+    /// the agent reads it whenever it runs again (a stopped or overloaded agent), even after
+    /// its client gave up, so a client that timed out must not say it failed.
+    public var changesState: Bool { access != .read }
 }

@@ -77,7 +77,7 @@ enum AgentSocket {
         // An agent that refuses the connection (too many from this user) writes why and closes:
         // the write then fails, and the answer to read is that refusal.
         try send(line, to: fd, path: path, timeout: timeout)
-        let answer = try readLine(from: fd, path: path, timeout: timeout)
+        let answer = try readLine(from: fd, path: path, timeout: timeout, sent: request.command)
         do {
             return try JSONDecoder().decode(ControlResponseFields.self, from: Data(answer)).response(to: request.command)
         } catch {
@@ -103,23 +103,27 @@ enum AgentSocket {
     }
 
     /// The first line the agent sends, without its newline.
-    private static func readLine(from fd: Int32, path: String, timeout: Duration) throws -> [UInt8] {
+    private static func readLine(from fd: Int32, path: String, timeout: Duration, sent: ControlCommand) throws -> [UInt8] {
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !answer.contains(0x0A) {
             let count = read(fd, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw silent(path, timeout) }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { throw silent(path, timeout, sent: sent) }
             guard count > 0 else { throw unreachable(path, "the agent closed the connection without an answer") }
             answer.append(contentsOf: buffer[0..<count])
         }
         return Array(answer.prefix { $0 != 0x0A })
     }
 
-    private static func silent(_ path: String, _ timeout: Duration) -> BGTaskScheduler.Error {
+    /// No answer in time; `sent` is the verb of a request the agent has whole (nil: it has
+    /// not, so it cannot act on it).
+    private static func silent(_ path: String, _ timeout: Duration, sent: ControlCommand? = nil) -> BGTaskScheduler.Error {
         BGTaskScheduler.Error(.unavailable, "agentd at \(path) did not answer within \(timeout) "
             + "(it may be overloaded or stuck: agentctl status says whether it answers; journalctl -u agentd, "
-            + "or journalctl --user -u agentd for your own agent, what it logged)")
+            + "or journalctl --user -u agentd for your own agent, what it logged)"
+            + (sent?.changesState == true ? "; the request was sent and may still take effect when agentd gets to it: "
+                + "once it answers, pendingTaskRequests() shows whether it is pending, before you submit it again" : ""))
     }
 
     private static func unreachable(_ path: String, _ why: String) -> BGTaskScheduler.Error {

@@ -26,13 +26,14 @@ public final class BGTaskScheduler: @unchecked Sendable {
     private let environment: [String: String]
     private let socketPath: @Sendable () -> String
     private let handlerDeadline: Duration?
-    private let missingHandler: @Sendable (String) -> Void
+    /// Told the launched identifier and what was registered, when no handler matched in time.
+    private let missingHandler: @Sendable (String, [String]) -> Void
     /// The deadline was armed (by the first registration of a process agentd launched).
     private(set) var handlerDeadlineArmed = false
 
     init(environment: [String: String] = ProcessInfo.processInfo.environment,
          socketPath: @escaping @Sendable () -> String = { AgentSocket.path() },
-         handlerDeadline: Duration? = nil, missingHandler: @escaping @Sendable (String) -> Void = { _ in }) {
+         handlerDeadline: Duration? = nil, missingHandler: @escaping @Sendable (String, [String]) -> Void = { _, _ in }) {
         self.environment = environment
         self.socketPath = socketPath
         self.handlerDeadline = handlerDeadline
@@ -48,20 +49,28 @@ public final class BGTaskScheduler: @unchecked Sendable {
         let delay = DispatchTimeInterval.milliseconds(Int(seconds) * 1_000 + Int(attoseconds / 1_000_000_000_000_000))
         let missing = missingHandler
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self, !self.lock.withLock({ self.launched }) else { return }
-            missing(identifier)
+            guard let self else { return }
+            let (launched, registered) = self.lock.withLock { (self.launched, self.registered.sorted()) }
+            if !launched { missing(identifier, registered) }
         }
     }
 
     /// What a launched process that registered no handler for its identifier says, on stderr
     /// (its run's log), before it ends with exit 1.
-    static func missingHandlerMessage(_ identifier: String) -> String {
-        "BackgroundTasks: agentd launched this process for \(identifier), but no launch handler was registered "
-            + "for it within \(launchHandlerDeadline.components.seconds) s: call BGTaskScheduler.shared.register("
-            + "forTaskWithIdentifier: \"\(identifier)\", using: nil) { task in … } when the app starts, before its "
-            + "other work (as on iOS, before the end of launch)"
-            + (identifier.contains(".") ? "; for identifiers made per submission, register their prefix: \""
-                + identifier[..<(identifier.lastIndex(of: ".") ?? identifier.endIndex)] + ".*\"" : "")
+    static func missingHandlerMessage(_ identifier: String, registered: [String] = []) -> String {
+        var text = "BackgroundTasks: agentd launched this process for \(identifier), but no launch handler was registered "
+            + "for it within \(launchHandlerDeadline.components.seconds) s"
+        if !registered.isEmpty { text += " (registered: " + registered.joined(separator: ", ") + ")" }
+        text += ": call BGTaskScheduler.shared.register(forTaskWithIdentifier: \"\(identifier)\", using: nil) "
+            + "{ task in … } when the app starts, before its other work (as on iOS, before the end of launch)"
+        if registered.contains(identifier + ".*") {
+            // The job's own identifier is launched too (its Exec= for a submission of the bare
+            // identifier), and a prefix registration never matches the prefix itself.
+            text += "; \"\(identifier).*\" covers only the identifiers made under it (\(identifier).NAME), not \(identifier) itself"
+        } else if let dot = identifier.lastIndex(of: ".") {
+            text += "; for identifiers made per submission, register their prefix: \"\(identifier[..<dot]).*\""
+        }
+        return text
     }
 
     /// C's `stdout` is a global Swift 6 cannot prove safe: a shim sets its buffering, once,
@@ -70,8 +79,8 @@ public final class BGTaskScheduler: @unchecked Sendable {
         cshim_line_buffer_stdout()
     }
 
-    private static let endWithoutHandler: @Sendable (String) -> Void = { identifier in
-        FileHandle.standardError.write(Data((missingHandlerMessage(identifier) + "\n").utf8))
+    private static let endWithoutHandler: @Sendable (String, [String]) -> Void = { identifier, registered in
+        FileHandle.standardError.write(Data((missingHandlerMessage(identifier, registered: registered) + "\n").utf8))
         exit(1)
     }
 

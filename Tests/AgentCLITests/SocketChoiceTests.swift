@@ -43,6 +43,18 @@ import AgentProtocol
         } catch {
             #expect(error.message.contains("see \(journal))"), "\(error.message)")
             #expect(isUser || !error.message.contains("--user"))
+            #expect(!error.message.contains("may still take effect"), "a read changes nothing: \(error.message)")
+        }
+        // A change sent to an agent that is stopped is read when it runs again: the failure
+        // must not let the user think it did nothing (a retried submit would run twice).
+        do {
+            _ = try context.exchange(ControlRequest.submit(target: "local.export", SubmitRequest()), timeout: .milliseconds(200))
+            Issue.record("an agent that never answers answered")
+        } catch {
+            let ctl = isUser ? "agentctl --user" : "agentctl"
+            #expect(error.message.hasSuffix("; the request was sent and may still take effect when agentd gets to it: once "
+                + "\(ctl) status answers, look before repeating it (\(ctl) pending shows what waits, \(ctl) history what ran)"),
+                "\(error.message)")
         }
     }
 }

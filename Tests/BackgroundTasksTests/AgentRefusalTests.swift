@@ -60,8 +60,32 @@ struct AgentRefusalTests {
             guard let error = error as? BGTaskScheduler.Error else { return false }
             return error.code == .unavailable
                 && error.message.hasPrefix("agentd at /tmp/stopped/agentd.sock did not answer within 0.3 seconds")
+                && !error.message.contains("may still take effect")
         }
         #expect(ContinuousClock.now - started >= .milliseconds(300))
+    }
+
+    /// A stopped agent reads the submission when it runs again, after the app gave up: the
+    /// error says so, so that the app looks before it submits again (and runs nothing twice).
+    @Test func aSubmissionThatWasNotAnsweredMayStillTakeEffectAndTheErrorSaysSo() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0)
+        defer {
+            close(pair[0])
+            close(pair[1])
+        }
+        #expect {
+            _ = try AgentSocket.exchange(.submit(target: "com.example.export", SubmitRequest()), over: pair[0],
+                                         path: "/tmp/stopped/agentd.sock", timeout: .milliseconds(200))
+        } throws: { error in
+            guard let error = error as? BGTaskScheduler.Error else { return false }
+            return error.code == .unavailable
+                && error.message.hasSuffix("; the request was sent and may still take effect when agentd gets to it: "
+                    + "once it answers, pendingTaskRequests() shows whether it is pending, before you submit it again")
+        }
+        var line = [UInt8](repeating: 0, count: 4096)
+        let count = read(pair[1], &line, line.count)
+        #expect(count > 0 && line[count - 1] == 0x0A, "the agent's end holds the whole request line")
     }
 
     @Test func theSharedSchedulersCallsWaitTenSecondsAtMost() {
@@ -76,12 +100,16 @@ struct MissingHandlerTests {
         let told = Lines()
         let heard = DispatchSemaphore(value: 0)
         let scheduler = BGTaskScheduler(environment: ["AGENTD_IDENTIFIER": "com.example.feed", "AGENTD_KIND": "refresh"],
-                                        handlerDeadline: .milliseconds(50), missingHandler: { told.append($0); heard.signal() })
+                                        handlerDeadline: .milliseconds(50), missingHandler: { identifier, registered in
+                                            told.append(identifier)
+                                            told.append(registered.joined(separator: " "))
+                                            heard.signal()
+                                        })
         // Another identifier's handler is no handler for this launch.
         #expect(scheduler.register(forTaskWithIdentifier: "com.example.other") { _ in })
         #expect(scheduler.handlerDeadlineArmed)
         #expect(heard.wait(timeout: .now() + 20) == .success)
-        #expect(told.all == ["com.example.feed"])
+        #expect(told.all == ["com.example.feed", "com.example.other"])
         #expect(BGTaskScheduler.missingHandlerMessage("com.example.feed").contains(
             "register(forTaskWithIdentifier: \"com.example.feed\""))
     }
@@ -89,11 +117,11 @@ struct MissingHandlerTests {
     /// Not launched by agentd, or launched as a plain plugin that registers nothing (it may use
     /// the library only to submit): no deadline is armed.
     @Test func aProcessThatIsNotALaunchedAppHasNoDeadline() {
-        let plain = BGTaskScheduler(environment: [:], handlerDeadline: .milliseconds(10), missingHandler: { _ in })
+        let plain = BGTaskScheduler(environment: [:], handlerDeadline: .milliseconds(10), missingHandler: { _, _ in })
         #expect(plain.register(forTaskWithIdentifier: "com.example.other") { _ in })
         #expect(!plain.handlerDeadlineArmed)
         let plugin = BGTaskScheduler(environment: ["AGENTD_IDENTIFIER": "com.example.feed", "AGENTD_KIND": "refresh"],
-                                     handlerDeadline: .milliseconds(10), missingHandler: { _ in })
+                                     handlerDeadline: .milliseconds(10), missingHandler: { _, _ in })
         _ = plugin.supportedResources
         #expect(!plugin.handlerDeadlineArmed, "it registered nothing")
     }
@@ -227,6 +255,18 @@ struct ManyThreadsTests {
     @Test func theMissingHandlerMessageNamesThePrefixForPerSubmissionIdentifiers() {
         #expect(BGTaskScheduler.missingHandlerMessage("com.example.export.holidays")
             .hasSuffix("; for identifiers made per submission, register their prefix: \"com.example.export.*\""))
+    }
+
+    /// Launched for the job's own identifier with only `ID.*` registered: registering `ID.*`
+    /// again (the per-submission advice) would not help; the message says what the prefix covers.
+    @Test func aPrefixRegistrationIsNotTakenForTheIdentifierItPrefixes() {
+        let message = BGTaskScheduler.missingHandlerMessage("com.example.photos.export",
+                                                            registered: ["com.example.photos.export.*"])
+        #expect(message.contains("within 10 s (registered: com.example.photos.export.*): call BGTaskScheduler.shared"
+            + ".register(forTaskWithIdentifier: \"com.example.photos.export\""), "\(message)")
+        #expect(message.hasSuffix("; \"com.example.photos.export.*\" covers only the identifiers made under it "
+            + "(com.example.photos.export.NAME), not com.example.photos.export itself"), "\(message)")
+        #expect(!message.contains("com.example.photos.*"), "\(message)")
     }
 }
 
