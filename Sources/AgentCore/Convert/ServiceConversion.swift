@@ -63,6 +63,10 @@ enum ServiceConversion {
                     job.notConverted.append("\(entry.key)=\(entry.value) (systemd specifiers such as %h have no agentd form)")
                 } else if key == "IOSchedulingClass" {
                     convertIOClass(entry.value, job: &job)
+                } else if key == "CPUWeight", TextBytes.asciiLowercased(entry.value.trimmingSpaces) == "idle" {
+                    job.set("CPUWeight", "1")
+                    job.notConverted.append("CPUWeight=idle (the run gets the lowest weight, 1; systemd's idle also "
+                        + "gives the CPU to it only when nothing else wants it)")
                 } else {
                     // systemd's %% is a literal %, which agentd writes as it is.
                     job.set(key, entry.value.replacingDoublePercent())

@@ -218,6 +218,17 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         ConvertCorpusTests.expectAccepted(job)
     }
 
+    /// systemd's `CPUWeight=idle` is the lowest weight and more: the job gets the lowest weight
+    /// and the difference is named, instead of a value `check` refuses.
+    @Test func anIdleCPUWeightBecomesTheLowestWeight() {
+        let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
+                                         service: unit("[Service]\nExecStart=/bin/true\nCPUWeight=idle\n"),
+                                         name: "cpu", sources: ["cpu.timer"])
+        #expect(value(job, "CPUWeight") == "1")
+        #expect(job.notConverted.contains { $0.hasPrefix("CPUWeight=idle (the run gets the lowest weight, 1;") }, "\(job.notConverted)")
+        ConvertCorpusTests.expectAccepted(job)
+    }
+
     /// systemd takes a uid for `User=`: the job names that user.
     @Test func aNumericUserBecomesItsName() {
         let job = TimerConverter.convert(timer: unit("[Timer]\nOnCalendar=daily\n"),
