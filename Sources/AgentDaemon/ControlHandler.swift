@@ -253,7 +253,9 @@ struct ControlHandler {
         var waiting = pendingSummaries(filter: target)
         // A job due for nothing still says what holds it (disabled, restricted), as list does.
         if waiting.isEmpty, let held = heldSummary(id) { waiting = [held] }
-        return .success(.explanation(timeline: records, pending: waiting))
+        let kind = catalogue.registry.job(accepting: id)?.kind
+        let chainedBy = catalogue.registry.jobs(chainingTo: id).map(\.rawValue)
+        return .success(.explanation(timeline: records, pending: waiting, kind: kind, chainedBy: chainedBy))
     }
 
     /// What holds a registered job that nothing is pending for (`disabled`, `restricted`), as

@@ -19,8 +19,9 @@ public enum ControlAnswer: Sendable {
     case logs([RunRecord], nextCursor: RunCursor?, sequence: UInt64)
     /// `pending`: what waits, or a page of it and where the next page starts (nil on the last).
     case pending([PendingSummary], nextOffset: Int? = nil)
-    /// `explain`: what happened to the identifier, and what of it waits.
-    case explanation(timeline: [TimelineRecord], pending: [PendingSummary])
+    /// `explain`: what happened to the identifier, and what of it waits; the kind of the job
+    /// that runs it (nil when no registered job does) and the jobs whose `OnSuccess=` start it.
+    case explanation(timeline: [TimelineRecord], pending: [PendingSummary], kind: JobKind? = nil, chainedBy: [String] = [])
     /// `resources`: the GPUs found, and the machine's inputs (nil from an agent too old to say).
     case resources(gpus: [GPUSummary], inputs: MachineInputs?)
     /// `metrics`: the figures agentctl renders in the Prometheus text format, or a page of them
@@ -86,8 +87,9 @@ extension ControlAnswer {
         throw mismatch("pending")
     }
 
-    public func explanation() throws(ControlAnswerMismatch) -> (timeline: [TimelineRecord], pending: [PendingSummary]) {
-        if case .explanation(let timeline, let pending) = self { return (timeline, pending) }
+    public func explanation() throws(ControlAnswerMismatch)
+        -> (timeline: [TimelineRecord], pending: [PendingSummary], kind: JobKind?, chainedBy: [String]) {
+        if case .explanation(let timeline, let pending, let kind, let chainedBy) = self { return (timeline, pending, kind, chainedBy) }
         throw mismatch("explanation")
     }
 

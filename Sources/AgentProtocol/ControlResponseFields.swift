@@ -25,6 +25,9 @@ public struct ControlResponseFields: Codable, Sendable {
     var metrics: MetricsSnapshot?
     var sequence: UInt64?
     var requestID: Int64?
+    /// `explain`: the job's kind, and the jobs whose `OnSuccess=` start it (absent when none).
+    var kind: JobKind?
+    var chainedBy: [String]?
 
     init(ok: Bool) {
         self.ok = ok
@@ -54,9 +57,11 @@ public struct ControlResponseFields: Codable, Sendable {
             case .pending(let waiting, let next):
                 pending = waiting
                 nextOffset = next
-            case .explanation(let records, let waiting):
+            case .explanation(let records, let waiting, let jobKind, let chaining):
                 timeline = records
                 pending = waiting
+                kind = jobKind
+                chainedBy = chaining.isEmpty ? nil : chaining
             case .resources(let found, let machine):
                 gpus = found
                 inputs = machine
@@ -97,7 +102,8 @@ public struct ControlResponseFields: Codable, Sendable {
         case .pending:
             return .success(.pending(try needed(pending, "pending"), nextOffset: nextOffset))
         case .explain:
-            return .success(.explanation(timeline: try needed(timeline, "timeline"), pending: try needed(pending, "pending")))
+            return .success(.explanation(timeline: try needed(timeline, "timeline"), pending: try needed(pending, "pending"),
+                                         kind: kind, chainedBy: chainedBy ?? []))
         case .resources:
             return .success(.resources(gpus: try needed(gpus, "gpus"), inputs: inputs))
         case .metrics:

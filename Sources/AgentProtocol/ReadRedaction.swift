@@ -32,8 +32,10 @@ public struct ReadRedaction {
             return .logs(page.map(redacted), nextCursor: next, sequence: sequence)
         case .pending(let waiting, let next):
             return .pending(waiting.map(redacted), nextOffset: next)
-        case .explanation(let timeline, let waiting):
-            return .explanation(timeline: timeline, pending: waiting.map(redacted))
+        case .explanation(let timeline, let waiting, let kind, let chainedBy):
+            // That a job starts this one is a line of that job's file.
+            return .explanation(timeline: timeline, pending: waiting.map(redacted), kind: kind,
+                                chainedBy: chainedBy.filter(seesDetails))
         case .done(let message, let runID, let requestID, let waiting):
             return .done(message: message, runID: runID, requestID: requestID, pending: waiting?.map(redacted))
         case .resources, .metrics, .subscribed:
@@ -105,7 +107,7 @@ public struct ReadRedaction {
             "ok": .kept, "error": .kept, "status": .perJob, "jobs": .perJob, "runs": .perJob,
             "nextCursor": .kept, "nextOffset": .kept, "message": .kept, "runID": .kept, "pending": .perJob,
             "timeline": .kept, "gpus": .kept, "inputs": .kept, "metrics": .kept, "sequence": .kept,
-            "requestID": .kept,
+            "requestID": .kept, "kind": .kept, "chainedBy": .perJob,
         ],
         "StatusReport": [
             "version": .kept, "pid": .kept, "_startedAt": .kept, "uptimeSeconds": .kept,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 import AgentProtocol
 import Testing
 @testable import AgentCLI
@@ -8,8 +9,15 @@ import Testing
 struct ExplainNowTests {
     static let now = Double(Fixture.now)
 
+    /// The line for an agent that says no kind (an older one): the kind of the last run.
     static func line(pending: [PendingSummary] = [], runs: [RunRecord] = [], timeline: [TimelineRecord] = []) -> String {
-        SchedulingCommands.nowLine(pending: pending, runs: runs, timeline: timeline, context: Fixture.context())
+        line(pending: pending, runs: runs, timeline: timeline, kind: runs.first?.kind)
+    }
+
+    static func line(pending: [PendingSummary] = [], runs: [RunRecord] = [], timeline: [TimelineRecord] = [],
+                     kind: JobKind?, chainedBy: [String] = []) -> String {
+        SchedulingCommands.nowLine(pending: pending, runs: runs, timeline: timeline, kind: kind, chainedBy: chainedBy,
+                                   context: Fixture.context())
     }
 
     @Test func aWaitingJobSaysWhatItWaitsFor() {
@@ -45,5 +53,15 @@ struct ExplainNowTests {
         ended = ended.map { var run = $0; run.kind = .continued; return run }
         #expect(Self.line(runs: ended) == "  now: not due: nothing pending (it runs when submitted)")
         #expect(Self.line() == "  now: not due: nothing pending (it runs when requested, triggered or run; a continued job when submitted)")
+    }
+
+    /// The agent says the kind of a job that never ran, and which jobs chain it.
+    @Test func aJobThatNeverRanSaysWhatStartsItByItsKindAndItsChains() {
+        #expect(Self.line(kind: .processing) == "  now: not due: nothing pending (it runs when requested, triggered or run)")
+        #expect(Self.line(kind: .continued) == "  now: not due: nothing pending (it runs when submitted)")
+        #expect(Self.line(kind: .refresh, chainedBy: ["local.fetch"])
+            == "  now: not due: nothing pending (it runs when requested, triggered or run, and when local.fetch succeeds (OnSuccess=))")
+        #expect(Self.line(kind: .refresh, chainedBy: ["local.a", "local.b", "local.c"])
+            == "  now: not due: nothing pending (it runs when requested, triggered or run, and when local.a, local.b or local.c succeeds (OnSuccess=))")
     }
 }

@@ -40,7 +40,8 @@ enum JSONFixture {
             .counting(completed: 21, of: 42),
     ]
 
-    static let explain = ExplainReport(timeline: timeline, waiting: [pending[0]], runs: explainRuns)
+    static let explain = ExplainReport(kind: .processing, chainedBy: ["local.snapshot"], timeline: timeline,
+                                       waiting: [pending[0]], runs: explainRuns)
 
     /// `stats` over the tables' history, as agentctl computes it.
     static var stats: [RunStatistics] { RunStatistics.compute(Fixture.runs + explainRuns, now: now) }

@@ -42,7 +42,7 @@ import Testing
                                   earliestBegin: now + 41, reason: .known(.denied))
         let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 120)
         #expect(!text.contains("in 41 s"), "\(text)")
-        let line = SchedulingCommands.nowLine(pending: [item], runs: [], timeline: [], context: Fixture.context())
+        let line = SchedulingCommands.nowLine(pending: [item], runs: [], timeline: [], kind: .refresh, context: Fixture.context())
         #expect(line == "  now: waiting: disabled", "\(line)")
     }
 }

@@ -41,6 +41,8 @@ import Testing
              #"{"ok":true,"pending":[{"earliestBegin":"2026-12-01T08:00:00.000Z","identifier":"local.backup","kind":"processing","reason":"network","title":"Nightly","waitingFor":"network"}]}"#),
             (.explain, .success(.explanation(timeline: f.timeline, pending: [f.waiting])),
              #"{"ok":true,"pending":[{"earliestBegin":"2026-12-01T08:00:00.000Z","identifier":"local.backup","kind":"processing","reason":"network","title":"Nightly","waitingFor":"network"}],"timeline":[{"event":"launch","time":"2026-12-01T08:00:00.250Z"}]}"#),
+            (.explain, .success(.explanation(timeline: f.timeline, pending: [], kind: .processing, chainedBy: ["local.snapshot"])),
+             #"{"chainedBy":["local.snapshot"],"kind":"processing","ok":true,"pending":[],"timeline":[{"event":"launch","time":"2026-12-01T08:00:00.250Z"}]}"#),
             (.resources, .success(.resources(gpus: f.gpus, inputs: f.inputs)),
              #"{"gpus":[{"detail":"i915","name":"card0"}],"inputs":{"cpuBusy":false,"lowPower":false,"lowPowerSource":"auto","memoryPressure":false,"network":true,"power":"ac","sources":[{"name":"uevent","state":"live"}],"thermal":"nominal"},"ok":true}"#),
             (.resources, .success(.resources(gpus: [], inputs: f.inputs)),

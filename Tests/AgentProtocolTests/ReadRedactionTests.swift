@@ -25,6 +25,15 @@ import Testing
         #expect(page[1] == record("com.example.open"))
     }
 
+    /// That a job's `OnSuccess=` starts another is a line of its file: shown only to a reader
+    /// who may see that job's details.
+    @Test func explainNamesOnlyTheChainsTheReaderMaySee() throws {
+        let answer = ControlAnswer.explanation(timeline: [], pending: [], kind: .refresh,
+                                               chainedBy: ["com.example.open", "com.example.secret"])
+        let seen = try hidden.apply(answer).explanation()
+        #expect(seen.kind == .refresh && seen.chainedBy == ["com.example.open"])
+    }
+
     @Test func statusListAndPendingLoseTitlesStatusTextAndArguments() throws {
         var status = StatusReport(version: "1", pid: 1, startedAt: 0, uptimeSeconds: 0, configDirectory: "/etc/agentd",
                                   stateDirectory: "/var/lib/agentd", socketPath: "/run/agentd/agentd.sock",

@@ -13,7 +13,8 @@ import Testing
         let sandbox = try Sandbox()
         try Self.write(sandbox, "short", kind: "processing")
         let agent = try AgentProcess(sandbox: sandbox)
-        #expect(try agent.ctl("explain", "local.short").stdout.contains("  now: not due: nothing pending (it runs when requested, triggered or run; a continued job when submitted)"))
+        // It never ran: the agent says its kind, and which job's OnSuccess= starts it.
+        #expect(try agent.ctl("explain", "local.short").stdout.contains("  now: not due: nothing pending (it runs when requested, triggered or run)"))
         #expect(try agent.ctl("disable", "local.short").status == 0)
         let disabled = try agent.ctl("explain", "local.short")
         #expect(disabled.stdout.contains("  now: waiting: disabled"), "\(disabled.stdout)")
@@ -42,8 +43,28 @@ import Testing
             #expect(refused.stderr.contains("local.export is a continued job: a person starts it with agentctl submit local.export"),
                     "\(command): \(refused.stderr)")
         }
-        #expect(try agent.ctl("history", "local.export").stdout == "No runs yet (agentctl run local.export starts one now; "
-            + "a continued job starts with agentctl submit local.export).\n")
+        #expect(try agent.ctl("history", "local.export").stdout == "No runs yet (agentctl submit local.export starts one).\n")
+    }
+
+    /// A job that never ran: `explain` and `history` say what starts it by its kind and its
+    /// chains, and for a file in error that it cannot run (`run` would fail with the errors).
+    @Test func aJobThatNeverRanIsToldWhatStartsItOrWhyNothingCan() throws {
+        let sandbox = try Sandbox()
+        try Self.write(sandbox, "tidy", kind: "refresh")
+        try sandbox.write("jobs.d/fetch.job", "[Job]\nIdentifier=local.fetch\nKind=processing\nExec=\(sandbox.pluginPath)\n"
+            + "OnSuccess=local.tidy\n")
+        try sandbox.write("jobs.d/bad.job", "[Job]\nIdentifier=local.bad\nKind=refresh\nExec=\(sandbox.pluginPath)\nInterval=banana\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let tidy = try agent.ctl("explain", "local.tidy")
+        #expect(tidy.stdout.contains("  now: not due: nothing pending (it runs when requested, triggered or run, "
+            + "and when local.fetch succeeds (OnSuccess=))"), "\(tidy.stdout)")
+        let json = try json(try agent.ctl("explain", "local.tidy", "--json").stdout) as? [String: Any]
+        #expect(json?["kind"] as? String == "refresh" && json?["chainedBy"] as? [String] == ["local.fetch"], "\(String(describing: json))")
+        #expect(try agent.ctl("history", "local.tidy").stdout == "No runs yet (agentctl run local.tidy starts one now).\n")
+        let bad = try agent.ctl("history", "local.bad")
+        #expect(bad.stdout.hasPrefix("No runs yet: local.bad is not registered: jobs.d/bad.job has errors (jobs.d/bad.job:5: "
+            + "Interval: \"banana\" is not a time span"), "\(bad.stdout)\(bad.stderr)")
+        #expect(bad.status == 0)
     }
 
     /// docs/json.md: with `DailyBudget=infinity`, `leftLaunchCount` is Int64.max, however many

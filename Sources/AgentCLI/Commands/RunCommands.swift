@@ -81,16 +81,30 @@ enum RunCommands {
                         return run
                     }
                 }
-                context.out(runs.isEmpty ? noRuns(parsed.argument(0), range) : render(runs, context: context, verbose: true))
+                context.out(runs.isEmpty ? noRuns(parsed.argument(0), range, context: context) : render(runs, context: context, verbose: true))
             } else {
                 // A table needs every row for its column widths; rows without log tails are small.
                 let runs = try HistoryPager.summaries(target: parsed.argument(0), limit: limit, range: range, context: context)
-                context.out(runs.isEmpty ? noRuns(parsed.argument(0), range) : render(runs, context: context))
+                context.out(runs.isEmpty ? noRuns(parsed.argument(0), range, context: context) : render(runs, context: context))
             }
             return 0
         })
 
     static let noRunsInRange = "No runs started in that time (agentctl history without --since/--until shows the newest)."
+
+    /// An empty history of `target`: the agent says what would start its first run — by its
+    /// kind — or why nothing can (its file in error, not permitted).
+    static func noRuns(_ target: String?, _ range: StartRange, context: CommandContext) -> String {
+        guard let target, range == StartRange(),
+              let (timeline, _, kind, _) = try? context.request(ControlRequest.explain(target: target)).explanation()
+        else { return noRuns(target, range) }
+        if let last = timeline.last, last.isNotRegistered { return "No runs yet: \(target) is \(last.event)." }
+        switch kind {
+        case .continued?: return "No runs yet (agentctl submit \(target) starts one)."
+        case .refresh?, .processing?: return "No runs yet (agentctl run \(target) starts one now)."
+        case nil: return noRuns(target, range)
+        }
+    }
 
     /// An empty history: none in the range asked for, or none yet (of `target`, which a run
     /// would start: the hint names it).

@@ -90,14 +90,16 @@ enum SchedulingCommands {
         arguments: [ArgumentSpec(name: "ID", help: "Job identifier.")],
         run: { parsed, context in
             let id = parsed.argument(0) ?? ""
-            let (timeline, pending) = try context.request(ControlRequest.explain(target: id)).explanation()
+            let (timeline, pending, kind, chainedBy) = try context.request(ControlRequest.explain(target: id)).explanation()
             let history = try context.request(ControlRequest.history(HistoryQuery(target: id, limit: 10))).runs().page
             if parsed.flag("json") {
-                context.out(try MessageCoding.encodePretty(ExplainReport(timeline: timeline, waiting: pending, runs: history)))
+                context.out(try MessageCoding.encodePretty(ExplainReport(kind: kind, chainedBy: chainedBy, timeline: timeline,
+                                                                         waiting: pending, runs: history)))
                 return 0
             }
             var lines = ["\(id):"]
-            lines.append(nowLine(pending: pending, runs: history, timeline: timeline, context: context))
+            lines.append(nowLine(pending: pending, runs: history, timeline: timeline, kind: kind ?? history.first?.kind,
+                                 chainedBy: chainedBy, context: context))
             lines.append("Timeline (oldest first):")
             if timeline.isEmpty { lines.append("  nothing yet since the agent started") }
             for entry in timeline { lines.append("  \(LocalClockText.text(entry.time, now: Double(context.now)))  \(entry.event)") }
@@ -123,8 +125,8 @@ enum SchedulingCommands {
 
     /// explain's `now:` line: its live run, then what its next run waits for; else what it waits
     /// for; else why it cannot run; else that nothing is pending.
-    static func nowLine(pending: [PendingSummary], runs: [RunRecord], timeline: [TimelineRecord],
-                        context: CommandContext) -> String {
+    static func nowLine(pending: [PendingSummary], runs: [RunRecord], timeline: [TimelineRecord], kind: JobKind?,
+                        chainedBy: [String] = [], context: CommandContext) -> String {
         let waiting = pending.first.map { waiting in
             // The agent's text already names the time where the reason has one; a person's or an
             // administrator's hold (disabled, restricted, paused) names none: it lasts until undone.
@@ -139,10 +141,18 @@ enum SchedulingCommands {
         }
         if let waiting { return "  now: " + waiting }
         if let last = timeline.last, last.isNotRegistered { return "  now: \(last.event)" }
-        let kind = runs.first?.kind
+        return "  now: not due: nothing pending (it runs \(startedBy(kind, chainedBy: chainedBy)))"
+    }
+
+    /// What starts a job that nothing is pending for: a continued job is submitted, another
+    /// is requested, triggered or run, or started by the jobs whose `OnSuccess=` name it.
+    static func startedBy(_ kind: JobKind?, chainedBy: [String]) -> String {
         let how = kind == .continued ? "when submitted" : kind == nil ? "when requested, triggered or run; a continued job when submitted"
             : "when requested, triggered or run"
-        return "  now: not due: nothing pending (it runs \(how))"
+        guard !chainedBy.isEmpty else { return how }
+        let names = chainedBy.count > 1 ? chainedBy.dropLast().joined(separator: ", ") + " or " + (chainedBy.last ?? "")
+            : chainedBy.joined()
+        return how + ", and when \(names) succeeds (OnSuccess=)"
     }
 
     static func change(_ request: ControlRequest, _ context: CommandContext) throws -> Int32 {
@@ -179,6 +189,10 @@ enum SchedulingCommands {
 
 /// `agentctl explain --json`.
 struct ExplainReport: Codable {
+    /// The kind of the job that runs the identifier; absent when no registered job does.
+    var kind: JobKind?
+    /// The jobs whose `OnSuccess=` start it.
+    var chainedBy: [String]
     var timeline: [TimelineRecord]
     var waiting: [PendingSummary]
     var runs: [RunRecord]
