@@ -67,10 +67,12 @@ extension ControlHandler {
     /// (`mayWithdraw`: root and group agentd every one; others their manifests').
     func cancelRequest(_ scope: WithdrawalScope, mayWithdraw: (Identifier) -> Bool) -> ControlResponse {
         let ids: [Identifier]
+        var exactly = false
         switch scope {
         case .all:
             ids = scheduling.scheduler.identifiersWithPendingRequests.filter(mayWithdraw)
-        case .identifier(let target):
+        case .identifier(let target, let exact):
+            exactly = exact
             guard let id = Identifier(rawValue: target) else {
                 return .failure(.badRequest, Self.notAnIdentifier(target))
             }
@@ -85,16 +87,16 @@ extension ControlHandler {
         }
         var withdrawn = WithdrawnWork()
         for id in ids {
-            let work = scheduling.scheduler.withdrawable(id)
+            let work = scheduling.scheduler.withdrawable(id, exactly: exactly)
             guard !work.isEmpty else { continue }
-            do { try scheduling.request(.cancelPending(id)) } catch { return .failure(.unavailable, error.description) }
+            do { try scheduling.request(.cancelPending(id, exactly: exactly)) } catch { return .failure(.unavailable, error.description) }
             events.requestWithdrawn(id, work.description)
             withdrawn = withdrawn + work
         }
         let named: String
         switch scope {
         case .all: named = ""
-        case .identifier(let target): named = " for \(target)"
+        case .identifier(let target, _): named = " for \(target)"
         }
         return .success(.done(message: withdrawn.description + named))
     }

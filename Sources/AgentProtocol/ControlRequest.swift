@@ -81,7 +81,7 @@ public enum ControlRequest: Sendable, Hashable {
         case .pending(let target, _): target
         case .history(let query): query.target
         case .logs(let query): query.target
-        case .cancelRequest(.identifier(let target)): target
+        case .cancelRequest(.identifier(let target, _)): target
         case .cancelRequest(.all), .status, .list, .pause, .resume, .lowpower, .resources, .metrics, .subscribe: nil
         }
     }
@@ -133,8 +133,10 @@ public struct LogsQuery: Sendable, Hashable {
 
 /// What `cancel-request` withdraws.
 public enum WithdrawalScope: Sendable, Hashable {
-    /// One identifier's pending request and queued submissions.
-    case identifier(String)
+    /// One identifier's pending request and queued submissions; a continued job's own
+    /// identifier stands for the submissions of every dynamic identifier under it too, unless
+    /// `exactly` (the BackgroundTasks library's `cancel(taskRequestWithIdentifier:)`).
+    case identifier(String, exactly: Bool = false)
     /// Those of every identifier the caller may change (`--all`).
     case all
 }

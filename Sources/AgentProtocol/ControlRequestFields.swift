@@ -18,6 +18,8 @@ struct ControlRequestFields: Codable, Sendable, Hashable {
     var filter: EventFilter?
     var request: RunRequestOptions?
     var all: Bool?
+    /// `cancel-request`: only the submissions made with `target` itself.
+    var exact: Bool?
     @OptionalInstant<EpochMilliseconds> var since: Int64?
     @OptionalInstant<EpochMilliseconds> var until: Int64?
 
@@ -137,7 +139,7 @@ extension ControlRequest: Codable {
             if fields.all == true {
                 self = .cancelRequest(.all)
             } else if let target = fields.target {
-                self = .cancelRequest(.identifier(target))
+                self = .cancelRequest(.identifier(target, exactly: fields.exact == true))
             } else {
                 throw ControlError(code: .badRequest,
                                    message: "cancel-request needs \"target\" (an identifier) or \"all\": true")
@@ -195,8 +197,9 @@ extension ControlRequestFields {
             request = options
         case .cancelRequest(.all):
             all = true
-        case .cancelRequest(.identifier(let id)):
+        case .cancelRequest(.identifier(let id, let exactly)):
             target = id
+            exact = exactly ? true : nil
         case .logs(let query):
             target = query.target
             limit = query.limit

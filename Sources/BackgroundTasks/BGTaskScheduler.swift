@@ -186,7 +186,9 @@ public final class BGTaskScheduler: @unchecked Sendable {
 
     /// Withdraws the identifier's pending request (or queued submissions); a live run goes on.
     public func cancel(taskRequestWithIdentifier identifier: String) {
-        _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.identifier(identifier)), path: socketPath())
+        // Exactly that identifier, as iOS: a continued job's own identifier leaves the
+        // submissions of the dynamic identifiers under it queued.
+        _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.identifier(identifier, exactly: true)), path: socketPath())
     }
 
     /// Withdraws every pending request the caller may change.

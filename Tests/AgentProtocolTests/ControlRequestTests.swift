@@ -64,6 +64,7 @@ import Testing
         (.request(target: "local.a", RunRequestOptions(earliestBegin: 1_796_112_000, requiresNetwork: .unmetered)),
          #"{"command":"request","request":{"earliestBegin":"2026-12-01T08:00:00.000Z","requiresNetwork":"unmetered"},"target":"local.a"}"#),
         (.cancelRequest(.identifier("local.a")), #"{"command":"cancel-request","target":"local.a"}"#),
+        (.cancelRequest(.identifier("local.a", exactly: true)), #"{"command":"cancel-request","exact":true,"target":"local.a"}"#),
         (.cancelRequest(.all), #"{"all":true,"command":"cancel-request"}"#),
         (.logs(LogsQuery(target: "local.a", limit: 20, cursor: RunCursor(runID: RunID(7), startedAt: nil))),
          #"{"command":"logs","cursor":"r000007","limit":20,"target":"local.a"}"#),

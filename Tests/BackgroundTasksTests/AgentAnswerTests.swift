@@ -39,6 +39,18 @@ struct AgentAnswerTests {
         #expect(agent.received().contains("pending"))
     }
 
+    /// As on iOS, cancelling one identifier's request leaves those of the dynamic identifiers
+    /// under it (agentd's `cancel-request` of a continued job's own identifier, unless exact,
+    /// withdraws them all).
+    @Test func cancellingAnIdentifierAsksForExactlyThatIdentifier() throws {
+        let agent = try OneAnswerAgent(answer: "{\"ok\":true,\"message\":\"withdrew 1 submission\"}\n")
+        let scheduler = BGTaskScheduler(environment: [:], socketPath: { agent.path })
+        scheduler.cancel(taskRequestWithIdentifier: "com.example.export")
+        let sent = try JSONSerialization.jsonObject(with: Data(agent.received().utf8)) as? [String: Any]
+        #expect(sent?["command"] as? String == "cancel-request" && sent?["target"] as? String == "com.example.export"
+            && sent?["exact"] as? Bool == true, "\(String(describing: sent))")
+    }
+
     @Test func aRefusalIsThrownWithTheAgentsSentence() throws {
         let agent = try OneAnswerAgent(
             answer: "{\"ok\":false,\"error\":{\"code\":\"not-permitted\",\"message\":\"not-permitted: com.example.feed\"}}\n")

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentSystem
 import CShim
 import Foundation
 import Glibc
@@ -89,6 +90,29 @@ import Testing
         #expect(secondResult.status == 7, "\(secondResult)")
         #expect(secondResult.stdout.contains("queued (position 1)"))
         #expect(secondResult.stdout.contains("r000002 local.long.second: cancelled"), "the queued one followed its own run")
+    }
+
+    /// The library's `cancel(taskRequestWithIdentifier:)` sends `exact`: a continued job's own
+    /// identifier then withdraws only what was submitted with it, as iOS cancels one
+    /// identifier's request; agentctl's `cancel-request` of the job withdraws all of its.
+    @Test func anExactWithdrawalLeavesTheDynamicIdentifiersSubmissionsQueued() throws {
+        let sandbox = try Sandbox()
+        try continuedJob(sandbox, "long", "echo PROGRESS=1/2\nexec sleep 60\n")
+        try sandbox.write("agentd.conf", "[Agent]\nMaxConcurrent=1\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        for id in ["local.long.first", "local.long", "local.long.second", "local.long"] {
+            #expect(try agent.ctl("submit", id).status == 0)
+        }
+        func exactly(_ target: String) throws -> String? {
+            let client = try ControlClient.connect(path: sandbox.socketPath)
+            try client.send(line: Array(#"{"command":"cancel-request","exact":true,"target":"\#(target)"}"#.utf8))
+            return try EventSubscriber.object(try client.readLine(timeout: .seconds(20)))["message"] as? String
+        }
+        #expect(try exactly("local.long") == "withdrew 2 submissions for local.long")
+        let pending = try agent.ctl("pending").stdout
+        #expect(pending.contains("local.long.second") && !pending.contains("local.long "), "\(pending)")
+        #expect(try agent.ctl("cancel-request", "local.long").stdout.contains("withdrew 1 submission for local.long"))
+        #expect(try agent.ctl("cancel", "r000001").status == 0)
     }
 }
 

@@ -124,8 +124,8 @@ extension Scheduler {
     /// `cancel-request`: drops pending requests — a discretionary job's request/trigger/retry/
     /// chain request (its interval and its live run stay, and so does a catch-up slot for what
     /// is still overdue without the request), or queued submissions — all of a continued job's,
-    /// or those of one dynamic identifier.
-    mutating func cancelPending(_ id: Identifier, now: SchedulerTime) {
+    /// or those of one dynamic identifier (`exactly`: only those submitted with `id` itself).
+    mutating func cancelPending(_ id: Identifier, exactly: Bool = false, now: SchedulerTime) {
         if let job = jobs[id], job.isDiscretionary {
             guard !job.request.isEmpty else { return }
             jobs[id]?.request = PendingRequest()
@@ -141,15 +141,16 @@ extension Scheduler {
             return
         }
         let jobID = resolveJob(id)
+        let match = SubmissionMatch(id: id, exactly: exactly)
         var dropped: [QueuedSubmission] = []
         if var queue = queues[jobID] {
-            dropped = queue.removeAll { id == jobID || $0.submission.identifier == id }
+            dropped = queue.removeAll { match.covers($0.submission.identifier, job: jobID) }
             queues[jobID] = queue
             queuedTotal = max(0, queuedTotal - dropped.count)
             refreshContinued(jobID)
         }
         let orphanCount = orphanSubmissions.count
-        orphanSubmissions.removeAll { $0.identifier == id || $0.jobIdentifier == id }
+        orphanSubmissions.removeAll { match.covers($0.identifier, job: $0.jobIdentifier) }
         guard !dropped.isEmpty || orphanSubmissions.count != orphanCount else { return }
         dirty = true
         for item in dropped {

@@ -42,15 +42,16 @@ extension Scheduler {
 
     /// What `cancel-request ID` would withdraw now, without withdrawing it: the shell words
     /// its answer from it ("withdrew 1 request", "nothing was pending").
-    public func withdrawable(_ id: Identifier) -> WithdrawnWork {
+    public func withdrawable(_ id: Identifier, exactly: Bool = false) -> WithdrawnWork {
         var work = WithdrawnWork()
         if let job = jobs[id], job.isDiscretionary {
             work.requests = job.request.isEmpty ? 0 : 1
             return work
         }
         let jobID = resolveJob(id)
-        work.submissions = queues[jobID]?.all.filter { id == jobID || $0.submission.identifier == id }.count ?? 0
-        work.submissions += orphanSubmissions.filter { $0.identifier == id || $0.jobIdentifier == id }.count
+        let match = SubmissionMatch(id: id, exactly: exactly)
+        work.submissions = queues[jobID]?.all.filter { match.covers($0.submission.identifier, job: jobID) }.count ?? 0
+        work.submissions += orphanSubmissions.filter { match.covers($0.identifier, job: $0.jobIdentifier) }.count
         return work
     }
 

@@ -207,7 +207,7 @@ public struct Scheduler: Sendable {
         case .trigger(let id): trigger(id, now: now)
         case .submit(let submission): submit(submission, now: now)
         case .launchNow(let id, let reason, let requestID): launchNow(id, reason: reason, requestID: requestID, now: now)
-        case .cancelPending(let id): cancelPending(id, now: now)
+        case .cancelPending(let id, let exactly): cancelPending(id, exactly: exactly, now: now)
         case .request(let id, let asked, let requestID): handleRequest(id, asked, requestID: requestID, now: now)
         case .setEnabled(let id, let enabled): setEnabled(id, enabled, now: now)
         case .setPaused(let value): setPaused(value, now: now)

@@ -40,8 +40,10 @@ public enum SchedulerEvent: Sendable {
     /// `agentctl cancel-request ID`: withdraw the pending requests of an identifier — the
     /// request/trigger/retry/chain request of a refresh or processing job, the queued
     /// submissions of a continued job (or of one dynamic identifier). Interval runs, catch-up
-    /// slots and live runs stay.
-    case cancelPending(Identifier)
+    /// slots and live runs stay. `exactly`: a continued job's own identifier withdraws only
+    /// the submissions made with that identifier, not those of the dynamic ones under it (the
+    /// BackgroundTasks library's `cancel(taskRequestWithIdentifier:)`, as on iOS).
+    case cancelPending(Identifier, exactly: Bool = false)
     /// `agentctl request ID` / the socket verb `request` (BGTaskScheduler's `submit` of a
     /// refresh or processing request): the identifier's pending request, replacing one that
     /// was pending. Answered with `.reply` after the write that makes it durable.

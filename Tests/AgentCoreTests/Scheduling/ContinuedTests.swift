@@ -103,6 +103,24 @@ import Testing
         #expect(sim.scheduler.waiting(now: sim.now).isEmpty)
     }
 
+    /// iOS's `cancel(taskRequestWithIdentifier:)` cancels that identifier's request only: the
+    /// job's own identifier, withdrawn exactly, leaves its dynamic identifiers' submissions.
+    @Test func anExactWithdrawalOfAJobsOwnIdentifierLeavesItsDynamicSubmissions() {
+        var sim = Simulation(settings: settings(maxConcurrent: 1),
+                             jobs: [job("com.example.export", .continued)],
+                             durations: ["com.example.export": nil])
+        sim.send(.submit(submission("com.example.export.a", job: "com.example.export", request: 1)))
+        sim.send(.submit(submission("com.example.export", request: 2)))
+        sim.send(.submit(submission("com.example.export.b", job: "com.example.export", request: 3)))
+        sim.send(.submit(submission("com.example.export", request: 4)))
+        #expect(sim.scheduler.withdrawable(id("com.example.export"), exactly: true).submissions == 2)
+        #expect(sim.scheduler.withdrawable(id("com.example.export")).submissions == 3)
+        sim.send(.cancelPending(id("com.example.export"), exactly: true))
+        #expect(sim.scheduler.snapshot.submissions.map(\.requestID) == [3])
+        sim.send(.cancelPending(id("com.example.export.b"), exactly: true))
+        #expect(sim.scheduler.snapshot.submissions.isEmpty)
+    }
+
     @Test func queuedSubmissionsStartFIFOAcrossJobs() {
         var sim = Simulation(settings: settings(maxConcurrent: 1),
                              jobs: [job("com.example.a", .continued), job("com.example.b", .continued)],
