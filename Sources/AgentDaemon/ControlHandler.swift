@@ -229,33 +229,38 @@ struct ControlHandler {
         guard let id = Identifier(rawValue: target) else {
             return .failure(.badRequest, Self.notAnIdentifier(target))
         }
-        let refused = catalogue.registry.jobFileWithErrors(id)
-        guard catalogue.registry.job(id) != nil || refused != nil || scheduling.scheduler.explain(id).isEmpty == false else {
+        let registry = catalogue.registry
+        let file = registry.job(id)
+        let refused = file == nil ? registry.jobFileWithErrors(id) : nil
+        let timeline = scheduling.scheduler.explain(id)
+        guard file != nil || refused != nil || !timeline.isEmpty else {
             return .failure(.notFound, noJob(id))
         }
-        var records = scheduling.scheduler.explain(id).map {
-            TimelineRecord(time: $0.time.seconds, event: $0.description)
-        }
-        if catalogue.registry.job(id) == nil, let refused {
-            // Its file is in error: it cannot run now, and says where to look (as for a job not permitted).
-            records.append(.notRegistered(refused.explanation, at: loop.clock.realtimeSeconds))
-        } else if let job = catalogue.registry.job(id) {
-            switch job.state {
-            case .registered: break
-            case .notPermitted(let reason): records.append(.notRegistered(reason, at: loop.clock.realtimeSeconds))
-            case .duplicate(let other): records.append(.notRegistered("duplicate of \(other)", at: loop.clock.realtimeSeconds))
-            }
-        } else if catalogue.registry.job(accepting: id) == nil {
-            // Its timeline outlives its file: say it cannot run now, not how it would.
-            records.append(.notRegistered("no job file defines it any more (agentctl list shows the jobs)",
-                                          at: loop.clock.realtimeSeconds))
+        var records = timeline.map { TimelineRecord(time: $0.time.seconds, event: $0.description) }
+        let accepting = registry.job(accepting: id)
+        if let why = Self.cannotRun(file: file, refused: refused, accepted: accepting != nil) {
+            records.append(.notRegistered(why, at: loop.clock.realtimeSeconds))
         }
         var waiting = pendingSummaries(filter: target)
         // A job due for nothing still says what holds it (disabled, restricted), as list does.
         if waiting.isEmpty, let held = heldSummary(id) { waiting = [held] }
-        let kind = catalogue.registry.job(accepting: id)?.kind
-        let chainedBy = catalogue.registry.jobs(chainingTo: id).map(\.rawValue)
-        return .success(.explanation(timeline: records, pending: waiting, kind: kind, chainedBy: chainedBy))
+        return .success(.explanation(timeline: records, pending: waiting, kind: accepting?.kind,
+                                     chainedBy: registry.jobs(chainingTo: id).map(\.rawValue)))
+    }
+
+    /// Why an identifier cannot run now, for explain's last line: its file in error, not
+    /// permitted, a duplicate, or — when no job accepts it — its file gone (its timeline
+    /// outlives the file); nil when it can.
+    private static func cannotRun(file: RegisteredJob?, refused: JobFileWithErrors?, accepted: Bool) -> String? {
+        if let file {
+            switch file.state {
+            case .registered: return nil
+            case .notPermitted(let reason): return reason
+            case .duplicate(let other): return "duplicate of \(other)"
+            }
+        }
+        if let refused { return refused.explanation }
+        return accepted ? nil : "no job file defines it any more (agentctl list shows the jobs)"
     }
 
     /// What holds a registered job that nothing is pending for (`disabled`, `restricted`), as
