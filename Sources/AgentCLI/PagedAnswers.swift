@@ -7,18 +7,13 @@ extension CommandContext {
     /// that does not page answers everything in its first page.
     func allPages<Entry>(_ request: (PageRequest) -> ControlRequest,
                          _ entries: (ControlAnswer) throws(ControlAnswerMismatch) -> [Entry]) throws(CommandFailure) -> [Entry] {
-        var all: [Entry] = []
-        var offset = 0
-        while true {
-            let answer = try self.request(request(PageRequest(offset: offset)))
-            do {
-                all += try entries(answer)
+        try PageRequest.readAll { page throws(CommandFailure) in
+            let answer = try self.request(request(page))
+            do throws(ControlAnswerMismatch) {
+                return (try entries(answer), answer.nextOffset)
             } catch {
                 throw CommandFailure(error)
             }
-            // Each page starts past the last; anything else would never end.
-            guard let next = answer.nextOffset, next > offset else { return all }
-            offset = next
         }
     }
 

@@ -20,3 +20,21 @@ public struct PageRequest: Sendable, Hashable {
         self.limit = min(max(1, limit), Self.maxLimit)
     }
 }
+
+extension PageRequest {
+    /// Every entry of a paged answer: `page` is asked for each page after the last until its
+    /// answer says none follows (`nextOffset` nil) or `page` gives nil (stop with what was
+    /// read). An agent that does not page answers everything in its first page. Each page must
+    /// start past the last; anything else would never end.
+    public static func readAll<Entry, Failure: Error>(
+        _ page: (PageRequest) throws(Failure) -> (entries: [Entry], nextOffset: Int?)?) throws(Failure) -> [Entry] {
+        var all: [Entry] = []
+        var offset = 0
+        while let answer = try page(PageRequest(offset: offset)) {
+            all += answer.entries
+            guard let next = answer.nextOffset, next > offset else { break }
+            offset = next
+        }
+        return all
+    }
+}

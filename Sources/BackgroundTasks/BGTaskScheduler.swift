@@ -209,14 +209,10 @@ public final class BGTaskScheduler: @unchecked Sendable {
     /// was read before the agent failed to answer, if it did.
     private func pending() -> [BGTaskRequest] {
         let path = socketPath()
-        var waiting: [PendingSummary] = []
-        var offset = 0
-        while let answer = try? AgentSocket.exchange(ControlRequest.pending(target: nil, page: PageRequest(offset: offset)),
-                                                     path: path).get(),
-              let page = try? answer.pending() {
-            waiting += page
-            guard let next = answer.nextOffset, next > offset else { break }
-            offset = next
+        let waiting = PageRequest.readAll { page -> (entries: [PendingSummary], nextOffset: Int?)? in
+            guard let answer = try? AgentSocket.exchange(ControlRequest.pending(target: nil, page: page), path: path).get(),
+                  let entries = try? answer.pending() else { return nil }
+            return (entries, answer.nextOffset)
         }
         return waiting.compactMap(Self.taskRequest(from:))
     }
