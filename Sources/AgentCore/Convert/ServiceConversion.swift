@@ -223,16 +223,12 @@ extension String {
 
     /// Whether a systemd specifier (`%h`, `%n`…) is in it; `%%` is a literal `%`, not one.
     var hasSpecifier: Bool {
-        var previousPercent = false
-        for character in self {
-            if previousPercent {
-                if character != "%" { return true }
-                previousPercent = false
-            } else {
-                previousPercent = character == "%"
-            }
+        var found = false
+        forEachPercentPart { part in
+            if case .specifier = part { found = true }
+            if case .danglingPercent = part { found = true }
         }
-        return previousPercent
+        return found
     }
 
     /// The command without its second word (quoted or not) and the blanks before it.
@@ -260,12 +256,15 @@ extension String {
         return String(characters[..<programEnd]) + String(characters[min(index, characters.count)...])
     }
 
+    /// `%%` as the `%` it stands for; specifiers as written.
     func replacingDoublePercent() -> String {
-        var out = "", previousPercent = false
-        for character in self {
-            if character == "%", previousPercent { previousPercent = false; continue }
-            previousPercent = character == "%"
-            out.append(character)
+        var out = ""
+        forEachPercentPart { part in
+            switch part {
+            case .character(let character): out.append(character)
+            case .literalPercent, .danglingPercent: out.append("%")
+            case .specifier(let character): out += "%" + String(character)
+            }
         }
         return out
     }

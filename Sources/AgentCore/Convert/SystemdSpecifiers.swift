@@ -16,24 +16,14 @@ public struct SystemdSpecifiers: Sendable {
     public func expand(_ text: String) -> String {
         guard text.contains("%") else { return text }
         var out = ""
-        var percent = false
-        for character in text {
-            if percent {
-                percent = false
-                if character == "%" {
-                    out += "%%"
-                } else if let value = value(of: character) {
-                    out += value.replacingPercent()
-                } else {
-                    out += "%" + String(character)
-                }
-            } else if character == "%" {
-                percent = true
-            } else {
-                out.append(character)
+        text.forEachPercentPart { part in
+            switch part {
+            case .character(let character): out.append(character)
+            case .literalPercent: out += "%%"
+            case .danglingPercent: out += "%"
+            case .specifier(let character): out += value(of: character)?.replacingPercent() ?? "%" + String(character)
             }
         }
-        if percent { out += "%" }
         return out
     }
 
@@ -107,7 +97,34 @@ public struct SystemdSpecifiers: Sendable {
     }
 }
 
+/// A unit file value read as systemd reads its `%`s (systemd.unit(5), Specifiers).
+enum PercentPart {
+    case character(Character)
+    /// `%%`: a literal `%`.
+    case literalPercent
+    /// `%c`: the specifier `c`.
+    case specifier(Character)
+    /// A `%` ending the value.
+    case danglingPercent
+}
+
 extension String {
+    /// The value's characters, its `%` pairs read as one part each.
+    func forEachPercentPart(_ visit: (PercentPart) -> Void) {
+        var percent = false
+        for character in self {
+            if percent {
+                percent = false
+                visit(character == "%" ? .literalPercent : .specifier(character))
+            } else if character == "%" {
+                percent = true
+            } else {
+                visit(.character(character))
+            }
+        }
+        if percent { visit(.danglingPercent) }
+    }
+
     /// Each `%` doubled: systemd's literal `%`.
     func replacingPercent() -> String {
         guard contains("%") else { return self }
