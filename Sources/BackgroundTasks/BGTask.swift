@@ -10,11 +10,22 @@ open class BGTask: NSObject, @unchecked Sendable {
     /// `setTaskCompleted` was called: the first call's result is the run's.
     private var completed = false
     let output: TaskOutput
+    /// How the process ends (tests watch it instead; set before any call).
+    var ending = Ending.process
 
     init(identifier: String, output: TaskOutput) {
         self.identifier = identifier
         self.output = output
         super.init()
+    }
+
+    /// What `setTaskCompleted` does once it has decided: `end` the process with a status, or
+    /// `park` a later caller until the process has ended.
+    struct Ending: Sendable {
+        var end: @Sendable (Int32) -> Never
+        var park: @Sendable () -> Never
+
+        static let process = Ending(end: { exit($0) }, park: { while true { sleep(3_600) } })
     }
 
     /// Called on the handler's queue when the agent expires the run (SIGTERM): stop, save what
@@ -33,11 +44,9 @@ open class BGTask: NSObject, @unchecked Sendable {
             defer { completed = true }
             return !completed
         }
-        guard first else {
-            while true { sleep(3_600) }
-        }
+        guard first else { ending.park() }
         output.finish()
-        exit(success ? 0 : 1)
+        ending.end(success ? 0 : 1)
     }
 
     open override var description: String { "<\(type(of: self)): \(identifier)>" }

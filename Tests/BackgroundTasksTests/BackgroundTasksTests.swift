@@ -94,6 +94,30 @@ struct RegistrationTests {
     }
 }
 
+/// An expiration handler racing the work's end calls `setTaskCompleted` from two threads at
+/// once: the first call decides, and the second never ends the process a second time (`exit`
+/// from two threads is undefined: a run meant to succeed ended with exit 1 in 63 of 300 tries).
+struct CompletionTests {
+    @Test func theFirstCompletionDecidesAndALaterOneWaitsForTheProcessToEnd() {
+        for _ in 0..<50 {
+            let heard = Lines()
+            let told = DispatchSemaphore(value: 0)
+            let task = BGAppRefreshTask(identifier: "com.example.feed", output: TaskOutput(writeLine: { _ in }))
+            // Each caller's thread ends where the process would have.
+            task.ending = BGTask.Ending(end: { status in heard.append("end \(status)"); told.signal(); pthread_exit(nil) },
+                                        park: { heard.append("park"); told.signal(); pthread_exit(nil) })
+            let go = DispatchSemaphore(value: 0)
+            for success in [true, false] {
+                Thread.detachNewThread { go.wait(); task.setTaskCompleted(success: success) }
+            }
+            go.signal()
+            go.signal()
+            #expect(told.wait(timeout: .now() + 10) == .success && told.wait(timeout: .now() + 10) == .success)
+            #expect(heard.all.filter { $0.hasPrefix("end ") }.count == 1 && heard.all.contains("park"), "\(heard.all)")
+        }
+    }
+}
+
 struct TaskOutputTests {
     @Test func progressBecomesOneLinePerChangeAndTitlesStayOnOneLine() {
         let lines = Lines()
