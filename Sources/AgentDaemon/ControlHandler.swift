@@ -590,14 +590,17 @@ struct ControlHandler {
         let state: String
         var waiting: String?
         var waitingReason: WaitReason?
+        var nextDue: SchedulerTime?
         switch job.state {
         case .registered:
             state = JobSummary.registered
             let driver = scheduling
             if !runs.runs(of: job.definition.identifier).isEmpty {
-                // Live: that is its state now, whatever waits behind the run (a request).
+                // Live: that is its state now, whatever waits behind the run (a request); NEXT
+                // is when the run after it is due, as explain's "next run waiting" says.
                 waitingReason = .running
                 waiting = WaitReason.running.description
+                nextDue = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now)?.time
             } else if let reason = driver.scheduler.waitReason(for: job.definition.identifier, now: driver.now) {
                 switch reason {
                 case .notDue: break
@@ -613,7 +616,7 @@ struct ControlHandler {
             identifier: job.definition.identifier.rawValue, kind: job.definition.kind,
             source: job.sourcePath, state: state, exec: job.definition.exec,
             intervalSeconds: job.definition.interval.map { $0.components.seconds }, waiting: waiting,
-            waitingReason: waitingReason.map { .known($0.code) }, waitingUntil: waitingReason?.time?.seconds)
+            waitingReason: waitingReason.map { .known($0.code) }, waitingUntil: (nextDue ?? waitingReason?.time)?.seconds)
     }
 }
 

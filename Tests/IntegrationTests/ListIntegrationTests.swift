@@ -53,4 +53,22 @@ import Testing
         #expect(files.split(separator: "\n").first { $0.hasPrefix("local.slow") }?.hasSuffix("running") == true, "\(files)")
         #expect(try agent.ctl("cancel", "local.slow").status == 0)
     }
+
+    /// agentctl.md: while its run is live, NEXT says when the next run is due.
+    @Test func aRunningIntervalJobShowsWhenItsNextRunIsDue() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/slow.job", "[Job]\nIdentifier=local.slow\nKind=processing\nExec=/bin/sleep 60\nInterval=10min\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        defer { agent.stop() }
+        try agent.waitForLog("of local.slow started")
+        let listed = try json(try agent.ctl("list", "--json").stdout) as? [[String: Any]] ?? []
+        let slow = listed.first { $0["identifier"] as? String == "local.slow" }
+        #expect(slow?["waitingReason"] as? String == "running", "\(slow ?? [:])")
+        let next = Double(try #require(JSONInstant.milliseconds(slow?["waitingUntil"] as Any), "\(slow ?? [:])")) / 1000
+        let started = Date().timeIntervalSince1970
+        #expect(next > started + 540 && next < started + 610, "next \(next), now \(started)")
+        let table = try agent.ctl("list").stdout
+        #expect(table.split(separator: "\n").first { $0.contains("local.slow") }?.hasPrefix("-") == false, "\(table)")
+        #expect(try agent.ctl("cancel", "local.slow").status == 0)
+    }
 }
