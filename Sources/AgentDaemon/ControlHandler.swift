@@ -286,8 +286,9 @@ struct ControlHandler {
                 reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
                 return
             }
-            let hint = isKnown(id) ? "" : NameSuggestion.closest(to: id.rawValue, among: catalogue.registry.allJobs.map(\.definition.identifier.rawValue)).map { "; did you mean \($0)?" } ?? ""
-            reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id)\(hint) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
+            // No job at all: an unknown identifier, as in every command (a typo, with did-you-mean).
+            guard isKnown(id) else { return reply(.failure(.notFound, noJob(id))) }
+            reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
             return
         }
         var submission = Submission(identifier: id, jobIdentifier: job.identifier, title: details.title,
@@ -391,7 +392,7 @@ struct ControlHandler {
         let targets = liveRuns(for: target)
         guard !targets.isEmpty else {
             if let unknown = unknownJob(target) { return unknown }
-            return .failure(.notFound, Self.noLiveRun(target, hint: ""))
+            return .failure(.notFound, Self.noLiveRun(target, hint: "", latest: scheduling.scheduler.latestRunID))
         }
         let expired = targets.filter { runs.expire($0, reason: .simulated) }
         guard !expired.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
@@ -406,7 +407,7 @@ struct ControlHandler {
             if let unknown = unknownJob(target) { return unknown }
             let pending = Identifier(rawValue: target).map { scheduling.scheduler.withdrawable($0) } ?? WithdrawnWork()
             let hint = pending.isEmpty ? "" : "; its pending request stays: agentctl cancel-request \(target) withdraws it"
-            return .failure(.notFound, "nothing was running: " + Self.noLiveRun(target, hint: hint))
+            return .failure(.notFound, "nothing was running: " + Self.noLiveRun(target, hint: hint, latest: scheduling.scheduler.latestRunID))
         }
         let cancelled = targets.filter { runs.cancel($0) }
         guard !cancelled.isEmpty else { return .failure(.unavailable, "\(target) is already stopping") }
@@ -414,9 +415,13 @@ struct ControlHandler {
                                       runID: cancelled.first?.description))
     }
 
-    /// `r000042 is no live run (…)` or `local.backup has no live run (…)`.
-    static func noLiveRun(_ target: String, hint: String) -> String {
-        if RunID(parsing: target) != nil {
+    /// `r000042 is no live run (…)` or `local.backup has no live run (…)`; a run id past the
+    /// `latest` run never started.
+    static func noLiveRun(_ target: String, hint: String, latest: RunID?) -> String {
+        if let run = RunID(parsing: target) {
+            guard let latest, run.number <= latest.number else {
+                return "no run \(target) has started\(latest.map { " (the latest is \($0))" } ?? "")\(hint.isEmpty ? "; agentctl history lists runs" : hint)"
+            }
             return "\(target) is no live run\(hint.isEmpty ? " (agentctl history shows how it ended)" : hint)"
         }
         return "\(target) has no live run\(hint.isEmpty ? " (see agentctl status)" : hint)"

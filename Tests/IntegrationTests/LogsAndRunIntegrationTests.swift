@@ -248,7 +248,7 @@ import Testing
         try sandbox.write("jobs.d/backup.job", sandbox.jobFile("backup", interval: "1d"))
         let agent = try AgentProcess(sandbox: sandbox)
         let hint = "agentctl: no job local.bakup; did you mean local.backup? (see agentctl list)\n"
-        for command in [["trigger"], ["cancel"], ["cancel-request"], ["request"], ["enable"], ["disable"],
+        for command in [["trigger"], ["cancel"], ["cancel-request"], ["request"], ["submit"], ["enable"], ["disable"],
                         ["simulate", "launch"], ["simulate", "expire"], ["run-if-stale", "--max-age", "1h"],
                         ["pending"], ["stats"], ["logs"], ["run"], ["history"], ["explain"], ["events"]] {
             let result = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["local.bakup"])
@@ -259,15 +259,17 @@ import Testing
             #expect(bare.status != 0 && bare.stderr.contains("no job backup; did you mean local.backup?"),
                     "\(command): \(bare.stderr)")
         }
-        let submit = try agent.ctl("submit", "local.bakup")
-        #expect(submit.status == 3)
-        #expect(submit.stderr.contains("no registered continued job accepts local.bakup; did you mean local.backup?"), "\(submit.stderr)")
         #expect(try agent.ctl("pending", "local.backup").status == 0, "a known job that waits for nothing is no error")
-        // A run id is no job: one that is not live ended (or never was).
+        // A run id is no job: one that is not live ended; one past the latest run never started.
+        try agent.waitForLog("run r000001 of local.backup ended")
         for command in [["cancel"], ["simulate", "expire"]] {
-            let ended = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["r000009"])
+            let ended = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["r000001"])
             #expect(ended.status == 1, "\(command): \(ended.stderr)")
-            #expect(ended.stderr.contains("r000009 is no live run (agentctl history shows how it ended)"), "\(command): \(ended.stderr)")
+            #expect(ended.stderr.contains("r000001 is no live run (agentctl history shows how it ended)"), "\(command): \(ended.stderr)")
+            let never = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath] + command + ["r000009"])
+            #expect(never.status == 1, "\(command): \(never.stderr)")
+            #expect(never.stderr.contains("no run r000009 has started (the latest is r000001); agentctl history lists runs"),
+                    "\(command): \(never.stderr)")
         }
     }
 

@@ -245,6 +245,9 @@ public struct Scheduler: Sendable {
         lastRunNumber = max(lastRunNumber, highest)
     }
 
+    /// The last run launched (or the highest the store held at start); nil before any.
+    public var latestRunID: RunID? { lastRunNumber == 0 ? nil : RunID(lastRunNumber) }
+
     /// The id of the next launch.
     mutating func newRunID() -> RunID {
         lastRunNumber += 1
