@@ -233,11 +233,12 @@ struct ControlHandler {
         let file = registry.job(id)
         let refused = file == nil ? registry.jobFileWithErrors(id) : nil
         let timeline = scheduling.scheduler.explain(id)
-        guard file != nil || refused != nil || !timeline.isEmpty else {
+        // A dynamic identifier its job accepts is known before anything happened to it.
+        let accepting = registry.job(accepting: id)
+        guard file != nil || refused != nil || !timeline.isEmpty || accepting != nil else {
             return .failure(.notFound, noJob(id))
         }
         var records = timeline.map { TimelineRecord(time: $0.time.seconds, event: $0.description) }
-        let accepting = registry.job(accepting: id)
         if let why = Self.cannotRun(file: file, refused: refused, accepted: accepting != nil) {
             records.append(.notRegistered(why, at: loop.clock.realtimeSeconds))
         }

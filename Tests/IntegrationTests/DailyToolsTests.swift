@@ -44,6 +44,10 @@ import Testing
                     "\(command): \(refused.stderr)")
         }
         #expect(try agent.ctl("history", "local.export").stdout == "No runs yet (agentctl submit local.export starts one).\n")
+        // A dynamic identifier under it (the manifest permits local.*) is submitted the same way.
+        #expect(try agent.ctl("history", "local.export.holidays").stdout
+            == "No runs yet (agentctl submit local.export.holidays starts one).\n")
+        #expect(try agent.ctl("explain", "local.export.holidays").stdout.contains("now: not due: nothing pending (it runs when submitted)"))
     }
 
     /// A job that never ran: `explain` and `history` say what starts it by its kind and its
