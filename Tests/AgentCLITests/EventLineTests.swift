@@ -25,6 +25,26 @@ import Testing
         #expect(EventLine.text(stopping, clock: clock) == "09:00:02.000  -  -  agentd stopping")
     }
 
+    /// Two changes of conditions read differently: low power, metering and pressure are in the
+    /// line while they hold work back.
+    @Test func aConditionsLineNamesLowPowerMeteringAndPressureWhileTheyHold() {
+        var inputs = MachineInputs(power: .known(.ac), batteryPercent: nil, batteryStatus: nil, lowPower: false,
+                                   lowPowerSource: "auto", thermal: .known(.nominal), hottestZone: nil, hottestCelsius: nil,
+                                   marginCelsius: nil, marginTrip: nil, network: true, metered: .known(.no),
+                                   memoryPressure: false, cpuBusy: false, sources: [])
+        let changed = { (inputs: MachineInputs) in
+            EventLine.text(self.event(.conditionsChanged) { $0.identifier = nil; $0.runID = nil; $0.inputs = inputs }, clock: self.clock)
+        }
+        #expect(changed(inputs) == "09:00:01.042  -  -  conditions: power ac, thermal nominal, network up")
+        inputs.lowPower = true
+        inputs.lowPowerSource = "on (agentctl)"
+        inputs.metered = .known(.yes)
+        inputs.memoryPressure = true
+        inputs.presence = "away since 08:33"
+        #expect(changed(inputs) == "09:00:01.042  -  -  conditions: power ac, low power on (agentctl), thermal nominal, "
+            + "network up (metered), memory pressure, user away since 08:33")
+    }
+
     @Test func aNewerAgentsKindsAndReasonsAreShownAsTheyAre() {
         var teleported = AgentEvent(sequence: 9, time: 1_796_112_003_000, type: .runEnded, identifier: "local.a", runID: "r000004")
         teleported.type = "run-teleported"

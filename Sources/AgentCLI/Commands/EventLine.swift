@@ -38,17 +38,26 @@ enum EventLine {
         case .jobUnregistered?: return "unregistered"
         case .jobError?: return "config error: \(clean(event.message))"
         case .conditionsChanged?:
-            return "conditions: " + (event.inputs.map { inputs in
-                "power \(clean(inputs.power.description))" + (inputs.batteryPercent.map { ", battery \($0) %" } ?? "")
-                    + ", thermal \(clean(inputs.thermal.description)), network \(inputs.network ? "up" : "down")"
-                    + (inputs.memoryPressure ? ", memory pressure" : "")
-            } ?? "changed")
+            return "conditions: " + (event.inputs.map(conditions) ?? "changed")
         case .agentStopping?: return "agentd stopping"
         case .sleep?: return "machine about to sleep: " + clean(event.message)
         case .resume?: return "machine resumed: " + clean(event.message)
         case .overflow?: return "overflow: \(clean(event.message))"
         case nil: return clean(event.type.description)
         }
+    }
+
+    /// `power ac, low power on (agentctl), thermal nominal, network up (metered), memory
+    /// pressure`: every input policy reads, the ones that hold work back only while they do.
+    static func conditions(_ inputs: MachineInputs) -> String {
+        var parts = ["power \(DisplayText.sanitized(inputs.power.description))" + (inputs.batteryPercent.map { ", battery \($0) %" } ?? "")]
+        if inputs.lowPower { parts.append("low power " + InputsView.lowPower(inputs)) }
+        parts.append("thermal \(DisplayText.sanitized(inputs.thermal.description))")
+        parts.append("network " + (inputs.network ? "up" : "down") + (inputs.metered == .known(.yes) ? " (metered)" : ""))
+        if inputs.memoryPressure { parts.append("memory pressure") }
+        if inputs.cpuBusy { parts.append("cpu busy") }
+        if let presence = inputs.presence { parts.append("user " + DisplayText.sanitized(presence)) }
+        return parts.joined(separator: ", ")
     }
 
     /// ` (earliest 12:30:00, requires unmetered network, external power)`: the request's own
