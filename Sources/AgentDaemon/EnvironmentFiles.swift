@@ -14,7 +14,7 @@ enum EnvironmentFiles {
     ///
     /// `restrictedTo`: a drop-in script's owner other than root, for whom the agent (root) must
     /// not read what that user could not (its header may name any file): only files the user
-    /// owns or everyone may read.
+    /// owns or everyone may read, in directories the user may enter (`OwnerReach`).
     static func read(_ files: [EnvironmentFileReference], restrictedTo owner: UInt32? = nil)
         -> Result<[EnvironmentVariable], LaunchProblem>
     {
@@ -22,10 +22,11 @@ enum EnvironmentFiles {
         for file in files {
             // The reader takes a path relative to a directory: the file's, relative to `/`.
             let relative = file.path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
-            switch ConfigFileReader.read(configDirectory: "/", relativePath: relative, maxBytes: maxBytes) {
+            switch ConfigFileReader.read(configDirectory: "/", relativePath: relative, maxBytes: maxBytes,
+                                         walkAlways: owner != nil) {
             case .file(let source):
-                if let owner, source.facts.ownerUID != owner, !source.facts.isWorldReadable {
-                    return .failure(LaunchProblem("EnvironmentFile=\(file.path): not readable by the script's owner "
+                if let owner, let why = OwnerReach.problem(source, owner: owner) {
+                    return .failure(LaunchProblem("EnvironmentFile=\(file.path): \(why) "
                         + "(uid \(owner)); the agent reads only what the owner of a drop-in script could"))
                 }
                 for variable in EnvironmentFileParser.parse(source.bytes) { variables.assign(variable.name, variable.value) }

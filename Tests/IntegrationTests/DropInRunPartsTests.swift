@@ -142,6 +142,27 @@ import Testing
         #expect(!((run["logTail"] as? [String]) ?? []).contains("token=hunter2"))
     }
 
+    /// A file everyone may read is still out of the owner's reach in a directory closed to it.
+    @Test(.enabled(if: getuid() == 0, "needs root: a drop-in owned by another user"))
+    func aDropInOwnedByAUserCannotReadAnEnvironmentFileInADirectoryClosedToIt() throws {
+        let sandbox = try openSandbox()
+        for (name, mode) in [("closed", mode_t(0o700)), ("open", mode_t(0o755))] {
+            let directory = sandbox.root + "/" + name
+            #expect(mkdir(directory, mode) == 0 && chmod(directory, mode) == 0)
+            try "TOKEN=\(name)-token\n".write(toFile: directory + "/x.env", atomically: false, encoding: .utf8)
+            #expect(chmod(directory + "/x.env", 0o644) == 0)
+            let path = try dropIn(sandbox, name, "# agentd: Interval=none EnvironmentFile=\(directory)/x.env\necho token=$TOKEN\n")
+            #expect(chown(path, 65534, 65534) == 0)
+        }
+        let agent = try AgentProcess(sandbox: sandbox)
+        let closed = try runOnce(agent, "local.closed")
+        #expect((closed["stopReason"] as? String)?.hasPrefix("spawn-failed(EnvironmentFile=\(sandbox.root)/closed/x.env: "
+            + "\(sandbox.root)/closed on the way to it is closed to the script's owner (mode 0700) (uid 65534)") == true, "\(closed)")
+        #expect(!((closed["logTail"] as? [String]) ?? []).contains("token=closed-token"))
+        let open = try runOnce(agent, "local.open")
+        #expect((open["logTail"] as? [String])?.contains("token=open-token") == true, "\(open)")
+    }
+
     @Test func aDropInHasNoDeadlineByDefaultAsRunPartsImposesNone() throws {
         let sandbox = try openSandbox()
         _ = try dropIn(sandbox, "slow", "# agentd: Interval=none\necho deadline=${AGENTD_DEADLINE-none}\n")

@@ -33,8 +33,11 @@ public enum ConfigFileReader {
     ///
     /// `headLines`: only the file's first lines are wanted (a drop-in script's header): reading
     /// stops after that many, or at `maxBytes`, and a larger file is no error.
+    ///
+    /// `walkAlways`: `linkSteps` has every directory the path went through even when its name is
+    /// no link (for who could reach the file), from a walk that ends at the file just read.
     public static func read(configDirectory: String, relativePath: String,
-                            maxBytes: Int = defaultMaxBytes, headLines: Int? = nil) -> ReadResult {
+                            maxBytes: Int = defaultMaxBytes, headLines: Int? = nil, walkAlways: Bool = false) -> ReadResult {
         guard isSafeRelativePath(relativePath) else {
             return .unreadable(message: "not a path inside the config directory")
         }
@@ -69,7 +72,7 @@ public enum ConfigFileReader {
         let isPublic = facts.isWorldReadable && !isLinkIntoPrivateDirectory(path)
         var steps: [PathStep] = []
         var link = stat()
-        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK {
+        if walkAlways || (lstat(path, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK) {
             // Who could re-point the link is judged by the core (PathChainRule); the walk must
             // end at the file just read.
             switch PathWalk.walk(FileSystem.absolute(path)) {
