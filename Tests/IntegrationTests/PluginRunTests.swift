@@ -91,6 +91,19 @@ import Testing
         #expect(run["exitStatus"] as? Int == 0)
     }
 
+    /// DESIGN §5: SIGTERM to the whole group, then the grace, then SIGKILL. A child still
+    /// cleaning up when the main process exits on SIGTERM keeps the rest of the grace.
+    @Test func aChildKeepsTheGracePeriodWhenTheMainProcessExitsOnSIGTERM() throws {
+        let run = try runPlugin("cleaner", script: "bash -c 'trap \"sleep 0.5; echo cleaned; exit 0\" TERM; "
+                                    + "while :; do sleep 0.05; done' &\n"
+                                    + "trap 'exit 0' TERM\necho PROGRESS=1/2\nwhile :; do sleep 0.05; done\n",
+                                jobKeys: "MaxRuntime=1s\nGracePeriod=5s\n")
+        #expect(run["stopReason"] as? String == "expired(max-runtime)")
+        #expect((run["logTail"] as? [String])?.contains("cleaned") == true, "the child was killed before its clean-up ended: \(run)")
+        let duration = (JSONInstant.milliseconds(run["endedAt"]) ?? 0) - (JSONInstant.milliseconds(run["startedAt"]) ?? 0)
+        #expect(duration < 5000, "the run ends when its last process is gone, not at the end of the grace")
+    }
+
     @Test func simulateExpireStartsTheExpirationSequence() throws {
         let run = try runPlugin("expireme", script: "echo STATUS=waiting\nwhile :; do sleep 0.05; done\n",
                                 jobKeys: "GracePeriod=1s\n") { agent in

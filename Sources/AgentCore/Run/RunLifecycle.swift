@@ -101,6 +101,7 @@ public struct RunLifecycle: Sendable {
     /// When the daemon must send ``RunLifecycleEvent/deadlineReached``; nil when nothing is due
     /// (frozen, no limits, the main process gone, or ended).
     public var nextDeadline: Duration? {
+        if tearsDownLeftovers { return teardown?.nextDeadline }
         guard canAct else { return nil }
         if let teardown { return teardown.nextDeadline }
         // Asked after every PROGRESS= line: no array, no allocation.
@@ -141,6 +142,12 @@ public struct RunLifecycle: Sendable {
 
     /// Launched, processes possibly alive, and its main process not yet reaped.
     private var canAct: Bool { startedAt != nil && result == nil && termination == nil && !processesGone }
+    /// The main process ended inside a stop's grace period while others of the run live on:
+    /// they keep the rest of that grace (DESIGN §5: SIGTERM to the whole group, then the grace,
+    /// then SIGKILL), and the teardown's SIGKILL ends them.
+    private var tearsDownLeftovers: Bool {
+        result == nil && termination != nil && !processesGone && teardown.map { !$0.isFinished } == true
+    }
     private var isRunning: Bool { canAct && stop == nil && pause == nil }
 
     private mutating func start(now: Duration, wallClock: SchedulerTime) -> [RunAction] {
@@ -192,6 +199,7 @@ public struct RunLifecycle: Sendable {
     }
 
     private mutating func deadlineReached(now: Duration) -> [RunAction] {
+        if tearsDownLeftovers { return advanceTeardown(now: now) }
         guard canAct else { return [] }
         if teardown != nil { return advanceTeardown(now: now) }
         if let due = runtime?.dueAt, due <= now {
@@ -262,10 +270,11 @@ public struct RunLifecycle: Sendable {
 
     // MARK: ending
 
-    /// Leftovers are killed at once — unless the teardown already did, or nothing is left.
+    /// Leftovers are killed at once — unless nothing is left, the teardown already killed them,
+    /// or a stop's grace is running: they have the rest of it (`tearsDownLeftovers`).
     private mutating func mainExited(_ value: ProcessTermination) -> [RunAction] {
         guard termination == nil else { return [] }
-        let leftoversMayRemain = !processesGone && !(teardown?.isFinished ?? false)
+        let leftoversMayRemain = !processesGone && teardown == nil
         termination = value
         pause = nil
         if stop == nil, !endsWithAgent {

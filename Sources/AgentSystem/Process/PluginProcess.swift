@@ -65,6 +65,9 @@ public final class PluginProcess {
     private var stdoutPipe: PipeLines
     private var stderrPipe: PipeLines
     private var groupCheck: TimerToken?
+    /// `killAll` was asked for: a process group re-checked for emptiness is killed again each
+    /// time (a fork racing the first SIGKILL).
+    private var killing = false
     private var groupCheckDelay: Duration = .milliseconds(1)
     private var callbacks: Callbacks
     private var knownCgroupMembers: Set<pid_t> = []
@@ -135,6 +138,7 @@ public final class PluginProcess {
     /// (strace: 5–13 ms writes while 1,000 runs a second ended).
     public func killAll() {
         guard !isGone else { return }
+        killing = true
         if termination == nil {
             // Woken by the signal, the process would preempt the loop on its CPU to run its exit
             // (~0.3 ms each), and the next run's SIGKILL, due a moment later, would wait behind it:
@@ -198,9 +202,9 @@ public final class PluginProcess {
         termination = result
         // The child's report, if any, was written before it exited: here now.
         settleHandshake()
-        if handshake.failure == nil { callbacks.onMainExit(result) }
-        // DESIGN §5: processes left behind after the main process exits are killed.
-        killAll()
+        // What the main process left behind is killed when the run's lifecycle says (at once,
+        // or at the end of a stop's grace period: DESIGN §5), through `killAll`.
+        if handshake.failure == nil { callbacks.onMainExit(result) } else { killAll() }
         checkGone()
     }
 
@@ -222,7 +226,7 @@ public final class PluginProcess {
             groupCheck = loop.schedule(after: groupCheckDelay) { [unowned self] in
                 self.groupCheck = nil
                 self.groupCheckDelay = min(self.groupCheckDelay * 2, .milliseconds(100))
-                self.killAll()
+                if self.killing { self.killAll() }
                 self.checkGone()
             }
         }

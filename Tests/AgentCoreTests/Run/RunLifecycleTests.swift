@@ -63,7 +63,35 @@ private struct Run {
         #expect(run.at(.seconds(9), .deadlineReached) == [], "a timer that fires early does nothing")
         #expect(run.at(.seconds(10), .deadlineReached) == [term, cont])
         #expect(run.lifecycle.stop == .expired(.maxRuntime))
-        #expect(run.ends(.signaled(15)) == [.killAll, .record(.expired(.maxRuntime))])
+        #expect(run.ends(.signaled(15)) == [.record(.expired(.maxRuntime))])
+    }
+
+    /// DESIGN §5: SIGTERM goes to the whole group, then the grace, then SIGKILL. A main process
+    /// that exits on SIGTERM does not cut its children's grace short: they are killed when it
+    /// ends, and the run ends when the last of them is gone.
+    @Test func childrenKeepTheGraceWhenTheMainProcessExitsOnSIGTERM() {
+        var run = Run(maxRuntime: .seconds(10), grace: .seconds(2))
+        run.start()
+        #expect(run.at(.seconds(10), .deadlineReached) == [term, cont])
+        #expect(run.at(.milliseconds(10_100), .mainExited(.exited(0))) == [], "no SIGKILL while the grace runs")
+        #expect(run.lifecycle.nextDeadline == t0 + .seconds(12))
+        #expect(run.timerFires() == [.killAll])
+        #expect(run.on(.allProcessesGone) == [.record(.expired(.maxRuntime))])
+        // Children that finish inside the grace end the run then, with no SIGKILL.
+        var early = Run(maxRuntime: .seconds(10), grace: .seconds(2))
+        early.start()
+        early.at(.seconds(10), .deadlineReached)
+        #expect(early.at(.milliseconds(10_100), .mainExited(.exited(0))) == [])
+        #expect(early.at(.milliseconds(10_600), .allProcessesGone) == [.record(.expired(.maxRuntime))])
+        #expect(early.lifecycle.nextDeadline == nil)
+    }
+
+    /// Without a stop, what the main process leaves behind is killed at once (DESIGN §5).
+    @Test func leftoversOfARunNobodyStoppedAreKilledWhenItsMainProcessExits() {
+        var run = Run(maxRuntime: .seconds(10))
+        run.start()
+        #expect(run.at(.seconds(3), .mainExited(.exited(0))) == [.killAll])
+        #expect(run.on(.allProcessesGone) == [.record(.success)])
     }
 
     @Test func aPausedRunsMaxRuntimeClockStops() {
@@ -120,7 +148,7 @@ private struct Run {
         #expect(run.lifecycle.nextDeadline == t0 + .seconds(30))
         #expect(run.timerFires() == [term, cont])
         #expect(run.lifecycle.stop == .expired(.noProgress))
-        #expect(run.ends(.exited(0)) == [.killAll, .record(.expired(.noProgress))])
+        #expect(run.ends(.exited(0)) == [.record(.expired(.noProgress))])
     }
 
     @Test func progressLinesMoveNoDeadlineTheWindowMovesWhenItEnds() {
@@ -254,7 +282,7 @@ private struct Run {
         run.start()
         run.timerFires()
         run.now = t0 + .seconds(11)
-        #expect(run.ends(.exited(0)) == [.killAll, .record(.expired(.maxRuntime))])
+        #expect(run.ends(.exited(0)) == [.record(.expired(.maxRuntime))])
         #expect(run.lifecycle.termination == .exited(0), "the exit status is kept beside")
     }
 
