@@ -17,13 +17,17 @@
 public enum RunningWorkPolicy {
     /// `now`: when `IdleFor=` is judged for a run frozen because the user came back (it thaws
     /// once the user has been away that long again); nil: away counts as long enough.
+    ///
+    /// `policyBypassed`: a run started with policy bypassed (`agentctl run`) was started without
+    /// its job's needs, so losing one of them stops nothing: only the hard stops and the suspend.
     public static func lost(_ job: JobDefinition, _ conditions: Conditions,
-                            _ settings: AgentSettings, now: SchedulerTime? = nil) -> ConditionHold?
+                            _ settings: AgentSettings, now: SchedulerTime? = nil, policyBypassed: Bool = false) -> ConditionHold?
     {
         // Before a suspend every run loses the machine; whether it is frozen or expired is
         // `SleepPolicy`'s call.
         if conditions.sleeping { return .sleep }
         if let stop = LaunchPolicy.hardStop(conditions, settings) { return stop }
+        if policyBypassed { return nil }
         if let missing = LaunchPolicy.missingResource(job, conditions) { return missing }
         if let need = LaunchPolicy.lostNeed(job, conditions) { return need }
         // The user came back: a RequiresIdle= run stops (or pauses) whatever its kind.

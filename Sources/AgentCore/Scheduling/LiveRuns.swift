@@ -16,6 +16,9 @@ struct CountedRun: Sendable, Hashable {
     /// What the request it was launched for asked for on top of the job's keys: lost
     /// mid-run, it expires the run as the job's own `Requires…=` would.
     var requirements = RequestRequirements()
+    /// Started with policy bypassed (`run`, `simulate launch`, `run-if-stale`): only what stops
+    /// every run (the hard stops, the suspend) stops it, not the job's own needs.
+    var bypassedPolicy = false
 }
 
 /// Live runs, for `MaxConcurrent=` (all kinds) and "one run at a time" per refresh/processing

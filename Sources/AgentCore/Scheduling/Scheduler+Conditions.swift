@@ -59,7 +59,7 @@ extension Scheduler {
             }
             // A run started for a request needs what the request asked for, too.
             let job = counted.requirements.isEmpty ? registered : counted.requirements.adding(to: registered)
-            let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now)
+            let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now, policyBypassed: counted.bypassedPolicy)
             if let frozenRun = frozen[run] {
                 let presenceUnread = conditions.presence == .checking && frozenRun.hold.isUserPresence
                 if lost == nil, !presenceUnread {

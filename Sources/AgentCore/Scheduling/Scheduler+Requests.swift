@@ -99,8 +99,8 @@ extension Scheduler {
         lastRunStart[jobID] = now
         dirty = true
         let run = newRunID()
-        live.launched(CountedRun(identifier: jobID, job: jobID, reason: reason, oneAtATime: job.isDiscretionary),
-                      as: run)
+        live.launched(CountedRun(identifier: jobID, job: jobID, reason: reason, oneAtATime: job.isDiscretionary,
+                                 bypassedPolicy: true), as: run)
         note(jobID, .launched(reason), now: now)
         output.append(.launch(LaunchOrder(job: job.definition, reason: reason, run: run, requestID: requestID)))
         replies.append(.reply(requestID: requestID, .accepted(position: 0)))

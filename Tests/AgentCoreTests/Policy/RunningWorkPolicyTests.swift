@@ -30,6 +30,25 @@ import Testing
         #expect(sim.run(of: processingJob.identifier.rawValue) != nil)
     }
 
+    /// `agentctl run` bypasses policy (docs/agentctl.md): the run it starts is not stopped by
+    /// the loss of what its job needs, only by what stops every run — and not at the next,
+    /// unrelated change of conditions either.
+    @Test func aRunStartedWithPolicyBypassedIsStoppedOnlyByTheHardStops() {
+        var sim = Simulation(settings: settings(maxConcurrent: 8, dailyBudget: 100))
+        sim.defaultDuration = nil
+        sim.send(.conditionsChanged(onBattery(60)))
+        sim.send(.jobsChanged([needy("com.example.backup", power: true)]))
+        sim.send(.launchNow(id("com.example.backup"), reason: .manual, requestID: 1))
+        let backup = sim.run(of: "com.example.backup")
+        #expect(backup != nil)
+        sim.send(.conditionsChanged(onBattery(59)))
+        sim.send(.conditionsChanged(onBattery(15)))
+        #expect(sim.expiries.isEmpty, "a battery under 20 % stops discretionary work, not work a person started")
+        sim.send(.conditionsChanged(onBattery(4)))
+        #expect(sim.expiries.map(\.run) == [backup].compactMap { $0 })
+        #expect(sim.expiries.map(\.reason) == [.battery])
+    }
+
     /// §7 `expired(resource)`: a `Resources=` resource gone (an eGPU unplugged) expires the
     /// runs that named it, continued ones too, and no other.
     @Test func aGPUGoneExpiresTheRunsThatNamedIt() {
