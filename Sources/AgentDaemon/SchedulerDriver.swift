@@ -24,6 +24,8 @@ final class SchedulerDriver {
     var inhibitDelayMax: () -> Duration = { LogindMonitor.defaultInhibitDelay }
     /// After every event, with the scheduler as it now is (metrics, the inputs' sampling).
     var onHandled: ((Scheduler) -> Void)?
+    /// Called before each decision but a change of conditions: refreshes sampled inputs.
+    var beforeDecision: (() -> Void)?
     private(set) var scheduler: Scheduler
     private var timer: TimerToken?
     private var replies: [Int64: SubmitReply] = [:]
@@ -126,6 +128,12 @@ final class SchedulerDriver {
     }
 
     func handle(_ event: SchedulerEvent) {
+        // Inputs that are sampled rather than followed are brought up to date before a decision
+        // that may launch (a change is handled first, as its own event).
+        switch event {
+        case .conditionsChanged, .runProgress, .runStarted: break
+        default: beforeDecision?()
+        }
         time.beforeEvent(event)
         let started = logsDecisionTimes ? MonotonicInstant.now() : nil
         let actions = scheduler.handle(event, now: now)

@@ -204,6 +204,25 @@ import Testing
         #expect(inputs["hottestZone"] as? String == "x86_pkg_temp")
     }
 
+    /// docs/agentd.md: a zone is sampled when work becomes due, so a launch sees the current
+    /// state. An idle agent's last reading is old: a request must wait for the heat, not start
+    /// and be expired at once.
+    @Test func aRequestToAnIdleAgentSeesTheZonesAsTheyAreNow() throws {
+        let sandbox = try Sandbox()
+        let quick = try sandbox.script("quick", "echo ran\n")
+        let machine = try Machine(jobs: ["crunch": "[Job]\nIdentifier=local.crunch\nKind=processing\nExec=\(quick)\n"]) { sysfs, _ in
+            try sysfs.addThermalZone(index: 0, type: "x86_pkg_temp", tempC: 50,
+                                     trips: [("passive", 90), ("critical", 105)])
+        }
+        #expect(try machine.inputs()["thermal"] as? String == "nominal")
+        // Hotter with no event: nothing but a fresh reading can tell.
+        try machine.sysfs.setTemperature(zone: 0, tempC: 95)
+        let asked = try machine.agent.ctl("request", "local.crunch")
+        #expect(asked.status == 0, "\(asked.stderr)")
+        #expect(asked.stdout.contains("waiting: thermal serious"), "\(asked.stdout)")
+        #expect(!machine.agent.logLines.contains { $0.contains("of local.crunch started") })
+    }
+
     // MARK: network
 
     @Test func aJobThatNeedsTheNetworkWaitsForADefaultRoute() throws {

@@ -311,6 +311,17 @@ final class ConditionMonitor {
         }
     }
 
+    /// Before the scheduler decides: unless they are being sampled and were read within a
+    /// sample's interval, the zones are read again, so that a launch sees them as they are
+    /// (docs/agentd.md: sampled when work becomes due), not as they were when the agent was last
+    /// busy. A change reaches the scheduler first.
+    func freshenThermal() {
+        guard started else { return }
+        if busy, let readAt = thermalReadAt, loop.now < readAt + Self.thermalSampleInterval { return }
+        readThermal()
+        recompute()
+    }
+
     private func scheduleThermalSample(after delay: Duration = ConditionMonitor.thermalSampleInterval) {
         thermalSampler = loop.schedule(after: delay) { [unowned self] in
             self.thermalSampler = nil
