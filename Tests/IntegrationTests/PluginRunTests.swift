@@ -514,7 +514,9 @@ func cpuTicks(_ pid: Int32) -> Int {
     @Test func aFailureChainsMailReportWhichMailsTheStopReasonAndTheOutputTail() throws {
         let sandbox = try Sandbox()
         let failing = sandbox.root + "/failing.sh"
-        try "#!/bin/sh\necho 'disk quota exceeded on /srv'\nexit 3\n".write(toFile: failing, atomically: false, encoding: .utf8)
+        // A lone `.` ends a message read by sendmail without -oi: the line after it must arrive.
+        try "#!/bin/sh\necho 'disk quota exceeded on /srv'\necho .\necho 'while writing /srv/x'\nexit 3\n"
+            .write(toFile: failing, atomically: false, encoding: .utf8)
         chmod(failing, 0o755)
         // The shipped plugin, copied where the agent accepts plugins in tests.
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -536,8 +538,9 @@ func cpuTicks(_ pid: Int32) -> Int {
         try agent.waitForLog("of local.report ended: success")
         #expect(agent.logLines.contains { $0.contains("run r000002 of local.report started (chained") })
         let mail = try String(contentsOfFile: sandbox.stateDirectory + "/jobs/local.report/mail.txt", encoding: .utf8)
-        #expect(mail.hasPrefix("ARGS: -t\nTo: admin@example.org\n"))
+        #expect(mail.hasPrefix("ARGS: -t -oi\nTo: admin@example.org\n"))
         #expect(mail.contains("Subject: agentd on ") && mail.contains(": run r000001 ended failure(exit 3)\n"))
-        #expect(mail.contains("Its last output:\n\ndisk quota exceeded on /srv\n"))
+        #expect(mail.contains("MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: 8bit\n"))
+        #expect(mail.contains("Its last output:\n\ndisk quota exceeded on /srv\n.\nwhile writing /srv/x\n"))
     }
 }
