@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AgentCore
+import AgentPOSIX
 import AgentSystem
 import Glibc
 
@@ -18,17 +19,25 @@ struct FailureOutputs {
 
     mutating func take(_ run: RunID) -> [String]? { tails.removeValue(forKey: run) }
 
-    /// Writes `lines` to `name` inside `directory` (the chained run's `STATE_DIRECTORY`, owned
-    /// by its user), readable by that user only. The old file is removed first and the new one
-    /// made with `O_EXCL`: whatever the user planted there (a link) is never written through.
-    static func write(_ lines: [String], directory: String, name: String, owner: UserAccount?) -> Result<String, LaunchProblem> {
+    /// One file per chained job, replaced by its next chained run (one runs at a time): a job
+    /// that keeps failing leaves one file, not one per run.
+    static let fileName = ".agentd-previous-output"
+
+    /// Writes `lines` to ``fileName`` inside `directory` (the chained run's `STATE_DIRECTORY`,
+    /// owned by its user), readable by that user only. The old file is removed first and the new
+    /// one made with `O_EXCL`: whatever the user planted there (a link) is never written through.
+    static func write(_ lines: [String], directory: String, owner: UserAccount?) -> Result<String, LaunchProblem> {
         if case .missing = FileSystem.entry(at: directory) {
             guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
                 return .failure(LaunchProblem("AGENTD_PREVIOUS_OUTPUT: mkdir \(directory): \(SystemError.text(errno))"))
             }
             if let owner, geteuid() == 0 { _ = chown(directory, owner.uid, owner.gid) }
         }
-        let path = directory + "/" + name
+        // Files of the earlier naming, one per run (`.agentd-previous-output-r000042`), go.
+        for stale in SmallFile.entries(directory) where stale.hasPrefix(fileName + "-r") {
+            unlink(directory + "/" + stale)
+        }
+        let path = directory + "/" + fileName
         unlink(path)
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else {

@@ -120,7 +120,7 @@ final class RunLauncher: RunLaunching {
         }
         var previousOutput: String?
         if let lines = run.previousOutput, index == 0 {
-            switch FailureOutputs.write(lines, directory: stateDirectory, name: ".agentd-previous-output-\(run.state.chainedInput?.previousRunID.description ?? "")", owner: user) {
+            switch FailureOutputs.write(lines, directory: stateDirectory, owner: user) {
             case .success(let path): previousOutput = path
             case .failure(let problem): return .failure(problem)
             }

@@ -543,4 +543,28 @@ func cpuTicks(_ pid: Int32) -> Int {
         #expect(mail.contains("MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: 8bit\n"))
         #expect(mail.contains("Its last output:\n\ndisk quota exceeded on /srv\n.\nwhile writing /srv/x\n"))
     }
+
+    /// A job that keeps failing leaves its report job one output file, not one per failure.
+    @Test func eachFailureReplacesTheOutputFileItsReportGets() throws {
+        let sandbox = try Sandbox()
+        let failing = try sandbox.script("failing", "echo \"failed at $AGENTD_RUN_ID\"\nexit 3\n")
+        let report = try sandbox.script("report", "cat \"$AGENTD_PREVIOUS_OUTPUT\"\n")
+        try sandbox.write("jobs.d/failing.job", "[Job]\nIdentifier=local.failing\nExec=\(failing)\nOnFailure=local.report\n")
+        try sandbox.write("jobs.d/report.job", "[Job]\nIdentifier=local.report\nExec=\(report)\n")
+        // Chained runs are spaced like triggers: the second report must not wait 15 min.
+        try sandbox.write("agentd.conf", "[Agent]\nTriggerSpacing=1s\n")
+        // An output file of the earlier naming, one per run, is cleared away too.
+        let state = sandbox.stateDirectory + "/jobs/local.report"
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: state + "/.agentd-previous-output-r000007", contents: Data("old\n".utf8))
+        let agent = try AgentProcess(sandbox: sandbox)
+        for (failed, reported) in [("r000001", "r000002"), ("r000003", "r000004")] {
+            #expect(try agent.ctl("simulate", "launch", "local.failing").status == 0)
+            try agent.waitForLog("run \(reported) of local.report ended: success")
+            let logs = try agent.ctl("logs", reported).stdout
+            #expect(logs.contains("failed at \(failed)"), "\(logs)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.hasPrefix(".agentd-previous-output") }
+        #expect(files == [".agentd-previous-output"], "\(files)")
+    }
 }
