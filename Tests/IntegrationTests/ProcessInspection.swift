@@ -74,8 +74,20 @@ enum ProcessInspection {
         }
     }
 
+    /// How many descriptors `pid` holds once it is between two pieces of work: the agent opens
+    /// files for a moment (a sysfs directory read before each decision, the state directory
+    /// for a sync), so the count is read until two readings 20 ms apart agree (at most 2 s).
     static func openDescriptors(of pid: Int32) -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
+        func count() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
+        var last = count()
+        let deadline = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < deadline {
+            usleep(20_000)
+            let next = count()
+            if next == last { return next }
+            last = next
+        }
+        return last
     }
 
     /// What each descriptor of `pid` is open on (`3 -> pipe:[1234]`), for a failure message.
