@@ -211,8 +211,10 @@ final class RunLauncher: RunLaunching {
     /// for it). Its parent, shared by every job, is made here when missing.
     private func prepareStateDirectory(_ path: String, for user: UserAccount?) -> Result<mode_t?, LaunchProblem> {
         switch FileSystem.entry(at: path) {
-        case .directory(let uid, let gid):
-            if user.map({ $0.uid == uid && $0.gid == gid }) ?? true { return .success(nil) }
+        case .directory(let uid, let gid, let mode):
+            // plugin-protocol.md: owned by the run's user and 0700, that user's alone; a mode
+            // loosened since (chmod 777) is set back as a wrong owner is.
+            if user.map({ $0.uid == uid && $0.gid == gid }) ?? true, mode == 0o700 { return .success(nil) }
         case .symbolicLink, .other:
             // Never followed: a link planted there would have the run's user given its target.
             return .failure(LaunchProblem("state directory: \(path) is not a directory (a symbolic link or "

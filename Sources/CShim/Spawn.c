@@ -252,7 +252,6 @@ CSHIM_CHILD_CODE static int child_main(void *raw) {
     const char *to_make = r->made_directory ? r->made_directory : r->working_directory;
     if (r->make_working_directory && to_make) {
         rc = SYS3(SYS_mkdirat, AT_FDCWD, to_make, r->working_directory_mode);
-        int made = rc == 0;
         if (rc < 0 && rc != -EEXIST) {
             step = step_mkdir;
             goto fail;
@@ -263,7 +262,8 @@ CSHIM_CHILD_CODE static int child_main(void *raw) {
             step = step_mkdir;
             goto fail;
         }
-        if (made) CHECK(SYS2(SYS_fchmod, dir, r->working_directory_mode), step_mkdir);
+        // Made now, or there with a wrong owner or mode: either way it ends the run's user's alone.
+        CHECK(SYS2(SYS_fchmod, dir, r->working_directory_mode), step_mkdir);
         if (r->drop_privileges) CHECK(SYS3(SYS_fchown, dir, r->uid, r->gid), step_chown);
         SYS1(SYS_close, dir);
     }

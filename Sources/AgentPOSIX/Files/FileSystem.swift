@@ -47,7 +47,8 @@ public enum FileSystem {
     /// What is at `path` itself, a symbolic link not followed.
     public enum Entry: Equatable {
         case missing
-        case directory(uid: uid_t, gid: gid_t)
+        /// `mode`: its permission bits.
+        case directory(uid: uid_t, gid: gid_t, mode: mode_t)
         case symbolicLink
         /// A file, device, socket…: anything else.
         case other
@@ -57,7 +58,7 @@ public enum FileSystem {
         var info = stat()
         guard lstat(path, &info) == 0 else { return .missing }
         switch info.st_mode & S_IFMT {
-        case S_IFDIR: return .directory(uid: info.st_uid, gid: info.st_gid)
+        case S_IFDIR: return .directory(uid: info.st_uid, gid: info.st_gid, mode: info.st_mode & 0o7777)
         case S_IFLNK: return .symbolicLink
         default: return .other
         }
