@@ -172,7 +172,9 @@ final class RunLauncher: RunLaunching {
 
     func problem(of failure: SpawnFailure, job: JobDefinition) -> LaunchProblem {
         if failure.step == "chdir" {
-            let home = (geteuid() == 0 ? job.user.flatMap { users.lookup($0, now: loop.now) } : nil)?.home ?? ownAccount.home
+            // The run's user as the launch chose it: its User=, else DefaultUser= (nobody).
+            let name = job.user ?? catalogue.settings.resolvedDefaultUser(privileged: true, agentUserName: "root")
+            let home = (geteuid() == 0 ? users.lookup(name, now: loop.now) : nil)?.home ?? ownAccount.home
             return LaunchProblem("WorkingDirectory=\(workingDirectory(of: job, home: home)): \(SystemError.text(failure.errno))")
         }
         if failure.isWorkingDirectory {

@@ -305,6 +305,21 @@ import Testing
         #expect(again[.ownerAccountName] as? String == "nobody")
     }
 
+    /// `WorkingDirectory=~` of a job without `User=` is the home of the user it runs as
+    /// (DefaultUser=, nobody), and a failed chdir names that directory.
+    @Test(.enabled(if: getuid() == 0, "needs root: the plugin runs as nobody"))
+    func aHomeWorkingDirectoryIsTheRunsUsersAndItsFailureNamesIt() throws {
+        let home = try #require(getpwnam("nobody")).pointee.pw_dir.map { String(cString: $0) } ?? ""
+        var info = stat()
+        try #require(stat(home, &info) != 0, "nobody's home \(home) exists here: nothing to show")
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/home.job", "[Job]\nIdentifier=local.home\nExec=/bin/true\nWorkingDirectory=~\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.home").status == 0)
+        let ended = try agent.waitForLog("of local.home ended:")
+        #expect(ended.contains("spawn-failed(WorkingDirectory=\(home): No such file or directory)"), "\(ended)")
+    }
+
     /// The child makes a job's state directory at its first run; when it cannot, the run ends
     /// spawn-failed naming the directory and what to look at.
     @Test(.enabled(if: getuid() == 0, "needs root: chattr +i"))
