@@ -287,8 +287,11 @@ struct ControlHandler {
                 reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
                 return
             }
-            // No job at all: an unknown identifier, as in every command (a typo, with did-you-mean).
-            guard isKnown(id) else { return reply(.failure(.notFound, noJob(id))) }
+            // No job by that name, where a manifest permits it or it is a slip for one: an unknown
+            // identifier, as in every command (with did-you-mean). Else not permitted (exit 3).
+            if !isKnown(id), catalogue.registry.permitsAnywhere(id) || likelyJob(for: id) != nil {
+                return reply(.failure(.notFound, noJob(id)))
+            }
             reply(.failure(.notPermitted, "not-permitted: no registered continued job accepts \(id) (a job with that identifier, or one whose identifier is a prefix permitted with .* in a manifest)"))
             return
         }
@@ -494,12 +497,16 @@ struct ControlHandler {
 
     /// `no job local.tidy-tpm; did you mean local.tidy-tmp? (see agentctl list)`.
     func noJob(_ id: Identifier) -> String {
+        let hint = likelyJob(for: id).map { "; did you mean \($0)?" } ?? ""
+        return "no job \(id)\(hint) (see agentctl list)"
+    }
+
+    /// The job `id` is likely a slip for, if any.
+    func likelyJob(for id: Identifier) -> String? {
         let known = catalogue.registry.allJobs.map(\.definition.identifier.rawValue)
         // A drop-in script's identifier is local.NAME: NAME alone is the likeliest slip.
         let local = DropInScript.identifierPrefix + id.rawValue
-        let guess = known.contains(local) ? local : NameSuggestion.closest(to: id.rawValue, among: known)
-        let hint = guess.map { "; did you mean \($0)?" } ?? ""
-        return "no job \(id)\(hint) (see agentctl list)"
+        return known.contains(local) ? local : NameSuggestion.closest(to: id.rawValue, among: known)
     }
 
     private static func record(_ row: StoredRun, withLogTail: Bool) -> RunRecord {

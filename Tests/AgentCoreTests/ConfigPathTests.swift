@@ -118,15 +118,15 @@ struct ConfigDirectoryRuleTests {
 
     @Test(arguments: warned)
     func aDirectoryOthersMayChangeIsAWarning(_ owner: UInt32, _ mode: UInt32, _ context: ConfigContext, _ message: String) {
-        let warning = ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: owner, mode: mode),
+        let warning = ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: owner, mode: mode), relativePath: "jobs.d",
                                                   absolutePath: "/etc/agentd/jobs.d", context: context)
-        #expect(warning == ConfigDiagnostic(path: "/etc/agentd/jobs.d", severity: .warning, message: message))
+        #expect(warning == ConfigDiagnostic(path: "jobs.d", severity: .warning, message: message))
     }
 
     /// The sticky bit keeps others to their own files, which the agent refuses anyway.
     @Test(arguments: [(UInt32(0), UInt32(0o40755)), (0, 0o41777), (1000, 0o40700)])
     func aDirectoryOnlyRootOrTheAgentCanChangeIsFine(_ owner: UInt32, _ mode: UInt32) {
-        #expect(ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: owner, mode: mode),
+        #expect(ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: owner, mode: mode), relativePath: "jobs.d",
                                             absolutePath: "/etc/agentd/jobs.d", context: Self.user) == nil)
     }
 }

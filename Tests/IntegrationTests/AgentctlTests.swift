@@ -101,7 +101,8 @@ import Testing
         try sandbox.write("jobs.d/good.job", sandbox.jobFile("good"))
         let jobs = sandbox.configDirectory + "/jobs.d"
         #expect(chmod(jobs, 0o777) == 0)
-        let warning = "\(jobs): warning: is group- and world-writable, so others can remove or rename the files in it; "
+        // Named relative to the config directory, as every diagnostic is (json.md); the advice whole.
+        let warning = "jobs.d: warning: is group- and world-writable, so others can remove or rename the files in it; "
             + "run chmod go-w \(jobs)"
         let check = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
@@ -121,7 +122,7 @@ import Testing
         try sandbox.write("jobs.d", "x\n")
         let file = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
         #expect(file.status == 1, "\(file.stdout)")
-        #expect(file.stdout.contains("\(jobs): is not a directory (a file, or a link to nothing)"), "\(file.stdout)")
+        #expect(file.stdout.contains("jobs.d: is not a directory (a file, or a link to nothing)"), "\(file.stdout)")
         try FileManager.default.removeItem(atPath: jobs)
         try FileManager.default.createSymbolicLink(atPath: jobs, withDestinationPath: "/nonexistent")
         let dangling = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])

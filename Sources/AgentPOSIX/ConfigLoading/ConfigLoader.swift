@@ -68,11 +68,12 @@ public struct ConfigLoader {
     /// Warnings about the config directories themselves, as they are now: one others may write
     /// to can lose its files (`ConfigDirectoryRule`).
     public func directoryWarnings() -> [ConfigDiagnostic] {
-        [configDirectory, configDirectory + "/manifests.d", configDirectory + "/jobs.d"].compactMap { path in
+        [".", "manifests.d", "jobs.d"].compactMap { name in
+            let path = name == "." ? configDirectory : configDirectory + "/" + name
             var info = stat()
             guard stat(path, &info) == 0 else { return nil }
             return ConfigDirectoryRule.warning(facts: FileFacts(ownerUID: info.st_uid, mode: info.st_mode, groupID: info.st_gid),
-                                               absolutePath: path, context: registry.context)
+                                               relativePath: name, absolutePath: path, context: registry.context)
         }
     }
 
@@ -83,7 +84,7 @@ public struct ConfigLoader {
             let path = configDirectory + "/" + name
             var entry = stat()
             guard lstat(path, &entry) == 0, !isDirectory(path) else { return nil }
-            return ConfigDiagnostic(path: path, message: "is not a directory (a file, or a link to nothing), so agentd "
+            return ConfigDiagnostic(path: name, message: "is not a directory (a file, or a link to nothing), so agentd "
                 + "reads nothing from it and keeps what it last read there: make it one (rm \(path) && mkdir \(path))")
         }
     }
