@@ -47,8 +47,9 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     /// `WakeSystem=`: `armed for Thu 03:00 (local.backup)`, or `refused: …` where the machine
     /// cannot wake itself; nil without a WakeSystem= slot to come.
     public var wakeAlarm: String?
-    /// The instant the wake-up alarm is armed for, as the kernel reads it back (unix seconds).
-    public var wakeAlarmAt: Double?
+    /// The instant the wake-up alarm is armed for, as the kernel reads it back (unix seconds; an
+    /// RFC 3339 instant in JSON, as every instant: DESIGN §8).
+    @OptionalInstant<EpochFractionalSeconds> public var wakeAlarmAt: Double?
 
     public init(power: Reported<PowerInput>, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
                 lowPowerSource: String, thermal: Reported<ThermalState>, hottestZone: String?, hottestCelsius: Double?,
