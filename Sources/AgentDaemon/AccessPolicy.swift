@@ -168,7 +168,8 @@ enum VerbRefusal: Error, Equatable, CustomStringConvertible {
         switch self {
         case .otherUsersAgent(let command): "\(command.rawValue) changes this user's agent: only its own user may"
         case .notAdministrator(let command): "\(command.rawValue) changes the agent: run it as root or as a member of group agentd"
-        case .notRoot(let command): "\(command.rawValue) is for root: run it with sudo"
+        // As a person types it: `simulate launch`, not the socket's `simulate-launch`.
+        case .notRoot(let command): "\(command == .simulateLaunch ? "simulate launch" : command == .simulateExpire ? "simulate expire" : command.rawValue) is for root: run it with sudo"
         }
     }
 }

@@ -63,7 +63,7 @@ import Testing
     static let agentMessages: [(ControlError.Code, String)] = [
         (.badRequest, "malformed request: expected one JSON object per line with a \"command\" field (status, list)"),
         (.accessDenied, "cancel changes the agent: run it as root or as a member of group agentd"),
-        (.accessDenied, "simulate-launch is for root: run it with sudo"),
+        (.accessDenied, "simulate launch is for root: run it with sudo"),
         (.accessDenied, "lowpower is for root: run it with sudo"),
         (.badRequest, "lowpower needs on, off or auto (got nothing)"),
         (.badRequest, "an identifier is needed"),

@@ -401,6 +401,10 @@ import Testing
         #expect(open.stdout.contains("r000002: secret output of local.open"), "\(open.stdout)")
         let hers = try ctl(as: alice, "logs", "local.secret")
         #expect(hers.stdout.contains("r000001: secret output of local.secret"), "\(hers.stdout)")
+        // simulate is root's alone; the refusal names the command as it was typed.
+        let simulated = try ctl(as: alice, "simulate", "launch", "local.secret")
+        #expect(simulated.status == 1 && simulated.stderr.contains("simulate launch is for root: run it with sudo"),
+                "\(simulated.stderr)")
     }
 }
 
