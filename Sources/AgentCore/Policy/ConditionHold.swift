@@ -44,7 +44,8 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .memoryPressure: "memory pressure"
         case .resource(let name): "resource \(name)"
         case .sleep: "machine about to sleep"
-        case .userActive(let idle, let needed): "user active (idle \(idle) min of \(needed))"
+        // An IdleFor= under a minute counts no whole minutes: "idle 0 min of 0" would say nothing.
+        case .userActive(let idle, let needed): needed == 0 ? "user active" : "user active (idle \(idle) min of \(needed))"
         case .presenceChecking: "user presence not read yet (logind)"
         }
     }

@@ -103,5 +103,8 @@ import Testing
         #expect(WaitReason.condition(.externalPower).description == "external power")
         #expect(WaitReason.condition(.thermal(.serious)).description == "thermal serious")
         #expect(WaitReason.condition(.batteryLow(percent: 15)).description == "battery low (15%)")
+        #expect(WaitReason.condition(.userActive(idleMinutes: 3, of: 15)).description == "user active (idle 3 min of 15)")
+        // IdleFor= under a minute counts no whole minutes: no "idle 0 min of 0".
+        #expect(ConditionHold.userActive(idleMinutes: 0, of: 0).description == "user active")
     }
 }
