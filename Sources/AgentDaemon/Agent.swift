@@ -158,7 +158,7 @@ public final class Agent {
         // timer, which stood still while it slept.
         conditions.wake.onFired = { [unowned scheduling] in scheduling.handle(.tick) }
         scheduling.inhibitDelayMax = { [unowned conditions] in conditions.logind.inhibitDelayMax }
-        scheduling.beforeDecision = { [unowned conditions] in conditions.freshenThermal() }
+        scheduling.beforeDecision = { [unowned conditions] in conditions.freshenSampledInputs() }
         scheduling.onHandled = { [unowned metricsWriter, unowned conditions, unowned runs = self.runs,
                                   unowned scheduling] scheduler in
             metricsWriter.markDirty()

@@ -293,6 +293,23 @@ import Testing
         #expect(try machine.inputs()["lowPowerSource"] as? String == "off (agentctl)")
     }
 
+    /// The kernel tells a platform profile change with sysfs_notify, not a uevent: a decision
+    /// reads the profile as it is now, so a request after the switch waits on battery.
+    @Test func aPlatformProfileSwitchedWithoutAnEventIsSeenByTheNextDecision() throws {
+        let sandbox = try Sandbox()
+        let quick = try sandbox.script("quick", "exit 0\n")
+        let machine = try Machine(jobs: ["clean": "[Job]\nIdentifier=local.clean\nKind=processing\nExec=\(quick)\n"]) { sysfs, _ in
+            try sysfs.setOnline("AC", false)
+            try sysfs.setStatus("BAT0", "Discharging")
+            try sysfs.setPlatformProfile("balanced")
+        }
+        #expect(try machine.inputs()["lowPower"] as? Bool == false)
+        try machine.sysfs.setPlatformProfile("low-power")
+        let asked = try machine.agent.ctl("request", "local.clean")
+        #expect(asked.status == 0 && asked.stdout.contains("waiting: low-power mode"), "\(asked.stdout)\(asked.stderr)")
+        #expect(try machine.inputs()["lowPowerSource"] as? String == "auto (platform_profile)")
+    }
+
     @Test func aGPUJobIsRefusedOnAMachineWithoutOne() throws {
         let sandbox = try Sandbox()
         let quick = try sandbox.script("quick", "exit 0\n")

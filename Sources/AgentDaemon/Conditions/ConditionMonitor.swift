@@ -301,7 +301,7 @@ final class ConditionMonitor {
             if let readAt = thermalReadAt, loop.now < readAt + Self.thermalSampleInterval {
                 scheduleThermalSample(after: loop.now.duration(to: readAt + Self.thermalSampleInterval))
             } else {
-                readThermal()
+                readSampled()
                 recompute()
                 scheduleThermalSample()
             }
@@ -312,21 +312,28 @@ final class ConditionMonitor {
     }
 
     /// Before the scheduler decides: unless they are being sampled and were read within a
-    /// sample's interval, the zones are read again, so that a launch sees them as they are
-    /// (docs/agentd.md: sampled when work becomes due), not as they were when the agent was last
-    /// busy. A change reaches the scheduler first.
-    func freshenThermal() {
+    /// sample's interval, the zones and the platform profile are read again, so that a launch
+    /// sees them as they are (docs/agentd.md: sampled when work becomes due), not as they were
+    /// when the agent was last busy. A change reaches the scheduler first.
+    func freshenSampledInputs() {
         guard started else { return }
         if busy, let readAt = thermalReadAt, loop.now < readAt + Self.thermalSampleInterval { return }
-        readThermal()
+        readSampled()
         recompute()
+    }
+
+    /// What no kernel event announces reliably: the zones creeping toward a trip, and the
+    /// platform profile (the kernel signals its change with sysfs_notify, not a uevent).
+    private func readSampled() {
+        readThermal()
+        readPlatformProfile()
     }
 
     private func scheduleThermalSample(after delay: Duration = ConditionMonitor.thermalSampleInterval) {
         thermalSampler = loop.schedule(after: delay) { [unowned self] in
             self.thermalSampler = nil
             guard self.busy else { return }
-            self.readThermal()
+            self.readSampled()
             self.recompute()
             self.scheduleThermalSample()
         }
