@@ -158,6 +158,20 @@ extension Scheduler {
     /// New agentd.conf: `Deny=` re-evaluated for every job, trigger spacing for every pending
     /// trigger, `BatteryLow=`/`BatteryCritical=` for held and running work; budget and
     /// `MaxConcurrent` apply at the next decision.
+    /// Chained requests still held by `TriggerSpacing=` wait for the new spacing instead.
+    private mutating func respaceChainedRequests(now: SchedulerTime) {
+        for (id, last) in chainSpacedAfter.sorted(by: { $0.key < $1.key }) {
+            guard let chainedAt = jobs[id]?.request.chainedAt, chainedAt > now else {
+                chainSpacedAfter[id] = nil
+                continue
+            }
+            let at = max(now, TriggerSpacing.spacingEnd(lastLaunch: last, spacing: settings.triggerSpacing))
+            jobs[id]?.request.chainedAt = at
+            lastChainRequest[id] = at
+            reschedule(id, now: now)
+        }
+    }
+
     mutating func settingsChanged(_ new: AgentSettings, now: SchedulerTime) {
         let old = settings
         settings = new
@@ -175,6 +189,7 @@ extension Scheduler {
             for id in pendingTriggers.sorted() where jobs[id] != nil {
                 reschedule(id, now: now)
             }
+            respaceChainedRequests(now: now)
         }
         if old.batteryLow != new.batteryLow || old.batteryCritical != new.batteryCritical {
             // The same battery level may now hold work back or release it, and runs may now

@@ -104,9 +104,12 @@ extension Scheduler {
             if let last = lastChainRequest[next] {
                 at = max(now, TriggerSpacing.spacingEnd(lastLaunch: last, spacing: spacing))
             }
-            if at > now {
+            if at > now, let last = lastChainRequest[next] {
                 log("\(jobID): \(key.rawValue)=\(next) was chained less than TriggerSpacing="
                     + "\(TimeSpan.format(spacing)) ago; it waits \(TimeSpan.format(at.duration(since: now)))")
+                chainSpacedAfter[next] = last
+            } else {
+                chainSpacedAfter[next] = nil
             }
             lastChainRequest[next] = at
             jobs[next]?.request.chainedAt = at

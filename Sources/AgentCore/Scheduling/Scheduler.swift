@@ -84,6 +84,9 @@ public struct Scheduler: Sendable {
     /// When each identifier was last asked for by an `OnSuccess=` chain (not persisted): chains
     /// are spaced by `TriggerSpacing=` like triggers, so no cycle can run away.
     var lastChainRequest: [Identifier: SchedulerTime] = [:]
+    /// A chained request held back by `TriggerSpacing=`: the chain request it is spaced after,
+    /// so that a live change of the spacing moves it as it moves a pending trigger.
+    var chainSpacedAfter: [Identifier: SchedulerTime] = [:]
     /// Restored submissions whose job is not registered (yet): kept until the next
     /// `.jobsChanged` attaches or drops them.
     var orphanSubmissions: [Submission] = []

@@ -156,4 +156,21 @@ import Testing
         }
         #expect(sim.logs.contains { $0.contains("was chained less than TriggerSpacing=15min ago") })
     }
+
+    /// agentd.conf is picked up live (DESIGN §3): a chained request held by the old spacing
+    /// waits for the new one, as a pending trigger does.
+    @Test func aChainedRequestHeldBySpacingFollowsALiveChangeOfIt() {
+        var sim = Simulation(settings: settings(dailyBudget: 1000, triggerSpacing: minutes(15)),
+                             jobs: [job("com.example.a", .processing, onSuccess: "com.example.b"),
+                                    job("com.example.b", .processing)])
+        sim.send(.trigger(id("com.example.a")))
+        sim.advance(by: minutes(1))
+        #expect(sim.launches(of: "com.example.b").count == 1)
+        sim.send(.launchNow(id("com.example.a"), reason: .manual, requestID: 1))
+        sim.advance(by: minutes(1))
+        #expect(sim.launches(of: "com.example.b").count == 1, "the second chain waits for the spacing")
+        sim.send(.settingsChanged(settings(dailyBudget: 1000, triggerSpacing: .seconds(1))))
+        sim.advance(by: .seconds(5))
+        #expect(sim.launches(of: "com.example.b").count == 2, "held by the old 15 min after the change to 1 s")
+    }
 }
