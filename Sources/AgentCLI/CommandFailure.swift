@@ -36,7 +36,8 @@ public struct CommandFailure: Error, Sendable, Equatable {
 /// one chosen by the error code.
 public enum ErrorAdvice {
     /// Phrases that show a message already tells people what to do.
-    static let nextStepMarkers = ["(see ", "(wait", "(is it", "(check", "agentctl ", "run it ", "add it", "sudo", "try "]
+    static let nextStepMarkers = ["(see ", "(wait", "(is it", "(check", "agentctl ", "run it ", "add it", "sudo", "try ",
+                                  "submit again"]
 
     /// Whether `message` already says what to do next.
     public static func hasNextStep(_ message: String) -> Bool {

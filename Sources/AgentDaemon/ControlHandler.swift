@@ -329,7 +329,8 @@ struct ControlHandler {
         case .condition(.thermal(.critical)): return "let the machine cool down (agentctl status shows the thermal state), then submit again"
         case .condition(.resource(let name)): return "this machine has no \(name) (see agentctl resources)"
         case .agentStopping: return "agentd is stopping; submit again once it has restarted, or with strategy queue (queued work starts after the restart; \(Self.queueSpelling))"
-        default: return "strategy fail does not wait: submit again later, or with strategy queue to wait for a slot (\(Self.queueSpelling))"
+        // It waits for whatever holds it (a slot, the network, power), not only for a slot.
+        default: return "strategy fail does not wait: submit again later, or with strategy queue to wait until it can start (\(Self.queueSpelling))"
         }
     }
 

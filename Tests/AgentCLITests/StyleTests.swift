@@ -86,6 +86,14 @@ import Testing
         }
     }
 
+    /// A refusal that says what to do already gets no second, generic step.
+    @Test func aRefusalThatSaysWhatToDoGetsNoSecondStep() {
+        let failure = CommandFailure(ControlError(code: .unavailable,
+                                                  message: "local.x cannot start now (battery critical (3%)): plug in external power, then submit again"),
+                                     command: .submit)
+        #expect(failure.message == "local.x cannot start now (battery critical (3%)): plug in external power, then submit again")
+    }
+
     @Test func lowpowerForANonRootCallerPassesTheAgentsRefusalOn() {
         let failure = CommandFailure(ControlError(code: .accessDenied, message: "lowpower is for root: run it with sudo"),
                                      command: .lowpower)
