@@ -33,7 +33,8 @@ struct WallClockGate {
         }
         guard let due else { return nil }
         let begin = due + offset
-        let gate: WaitReason = slotBinds ? .schedule(next: begin) : .interval(earliest: begin)
+        let gate: WaitReason = slotBinds ? .schedule(next: begin)
+            : .interval(earliest: begin, factor: lastRunStart == nil ? 1 : intervalFactor)
         return LaunchCandidate(eligibleAt: begin, dueSince: begin, reason: .scheduled, timeGate: gate)
     }
 

@@ -151,7 +151,7 @@ struct JobSchedule: Sendable {
             // Until the boot launch the interval waits: that launch stands in for its first.
             let due = lastRunStart.map { $0 + interval * intervalFactor } ?? firstSeen
             consider(LaunchCandidate(eligibleAt: due, dueSince: due, reason: .scheduled,
-                                     timeGate: .interval(earliest: due)))
+                                     timeGate: .interval(earliest: due, factor: lastRunStart == nil ? 1 : intervalFactor)))
         }
         if let retryAt = request.retryAt {
             consider(LaunchCandidate(eligibleAt: retryAt, dueSince: retryAt, reason: .retry,

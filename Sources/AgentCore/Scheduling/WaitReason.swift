@@ -5,8 +5,9 @@
 /// formats the time for people: `waiting: interval (earliest 14:05)`,
 /// `waiting: budget of com.example.photos (12/12, refills 00:00)`.
 public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
-    /// Not due yet: its `Interval=` since the last run ends at `earliest`.
-    case interval(earliest: SchedulerTime)
+    /// Not due yet: its `Interval=` since the last run ends at `earliest`; `factor` 4 while
+    /// low-power mode stretches a refresh job's interval (DESIGN §6), so the wait says why.
+    case interval(earliest: SchedulerTime, factor: Int = 1)
     /// Not due yet: its `AfterBoot=` span since the machine booted ends at `earliest`.
     case afterBoot(earliest: SchedulerTime)
     /// The day's `DailyBudget=` of discretionary launches of the job's manifest is spent; it
@@ -44,7 +45,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .interval: "interval"
+        case .interval(_, let factor): factor > 1 ? "interval ×\(factor) in low-power mode" : "interval"
         case .afterBoot: "after boot"
         case .budget(let hold): hold.account == BudgetAccounts.fallback ? "budget" : "budget of \(hold.account)"
         case .paused: "paused"
@@ -67,7 +68,7 @@ public enum WaitReason: Sendable, Hashable, CustomStringConvertible {
     /// The time the reason names, if any: the earliest begin, the refill or the catch-up slot.
     public var time: SchedulerTime? {
         switch self {
-        case .interval(let t), .afterBoot(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t), .requested(let t):
+        case .interval(let t, _), .afterBoot(let t), .triggerSpacing(let t), .retry(let t), .catchUp(let t), .requested(let t):
             t
         case .budget(let hold):
             hold.refillsAt

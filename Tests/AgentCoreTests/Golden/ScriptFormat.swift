@@ -29,7 +29,7 @@ struct ScriptFormat {
     /// A wait reason with the time it names, as `pending` shows it.
     func reason(_ reason: WaitReason) -> String {
         switch reason {
-        case .interval(let t): "interval (earliest \(time(t)))"
+        case .interval(let t, let factor): "interval\(factor > 1 ? " ×\(factor) in low-power mode" : "") (earliest \(time(t)))"
         case .afterBoot(let t): "after boot (earliest \(time(t)))"
         case .budget(let s): "\(reason.description) (\(s.used)/\(s.limit), refills \(time(s.refillsAt)))"
         case .triggerSpacing(let t): "trigger spacing (earliest \(time(t)))"
