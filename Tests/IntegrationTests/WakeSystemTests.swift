@@ -28,7 +28,8 @@ import Testing
         let agent = try AgentProcess(sandbox: sandbox)
         try agent.waitForLog("wake: alarm armed for")
         let inputs = try Self.inputs(agent)
-        let armed = try #require(inputs["wakeAlarmAt"] as? Double)
+        // An RFC 3339 instant, as every instant in --json (DESIGN §8).
+        let armed = Double(try #require(JSONInstant.milliseconds(inputs["wakeAlarmAt"]), "\(inputs)")) / 1000
         #expect(abs(armed - expected) < 1, "armed for \(armed), the slot is \(expected)")
         #expect((inputs["wakeAlarm"] as? String)?.hasSuffix("(local.backup)") == true)
         let check = try runCommand(Binaries.agentctl, ["check", sandbox.configDirectory])
@@ -40,7 +41,7 @@ import Testing
         #expect(try Self.inputs(agent)["wakeAlarmAt"] == nil)
         // Enabled again: armed again for the same slot.
         #expect(try agent.ctl("enable", "local.backup").status == 0)
-        let again = try #require(try Self.inputs(agent)["wakeAlarmAt"] as? Double)
+        let again = Double(try #require(JSONInstant.milliseconds(try Self.inputs(agent)["wakeAlarmAt"]))) / 1000
         #expect(abs(again - expected) < 1)
     }
 
