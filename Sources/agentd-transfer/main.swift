@@ -6,6 +6,11 @@ import Glibc
 import TransferCore
 
 TerminationSignal.block()
+// Asked how to call it (as every command answers): the usage on stdout, exit 0.
+if CommandLine.arguments.dropFirst().first.map({ $0 == "--help" || $0 == "-h" }) == true {
+    print(TransferArguments.usage + "\n(see agentd-transfer(1))")
+    exit(0)
+}
 switch TransferArguments.parse(Array(CommandLine.arguments.dropFirst())) {
 case .failure(let error):
     Output.message(error.message)

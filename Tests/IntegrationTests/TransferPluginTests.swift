@@ -9,6 +9,14 @@ extension Binaries {
     static var transfer: String { directory + "/agentd-transfer" }
 }
 
+/// Asked how to call it, the plugin says so and succeeds; a wrong call is a usage error (exit 2).
+@Test func transferHelpPrintsItsUsageAndAWrongCallExitsTwo() throws {
+    let help = try runCommand(Binaries.transfer, ["--help"])
+    #expect(help.status == 0 && help.stdout.hasPrefix("usage: transfer [--sha256 HEX]"), "\(help)")
+    let wrong = try runCommand(Binaries.transfer, ["--bogus"])
+    #expect(wrong.status == 2 && wrong.stderr.contains("unknown option --bogus"), "\(wrong)")
+}
+
 /// The transfer plugin (issue 15, docs/transfer.md) against a real nginx on 127.0.0.1.
 @Suite(.serialized, .enabled(if: NginxServer.available, "nginx is not installed (apt-get install nginx; install-deps.sh does)"))
 struct TransferPluginTests {
