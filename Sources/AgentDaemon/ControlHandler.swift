@@ -385,6 +385,9 @@ struct ControlHandler {
             return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is already running as \(running) (wait for it, or agentctl cancel \(running))"))
         case .failure(.cannotStartNow(.agentStopping)):
             return .failure(ControlError(code: .unavailable, message: "agentd is stopping: nothing new starts (try again once it has restarted)"))
+        case .failure(.cannotStartNow(.denied)):
+            return .failure(ControlError(code: .unavailable, message: "\(job.identifier) is disabled: a stale job is not run "
+                + "while disabled (agentctl enable \(job.identifier) lets it run; agentctl run \(job.identifier) runs it once anyway)"))
         case .failure(.cannotStartNow(.condition(.sleep))):
             return .failure(ControlError(code: .unavailable, message: "the machine is about to sleep: nothing starts now "
                 + "(run it again after the resume; agentctl request \(job.identifier) runs it once the machine is back)"))

@@ -89,6 +89,12 @@ extension Scheduler {
             replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.running))))
             return
         }
+        // run-if-stale (reason triggered) is an app's fallback, not a person's "run it now":
+        // a job a person disabled stays disabled for it (`run` and `simulate launch` override).
+        if reason == .triggered, disabled.contains(jobID) {
+            replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.denied))))
+            return
+        }
         // Policy is bypassed, but not the suspend: a run started now would be expired (or
         // frozen) at once, without the sleep lock, as nothing starts before sleep (DESIGN §6).
         if conditions.sleeping {

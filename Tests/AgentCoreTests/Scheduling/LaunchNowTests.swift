@@ -45,6 +45,17 @@ import Testing
         #expect(sim.launches.isEmpty)
     }
 
+    /// run-if-stale is an app's fallback: a job a person disabled is not run by it; a
+    /// person's `run` (reason manual) still runs it.
+    @Test func runIfStaleDoesNotRunADisabledJobButRunDoes() {
+        var sim = Simulation(jobs: [job("com.example.feed")], durations: ["com.example.feed": nil])
+        sim.send(.setEnabled(id("com.example.feed"), false))
+        sim.send(.launchNow(id("com.example.feed"), reason: .triggered, requestID: 1))
+        #expect(sim.replies[1] == .refused(.cannotStartNow(.denied)))
+        sim.send(.launchNow(id("com.example.feed"), reason: .manual, requestID: 2))
+        #expect(sim.replies[2] == .accepted(position: 0))
+    }
+
     @Test func anUnknownJobCannotBeLaunchedNow() {
         var sim = Simulation(jobs: [])
         sim.send(.launchNow(id("com.example.none"), reason: .simulated, requestID: 1))
