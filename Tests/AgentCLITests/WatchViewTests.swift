@@ -43,6 +43,9 @@ import Testing
         let text = frame(.unreachable(socketPath: "/run/agentd/agentd.sock", lastAnswer: Fixture.now - 12), width: 99, height: 30)
         GoldenFile.expect(text, matches: "render/watch-unreachable.txt")
         #expect(text.hasPrefix("agentd is not answering at /run/agentd/agentd.sock (retrying…)"))
+        // Running but silent (stopped, stuck): starting it is no advice.
+        let silent = frame(.unreachable(socketPath: "/run/agentd/agentd.sock", lastAnswer: nil, silent: true), width: 120, height: 30)
+        #expect(silent.contains("It takes connections but does not answer: stopped or stuck?") && !silent.contains("Start it"), "\(silent)")
     }
 
     @Test func progressBarsFollowTheTerminalWidth() {

@@ -171,7 +171,9 @@ enum WatchCommand {
             return .status(status)
         } catch {
             if error.agentUnreachable {
-                return .unreachable(socketPath: context.socketPath, lastAnswer: lastAnswer)
+                // A timeout: something holds the socket and says nothing (SIGSTOP, a hang).
+                return .unreachable(socketPath: context.socketPath, lastAnswer: lastAnswer,
+                                    silent: error.message.contains("did not answer within"))
             }
             return .failed(message: error.message)
         }

@@ -25,7 +25,9 @@ public enum WatchView {
         /// The agent answered with its status.
         case status(StatusReport)
         /// Nothing answered at the socket; `lastAnswer` is when something last did (Unix seconds).
-        case unreachable(socketPath: String, lastAnswer: Int64?)
+        /// `silent`: it takes connections but does not answer (stopped, stuck), rather than
+        /// not running at all.
+        case unreachable(socketPath: String, lastAnswer: Int64?, silent: Bool = false)
         /// The agent answered with an error (access denied, an incompatible version…).
         case failed(message: String)
     }
@@ -40,12 +42,14 @@ public enum WatchView {
         switch snapshot {
         case .status(let status):
             lines = statusLines(status, width: width, clock: clock, finished: finished)
-        case .unreachable(let path, let lastAnswer):
+        case .unreachable(let path, let lastAnswer, let silent):
             lines = [StyledText("agentd is not answering at \(path) (retrying…)", .warning)]
             if let lastAnswer {
                 lines.append(StyledText("last answer \(HumanTime.moment(lastAnswer, clock: clock))", .dim))
             }
-            lines.append(StyledText("Start it with systemctl start agentd, or point --socket at the agent you mean.", .dim))
+            lines.append(StyledText(silent
+                ? "It takes connections but does not answer: stopped or stuck? See systemctl status agentd and journalctl -u agentd."
+                : "Start it with systemctl start agentd, or point --socket at the agent you mean.", .dim))
         case .failed(let message):
             lines = [StyledText(DisplayText.sanitized(message), .error), StyledText("(retrying…)", .dim)]
         }
