@@ -253,7 +253,11 @@ final class RunSupervisor {
         var exitStatus: Int32?
         var signal: Int32?
         switch run.state.lifecycle.termination {
-        case .exited(let status)?: exitStatus = status
+        case .exited(let status)?:
+            exitStatus = status
+            // Expired or cancelled, it exited by itself: the signal is the one it was sent.
+            if case .expired = stopReason { signal = run.state.lifecycle.lastStopSignal }
+            if case .cancelled = stopReason { signal = run.state.lifecycle.lastStopSignal }
         case .signaled(let number)?: signal = number
         case nil: break
         }

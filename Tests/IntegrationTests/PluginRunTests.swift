@@ -89,6 +89,8 @@ import Testing
                                 jobKeys: "MaxRuntime=1s\nGracePeriod=5s\n")
         #expect(run["stopReason"] as? String == "expired(max-runtime)")
         #expect(run["exitStatus"] as? Int == 0)
+        // json.md: `signal` is the last one the agent sent, here its SIGTERM.
+        #expect(run["signal"] as? Int == 15, "\(run)")
     }
 
     /// DESIGN §5: SIGTERM to the whole group, then the grace, then SIGKILL. A child still

@@ -94,6 +94,13 @@ public struct RunLifecycle: Sendable {
     public var teardownGrace: Duration? { teardown?.teardown.totalWait }
     public var pausedReason: String? { pause?.reason }
     public var isEnded: Bool { result != nil }
+    /// The stopping signal the agent sent last, for the record of a run that ended by itself
+    /// inside its grace period (docs/json.md `signal`): SIGKILL once the teardown killed, else
+    /// SIGTERM; nil when nothing stopped it.
+    public var lastStopSignal: Int32? {
+        guard let teardown else { return nil }
+        return teardown.isFinished ? 9 : 15
+    }
     /// The command that exited succeeded and another follows once its processes are gone:
     /// the run is not ending (its limits are read at its real end).
     public var awaitsNextCommand: Bool { nextCommand != nil }
