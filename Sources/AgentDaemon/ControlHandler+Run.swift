@@ -19,10 +19,20 @@ extension ControlHandler {
             switch launchNow(job, reason: .manual) {
             case .failure(let error): return .failure(error)
             case .success(let run):
+                if let ended = endedAtOnce(run) {
+                    return .success(.done(message: "run \(run) of \(id) \(ended)", runID: run.description))
+                }
                 return .success(.done(message: "started run \(run) of \(id) (manual: policy bypassed; agentctl logs \(run) -f follows its output)",
                                               runID: run.description))
             }
         }
+    }
+
+    /// `ended at once: skipped(ConditionPathExists=/x)` for a run launched just now that is
+    /// already over (nothing was spawned, or the spawn failed); nil for one that runs.
+    func endedAtOnce(_ run: RunID) -> String? {
+        guard runs.live[run] == nil, let last = runs.lastEnded, last.run == run else { return nil }
+        return "ended at once: \(last.stopReason)"
     }
 
     /// After a trigger: the run it started, or when the launch will be at the earliest and what

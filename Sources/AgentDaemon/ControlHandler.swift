@@ -370,7 +370,11 @@ struct ControlHandler {
         case .success(let job):
             switch launchNow(job, reason: .simulated) {
             case .failure(let error): return .failure(error)
-            case .success(let id): return .success(.done(message: "started run \(id) of \(job.identifier)", runID: id.description))
+            case .success(let id):
+                if let ended = endedAtOnce(id) {
+                    return .success(.done(message: "run \(id) of \(job.identifier) \(ended)", runID: id.description))
+                }
+                return .success(.done(message: "started run \(id) of \(job.identifier)", runID: id.description))
             }
         }
     }

@@ -22,6 +22,9 @@ final class RunSupervisor {
     /// Benchmarks read how late each teardown step went out.
     let logsLateness: Bool
     private(set) var live: [RunID: ActiveRun] = [:]
+    /// The run that ended last and how: an answer to a launch says a run skipped at once
+    /// (a false `Condition…=`) or that failed to spawn ended, rather than that it started.
+    private(set) var lastEnded: (run: RunID, stopReason: StopReason)?
     /// Whether this agent has launched a run: then recovery leaves processes of unrecorded run
     /// ids alone (they may be this agent's, numbered before the state could be read).
     private var launchedAny = false
@@ -241,6 +244,7 @@ final class RunSupervisor {
 
     func finish(_ run: ActiveRun, stopReason: StopReason) {
         let id = run.state.id
+        lastEnded = (id, stopReason)
         if let token = run.lifecycleTimer { loop.cancel(token); run.lifecycleTimer = nil }
         run.lifecycleTimerDue = nil
         forget(id)

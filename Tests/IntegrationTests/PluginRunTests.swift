@@ -497,8 +497,12 @@ func cpuTicks(_ pid: Int32) -> Int {
         try sandbox.write("jobs.d/cond.job", "[Job]\nIdentifier=local.cond\nExec=\(plugin)\n"
             + "ConditionPathExists=\(flag)\nConditionPathIsDirectory=!\(flag)\n")
         let agent = try AgentProcess(sandbox: sandbox)
+        // The answer says it was skipped, not that it started.
+        let skipped = try agent.ctl("run", "local.cond")
+        #expect(skipped.status == 0 && skipped.stdout == "run r000001 of local.cond ended at once: skipped(ConditionPathExists=\(flag))\n",
+                "\(skipped.stdout)")
         #expect(try agent.ctl("simulate", "launch", "local.cond").status == 0)
-        try agent.waitForLog("of local.cond ended: skipped(ConditionPathExists=\(flag))")
+        try agent.waitForLog("run r000002 of local.cond ended: skipped(ConditionPathExists=\(flag))")
         #expect(!FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/jobs/local.cond/ran"))
         try "".write(toFile: flag, atomically: false, encoding: .utf8)
         let mark = agent.logLines.count
@@ -507,7 +511,7 @@ func cpuTicks(_ pid: Int32) -> Int {
         #expect(FileManager.default.fileExists(atPath: sandbox.stateDirectory + "/jobs/local.cond/ran"))
         let history = try json(try agent.ctl("history", "local.cond", "--json").stdout) as? [[String: Any]]
         #expect(history?.compactMap { $0["stopReason"] as? String }.sorted()
-            == ["skipped(ConditionPathExists=\(flag))", "success"])
+            == ["skipped(ConditionPathExists=\(flag))", "skipped(ConditionPathExists=\(flag))", "success"])
     }
 }
 
