@@ -30,6 +30,7 @@ import Testing
         let history = try json(try agent.ctl("history", "local.stopped", "--json").stdout) as? [[String: Any]]
         #expect(history?.first?["stopReason"] as? String == "expired(simulated)")
         #expect(history?.first?["exitStatus"] as? Int == 0)
-        #expect(history?.first?["signal"] == nil)
+        // json.md: `signal` is the last one the agent sent; the run exited by itself.
+        #expect(history?.first?["signal"] as? Int == 15)
     }
 }
