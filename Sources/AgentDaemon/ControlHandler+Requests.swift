@@ -27,7 +27,8 @@ extension ControlHandler {
         let asDynamic = target == id.rawValue ? "" : " (\(target) is a dynamic identifier of job \(id): one request is pending per job, and its run is the job's)"
         guard job.kind != .continued else {
             let of = target == id.rawValue ? "" : " (a dynamic identifier of \(id))"
-            return .failure(.notPermitted, "\(target) is a continued job\(of): it is submitted (agentctl submit \(target)), not requested")
+            // The verb is wrong, not the permission: as run, trigger and run-if-stale say (exit 1).
+            return .failure(.badRequest, "\(target) is a continued job\(of): it is submitted (agentctl submit \(target)), not requested")
         }
         // The legacy numeric form takes any number; a time past what RFC 3339 can write (year
         // 9999) could be neither shown nor answered, and is refused like one that is no time.
