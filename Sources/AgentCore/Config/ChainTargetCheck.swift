@@ -24,6 +24,55 @@ public enum ChainTargetCheck {
                         + ", so \(when) launches nothing; add a job with Identifier=\(target.rawValue) or remove the line"))
             }
         }
+        return warnings + failureCycles(registry)
+    }
+
+    /// `OnSuccess=` cycles are refused at load; a cycle that passes through an `OnFailure=`
+    /// (A fails → B, B fails → A) runs only while its jobs fail, so it loads, but it starts them
+    /// again and again (once per `TriggerSpacing=`) while they do: one warning per cycle, on the
+    /// file of its first job.
+    static func failureCycles(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
+        var next: [Identifier: [(key: String, target: Identifier)]] = [:]
+        var paths: [Identifier: String] = [:]
+        for job in registry.allJobs {
+            guard case .registered = job.state else { continue }
+            let id = job.definition.identifier
+            paths[id] = job.sourcePath
+            next[id] = [("OnSuccess", job.definition.onSuccess), ("OnFailure", job.definition.extra.onFailure)]
+                .compactMap { key, target in target.map { (key, $0) } }
+        }
+        var reported: Set<Set<Identifier>> = []
+        var warnings: [ConfigDiagnostic] = []
+        for start in next.keys.sorted() {
+            guard let cycle = cycle(from: start, next), cycle.contains(where: { $0.key == "OnFailure" }) else { continue }
+            let members = Set(cycle.map(\.from))
+            guard reported.insert(members).inserted, let path = paths[start] else { continue }
+            let route = cycle.map { "\($0.from) (\($0.key)=)" }.joined(separator: " → ") + " → \(start)"
+            warnings.append(ConfigDiagnostic(
+                path: path, severity: .warning,
+                message: "chains form a cycle through OnFailure=: \(route); while they fail they start each other "
+                    + "again, once every TriggerSpacing=: remove one of these lines"))
+        }
         return warnings
+    }
+
+    /// The first cycle back to `start` along chain lines, each step the job it leaves and the key
+    /// it takes; nil when none comes back.
+    private static func cycle(from start: Identifier, _ next: [Identifier: [(key: String, target: Identifier)]])
+        -> [(from: Identifier, key: String)]? {
+        var path: [(from: Identifier, key: String)] = []
+        var onPath: Set<Identifier> = []
+        func visit(_ id: Identifier) -> Bool {
+            onPath.insert(id)
+            for edge in next[id] ?? [] {
+                path.append((id, edge.key))
+                if edge.target == start { return true }
+                if !onPath.contains(edge.target), visit(edge.target) { return true }
+                path.removeLast()
+            }
+            onPath.remove(id)
+            return false
+        }
+        return visit(start) ? path : nil
     }
 }

@@ -96,6 +96,25 @@ struct BudgetsAndDropInTests {
         ])
     }
 
+    /// An OnSuccess= cycle is refused at load; one through OnFailure= loads, and check says
+    /// that its jobs start each other while they fail.
+    @Test func checkWarnsOfAChainCycleThroughOnFailure() {
+        var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
+        _ = registry.update(source("manifests.d/local.manifest",
+                                   "[Manifest]\nPermittedIdentifiers=local.*\nBackgroundModes=processing\nDailyBudget=infinity\n"),
+                            facts: FakeFacts())
+        _ = registry.update(source("jobs.d/a.job", jobText("local.a", "OnFailure=local.b\n")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/b.job", jobText("local.b", "OnSuccess=local.c\n")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/c.job", jobText("local.c", "OnFailure=local.a\n")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/report.job", jobText("local.report", "")), facts: FakeFacts())
+        _ = registry.update(source("jobs.d/d.job", jobText("local.d", "OnFailure=local.report\n")), facts: FakeFacts())
+        #expect(printed(ChainTargetCheck.warnings(registry)) == [
+            "jobs.d/a.job: warning: chains form a cycle through OnFailure=: local.a (OnFailure=) → local.b (OnSuccess=) → "
+                + "local.c (OnFailure=) → local.a; while they fail they start each other again, once every TriggerSpacing=: "
+                + "remove one of these lines",
+        ])
+    }
+
     @Test func checkWarnsOfAScheduleWhoseEveryDateIsPast() {
         var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
         _ = registry.update(source("manifests.d/local.manifest",
