@@ -103,14 +103,14 @@ public enum PluginDirective: Hashable, Sendable {
             }
         case UInt8(ascii: "T"):
             if let value = DirectiveBytes.value(of: bytes, after: "TITLE=") {
-                return .title(DirectiveBytes.string(value))
+                return .title(DirectiveBytes.text(value))
             }
         case UInt8(ascii: "S"):
             if let value = DirectiveBytes.value(of: bytes, after: "SUBTITLE=") {
-                return .subtitle(DirectiveBytes.string(value))
+                return .subtitle(DirectiveBytes.text(value))
             }
             if let value = DirectiveBytes.value(of: bytes, after: "STATUS=") {
-                return .status(DirectiveBytes.string(value))
+                return .status(DirectiveBytes.text(value))
             }
         case UInt8(ascii: "C"):
             if let value = DirectiveBytes.value(of: bytes, after: "CHECKPOINT=") {
@@ -215,6 +215,14 @@ enum DirectiveBytes {
     @inline(__always)
     static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Free text shown to people and kept (`TITLE=`, `SUBTITLE=`, `STATUS=`): a NUL byte, which
+    /// no display, log or C string holds, becomes U+FFFD, as a byte that is no UTF-8 does.
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let decoded = string(bytes)
+        guard bytes.contains(0) else { return decoded }
+        return String(decoded.unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : Character($0) })
     }
 
     enum Integer {

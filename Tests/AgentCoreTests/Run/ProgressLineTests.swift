@@ -131,6 +131,14 @@ func aTrailingCarriageReturnIsStripped(_ line: String, _ expected: PluginDirecti
     #expect(PluginDirective.parse(line) == .title("caf\u{FFFD} ok\u{FFFD}\u{FFFD}"))
 }
 
+/// A NUL byte in free text (STATUS=, TITLE=, SUBTITLE=) is kept as U+FFFD: no display, log or
+/// C string holds one.
+@Test func aNULByteInStatusOrTitleBecomesTheReplacementCharacter() {
+    #expect(PluginDirective.parse(Array("STATUS=with".utf8) + [0] + Array("nul".utf8)) == .status("with\u{FFFD}nul"))
+    #expect(PluginDirective.parse(Array("TITLE=a".utf8) + [0]) == .title("a\u{FFFD}"))
+    #expect(PluginDirective.parse(Array("SUBTITLE=".utf8) + [0, 0x41]) == .subtitle("\u{FFFD}A"))
+}
+
 @Test func invalidUTF8InALogLineIsReplaced() {
     let line: [UInt8] = [0x80, 0x41, 0xED, 0xA0, 0x80]  // stray continuation, a surrogate
     guard case .log(let text) = PluginDirective.parse(line) else {
