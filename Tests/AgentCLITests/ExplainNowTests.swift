@@ -26,6 +26,17 @@ struct ExplainNowTests {
         #expect(Self.line(pending: [waiting], runs: ended) == "  now: waiting: external power")
     }
 
+    /// A request held by a condition after its earliest begin has passed: the wait, as pending
+    /// says it, with no earliest in the past.
+    @Test func aWaitPastItsEarliestBeginNamesNoEarliest() {
+        let held = PendingSummary(identifier: "local.feed", kind: .processing, waitingFor: "idle",
+                                  earliestBegin: Self.now - 600, reason: .known(.condition))
+        #expect(Self.line(pending: [held]) == "  now: waiting: idle")
+        let ahead = PendingSummary(identifier: "local.feed", kind: .processing, waitingFor: "idle",
+                                   earliestBegin: Self.now + 3600, reason: .known(.condition))
+        #expect(Self.line(pending: [ahead]).hasPrefix("  now: waiting: idle (earliest "))
+    }
+
     @Test func aRunningJobNamesItsRun() {
         #expect(Self.line(runs: Fixture.runs) == "  now: running (r000044, started just now)")
         let held = PendingSummary(identifier: "local.feed", kind: .refresh, waitingFor: "running")

@@ -131,8 +131,11 @@ enum SchedulingCommands {
             // The agent's text already names the time where the reason has one; a person's or an
             // administrator's hold (disabled, restricted, paused) names none: it lasts until undone.
             let named = waiting.waitingFor.contains("(")
+            // An earliest begin already past (a request's, held now by a condition) says nothing
+            // the wait does not: pending shows the wait alone too.
+            let earliest = waiting.earliestBegin.flatMap { $0 > Double(context.now) ? $0 : nil }
             return "waiting: \(waiting.waitingFor)"
-                + (named || isUntimedHold(waiting) ? "" : waiting.earliestBegin.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
+                + (named || isUntimedHold(waiting) ? "" : earliest.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
         }
         if let live = runs.first(where: { $0.endedAt == nil }) {
             let started = HumanTime.moment(DisplayClock.floorDivide(live.startedAt, 1000), clock: context.clock)
