@@ -62,6 +62,16 @@ public enum PathSafetyRule {
 
     /// Why an existing DEST.part at `path` may not be resumed or written, or nil. It is refused,
     /// never truncated: it may be someone else's file.
+    /// Why DEST, already there, could not be replaced by the finished download: in a sticky
+    /// directory (as /tmp) only its owner (or root) may rename over it, and the rename comes only
+    /// after the whole download. nil when it can be replaced, or is not there.
+    public static func destinationProblem(_ facts: Facts?, directory: Facts, path: String, runUID: UInt32) -> String? {
+        guard let facts, runUID != 0, directory.mode & 0o1000 != 0,
+              facts.ownerUID != runUID, directory.ownerUID != runUID else { return nil }
+        return "\(path) belongs to uid \(facts.ownerUID), and its directory is sticky: the run's user (uid \(runUID)) "
+            + "could not replace it with the download; remove it, or choose another DEST"
+    }
+
     public static func partFileProblem(_ facts: Facts, path: String, runUID: UInt32) -> String? {
         let refused = "refused, not written"
         switch facts.kind {

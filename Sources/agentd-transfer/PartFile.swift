@@ -24,6 +24,12 @@ final class PartFile {
         destinationName = PartFile.name(of: destination)
         name = destinationName + ".part"
         directory = try SafeDirectory(PartFile.directory(of: destination), runUID: geteuid())
+        // Before anything is downloaded: the rename at the end must be able to replace DEST.
+        if let directoryFacts = SafeDirectory.facts(directory.descriptor),
+           let problem = PathSafetyRule.destinationProblem(SafeDirectory.facts(directory.descriptor, destinationName),
+                                                           directory: directoryFacts, path: destination, runUID: geteuid()) {
+            throw Failure(message: problem)
+        }
         descriptor = try PartFile.open(name, in: directory.descriptor, shownAs: path)
     }
 

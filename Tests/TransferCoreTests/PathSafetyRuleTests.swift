@@ -34,6 +34,22 @@ struct PathSafetyRuleTests {
         #expect(directory(me, 0o1777) == nil)
     }
 
+    /// In a sticky directory only DEST's owner may rename over it: that is known before the
+    /// download, not after it (the whole file fetched, then the rename refused).
+    @Test func anotherUsersDestInAStickyDirectoryIsRefusedBeforeTheDownload() throws {
+        let sticky = Facts(kind: .directory, ownerUID: 0, mode: 0o1777)
+        let theirs = Facts(kind: .regularFile, ownerUID: other, mode: 0o644)
+        let problem = try #require(PathSafetyRule.destinationProblem(theirs, directory: sticky, path: "/tmp/c.bin", runUID: me))
+        #expect(problem.contains("/tmp/c.bin belongs to uid 1001, and its directory is sticky"))
+        // Its own file, no file yet, a plain directory, or root: the rename can replace it.
+        #expect(PathSafetyRule.destinationProblem(Facts(kind: .regularFile, ownerUID: me, mode: 0o644), directory: sticky,
+                                                  path: "/tmp/c.bin", runUID: me) == nil)
+        #expect(PathSafetyRule.destinationProblem(nil, directory: sticky, path: "/tmp/c.bin", runUID: me) == nil)
+        #expect(PathSafetyRule.destinationProblem(theirs, directory: Facts(kind: .directory, ownerUID: me, mode: 0o755),
+                                                  path: "/d/c.bin", runUID: me) == nil)
+        #expect(PathSafetyRule.destinationProblem(theirs, directory: sticky, path: "/tmp/c.bin", runUID: 0) == nil)
+    }
+
     /// Its owner could chmod it, or swap what is in it, whatever its mode says today.
     @Test func aDirectoryOfAnotherUserIsRefusedEvenWhenStickyOrClosed() throws {
         for mode: UInt32 in [0o755, 0o700, 0o1777] {
