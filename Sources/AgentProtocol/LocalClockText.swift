@@ -11,8 +11,9 @@ public enum LocalClockText {
         text(seconds, now: now, breakDown: local)
     }
 
-    /// The same with another zone's broken-down time (tests use UTC through `gmtime_r`).
-    static func text(_ seconds: Double, now: Double, breakDown: (Double) -> tm) -> String {
+    /// The same with another zone's broken-down time (agentctl's display clock; tests use UTC
+    /// through `gmtime_r`).
+    public static func text(_ seconds: Double, now: Double, breakDown: (Double) -> tm) -> String {
         let time = breakDown(held(seconds))
         let today = breakDown(held(now))
         let clock = twoDigits(time.tm_hour) + ":" + twoDigits(time.tm_min)

@@ -26,12 +26,12 @@ import Testing
     /// A request's requirements are shown beside why it waits, as `request` set them.
     @Test func aRequestsRequirementsAreShown() {
         let now = Double(Fixture.now)
-        let item = PendingSummary(identifier: "local.slow", kind: .processing, waitingFor: "requested (earliest 23:00)",
+        let item = PendingSummary(identifier: "local.slow", kind: .processing, waitingFor: "requested (earliest 15:30)",
                                   request: RunRequestOptions(earliestBegin: now + 3600, requiresNetwork: .unmetered,
                                                              requiresExternalPower: true),
                                   reason: .known(.requested), until: now + 3600)
         let text = SchedulingCommands.pendingTable([item], Fixture.context()).render(width: 160)
-        #expect(text.contains("requested (earliest 23:00); requires unmetered network; requires external power"), "\(text)")
+        #expect(text.contains("requested (earliest 15:30); requires unmetered network; requires external power"), "\(text)")
     }
 
     /// A disabled job waits until a person enables it: no earliest begin, though its interval
@@ -44,5 +44,21 @@ import Testing
         #expect(!text.contains("in 41 s"), "\(text)")
         let line = SchedulingCommands.nowLine(pending: [item], runs: [], timeline: [], kind: .refresh, context: Fixture.context())
         #expect(line == "  now: waiting: disabled", "\(line)")
+    }
+
+    /// agentd words a wait's time in its own zone; agentctl in another zone (TZ=Asia/Tokyo)
+    /// writes it again from the wait's instant, in the zone its other columns are in. A
+    /// budget's refill stays as agentd wrote it (its counts, agentd's midnight).
+    @Test func aWaitsTimeIsWrittenInAgentctlsZone() {
+        let now = Double(Fixture.now)
+        let tokyo = DisplayClock.fixed(milliseconds: Fixture.now * 1000, zone: .fixedOffset(seconds: 9 * 3600))
+        let expected = LocalClockText.text(now + 3600, now: now) { tokyo.local(Int64($0)) }
+        #expect(WaitingText.local("interval (earliest 19:31)", code: .known(.interval), until: now + 3600, clock: tokyo)
+            == "interval (earliest \(expected))")
+        #expect(WaitingText.local("window (opens 19:31)", code: .known(.window), until: now + 3600, clock: tokyo)
+            == "window (opens \(expected))")
+        let budget = "budget of test (2/2, refills 00:00)"
+        #expect(WaitingText.local(budget, code: .known(.budget), until: now + 3600, clock: tokyo) == budget)
+        #expect(WaitingText.local("external power", code: .known(.condition), until: nil, clock: tokyo) == "external power")
     }
 }

@@ -38,7 +38,8 @@ struct TimersViewTests {
         #expect(wide.contains("Mon 2026-11-30 14:50:00 GMT  20 min"))
         let narrower = TimersView.render(Self.jobs, lastRun: TimersView.latest(Fixture.runs), context: Fixture.context(width: 120))
         #expect(narrower.contains("14:50  20 min  14:29"), "\(narrower)")
-        #expect(narrower.contains("waiting: interval (earliest 12:40)"), "the state is whole: \(narrower)")
+        // The wait's time is written from its instant, in the zone NEXT is shown in.
+        #expect(narrower.contains("waiting: interval (earliest 14:50)"), "the state is whole: \(narrower)")
         let narrow = TimersView.render(Self.jobs, lastRun: TimersView.latest(Fixture.runs), context: Fixture.context(width: 80))
         GoldenFile.expect(narrow, matches: "render/list-80.txt")
         for line in narrow.split(separator: "\n") { #expect(line.count <= 80, "\(line)") }

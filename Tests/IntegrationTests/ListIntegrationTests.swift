@@ -71,4 +71,20 @@ import Testing
         #expect(table.split(separator: "\n").first { $0.contains("local.slow") }?.hasPrefix("-") == false, "\(table)")
         #expect(try agent.ctl("cancel", "local.slow").status == 0)
     }
+
+    /// agentd writes a wait's time in its zone; agentctl in another shows NEXT and the wait's
+    /// time in its own, the same instant read the same way on one row.
+    @Test func aRowSaysOneTimeInOneZoneWhenAgentctlsZoneDiffers() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/slow.job", "[Job]\nIdentifier=local.slow\nKind=processing\nExec=/bin/true\nInterval=1h\n")
+        let agent = try AgentProcess(sandbox: sandbox, environment: ["TZ": "Europe/Berlin"])
+        defer { agent.stop() }
+        try agent.waitForLog("of local.slow ended:")
+        let tokyo = try runCommand(Binaries.agentctl, ["--socket", sandbox.socketPath, "list"],
+                                   environment: ["TZ": "Asia/Tokyo", "COLUMNS": "200"])
+        let row = try #require(tokyo.stdout.split(separator: "\n").first { $0.contains("local.slow") }.map(String.init))
+        // NEXT's `Tue 2026-12-08 03:31:31 JST` and the wait's `(earliest 03:31)`.
+        let next = try #require(row.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first)
+        #expect(row.contains("waiting: interval (earliest ") && row.hasSuffix("\(next.prefix(5)))"), "\(row)")
+    }
 }

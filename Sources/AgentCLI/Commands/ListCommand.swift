@@ -38,7 +38,10 @@ enum ListCommand {
              Table.Cell(job.kind?.rawValue ?? "-"),
              job.intervalSeconds.map { Table.Cell(HumanTime.span(seconds: $0)) } ?? Table.Cell("-", .dim),
              Table.Cell(job.source),
-             job.waiting.map { Table.Cell($0 == "running" ? "running" : "waiting: \($0)", .warning) }
+             job.waiting.map { waiting in
+                 Table.Cell(waiting == "running" ? "running"
+                     : "waiting: " + WaitingText.local(waiting, code: job.waitingReason, until: job.waitingUntil, clock: context.clock), .warning)
+             }
                 ?? Table.Cell(job.state, role(forState: job.state))]
         }
         return Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), .fixed("EVERY"), "SOURCE", "STATE"], rows: rows)

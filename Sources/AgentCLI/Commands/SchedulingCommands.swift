@@ -130,11 +130,12 @@ enum SchedulingCommands {
         let waiting = pending.first.map { waiting in
             // The agent's text already names the time where the reason has one; a person's or an
             // administrator's hold (disabled, restricted, paused) names none: it lasts until undone.
-            let named = waiting.waitingFor.contains("(")
+            let text = WaitingText.local(waiting.waitingFor, code: waiting.reason, until: waiting.until, clock: context.clock)
+            let named = text.contains("(")
             // An earliest begin already past (a request's, held now by a condition) says nothing
             // the wait does not: pending shows the wait alone too.
             let earliest = waiting.earliestBegin.flatMap { $0 > Double(context.now) ? $0 : nil }
-            return "waiting: \(waiting.waitingFor)"
+            return "waiting: \(text)"
                 + (named || isUntimedHold(waiting) ? "" : earliest.map { " (earliest \(LocalClockText.text($0, now: Double(context.now))))" } ?? "")
         }
         if let live = runs.first(where: { $0.endedAt == nil }) {
@@ -172,7 +173,8 @@ enum SchedulingCommands {
             // A request's requirements, as `request` set them (the job's own keys are its file's).
             let needs = item.request.map(EventLine.requirements) ?? []
             return [Table.Cell(item.identifier), Table.Cell(item.kind.rawValue), Table.Cell(earliest(starts, context)),
-                    Table.Cell(([item.waitingFor] + needs).joined(separator: "; "))]
+                    Table.Cell(([WaitingText.local(item.waitingFor, code: item.reason, until: item.until, clock: context.clock)] + needs)
+                        .joined(separator: "; "))]
         })
     }
 

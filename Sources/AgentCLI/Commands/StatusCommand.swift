@@ -88,7 +88,7 @@ enum StatusCommand {
         } else {
             lines.append("Waiting:")
             let rows = status.pending.map { pending -> [Table.Cell] in
-                [Table.Cell(pending.identifier), Table.Cell(pending.kind.rawValue), Table.Cell(pending.waitingFor, .warning)]
+                [Table.Cell(pending.identifier), Table.Cell(pending.kind.rawValue), Table.Cell(WaitingText.local(pending.waitingFor, code: pending.reason, until: pending.until, clock: context.clock), .warning)]
             }
             lines.append(Table(columns: [.fixed("IDENTIFIER"), .fixed("KIND"), "WAITING FOR"], rows: rows)
                 .render(width: context.terminalWidth, style: style))

@@ -101,7 +101,7 @@ enum TimersView {
                         ?? Table.Cell("running", .warning)
                 } ?? Table.Cell("-", .dim),
                 Table.Cell(job.identifier),
-                state(of: job, running: last.map { $0.stopReason == nil } ?? false),
+                state(of: job, running: last.map { $0.stopReason == nil } ?? false, clock: context.clock),
             ]
         }
         // RESULT may be cut: a stop reason can be long (`spawn-failed(unsafe: …)`).
@@ -112,10 +112,11 @@ enum TimersView {
     /// What it waits for (`waiting: interval (earliest 14:05)`), `running` (while its last run
     /// is live, NEXT saying when the next one is due), `not due`; for a job that cannot run, why
     /// (`error (jobs.d/x.job:5)`, `not-permitted: …`).
-    static func state(of job: JobSummary, running: Bool = false) -> Table.Cell {
+    static func state(of job: JobSummary, running: Bool = false, clock: DisplayClock) -> Table.Cell {
         guard job.isRegistered else { return Table.Cell(job.state, ListCommand.role(forState: job.state)) }
         if running { return Table.Cell("running", .success) }
         guard let waiting = job.waiting else { return Table.Cell("not due", .dim) }
-        return waiting == "running" ? Table.Cell("running", .success) : Table.Cell("waiting: \(waiting)", .warning)
+        let local = WaitingText.local(waiting, code: job.waitingReason, until: job.waitingUntil, clock: clock)
+        return waiting == "running" ? Table.Cell("running", .success) : Table.Cell("waiting: \(local)", .warning)
     }
 }
