@@ -223,6 +223,20 @@ import Testing
         #expect(!machine.agent.logLines.contains { $0.contains("of local.crunch started") })
     }
 
+    /// Sampled PSI (no trigger: a fake /proc) is read before a decision as the zones are: a
+    /// RequiresIdle= request to an idle agent waits for a busy CPU, not only at the next sample.
+    @Test func aRequestSeesCPUPressureReadAtTheDecision() throws {
+        let sandbox = try Sandbox()
+        let quick = try sandbox.script("quick", "exit 0\n")
+        let machine = try Machine(jobs: ["idle": "[Job]\nIdentifier=local.idle\nKind=processing\nExec=\(quick)\nRequiresIdle=yes\n"]) { _, proc in
+            try proc.setPressure("cpu", someAvg10: 0)
+        }
+        try machine.proc.setPressure("cpu", someAvg10: 60)
+        let asked = try machine.agent.ctl("request", "local.idle")
+        #expect(asked.status == 0 && asked.stdout.contains("waiting: idle"), "\(asked.stdout)\(asked.stderr)")
+        #expect(!machine.agent.logLines.contains { $0.contains("of local.idle started") })
+    }
+
     // MARK: network
 
     @Test func aJobThatNeedsTheNetworkWaitsForADefaultRoute() throws {

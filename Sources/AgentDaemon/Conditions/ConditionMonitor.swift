@@ -327,6 +327,8 @@ final class ConditionMonitor {
     private func readSampled() {
         readThermal()
         readPlatformProfile()
+        // PSI without a trigger (no kernel events for it) is sampled too.
+        if let pressure, pressure.isSampled { pressure.refresh() }
     }
 
     private func scheduleThermalSample(after delay: Duration = ConditionMonitor.thermalSampleInterval) {

@@ -61,6 +61,9 @@ public final class PressureMonitor {
         }
     }
 
+    /// Whether pressure is read by samples (no PSI trigger): then a decision reads it first.
+    public var isSampled: Bool { memory.source == .sampled }
+
     /// Re-reads every watched file now (SIGHUP, or before a decision on a sampled source).
     public func refresh() {
         memory.refresh()
