@@ -107,8 +107,10 @@ struct AccessPolicy {
             let sees: Bool
             if let id = Identifier(rawValue: raw) {
                 // A dynamic identifier's details are its job's: the job file tells them.
+                // A file in error tells what it tells to those who can read it, as one in force.
                 let file = registry.job(id)?.file
                     ?? id.parents.lazy.compactMap { registry.job($0)?.file }.first
+                    ?? registry.jobFileWithErrors(id)?.file
                 sees = DetailVisibility.seesDetails(requester, file: file, owner: resolveOwner(id))
             } else {
                 sees = false

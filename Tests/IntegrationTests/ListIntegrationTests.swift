@@ -87,4 +87,22 @@ import Testing
         let next = try #require(row.split(separator: " ", omittingEmptySubsequences: true).dropFirst(2).first)
         #expect(row.contains("waiting: interval (earliest ") && row.hasSuffix("\(next.prefix(5)))"), "\(row)")
     }
+
+    /// DESIGN §9: a reader who is not root sees of a job what its file would tell them if they
+    /// could read it, a file in error too: a readable one shows its Exec=, a private one does not.
+    @Test(.enabled(if: getuid() == 0, "needs root: the reader is nobody"))
+    func aFileInErrorShowsItsExecToWhoeverMayReadIt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/open.job", "[Job]\nIdentifier=local.open\nExec=/bin/true --open\nInterval=banana\n", mode: 0o644)
+        try sandbox.write("jobs.d/closed.job", "[Job]\nIdentifier=local.closed\nExec=/bin/true --closed\nInterval=banana\n", mode: 0o600)
+        let agent = try AgentProcess(sandbox: sandbox)
+        defer { agent.stop() }
+        chmod(sandbox.root, 0o755)  // nobody reaches the socket (0666) through it
+        let listed = try runCommand("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups",
+                                                         Binaries.agentctl, "--socket", sandbox.socketPath, "list", "--json"])
+        let jobs = try json(listed.stdout) as? [[String: Any]] ?? []
+        let exec = { (id: String) in jobs.first { $0["identifier"] as? String == id }?["exec"] as? [String] }
+        #expect(exec("local.open") == ["/bin/true"], "\(listed.stdout)\(listed.stderr)")
+        #expect(exec("local.closed") == [], "\(listed.stdout)")
+    }
 }

@@ -659,9 +659,12 @@ public struct ConfigRegistry: Sendable {
         if identifier == nil, role == .dropInScript, let name = path.split(separator: "/").last {
             identifier = try? DropInScript.identifier(forFileName: String(name)).get()
         }
+        let file = failedSources[path].map { source in
+            JobFileFacts(facts: source.facts, reachableByEveryone: source.facts.isWorldReadable ? source.contentIsPublic : true)
+        }
         jobErrors[path] = JobFileWithErrors(
             identifier: identifier, sourcePath: path, error: first, plugin: lines.plugin,
-            hasVersionInForce: hasGoodVersion(path, role: role))
+            hasVersionInForce: hasGoodVersion(path, role: role), file: file)
     }
 
     private func keptNote(_ path: String) -> ConfigDiagnostic {

@@ -13,15 +13,19 @@ public struct JobFileWithErrors: Hashable, Sendable {
     public var plugin: String?
     /// Whether an earlier good version of the file is in force (and listed instead).
     public var hasVersionInForce: Bool
+    /// Who may read the file (DESIGN §9: a reader sees what it would tell them if they could read
+    /// it), as for a file in force; nil when unknown.
+    public var file: JobFileFacts?
 
     public init(identifier: Identifier?, sourcePath: String, error: ConfigDiagnostic,
-                plugin: String?, hasVersionInForce: Bool)
+                plugin: String?, hasVersionInForce: Bool, file: JobFileFacts? = nil)
     {
         self.identifier = identifier
         self.sourcePath = sourcePath
         self.error = error
         self.plugin = plugin
         self.hasVersionInForce = hasVersionInForce
+        self.file = file
     }
 
     /// `jobs.d/x.job:4`: where its first error is.
