@@ -74,21 +74,22 @@ enum ProcessInspection {
         }
     }
 
-    /// How many descriptors `pid` holds once it is between two pieces of work: the agent opens
-    /// files for a moment (a sysfs directory read before each decision, the state directory
-    /// for a sync), so the count is read until two readings 20 ms apart agree (at most 2 s).
+    /// How many descriptors `pid` holds for good: one listing, leaving out what the agent opens
+    /// for a moment to read its sampled inputs before a decision (the thermal zones under
+    /// /sys/class, the platform profile under /sys/firmware, PSI files), which a count taken
+    /// during that read would otherwise include. Pipes, sockets, pidfds, cgroup and state
+    /// descriptors — what a leak would be — all count.
     static func openDescriptors(of pid: Int32) -> Int {
-        func count() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1 }
-        var last = count()
-        let deadline = ContinuousClock.now + .seconds(2)
-        while ContinuousClock.now < deadline {
-            usleep(20_000)
-            let next = count()
-            if next == last { return next }
-            last = next
-        }
-        return last
+        let directory = "/proc/\(pid)/fd"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return -1 }
+        return names.filter { name in
+            // Closed between the listing and this look: it was one of those moments.
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name) else { return false }
+            return !transientPrefixes.contains { target.hasPrefix($0) } && !target.contains("/proc/pressure/")
+        }.count
     }
+
+    static let transientPrefixes = ["/sys/class/", "/sys/firmware/"]
 
     /// What each descriptor of `pid` is open on (`3 -> pipe:[1234]`), for a failure message.
     static func descriptorTargets(of pid: Int32) -> [String] {
