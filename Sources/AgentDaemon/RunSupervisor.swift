@@ -265,7 +265,7 @@ final class RunSupervisor {
         case .signaled(let number)?: signal = number
         case nil: break
         }
-        if run.job.extra.onFailure != nil, Self.chainsOnFailure(stopReason) {
+        if run.job.extra.onFailure != nil, stopReason.chainsOnFailure {
             failureOutputs.keep(id, run.state.logTail.lines)
         }
         recorder.ended(run, Self.endRecord(of: run, stopReason: stopReason, endedAt: endedMs,
@@ -284,14 +284,6 @@ final class RunSupervisor {
                            stop: stopReason, startedAtMilliseconds: run.startedAtMilliseconds, endedAtMilliseconds: endedMs,
                            result: run.state.result, status: run.state.statusText))
         if live.isEmpty { onIdle?() }
-    }
-
-    /// The ends the scheduler chains `OnFailure=` after (DESIGN §3).
-    static func chainsOnFailure(_ stop: StopReason) -> Bool {
-        switch stop {
-        case .failure, .crashed, .expired: true
-        default: false
-        }
     }
 
     // MARK: queries

@@ -573,6 +573,25 @@ func cpuTicks(_ pid: Int32) -> Int {
         #expect(mail.contains("Its last output:\n\ndisk quota exceeded on /srv\n.\nwhile writing /srv/x\n"))
     }
 
+    /// A plugin that could not be started is reported too, as systemd's OnFailure= and cron's mail
+    /// report a command that could not run: the mail names why, and that it printed nothing.
+    @Test func aSpawnFailureChainsTheReportWithItsReason() throws {
+        let sandbox = try Sandbox()
+        let failing = try sandbox.script("failing", "echo never\n")
+        let report = try sandbox.script("report", "echo \"$AGENTD_PREVIOUS_STOP_REASON\"\n"
+            + "wc -c < \"$AGENTD_PREVIOUS_OUTPUT\"\n")
+        try sandbox.write("jobs.d/failing.job", "[Job]\nIdentifier=local.failing\nExec=\(failing)\n"
+            + "EnvironmentFile=\(sandbox.root)/missing.env\nOnFailure=local.report\n")
+        try sandbox.write("jobs.d/report.job", "[Job]\nIdentifier=local.report\nExec=\(report)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        #expect(try agent.ctl("simulate", "launch", "local.failing").status == 0)
+        try agent.waitForLog("of local.failing ended: spawn-failed(EnvironmentFile=")
+        try agent.waitForLog("run r000002 of local.report ended: success")
+        let logs = try agent.ctl("logs", "r000002").stdout
+        #expect(logs.contains("spawn-failed(EnvironmentFile=\(sandbox.root)/missing.env"), "\(logs)")
+        #expect(logs.contains("\n0\n") || logs.hasSuffix("0\n"), "\(logs)")
+    }
+
     /// A job that keeps failing leaves its report job one output file, not one per failure.
     @Test func eachFailureReplacesTheOutputFileItsReportGets() throws {
         let sandbox = try Sandbox()

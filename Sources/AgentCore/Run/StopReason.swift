@@ -40,6 +40,16 @@ public enum StopReason: Hashable, Sendable, Codable, CustomStringConvertible {
     /// (no retry, no chain); the text names the condition (`ConditionPathExists=/x`).
     case skipped(String)
 
+    /// Whether a run that ended so starts its job's `OnFailure=` job: a failure, a crash, an
+    /// expiry, and a plugin that could not be started (systemd's `OnFailure=` fires for a failed
+    /// exec too, and cron mails the shell's "not found"). Not a cancel, a skip or a restart.
+    public var chainsOnFailure: Bool {
+        switch self {
+        case .failure, .crashed, .expired, .spawnFailed: true
+        case .success, .cancelled, .agentRestart, .skipped: false
+        }
+    }
+
     /// `success`, `failure(exit 3)`, `expired(max-runtime)`, `cancelled`, `crashed(signal 11)`,
     /// `spawn-failed(no such file)`, `agent-restart`, `skipped(ConditionPathExists=/x)`.
     public var description: String {

@@ -26,7 +26,7 @@ extension Scheduler {
 
     /// A run ended: frees its slot and identifier, updates history, schedules a retry after a
     /// failure (`Retry=`), a chained run after a success (`OnSuccess=`), and one after a
-    /// failure, crash or expiry (`OnFailure=`: someone hears of it).
+    /// failure, crash, expiry or spawn failure (`OnFailure=`: someone hears of it).
     mutating func runEnded(_ id: Identifier, _ run: RunID, _ stop: StopReason, result: String? = nil,
                            now: SchedulerTime) {
         let counted = live.ended(run)
@@ -58,7 +58,7 @@ extension Scheduler {
                 log("\(jobID): \(stop); retry in \(TimeSpan.format(delay)) "
                     + "(failure \(failures), Retry=\(policy))")
             }
-            if case .spawnFailed = stop {} else { chainOnFailure(from: jobID, run, stop, now: now) }
+            chainOnFailure(from: jobID, run, stop, now: now)
         case .expired:
             chainOnFailure(from: jobID, run, stop, now: now)
         case .cancelled, .agentRestart, .skipped:
@@ -69,10 +69,10 @@ extension Scheduler {
         if jobs[jobID] != nil { reschedule(jobID, now: now) }
     }
 
-    /// `OnFailure=` after a failure, crash or expiry (not a spawn failure, a cancel or a skip):
-    /// the chained run is told which run ended how (`AGENTD_PREVIOUS_*`).
+    /// `OnFailure=` after a stop that ``StopReason/chainsOnFailure``: the chained run is told
+    /// which run ended how (`AGENTD_PREVIOUS_*`).
     mutating func chainOnFailure(from jobID: Identifier, _ run: RunID, _ stop: StopReason, now: SchedulerTime) {
-        guard let next = jobs[jobID]?.definition.extra.onFailure else { return }
+        guard stop.chainsOnFailure, let next = jobs[jobID]?.definition.extra.onFailure else { return }
         chain(from: jobID, to: next, key: .onFailure,
               input: ChainedInput(previousRunID: run, previousResult: nil, previousStopReason: stop), now: now)
     }

@@ -6,7 +6,7 @@ extension JobKeyTable {
             guard input.reader.scalar("AfterBoot") != nil else { return }
             input.definition.extra.afterBoot = input.reader.span("AfterBoot", default: .zero, allowZero: true)
         },
-        JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash or expiry") { input in
+        JobKey("OnFailure", default: "none", doc: "identifier to launch after a failure, crash, expiry or spawn failure") { input in
             input.definition.extra.onFailure = JobDefinition.readChain("OnFailure", &input)
         },
         JobKey("WakeSystem", default: "no",
