@@ -140,7 +140,7 @@ public struct CommandContext: Sendable {
     func connectFailure(_ error: any Error) -> CommandFailure {
         switch error as? SocketError {
         case .permissionDenied?:
-            return CommandFailure(exitStatus: 5, message: "not allowed to connect to agentd at \(socketPath) (run agentctl as root, or join group agentd: sudo adduser $USER agentd, then log in again)")
+            return CommandFailure(exitStatus: 5, message: "not allowed to connect to agentd at \(socketPath): \(SocketAccessAdvice.text(for: socketPath))")
         case .pathTooLong?:
             return CommandFailure(exitStatus: 5, message: "socket path too long (at most 107 bytes): \(socketPath) (give a shorter --socket PATH)")
         case .timedOut?:

@@ -111,7 +111,18 @@ import Testing
         let refused = try runCommand("/usr/bin/setpriv", other.setpriv + [Binaries.agentctl, "--socket", session.socketPath, "status"],
                                      environment: ["PATH": "/usr/bin:/bin"])
         #expect(refused.status == 5, "\(refused.stdout)\(refused.stderr)")
-        #expect(refused.stderr.contains("not allowed to connect"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("not allowed to connect to agentd at \(session.socketPath): it is "
+            + "\(session.user.name)'s (mode 0600), so only \(session.user.name) and root may connect; "
+            + "your own agent answers agentctl --user"), "\(refused.stderr)")
+        // A directory on the way that is closed to them is named, with whose it is.
+        let closed = sandbox.root + "/closed"
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: false)
+        chmod(closed, 0o700)
+        let walledOff = try runCommand("/usr/bin/setpriv", other.setpriv + [Binaries.agentctl, "--socket", closed + "/agentd.sock", "status"],
+                                       environment: ["PATH": "/usr/bin:/bin"])
+        #expect(walledOff.status == 5)
+        #expect(walledOff.stderr.contains("the directory \(closed) on the way to it is closed to you (mode 0700, owner root): "
+            + "run agentctl as its owner or as root"), "\(walledOff.stderr)")
         // And agentctl alone, as that user, does not pick someone else's socket.
         let elsewhere = try runCommand("/usr/bin/setpriv", other.setpriv + [Binaries.agentctl, "status"],
                                        environment: ["PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": session.root + "/nothing"])
