@@ -46,13 +46,13 @@ final class ConfigFollower: JobCatalogue {
 
     /// Worked out at the first `status` after a change, not at each change: 10,000 files
     /// arrive in hundreds of batches, and each check walks every job.
-    var budgetWarnings: [ConfigDiagnostic] {
-        if let cached = budgetWarningsCache { return cached }
-        let warnings = BudgetCheck.warnings(registry)
-        budgetWarningsCache = warnings
+    var crossJobWarnings: [ConfigDiagnostic] {
+        if let cached = crossJobWarningsCache { return cached }
+        let warnings = Self.crossJobWarnings(registry)
+        crossJobWarningsCache = warnings
         return warnings
     }
-    private var budgetWarningsCache: [ConfigDiagnostic]?
+    private var crossJobWarningsCache: [ConfigDiagnostic]?
 
     var watchStatus: ConfigWatchStatus? {
         guard let health = watcher?.health else { return nil }
@@ -277,7 +277,7 @@ final class ConfigFollower: JobCatalogue {
             }
         }
         if !changes.isEmpty {
-            budgetWarningsCache = nil
+            crossJobWarningsCache = nil
             watchPluginsNamedInErrors()
         }
         onChanges?(changes)

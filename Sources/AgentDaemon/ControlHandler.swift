@@ -532,7 +532,7 @@ struct ControlHandler {
             configDirectory: about.options.configDirectory,
             stateDirectory: about.options.stateDirectory, socketPath: about.options.socketPath,
             manifestCount: registry.manifestCount, jobCount: registry.jobCount,
-            diagnostics: catalogue.directoryWarnings + registry.diagnostics + catalogue.budgetWarnings,
+            diagnostics: catalogue.directoryWarnings + registry.diagnostics + catalogue.crossJobWarnings,
             stateError: state.problem,
             running: runs.summaries(), pending: pendingSummaries(limit: 100, from: summary.work),
             pendingCount: summary.total,

@@ -10,8 +10,9 @@ protocol JobCatalogue: AnyObject {
     var watchStatus: ConfigWatchStatus? { get }
     /// Warnings about the config directories themselves (others may write to them), as now.
     var directoryWarnings: [ConfigDiagnostic] { get }
-    /// Jobs that need more launches a day than their budget (DESIGN §3: check and status say so).
-    var budgetWarnings: [ConfigDiagnostic] { get }
+    /// What only the whole set of jobs shows, as `check` says it: jobs that need more launches a
+    /// day than their budget (DESIGN §3), and chains that name no job or cycle through `OnFailure=`.
+    var crossJobWarnings: [ConfigDiagnostic] { get }
     /// Read from `registry` unless a catalogue keeps its jobs another way (daemon scripts).
     var settings: AgentSettings { get }
     var registeredDefinitions: [JobDefinition] { get }
@@ -28,7 +29,12 @@ extension JobCatalogue {
     /// Catalogues without directories of their own (daemon scripts) have nothing to say of them.
     var directoryWarnings: [ConfigDiagnostic] { [] }
 
-    var budgetWarnings: [ConfigDiagnostic] { BudgetCheck.warnings(registry) }
+    var crossJobWarnings: [ConfigDiagnostic] { Self.crossJobWarnings(registry) }
+
+    static func crossJobWarnings(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
+        BudgetCheck.warnings(registry, quotesPrivateFiles: false)
+            + ChainTargetCheck.warnings(registry, quotesPrivateFiles: false)
+    }
 
     /// Catalogues without a watcher have nothing waiting.
     func readPendingScript(for id: Identifier) {}

@@ -592,6 +592,28 @@ func cpuTicks(_ pid: Int32) -> Int {
         #expect(logs.contains("\n0\n") || logs.hasSuffix("0\n"), "\(logs)")
     }
 
+    /// What `check` warns of across jobs, status says too: an admin who never ran check sees the
+    /// typo in a chain. A file others may not read is named without what it chains to.
+    @Test func statusWarnsOfAChainToNoJobWithoutQuotingAPrivateFile() throws {
+        let sandbox = try Sandbox()
+        let quick = try sandbox.script("quick", "exit 0\n")
+        try sandbox.write("jobs.d/backup.job", "[Job]\nIdentifier=local.backup\nExec=\(quick)\nOnFailure=local.reprot\n")
+        try sandbox.write("jobs.d/report.job", "[Job]\nIdentifier=local.report\nExec=\(quick)\n")
+        try sandbox.write("jobs.d/secret.job", "[Job]\nIdentifier=local.secret\nExec=\(quick)\nOnSuccess=local.hidden-target\n"
+                          + "Kind=refresh\nInterval=1min\n", mode: 0o600)
+        let agent = try AgentProcess(sandbox: sandbox)
+        let status = try agent.ctl("status").stdout
+        #expect(status.contains("jobs.d/backup.job: warning: OnFailure=local.reprot: no job agentd runs has that identifier "
+            + "(did you mean local.report?), so a failure launches nothing"), "\(status)")
+        #expect(status.contains("jobs.d/secret.job: warning: OnSuccess: names no job agentd runs, so a success launches nothing "
+            + "(text not shown"), "\(status)")
+        #expect(status.contains("jobs.d/secret.job: warning: needs more launches a day than its budget allows"), "\(status)")
+        #expect(!status.contains("hidden-target") && !status.contains("Interval=1min"), "\(status)")
+        try sandbox.writeAtomically("jobs.d/backup.job", "[Job]\nIdentifier=local.backup\nExec=\(quick)\nOnFailure=local.report\n")
+        try agent.waitForLog("jobs.d/backup.job")
+        #expect(try !agent.ctl("status").stdout.contains("reprot"))
+    }
+
     /// A job that keeps failing leaves its report job one output file, not one per failure.
     @Test func eachFailureReplacesTheOutputFileItsReportGets() throws {
         let sandbox = try Sandbox()

@@ -35,7 +35,9 @@ public enum BudgetCheck {
     }
 
     /// One warning per job of `registry` whose launches a day exceed its manifest's budget.
-    public static func warnings(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
+    /// `quotesPrivateFiles` false (the agent's `status`): a file not every reader may read is
+    /// named without its settings.
+    public static func warnings(_ registry: ConfigRegistry, quotesPrivateFiles: Bool = true) -> [ConfigDiagnostic] {
         var byName: [String: Manifest] = [:]
         for (path, manifest) in registry.manifestsByPath {
             if let name = BudgetAccounts.manifestName(ofPath: path) { byName[name] = manifest }
@@ -51,10 +53,12 @@ public enum BudgetCheck {
                 ?? "Interval=\(job.definition.interval.map(TimeSpan.format) ?? "")"
             let owner = byName[account]?.dailyBudget == nil ? "agentd.conf's DailyBudget= (for manifest \(account))"
                 : "manifest \(account)"
-            warnings.append(ConfigDiagnostic(
-                path: job.sourcePath, severity: .warning,
-                message: "\(setting) needs \(needed) launches a day; \(owner) allows \(budget): the rest wait "
-                    + "for the next day's budget; raise DailyBudget= (or set it to infinity) or run it less often"))
+            let message = quotesPrivateFiles || job.isPublic
+                ? "\(setting) needs \(needed) launches a day; \(owner) allows \(budget): the rest wait "
+                    + "for the next day's budget; raise DailyBudget= (or set it to infinity) or run it less often"
+                : "needs more launches a day than its budget allows; the rest wait for the next day's budget "
+                    + DiagnosticRedaction.note
+            warnings.append(ConfigDiagnostic(path: job.sourcePath, severity: .warning, message: message))
         }
         return warnings
     }

@@ -6,7 +6,9 @@
 public enum ChainTargetCheck {
     /// One warning per chain of a registered job of `registry` whose target no registered job
     /// defines.
-    public static func warnings(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
+    /// `quotesPrivateFiles` false (the agent's `status`): a file not every reader may read is
+    /// named without the identifiers it chains to.
+    public static func warnings(_ registry: ConfigRegistry, quotesPrivateFiles: Bool = true) -> [ConfigDiagnostic] {
         var warnings: [ConfigDiagnostic] = []
         let running = registry.allJobs.filter { $0.state == .registered }.map(\.definition.identifier.rawValue)
         for job in registry.allJobs {
@@ -17,27 +19,30 @@ public enum ChainTargetCheck {
                 guard let target, registry.job(target)?.state != .registered else { continue }
                 // Not defined, not permitted, a duplicate's loser or a file with errors: each
                 // of the latter has its own diagnostic.
-                warnings.append(ConfigDiagnostic(
-                    path: job.sourcePath, severity: .warning,
-                    message: "\(key)=\(target.rawValue): no job agentd runs has that identifier"
+                let message = quotesPrivateFiles || job.isPublic
+                    ? "\(key)=\(target.rawValue): no job agentd runs has that identifier"
                         + (NameSuggestion.closest(to: target.rawValue, among: running).map { " (did you mean \($0)?)" } ?? "")
-                        + ", so \(when) launches nothing; add a job with Identifier=\(target.rawValue) or remove the line"))
+                        + ", so \(when) launches nothing; add a job with Identifier=\(target.rawValue) or remove the line"
+                    : "\(key): names no job agentd runs, so \(when) launches nothing " + DiagnosticRedaction.note
+                warnings.append(ConfigDiagnostic(path: job.sourcePath, severity: .warning, message: message))
             }
         }
-        return warnings + failureCycles(registry)
+        return warnings + failureCycles(registry, quotesPrivateFiles: quotesPrivateFiles)
     }
 
     /// `OnSuccess=` cycles are refused at load; a cycle that passes through an `OnFailure=`
     /// (A fails → B, B fails → A) runs only while its jobs fail, so it loads, but it starts them
     /// again and again (once per `TriggerSpacing=`) while they do: one warning per cycle, on the
     /// file of its first job.
-    static func failureCycles(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
+    static func failureCycles(_ registry: ConfigRegistry, quotesPrivateFiles: Bool) -> [ConfigDiagnostic] {
         var next: [Identifier: [(key: String, target: Identifier)]] = [:]
         var paths: [Identifier: String] = [:]
+        var hidden: Set<Identifier> = []
         for job in registry.allJobs {
             guard case .registered = job.state else { continue }
             let id = job.definition.identifier
             paths[id] = job.sourcePath
+            if !quotesPrivateFiles, !job.isPublic { hidden.insert(id) }
             next[id] = [("OnSuccess", job.definition.onSuccess), ("OnFailure", job.definition.extra.onFailure)]
                 .compactMap { key, target in target.map { (key, $0) } }
         }
@@ -48,10 +53,12 @@ public enum ChainTargetCheck {
             let members = Set(cycle.map(\.from))
             guard reported.insert(members).inserted, let path = paths[start] else { continue }
             let route = cycle.map { "\($0.from) (\($0.key)=)" }.joined(separator: " → ") + " → \(start)"
-            warnings.append(ConfigDiagnostic(
-                path: path, severity: .warning,
-                message: "chains form a cycle through OnFailure=: \(route); while they fail they start each other "
-                    + "again, once every TriggerSpacing=: remove one of these lines"))
+            let message = members.isDisjoint(with: hidden)
+                ? "chains form a cycle through OnFailure=: \(route); while they fail they start each other "
+                    + "again, once every TriggerSpacing=: remove one of these lines"
+                : "chains form a cycle through OnFailure=; while they fail they start each other again "
+                    + DiagnosticRedaction.note
+            warnings.append(ConfigDiagnostic(path: path, severity: .warning, message: message))
         }
         return warnings
     }

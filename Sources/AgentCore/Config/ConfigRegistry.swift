@@ -19,6 +19,13 @@ public struct RegisteredJob: Hashable, Sendable {
     /// test built the job without them.
     public var file: JobFileFacts?
 
+    /// Whether every socket reader may read the file's text (DESIGN §3: a diagnostic never
+    /// quotes what they could not read themselves); true where a test gave no facts.
+    public var isPublic: Bool {
+        guard let file else { return true }
+        return file.reachableByEveryone && file.facts.isWorldReadable
+    }
+
     public init(definition: JobDefinition, sourcePath: String, state: State, file: JobFileFacts? = nil) {
         self.definition = definition
         self.sourcePath = sourcePath
