@@ -59,7 +59,9 @@ extension Scheduler {
             }
             // A run started for a request needs what the request asked for, too.
             let job = counted.requirements.isEmpty ? registered : counted.requirements.adding(to: registered)
-            let lost = RunningWorkPolicy.lost(job, conditions, settings, now: now, policyBypassed: counted.bypassedPolicy)
+            var lost = RunningWorkPolicy.lost(job, conditions, settings, now: now, policyBypassed: counted.bypassedPolicy)
+            // Paused by the pressure step (not a rule of RunningWorkPolicy): thawed once it passes.
+            if lost == nil, conditions.memoryPressure, frozen[run]?.hold == .memoryPressure { lost = .memoryPressure }
             if let frozenRun = frozen[run] {
                 let presenceUnread = conditions.presence == .checking && frozenRun.hold.isUserPresence
                 if lost == nil, !presenceUnread {
@@ -82,9 +84,7 @@ extension Scheduler {
                 }
             } else if let lost, !expiring.contains(run) {
                 if lost == .sleep ? SleepPolicy.freezes(job) : job.onConditionLost == .pause {
-                    frozen[run] = FrozenRun(hold: lost, since: now, expiresAt: now + job.maxPause)
-                    note(counted.identifier, job: counted.job, .frozen(run, lost), now: now)
-                    output.append(.freeze(run, lost))
+                    freeze(run, counted, lost, maxPause: job.maxPause, now: now)
                 } else {
                     expire(run, counted, lost.expiryReason, because: lost, now: now)
                 }
@@ -98,14 +98,31 @@ extension Scheduler {
 
     /// Memory pressure: one run at a time, the least-progress continued run first (DESIGN §6),
     /// then the least-progress discretionary run; again every ``pressureShedInterval`` while
-    /// pressure lasts.
+    /// pressure lasts. A run of an `OnConditionLost=pause` job is paused instead, as for any
+    /// condition it loses (a converted `KillMode=process` service: its dpkg is never killed), and
+    /// thawed when the pressure passes; a frozen run stalls on no memory and is not shed again.
     mutating func shedForPressure(now: SchedulerTime) {
         nextShedAt = now + Self.pressureShedInterval
-        let candidates = live.startedRuns.filter { !expiring.contains($0.key) }
-            .sorted(by: Self.leastProgressFirst)
+        let candidates = sheddableRuns.sorted(by: Self.leastProgressFirst)
         let continued = candidates.first { jobs[$0.value.job]?.definition.kind == .continued }
         guard let (run, counted) = continued ?? candidates.first else { return }
-        expire(run, counted, .pressure, because: .memoryPressure, now: now)
+        if let job = jobs[counted.job]?.definition, job.onConditionLost == .pause {
+            freeze(run, counted, .memoryPressure, maxPause: job.maxPause, now: now)
+        } else {
+            expire(run, counted, .pressure, because: .memoryPressure, now: now)
+        }
+    }
+
+    /// Live runs neither being stopped nor frozen.
+    private var sheddableRuns: [RunID: CountedRun] {
+        live.startedRuns.filter { !expiring.contains($0.key) && frozen[$0.key] == nil }
+    }
+
+    mutating func freeze(_ run: RunID, _ counted: CountedRun, _ hold: ConditionHold, maxPause: Duration,
+                         now: SchedulerTime) {
+        frozen[run] = FrozenRun(hold: hold, since: now, expiresAt: now + maxPause)
+        note(counted.identifier, job: counted.job, .frozen(run, hold), now: now)
+        output.append(.freeze(run, hold))
     }
 
     /// Frozen runs past `MaxPause=` are expired with the reason they were frozen for, in run
@@ -142,7 +159,7 @@ extension Scheduler {
     /// while a run is left to shed: with none, the agent sleeps (DESIGN §6: never polled while
     /// nothing is due); a run that starts while pressure lasts brings the step back.
     var conditionDeadline: SchedulerTime? {
-        let sheddable = live.startedRuns.keys.contains { !expiring.contains($0) }
+        let sheddable = live.startedRuns.keys.contains { !expiring.contains($0) && frozen[$0] == nil }
         var earliest = sheddable ? nextShedAt : nil
         if let threshold = nextPresenceThreshold(after: presenceCheckedAt ?? clockNow),
            earliest.map({ threshold < $0 }) ?? true {
