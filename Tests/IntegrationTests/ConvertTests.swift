@@ -76,6 +76,13 @@ import Testing
         #expect(fstrim.components(separatedBy: "ConditionVirtualization=!container").count - 1 == 1, "\(fstrim)")
         let cron = try String(contentsOfFile: sandbox.jobsDirectory + "/a-1.job", encoding: .utf8)
         #expect(cron.contains("User=root\n") && cron.contains("-c \"/bin/true a\""), "\(cron)")
+        // Named from inside cron.d (`cd /etc/cron.d && agentctl convert *`): the same, and a name
+        // cron skips is refused as from anywhere else (helper-41).
+        try "17 3 * * * root /bin/true\n".write(toFile: sandbox.root + "/etc/cron.d/c.disabled", atomically: false, encoding: .utf8)
+        let inside = try runCommand(Binaries.agentctl, ["convert", "b", "./a", "c.disabled"], currentDirectory: sandbox.root + "/etc/cron.d")
+        #expect(inside.stdout.components(separatedBy: "User=root\n").count - 1 == 2, "\(inside.stdout)")
+        #expect(!inside.stdout.contains("-c \"root "), "\(inside.stdout)")
+        #expect(inside.stderr.contains("c.disabled: not converted: cron ignores it"), "\(inside.stderr)")
     }
 
     /// The closing advice disables only what a written job replaces: a timer or cron line whose

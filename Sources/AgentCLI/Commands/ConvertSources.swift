@@ -25,8 +25,9 @@ enum ConvertSources {
             return
         }
         guard let text = read(path, into: &outcome) else { return }
-        // "/" first: `agentctl convert cron.d/x` from /etc is a cron.d file as much as /etc/cron.d/x.
-        let inCronD = !userCrontab && ("/" + path).contains("/cron.d/")
+        // Against the working directory: `convert cron.d/x` from /etc, and `convert x` from
+        // /etc/cron.d, name a cron.d file as much as /etc/cron.d/x does.
+        let inCronD = !userCrontab && FileSystem.absolute(path).contains("/cron.d/")
         let withUser = !userCrontab && (name == "crontab" || inCronD)
         if withUser, let ignored = systemCrontabIgnored(path, name: name, inCronD: inCronD) {
             outcome.failures.append("\(path): not converted: cron ignores it: \(ignored)")
