@@ -396,6 +396,7 @@ cat >"$out/env-check" <<'EOT'
 #!/bin/sh
 # agentd: Kind=processing Interval=none
 echo "HOME=${HOME:-} USER=${USER:-} LOGNAME=${LOGNAME:-} SHELL=${SHELL:-}" >"$STATE_DIRECTORY/env"
+echo "nofile=$(ulimit -Sn):$(ulimit -Hn)" >>"$STATE_DIRECTORY/env"
 EOT
 chmod 755 "$out/env-check"
 install_job "$out/env-check"
@@ -405,6 +406,13 @@ if why=$(launch local.env-check 20) && history_has local.env-check success &&
     result PASS "[runtime] a drop-in script as root sees HOME=/root USER=root LOGNAME=root SHELL=/bin/bash"
 else
     result FAIL "[runtime] a drop-in script's environment: ${why:-$(last_run local.env-check)}; it saw: $(cat "$env_file" 2>&1)"
+fi
+# The agent raises its own soft limit; a job gets the service's soft 1024 back, as under cron.
+agent_nofile=$(awk '/^Max open files/ {print $4 ":" $5}' "/proc/$(systemctl show -p MainPID --value agentd)/limits")
+if grep -q '^nofile=1024:65536$' "$env_file" 2>/dev/null && [ "$agent_nofile" = "65536:65536" ]; then
+    result PASS "[runtime] a job's open-file limit is 1024 (hard 65536) while agentd's own is $agent_nofile"
+else
+    result FAIL "[runtime] open-file limits: the job saw $(grep nofile "$env_file" 2>&1), agentd has $agent_nofile (want 1024:65536 and 65536:65536)"
 fi
 
 # A cron.hourly script converted beside this machine's /etc/crontab runs with that crontab's PATH
