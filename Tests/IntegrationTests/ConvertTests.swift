@@ -268,10 +268,12 @@ import Testing
         let job = try String(contentsOfFile: sandbox.jobsDirectory + "/env.job", encoding: .utf8)
         #expect(job.hasPrefix("# jobs.d/env.job: converted by agentctl convert from \(script) and \(sandbox.root)/crontab:18\n"),
                 "\(job)")
-        // Interval=1h with no run yet: the agent runs it as soon as it has read it.
+        // At the crontab line's minute, as cron ran it (helper-41: Interval=1h ran it on load).
+        #expect(job.contains("\nSchedule=*-*-* *:17\nCatchUp=no\n") && !job.contains("Interval="), "\(job)")
         let agent = try AgentProcess(sandbox: sandbox)
-        let ended = try agent.waitForLog("run r000001 of local.env ended")
-        #expect(ended.contains("success"), "\(ended)")
+        try agent.waitForLog("registered local.env")
+        let run = try agent.ctl("run", "local.env", "--wait")
+        #expect(run.status == 0, "\(run)")
         #expect(try String(contentsOfFile: out, encoding: .utf8)
             == "/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin /bin/sh\n")
     }

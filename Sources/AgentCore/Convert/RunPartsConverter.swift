@@ -62,7 +62,19 @@ public enum RunPartsConverter {
             job.set("User", script.owner ?? "root")
             job.set("WorkingDirectory", "/")
             job.set("Exec", ExecQuoting.join([path]))
-            job.set("Interval", interval)
+            if let cron = runner?.cronLine {
+                // Without anacron, cron runs the directory at its line's time (Debian's 06:25 for
+                // cron.daily), and skips a time the machine was off.
+                job.set("Schedule", cron.schedule)
+                job.set("CatchUp", "no")
+                job.notes.append("cron ran this directory at its line's time and skipped a time the machine was off; "
+                    + "CatchUp=yes would run it once afterwards, as anacron does")
+                if cron.eitherDay {
+                    job.notes.append("cron runs that line when the day of month OR the weekday matches; Schedule= needs both")
+                }
+            } else {
+                job.set("Interval", interval)
+            }
             if let runner { apply(runner, to: &job) }
             // run-parts imposes no limit.
             job.set("MaxRuntime", "infinity")

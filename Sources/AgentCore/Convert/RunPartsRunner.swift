@@ -32,6 +32,9 @@ public struct RunPartsRunner: Sendable, Equatable {
     /// anacron.service's `KillMode=` (Debian's: `mixed`, with `KillSignal=SIGUSR1`, on which
     /// anacron waits for its jobs): nil when it names none.
     public var anacronKillMode: String?
+    /// When cron runs the directory (the crontab line's time, as `Schedule=`); nil for anacron,
+    /// which runs it once a period at the first chance, as `Interval=` does.
+    public var cronLine: CronLine?
 
     public init(program: Program, source: String, environment: CronEnvironment) {
         self.program = program
@@ -66,7 +69,11 @@ public struct RunPartsRunner: Sendable, Equatable {
                 continue
             }
             if runsRunParts(on: name, command(of: trimmed, program: program)) {
-                return RunPartsRunner(program: program, source: "\(file.path):\(index + 1)", environment: environment)
+                var runner = RunPartsRunner(program: program, source: "\(file.path):\(index + 1)", environment: environment)
+                if program == .cron, case .success(let cron) = CronLine.parse(trimmed, withUser: true), !cron.atBoot {
+                    runner.cronLine = cron
+                }
+                return runner
             }
         }
         return nil
