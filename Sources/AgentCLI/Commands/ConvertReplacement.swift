@@ -22,10 +22,14 @@ struct ConvertReplacement {
     var parts: [(part: String, job: JobRef)]
     /// The command that turns off the given parts.
     var command: ([String]) -> String
+    /// Whether the parts go together (a timer whose calendars became several jobs): turned off
+    /// only when every one of their jobs is written.
+    var allOrNothing = false
 
     /// The command for the parts whose jobs are among `written`; nil when there are none.
     func command(written: Set<JobRef>) -> String? {
         let kept = parts.filter { written.contains($0.job) }.map(\.part)
+        if allOrNothing, kept.count < parts.count { return nil }
         return kept.isEmpty ? nil : command(kept)
     }
 

@@ -47,8 +47,9 @@ extension ConvertSources {
                                           instance: instance, into: &outcome) else { return }
         let sources = [replaced ? timerPath : path, FileSystem.baseName(of: servicePath)]
             + timer.dropIns + service.dropIns
-        let job = TimerConverter.convert(timer: timer.unit, service: service.unit, name: name, sources: sources,
-                                         prefix: prefix, resolve: findInPath, userName: userName)
+        let jobs = TimerConverter.convertAll(timer: timer.unit, service: service.unit, name: name, sources: sources,
+                                             prefix: prefix, resolve: findInPath, userName: userName)
+        guard let job = jobs.first else { return }
         // OnActiveSec= alone (mdadm-last-resort@: udev starts the timer) has no agentd form: a
         // job without Schedule=, Interval= or AfterBoot= would never run on its own.
         guard job.keys.contains(where: { ["Schedule", "Interval", "AfterBoot"].contains($0.key) }) else {
@@ -58,9 +59,11 @@ extension ConvertSources {
                 + ": they count from the timer's own start, which something else makes); leave it to systemd")
             return
         }
-        outcome.jobs.append(job)
+        outcome.jobs += jobs
         let turnOff = disableCommand(name, install: timer.unit.entries(in: "Install"))
-        outcome.replaced.append(ConvertReplacement(parts: [(name, .init(job))]) { _ in turnOff })
+        // Disabled only once every job of its calendars is written.
+        outcome.replaced.append(ConvertReplacement(parts: jobs.map { (name, .init($0)) }, command: { _ in turnOff },
+                                                   allOrNothing: true))
     }
 
     /// How to turn the timer off for good: `disable` undoes what its [Install] section made. A

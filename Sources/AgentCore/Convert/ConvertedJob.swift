@@ -13,6 +13,9 @@ public struct ConvertedJob: Sendable, Hashable {
     public var notConverted: [String]
     /// Notes on how a key was translated (`cron runs a line when day-of-month OR weekday matches`).
     public var notes: [String]
+    /// A timer's calendars after its first (`OnCalendar=` repeated): each becomes a job of its own
+    /// (`TimerConverter.convertAll`). Not part of the file.
+    var moreCalendars: [String] = []
 
     public init(fileName: String, sources: [String], description: String? = nil) {
         self.fileName = fileName

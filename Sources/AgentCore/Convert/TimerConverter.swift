@@ -25,6 +25,38 @@ public enum TimerConverter {
         return job
     }
 
+    /// ``convert(timer:service:name:sources:prefix:resolve:userName:)``, and for each calendar after
+    /// the first (agentd takes one `Schedule=` per job) a copy of the job with that calendar,
+    /// `NAME-2.job` and on: systemd starts the service at each, and a calendar left out would be
+    /// lost once the timer is disabled.
+    public static func convertAll(timer: UnitFile, service: UnitFile, name: String, sources: [String],
+                                  prefix: String = "local", resolve: (String) -> String? = { _ in nil },
+                                  userName: (UInt32) -> String? = { _ in nil }) -> [ConvertedJob] {
+        var job = convert(timer: timer, service: service, name: name, sources: sources, prefix: prefix,
+                          resolve: resolve, userName: userName)
+        let more = job.moreCalendars
+        guard !more.isEmpty else { return [job] }
+        let base = JobName.sanitized(name)
+        let names = more.indices.map { "\(base)-\($0 + 2)" }
+        job.notes.append("the timer's \(more.count + 1) calendars are a job each, as a job has one Schedule= ("
+            + ([base] + names).map { $0 + ".job" }.joined(separator: ", ")
+            + "): systemd never ran the service twice at once, and these jobs may overlap if a run lasts into another's slot")
+        var jobs = [job]
+        for (calendar, copyName) in zip(more, names) {
+            var copy = job
+            copy.fileName = copyName + ".job"
+            copy.keys = job.keys.map { entry in
+                switch entry.key {
+                case "Identifier": ("Identifier", "\(prefix).\(copyName)")
+                case "Schedule": ("Schedule", calendar)
+                default: entry
+                }
+            }
+            jobs.append(copy)
+        }
+        return jobs
+    }
+
     /// Why a timer's `Unit=` cannot be converted (it starts a target, a path unit…), or nil.
     public static func unitProblem(_ timer: UnitFile, path: String) -> String? {
         guard let unit = timer.entries(in: "Timer").last(where: { $0.key == "Unit" })?.value,
@@ -43,10 +75,10 @@ public enum TimerConverter {
         for entry in entries {
             switch entry.key {
             case "OnCalendar":
-                if job.keys.contains(where: { $0.key == "Schedule" }) {
-                    job.notConverted.append("OnCalendar=\(entry.value) (a second calendar; agentd takes one Schedule= per job: make a second job)")
-                } else if case .failure(let error) = CalendarEventParser.parse(entry.value) {
+                if case .failure(let error) = CalendarEventParser.parse(entry.value) {
                     job.notConverted.append("OnCalendar=\(entry.value) (agentd cannot read it: \(error.message); write a Schedule= by hand)")
+                } else if job.keys.contains(where: { $0.key == "Schedule" }) {
+                    job.moreCalendars.append(entry.value)
                 } else {
                     job.set("Schedule", entry.value)
                 }

@@ -165,6 +165,21 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(spans.notConverted.contains { $0.hasPrefix("OnUnitInactiveSec=1h (a second span trigger") }, "\(spans.notConverted)")
     }
 
+    /// systemd starts the service at each of a timer's calendars; a job has one Schedule=, so each
+    /// further calendar is a job of its own, or disabling the timer would lose its runs (helper-41).
+    @Test func eachFurtherCalendarOfATimerIsAJobOfItsOwn() {
+        let jobs = TimerConverter.convertAll(timer: unit("[Timer]\nOnCalendar=Mon 01:00\nOnCalendar=Thu 13:00\nPersistent=yes\n"),
+                                             service: unit("[Service]\nExecStart=/bin/true\n"), name: "two", sources: ["two.timer"])
+        #expect(jobs.map(\.fileName) == ["two.job", "two-2.job"])
+        #expect(jobs.map { value($0, "Identifier") } == ["local.two", "local.two-2"])
+        #expect(jobs.map { value($0, "Schedule") } == ["Mon 01:00", "Thu 13:00"])
+        #expect(jobs.allSatisfy { value($0, "CatchUp") == "yes" && value($0, "Exec") == "/bin/true" && $0.notConverted.isEmpty })
+        #expect(jobs.allSatisfy { $0.notes.contains { $0.hasPrefix("the timer's 2 calendars are a job each, as a job has one Schedule= (two.job, two-2.job)") } })
+        let one = TimerConverter.convertAll(timer: unit("[Timer]\nOnCalendar=daily\n"), service: unit("[Service]\nExecStart=/bin/true\n"),
+                                            name: "one", sources: ["one.timer"])
+        #expect(one.count == 1 && one.first?.notes.isEmpty == true)
+    }
+
     /// A oneshot's start timeout limits its run and RuntimeMaxSec= does nothing to it; any other
     /// type is limited by RuntimeMaxSec= alone (systemd.service(5)).
     @Test(arguments: [
