@@ -164,7 +164,9 @@ enum ServiceConversion {
             // systemd expands no variable in such a line; agentd would, so each $ is doubled.
             command = command.replacingDollars()
         }
-        for prefix in prefixes where prefix != "-" && prefix != ":" {
+        var named: Set<Character> = []
+        // `!!` is one prefix, named once.
+        for prefix in prefixes where prefix != "-" && prefix != ":" && named.insert(prefix).inserted {
             job.notConverted.append("\(key)=\(value.trimmingSpaces.prefix(60)) (its \"\(prefix)\" \(droppedPrefix(prefix)))")
         }
         if command.hasSpecifier {

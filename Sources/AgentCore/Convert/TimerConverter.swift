@@ -97,6 +97,10 @@ public enum TimerConverter {
                 } else {
                     interval = span(entry.value)
                     job.set("Interval", span(entry.value))
+                    if entry.key == "OnUnitInactiveSec" {
+                        job.notes.append("OnUnitInactiveSec= counted from the service's end, Interval= counts from a run's "
+                            + "start: a run that lasts a while starts the next that much sooner")
+                    }
                 }
             case "OnBootSec", "OnStartupSec":
                 if let first = boot {
