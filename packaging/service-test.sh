@@ -213,7 +213,7 @@ cat >"$out/cron.d/agentd-package-test" <<'EOT'
 MAILTO=""
 SHELL=/bin/sh
 PATH=/usr/local/sbin:/usr/local/bin:/sbin:/bin:/usr/sbin:/usr/bin
-17 4 * * * root mkdir -p /var/lib/agentd-package-test && echo "cron line ran as $(id -un)" >/var/lib/agentd-package-test/cron-line
+17 4 * * * root mkdir -p /var/lib/agentd-package-test && echo "cron line ran as $(id -un) proxy=${agentd_test_proxy:-}" >/var/lib/agentd-package-test/cron-line
 EOT
 cat >"$out/cron.d/agentd-package-test-mailto" <<'EOT'
 MAILTO=root
@@ -346,17 +346,26 @@ if [ -z "$job" ]; then
     result FAIL "converted cron.d line: no job file holds its command"
 else
     id=$(identifier_of "$job")
+    # Debian's cron gives its jobs /etc/environment through pam_env: the converted line gets it too.
+    cp -a /etc/environment "$out/environment.saved" 2>/dev/null || : >"$out/environment.saved"
+    echo 'agentd_test_proxy=http://proxy.example:3128' >>/etc/environment
     if why=$(launch "$id" 30) && history_has "$id" success && [ -s "$cron_out" ] &&
             [ "$(stat -c %U "$cron_out")" = root ]; then
         result PASS "converted cron.d line ($id) succeeded as root: $cron_out written"
-        if grep -qx "cron line ran as root" "$cron_out"; then
+        if grep -q "^cron line ran as root " "$cron_out"; then
             result PASS "[runtime] the converted cron line's \$(id -un) reached sh as written (Exec= \$\$ is \$): it said root"
         else
             result FAIL "[runtime] the converted cron line's \$(id -un) did not reach sh as written (Exec= \$\$ must be \$ at spawn): it wrote '$(cat "$cron_out")'"
         fi
+        if grep -q " proxy=http://proxy.example:3128$" "$cron_out"; then
+            result PASS "[runtime] the converted cron line saw /etc/environment's variable, as cron's pam_env gives it"
+        else
+            result FAIL "[runtime] the converted cron line did not see /etc/environment's agentd_test_proxy: it wrote '$(cat "$cron_out")'"
+        fi
     else
         result FAIL "converted cron.d line ($id): ${why:-$(last_run "$id")}; $cron_out: $(ls -l "$cron_out" 2>&1); log: $(tail_of "$id")"
     fi
+    cat "$out/environment.saved" >/etc/environment
 fi
 
 # MAILTO=: the failing line's output reaches a local mailbox through /usr/sbin/sendmail (a

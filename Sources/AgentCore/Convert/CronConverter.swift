@@ -75,7 +75,7 @@ public enum CronConverter {
                 if cron.eitherDay {
                     job.notes.append("cron runs this line when the day of month OR the weekday matches; Schedule= needs both")
                 }
-                for line in environment.environmentLines { job.set("Environment", line) }
+                environment.write(into: &job, underPAM: true)
                 // cron imposes no time limit.
                 job.set("MaxRuntime", "infinity")
                 job.sleepsWithTheMachine()

@@ -46,4 +46,17 @@ public struct CronEnvironment: Sendable, Equatable {
     public var environmentLines: [String] {
         variables.map { ExecQuoting.quote("\($0.name)=\($0.value)") }
     }
+
+    /// Debian's cron starts each job from the PAM environment (`/etc/pam.d/cron`: pam_env, which
+    /// reads /etc/environment) and sets the crontab's variables over it: a proxy or a locale
+    /// set there reached cron's jobs. The file comes first in the job; systemd's rule makes its
+    /// variables win over `Environment=`, where cron's crontab won, and the comment says so.
+    func write(into job: inout ConvertedJob, underPAM: Bool) {
+        if underPAM {
+            job.set("EnvironmentFile", "-/etc/environment")
+            job.notes.append("cron gave its jobs /etc/environment (pam_env) under the crontab's variables; "
+                + "EnvironmentFile= gives it here, over the Environment= lines")
+        }
+        for line in environmentLines { job.set("Environment", line) }
+    }
 }

@@ -110,6 +110,7 @@ public enum RunPartsConverter {
             job.notes.append("anacron ran it at boot and when anacron.timer started anacron (\(calendars)); "
                 + "agentd may start it at any hour, which a Window= limits")
         }
-        for line in runner.environment.environmentLines { job.set("Environment", line) }
+        // anacron runs from anacron.service, without PAM.
+        runner.environment.write(into: &job, underPAM: runner.program == .cron)
     }
 }

@@ -111,6 +111,15 @@ struct ConvertCorpusTests {
                                                     anacrontab: nil))
         #expect(cron.program == .cron)
         #expect(cron.source == "/etc/crontab:20")
+        // Under cron, at the crontab line's time (Sundays 06:47) with PAM's /etc/environment; under
+        // anacron once a period, from anacron.service, without PAM.
+        let script = RunPartsConverter.Script(name: "x", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
+        let underCron = try #require(RunPartsConverter.convert(directory: "/etc/cron.weekly", scripts: [script], runner: cron).jobs.first)
+        #expect(underCron.keys.filter { ["Schedule", "Interval", "CatchUp", "EnvironmentFile"].contains($0.key) }.map { "\($0.key)=\($0.value)" }
+            == ["Schedule=Sun *-*-* 06:47", "CatchUp=no", "EnvironmentFile=-/etc/environment"], "\(underCron.text)")
+        let underAnacron = try #require(RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: [script], runner: anacron).jobs.first)
+        #expect(underAnacron.keys.filter { ["Schedule", "Interval", "CatchUp", "EnvironmentFile"].contains($0.key) }.map { "\($0.key)=\($0.value)" }
+            == ["Interval=1d"], "\(underAnacron.text)")
     }
 
     /// Debian's anacron 2.3 reads MAILTO alone (its anacrontab(5) names no other setting): cronie's
