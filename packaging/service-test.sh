@@ -416,12 +416,15 @@ if why=$(launch local.env-check 20) && history_has local.env-check success &&
 else
     result FAIL "[runtime] a drop-in script's environment: ${why:-$(last_run local.env-check)}; it saw: $(cat "$env_file" 2>&1)"
 fi
-# The agent raises its own soft limit; a job gets the service's soft 1024 back, as under cron.
-agent_nofile=$(awk '/^Max open files/ {print $4 ":" $5}' "/proc/$(systemctl show -p MainPID --value agentd)/limits")
-if grep -q '^nofile=1024:65536$' "$env_file" 2>/dev/null && [ "$agent_nofile" = "65536:65536" ]; then
-    result PASS "[runtime] a job's open-file limit is 1024 (hard 65536) while agentd's own is $agent_nofile"
+# The agent raises its own soft limit to the hard one (LimitNOFILE=1024:65536, or less where the
+# container's own hard limit is lower); a job gets the service's soft 1024 back, as under cron.
+agent_hard=$(awk '/^Max open files/ {print $5}' "/proc/$(systemctl show -p MainPID --value agentd)/limits")
+agent_soft=$(awk '/^Max open files/ {print $4}' "/proc/$(systemctl show -p MainPID --value agentd)/limits")
+if grep -qx "nofile=1024:$agent_hard" "$env_file" 2>/dev/null && [ "$agent_soft" = "$agent_hard" ] &&
+        [ "$agent_hard" -gt 1024 ]; then
+    result PASS "[runtime] a job's open-file limit is 1024 (hard $agent_hard) while agentd's own is $agent_soft"
 else
-    result FAIL "[runtime] open-file limits: the job saw $(grep nofile "$env_file" 2>&1), agentd has $agent_nofile (want 1024:65536 and 65536:65536)"
+    result FAIL "[runtime] open-file limits: the job saw $(grep nofile "$env_file" 2>&1), agentd has $agent_soft:$agent_hard (want the job at 1024:HARD, agentd at HARD:HARD)"
 fi
 
 # A cron.hourly script converted beside this machine's /etc/crontab runs with that crontab's PATH
