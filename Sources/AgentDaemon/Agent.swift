@@ -91,6 +91,9 @@ public final class Agent {
     /// Starts every adapter and runs the loop until SIGTERM or SIGINT.
     public func run() throws {
         log.info("agentd \(AgentVersion.string) starting (pid \(getpid()), config \(options.configDirectory), state \(options.stateDirectory))")
+        // Before anything is touched (DESIGN §10): the recovery below would take the runs of an
+        // agent already serving this socket for leftovers of this one's, and kill them.
+        try ControlServer.refuseIfServed(options.socketPath)
         prepareUserMode()
         signals = try SignalSource(loop: loop, signals: [SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
             self.handle(signal: signal)

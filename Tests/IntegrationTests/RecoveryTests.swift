@@ -55,6 +55,30 @@ import Testing
 
     private static let sqlite = "/usr/bin/sqlite3"
 
+    /// A second agent on the same socket with a state directory of its own (half of the advice
+    /// its refusal gives) used to take the first agent's live runs for its own leftovers and
+    /// SIGKILL them, then refuse (helper-43). It refuses before touching anything (DESIGN §10).
+    @Test func aSecondAgentOnTheSameSocketRefusesWithoutKillingTheFirstOnesRuns() throws {
+        let sandbox = try Sandbox()
+        let sleeper = try sandbox.script("sleeper", "echo PROGRESS=1/2\nexec sleep 60\n")
+        try sandbox.write("jobs.d/sleeper.job", "[Job]\nIdentifier=local.sleeper\nExec=\(sleeper)\n")
+        let first = try AgentProcess(sandbox: sandbox)
+        #expect(try first.ctl("simulate", "launch", "local.sleeper").status == 0)
+        try first.waitForLog("run r000001 of local.sleeper started")
+        let second = try runCommand(Binaries.agentd, ["--config-dir", sandbox.configDirectory,
+                                                      "--state-dir", sandbox.root + "/other-state",
+                                                      "--socket", sandbox.socketPath])
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("another server is already listening on \(sandbox.socketPath)"), "\(second.stderr)")
+        #expect(!second.stderr.contains("killed"), "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.root + "/other-state/state.db"))
+        let status = try first.ctl("status").stdout
+        #expect(status.contains("local.sleeper") && status.contains("r000001"), "\(status)")
+        #expect(!first.logLines.contains { $0.contains("of local.sleeper ended") })
+        #expect(try first.ctl("cancel", "r000001").status == 0)
+        try first.waitForLog("run r000001 of local.sleeper ended: cancelled")
+    }
+
     /// Starts an agent, starts r000001 (a plugin that sets a title and leaves a `sleep` child),
     /// and SIGKILLs the agent while the run is live. `submitTitle`: start it as a continued
     /// submission with that title instead.

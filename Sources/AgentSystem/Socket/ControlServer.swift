@@ -368,6 +368,20 @@ public final class ControlServer {
         return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
+    /// Throws ``SocketError/addressInUse(path:)`` when a server answers on `path`: an agent
+    /// started beside a running one (another state directory, the same socket) stops here, before
+    /// its start-up recovery takes the running agent's runs for leftovers of its own.
+    public static func refuseIfServed(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return }
+        let probe = cshim_unix_connect_nonblocking(path)
+        if probe >= 0 {
+            Glibc.close(probe)
+            throw SocketError.addressInUse(path: path)
+        }
+        if errno == EAGAIN { throw SocketError.addressInUse(path: path) }
+    }
+
     /// Removes a socket file nobody listens on; refuses to touch anything else.
     private static func removeStaleSocket(at path: String) throws {
         var info = stat()
