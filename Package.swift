@@ -100,6 +100,10 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "AgentStoreTests", dependencies: ["AgentStore", "AgentProtocol"], swiftSettings: strict),
         .testTarget(name: "TransferCoreTests", dependencies: ["TransferCore"], swiftSettings: strict),
+        // An app ported from iOS one behaviour per identifier, for IntegrationTests' launch tests
+        // of the BackgroundTasks library; built with the tests, never shipped.
+        .executableTarget(name: "background-tasks-probe", dependencies: ["BackgroundTasks"],
+                          path: "Tests/BackgroundTasksProbe", swiftSettings: strict),
         // A power-profiles-daemon stand-in (C, sd-bus) that AgentSystemTests' D-Bus tests run on a
         // private dbus-daemon; built alongside the tests, never shipped (not a product).
         .executableTarget(name: "power-profiles-stand-in", path: "Tests/PowerProfilesStandIn",

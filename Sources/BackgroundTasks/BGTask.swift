@@ -6,9 +6,11 @@ import Foundation
 open class BGTask: NSObject, @unchecked Sendable {
     public let identifier: String
     private let lock = NSLock()
-    private var handler: (@Sendable () -> Void)?
+    private var handler: (() -> Void)?
     /// `setTaskCompleted` was called: the first call's result is the run's.
     private var completed = false
+    /// The agent expired the run (the first SIGTERM was handled).
+    private var expired = false
     let output: TaskOutput
     /// How the process ends (tests watch it instead; set before any call).
     var ending = Ending.process
@@ -28,12 +30,31 @@ open class BGTask: NSObject, @unchecked Sendable {
         static let process = Ending(end: { exit($0) }, park: { while true { sleep(3_600) } })
     }
 
-    /// Called on the handler's queue when the agent expires the run (SIGTERM): stop, save what
-    /// you can, and call `setTaskCompleted(success:)` within the job's `GracePeriod=`.
-    open var expirationHandler: (@Sendable () -> Void)? {
+    /// Called once, on a queue of its own, when the agent expires the run (SIGTERM), while the
+    /// launch handler may still be working: stop it, save what you can, and call
+    /// `setTaskCompleted(success:)` within the job's `GracePeriod=`. Set to nil once called, as
+    /// on iOS. Without one, an expiry ends the task as failed.
+    open var expirationHandler: (() -> Void)? {
         get { lock.withLock { handler } }
         set { lock.withLock { handler = newValue } }
     }
+
+    /// The expiry, once (later SIGTERMs of the same expiry do nothing): the handler, taken so
+    /// that it runs once, or the end as failed.
+    func expire() {
+        let (first, expiring) = lock.withLock {
+            defer {
+                expired = true
+                handler = nil
+            }
+            return (!expired, handler)
+        }
+        guard first else { return }
+        if let expiring { expiring() } else { setTaskCompleted(success: false) }
+    }
+
+    /// `setTaskCompleted` was called.
+    var isCompleted: Bool { lock.withLock { completed } }
 
     /// Flushes what the task reported and ends the process: exit 0 for success, 1 otherwise. The
     /// first call decides, as on iOS: a later one (an expiration handler racing the work's end)

@@ -23,6 +23,8 @@ public final class BGTaskScheduler: @unchecked Sendable {
     private var registered: Set<String> = []
     private var launched = false
     private var expirationSource: DispatchSourceSignal?
+    /// The task this process was launched for, once its handler has been found.
+    private var startedTask: BGTask?
     private let environment: [String: String]
     private let socketPath: @Sendable () -> String
     private let handlerDeadline: Duration?
@@ -88,11 +90,14 @@ public final class BGTaskScheduler: @unchecked Sendable {
 
     /// Records the launch handler of `identifier` (false when one is already registered). When
     /// agentd launched this process for it, the handler is called on `queue` (nil: a background
-    /// queue) with the task, and SIGTERM calls the task's `expirationHandler` on that queue.
+    /// queue) with the task once the launch is over — once `main` hands the main queue over
+    /// (`dispatchMain()`, a run loop, an async `main`), as iOS calls it after
+    /// `application(_:didFinishLaunchingWithOptions:)` — and SIGTERM calls the task's
+    /// `expirationHandler`, once, on a queue of its own (the handler may still be working).
     /// An identifier ending in `.*` handles every dynamic identifier it prefixes.
     @discardableResult
     public func register(forTaskWithIdentifier identifier: String, using queue: DispatchQueue? = nil,
-                         launchHandler: @escaping @Sendable (BGTask) -> Void) -> Bool {
+                         launchHandler: @escaping (BGTask) -> Void) -> Bool {
         // No manifest can permit what is no identifier (`""`, `a..b`): false, as iOS answers an
         // identifier its Info.plist does not list.
         guard Self.isRegistrable(identifier) else { return false }
@@ -121,7 +126,7 @@ public final class BGTaskScheduler: @unchecked Sendable {
         return launched.hasPrefix(String(registered.dropLast()))
     }
 
-    private func start(_ handler: @escaping @Sendable (BGTask) -> Void, on queue: DispatchQueue) {
+    private func start(_ handler: @escaping (BGTask) -> Void, on queue: DispatchQueue) {
         let identifier = environment["AGENTD_IDENTIFIER"] ?? ""
         let output = TaskOutput()
         let task: BGTask
@@ -135,16 +140,74 @@ public final class BGTaskScheduler: @unchecked Sendable {
         // stdout is the agent's pipe: print() lines go out as they are written (line-buffered,
         // as on a terminal), not when the process ends or never if it is killed.
         Self.lineBufferStandardOutput()
-        // SIGTERM is the agent expiring the run: it reaches the task's handler on its queue,
-        // never the default action (which would end the process without a result).
+        // SIGTERM is the agent expiring the run: it reaches the task's handler, never the default
+        // action (which would end the process without a result). On a queue of its own: a handler
+        // that works on in a loop until told to stop (`while !stopped`, as Apple's examples do)
+        // holds its queue. Once: the agent signals the main process, its group and its cgroup,
+        // and each may arrive apart.
         signal(SIGTERM, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: queue)
-        source.setEventHandler {
-            if let expire = task.expirationHandler { expire() } else { task.setTaskCompleted(success: false) }
-        }
+        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: DispatchQueue(label: "BackgroundTasks.expiration"))
+        source.setEventHandler { task.expire() }
         source.resume()
-        lock.withLock { expirationSource = source }
-        queue.async { handler(task) }
+        lock.withLock {
+            expirationSource = source
+            startedTask = task
+        }
+        atexit { BGTaskScheduler.shared.exitingBeforeCompletion() }
+        let launch = Launch(handler: handler, task: task)
+        DispatchQueue.main.async { queue.async { launch.run() } }
+        // A main that never hands the main queue over (it waits on a semaphore) would never see
+        // its handler called: after a while it is called anyway, and told why it was late.
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .seconds(Self.mainQueueGrace)) {
+            guard launch.claim() else { return }
+            FileHandle.standardError.write(Data(Self.mainQueueHeldMessage.utf8))
+            queue.async { launch.run(claimed: true) }
+        }
+    }
+
+    /// How long the launch handler waits for `main` to hand the main queue over.
+    static let mainQueueGrace = 2
+
+    static let mainQueueHeldMessage = "BackgroundTasks: the launch handler waited \(mainQueueGrace) s for main to finish "
+        + "launching and hand over the main queue; it starts now. End main with dispatchMain() (or run a run loop) "
+        + "after registering, as the examples do: the handler then starts once main has set up the app's state\n"
+
+    /// A launch handler and its task, run once: by the main queue's turn, or by the grace timer.
+    private final class Launch: @unchecked Sendable {
+        private let handler: (BGTask) -> Void
+        private let task: BGTask
+        private let lock = NSLock()
+        private var claimed = false
+
+        init(handler: @escaping (BGTask) -> Void, task: BGTask) {
+            self.handler = handler
+            self.task = task
+        }
+
+        /// True for the first caller only.
+        func claim() -> Bool {
+            lock.withLock {
+                defer { claimed = true }
+                return !claimed
+            }
+        }
+
+        func run(claimed: Bool = false) {
+            guard claimed || claim() else { return }
+            handler(task)
+        }
+    }
+
+    /// At exit (main returned, or `exit` called) before the task was completed: iOS never lets an
+    /// app's main return, and an exit status 0 here would record a run that did not do its work
+    /// as a success. It says so and ends as a failure.
+    func exitingBeforeCompletion() {
+        guard let task = lock.withLock({ startedTask }), !task.isCompleted else { return }
+        FileHandle.standardError.write(Data(("BackgroundTasks: the process is exiting before its task called "
+            + "setTaskCompleted(success:): keep main running after registering (end it with dispatchMain()); "
+            + "the run ends as a failure\n").utf8))
+        task.output.finish()
+        _exit(1)
     }
 
     // MARK: requests
@@ -196,9 +259,17 @@ public final class BGTaskScheduler: @unchecked Sendable {
         _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.all), path: socketPath())
     }
 
-    public func getPendingTaskRequests(completionHandler: @escaping @Sendable ([BGTaskRequest]) -> Void) {
+    public func getPendingTaskRequests(completionHandler: @escaping ([BGTaskRequest]) -> Void) {
         let requests = pending()
-        DispatchQueue.global(qos: .utility).async { completionHandler(requests) }
+        let done = Completion(completionHandler)
+        DispatchQueue.global(qos: .utility).async { done.call(requests) }
+    }
+
+    /// Apple's completion handler is not `@Sendable`; it is called once, on another queue, as iOS
+    /// calls it.
+    private struct Completion: @unchecked Sendable {
+        let call: ([BGTaskRequest]) -> Void
+        init(_ call: @escaping ([BGTaskRequest]) -> Void) { self.call = call }
     }
 
     public func pendingTaskRequests() async -> [BGTaskRequest] {
