@@ -31,9 +31,17 @@ public struct ConvertedJob: Sendable, Hashable {
 
     mutating func set(_ key: String, _ value: String) { keys.append((key, value)) }
 
-    /// A suspend froze the original with the rest of the machine and it went on after the
-    /// resume; agentd would expire it before the sleep (`expired(sleep)`), a dpkg midway too.
-    mutating func sleepsWithTheMachine() { set("OnSleep", "freeze") }
+    /// The original went on through whatever agentd's policy stops a job for: a suspend froze it
+    /// with the rest of the machine, and neither cron nor systemd stops a job for heat, a low
+    /// battery or memory pressure. agentd would expire it (`expired(sleep)`, `expired(battery)`…),
+    /// a dpkg or a backup midway; the job is frozen instead and goes on once they pass.
+    mutating func goesOnAsTheOriginalDid() {
+        set("OnSleep", "freeze")
+        guard !keys.contains(where: { $0.key == "OnConditionLost" }) else { return }
+        ServiceConversion.pausesInsteadOfExpiring(&self)
+        notes.append("cron and systemd never stop a job for heat, a low battery or memory pressure: where agentd's "
+            + "policy would expire its run, it pauses it until they pass (OnConditionLost=pause, MaxPause=infinity)")
+    }
 
     /// The start of a converted job file's first line, before its sources: how `convert`
     /// knows a file in its output directory as one it wrote.

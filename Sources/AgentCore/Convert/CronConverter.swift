@@ -78,7 +78,7 @@ public enum CronConverter {
                 environment.write(into: &job, underPAM: true)
                 // cron imposes no time limit.
                 job.set("MaxRuntime", "infinity")
-                job.sleepsWithTheMachine()
+                job.goesOnAsTheOriginalDid()
                 if let address = mailTo ?? user, !address.isEmpty {
                     let report = MailReport.job(for: address, prefix: prefix)
                     job.set("OnFailure", report.identifier)

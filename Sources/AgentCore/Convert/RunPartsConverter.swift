@@ -78,7 +78,7 @@ public enum RunPartsConverter {
             if let runner { apply(runner, to: &job) }
             // run-parts imposes no limit.
             job.set("MaxRuntime", "infinity")
-            job.sleepsWithTheMachine()
+            job.goesOnAsTheOriginalDid()
             result.jobs.append(job)
         }
         if runner == nil, !result.jobs.isEmpty {

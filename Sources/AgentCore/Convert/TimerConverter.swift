@@ -21,7 +21,7 @@ public enum TimerConverter {
         convertTimer(timer, into: &job)
         UnitSectionConversion.convert(timer, into: &job, isTimer: true)
         UnitSectionConversion.convert(service, into: &job, isTimer: false)
-        job.sleepsWithTheMachine()
+        job.goesOnAsTheOriginalDid()
         return job
     }
 

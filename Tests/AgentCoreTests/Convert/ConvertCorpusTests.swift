@@ -179,14 +179,19 @@ struct ConvertCorpusTests {
             + "agentd may start it at any hour, which a Window= limits"), "\(job.notes)")
     }
 
-    @Test func anAnacronWhoseStopEndsItsJobsLeavesTheConvertedJobExpiring() throws {
+    /// Neither cron nor systemd stops a job for heat, a low battery or memory pressure: whatever
+    /// anacron's KillMode=, the converted job is paused where agentd's policy would expire it,
+    /// and only the KillMode= that spares the jobs is named.
+    @Test func anAnacronWhoseStopEndsItsJobsStillLeavesTheConvertedJobPausing() throws {
         var runner = try #require(RunPartsRunner.find(directory: "/etc/cron.daily", crontab: nil,
                                                       anacrontab: Self.runnerFile("anacrontab")))
         runner.onlyOnACPower = true
         runner.anacronKillMode = "control-group"
         let script = RunPartsConverter.Script(name: "backup", isExecutable: true, owner: "root", text: "#!/bin/sh\n")
         let job = try #require(RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: [script], runner: runner).jobs.first)
-        #expect(!job.keys.contains { $0.key == "OnConditionLost" || $0.key == "MaxPause" })
+        #expect(job.keys.filter { $0.key == "OnConditionLost" || $0.key == "MaxPause" }.map(\.value) == ["pause", "infinity"])
+        #expect(!job.notes.contains { $0.contains("KillMode") })
+        #expect(job.notes.contains { $0.hasPrefix("cron and systemd never stop a job for heat, a low battery or memory pressure") })
     }
 
     @Test func aDirectoryNothingRunsKeepsAgentdsEnvironmentAndSaysSo() throws {
