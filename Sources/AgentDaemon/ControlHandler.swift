@@ -395,8 +395,21 @@ struct ControlHandler {
         case .failure(.cannotStartNow(.condition(.sleep))):
             return .failure(ControlError(code: .unavailable, message: "the machine is about to sleep: nothing starts now "
                 + "(run it again after the resume; agentctl request \(job.identifier) runs it once the machine is back)"))
+        case .failure(.cannotStartNow(.condition(let stop))) where Self.hardStopCure(stop) != nil:
+            // Every run is stopped now, so none is started, policy bypassed or not (DESIGN §6).
+            return .failure(ControlError(code: .unavailable, message: "\(job.identifier) cannot start now: \(stop) "
+                + "stops every run, even one started by hand; \(Self.hardStopCure(stop) ?? ""), then run it again"))
         case .failure(let why):
             return .failure(ControlError(code: .unavailable, message: "\(job.identifier) cannot start now: \(why)"))
+        }
+    }
+
+    /// What ends a hard stop; nil for any other hold.
+    static func hardStopCure(_ hold: ConditionHold) -> String? {
+        switch hold {
+        case .batteryCritical: "plug in external power"
+        case .thermal(.critical): "let the machine cool down (agentctl status shows the thermal state)"
+        default: nil
         }
     }
 

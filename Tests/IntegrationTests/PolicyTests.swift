@@ -183,6 +183,13 @@ import Testing
         #expect(refused.status == 5)
         #expect(refused.stderr.contains("battery critical (4%)"))
         #expect(refused.stderr.contains("plug in external power"))
+        // Nor does a run by hand start, policy bypassed: it would be stopped at once, as every run
+        // is (it used to start, and run until the next battery event; helper-43).
+        let byHand = try machine.agent.ctl("run", "local.feed")
+        #expect(byHand.status == 5, "\(byHand)")
+        #expect(byHand.stderr.contains("local.feed cannot start now: battery critical (4%) stops every run, even one "
+            + "started by hand; plug in external power, then run it again"), "\(byHand.stderr)")
+        #expect(!machine.agent.logLines.contains { $0.contains("of local.feed started") })
     }
 
     // MARK: thermal

@@ -95,10 +95,11 @@ extension Scheduler {
             replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.denied))))
             return
         }
-        // Policy is bypassed, but not the suspend: a run started now would be expired (or
-        // frozen) at once, without the sleep lock, as nothing starts before sleep (DESIGN §6).
-        if conditions.sleeping {
-            replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.condition(.sleep)))))
+        // Policy is bypassed, but not the suspend nor a hard stop (a battery under 5 %, thermal
+        // critical): a run started now would be expired (or frozen) at once, as every run is
+        // then (DESIGN §6), and nothing starts before sleep.
+        if let stop = conditions.sleeping ? .sleep : LaunchPolicy.hardStop(conditions, settings) {
+            replies.append(.reply(requestID: requestID, .refused(.cannotStartNow(.condition(stop)))))
             return
         }
         // Interval and trigger spacing count from it, like any run; pending requests stay.
