@@ -27,8 +27,19 @@ extension ControlHandler {
         let asDynamic = target == id.rawValue ? "" : " (\(target) is a dynamic identifier of job \(id): one request is pending per job, and its run is the job's)"
         guard job.kind != .continued else {
             let of = target == id.rawValue ? "" : " (a dynamic identifier of \(id))"
+            if let asked = options.kind {
+                // The library's BGAppRefreshTaskRequest/BGProcessingTaskRequest: as iOS, not permitted.
+                return .failure(.notPermitted, "\(target) is a continued job\(of): a \(Self.requestType(asked)) cannot ask "
+                    + "for it; submit a BGContinuedProcessingTaskRequest (agentctl submit \(target))")
+            }
             // The verb is wrong, not the permission: as run, trigger and run-if-stale say (exit 1).
             return .failure(.badRequest, "\(target) is a continued job\(of): it is submitted (agentctl submit \(target)), not requested")
+        }
+        if let asked = options.kind, asked.rawValue != job.kind.rawValue {
+            // iOS refuses a request its app has no background mode for; here the job's Kind= is the mode.
+            return .failure(.notPermitted, "\(id) is a \(job.kind.rawValue) job (Kind=\(job.kind.rawValue)): a "
+                + "\(Self.requestType(asked)) cannot ask for it; submit a \(Self.requestType(job.kind == .refresh ? .refresh : .processing)), "
+                + "or give the job Kind=\(asked.rawValue)")
         }
         // The legacy numeric form takes any number; a time past what RFC 3339 can write (year
         // 9999) could be neither shown nor answered, and is refused like one that is no time.
@@ -100,6 +111,14 @@ extension ControlHandler {
         case .identifier(let target, _): named = " for \(target)"
         }
         return .success(.done(message: withdrawn.description + named))
+    }
+
+    /// The library's request type for a kind.
+    static func requestType(_ kind: RunRequestOptions.RequestedKind) -> String {
+        switch kind {
+        case .refresh: "BGAppRefreshTaskRequest"
+        case .processing: "BGProcessingTaskRequest"
+        }
     }
 
     static func network(_ need: RunRequestOptions.NetworkNeed?) -> NetworkRequirement {

@@ -284,7 +284,7 @@ struct ControlHandler {
         guard let job = continuedJob(for: id) else {
             if let other = catalogue.registry.job(id), case .registered = other.state {
                 // The job exists: the verb is wrong, not the manifest.
-                reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
+                reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements, as a \(other.definition.kind == .refresh ? "BGAppRefreshTaskRequest" : "BGProcessingTaskRequest") does in BackgroundTasks; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
                 return
             }
             // No job by that name, where a manifest permits it or it is a slip for one: an unknown

@@ -10,6 +10,16 @@ public struct RunRequestOptions: Codable, Sendable, Hashable {
     public var requiresNetwork: NetworkNeed?
     /// Besides the job's `RequiresExternalPower=`: external power.
     public var requiresExternalPower: Bool?
+    /// The kind the asker means (the library's `BGAppRefreshTaskRequest` is `refresh`,
+    /// `BGProcessingTaskRequest` `processing`): a job of another kind refuses it, as iOS refuses
+    /// a request its app has no background mode for. Sent by the library only; never in answers.
+    public var kind: RequestedKind?
+
+    /// What a request may ask for: never continued work, which is submitted.
+    public enum RequestedKind: String, Codable, Sendable, Hashable, CaseIterable {
+        case refresh
+        case processing
+    }
 
     /// The network a request needs (`--requires-network[=unmetered]`).
     public enum NetworkNeed: String, Codable, Sendable, Hashable, CaseIterable {
@@ -17,9 +27,11 @@ public struct RunRequestOptions: Codable, Sendable, Hashable {
         case unmetered
     }
 
-    public init(earliestBegin: Double? = nil, requiresNetwork: NetworkNeed? = nil, requiresExternalPower: Bool? = nil) {
+    public init(earliestBegin: Double? = nil, requiresNetwork: NetworkNeed? = nil, requiresExternalPower: Bool? = nil,
+                kind: RequestedKind? = nil) {
         self.earliestBegin = earliestBegin
         self.requiresNetwork = requiresNetwork
         self.requiresExternalPower = requiresExternalPower
+        self.kind = kind
     }
 }

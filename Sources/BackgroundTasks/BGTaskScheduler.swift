@@ -233,7 +233,8 @@ public final class BGTaskScheduler: @unchecked Sendable {
         let options = RunRequestOptions(
             earliestBegin: taskRequest.earliestBeginDate.flatMap(Self.earliestBegin),
             requiresNetwork: processing?.requiresNetworkConnectivity == true ? .any : nil,
-            requiresExternalPower: processing?.requiresExternalPower == true ? true : nil)
+            requiresExternalPower: processing?.requiresExternalPower == true ? true : nil,
+            kind: processing == nil ? .refresh : .processing)
         return .request(target: taskRequest.identifier, options)
     }
 

@@ -180,10 +180,10 @@ struct PendingAndDatesTests {
         let far = BGAppRefreshTaskRequest(identifier: "com.example.feed")
         far.earliestBeginDate = Date(timeIntervalSinceNow: 1e17)
         #expect(BGTaskScheduler.controlRequest(for: far)
-            == .request(target: "com.example.feed", RunRequestOptions(earliestBegin: 253_402_300_799)))
+            == .request(target: "com.example.feed", RunRequestOptions(earliestBegin: 253_402_300_799, kind: .refresh)))
         far.earliestBeginDate = .distantFuture
         #expect(BGTaskScheduler.controlRequest(for: far)
-            == .request(target: "com.example.feed", RunRequestOptions(earliestBegin: Date.distantFuture.timeIntervalSince1970)))
+            == .request(target: "com.example.feed", RunRequestOptions(earliestBegin: Date.distantFuture.timeIntervalSince1970, kind: .refresh)))
     }
 
     /// Apple's shapes: `class var supportedResources` (WWDC's

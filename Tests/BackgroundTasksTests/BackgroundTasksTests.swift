@@ -37,12 +37,15 @@ struct RequestShapeTests {
         request.requiresExternalPower = true
         let sent = BGTaskScheduler.controlRequest(for: request)
         #expect(sent == .request(target: "com.example.sync",
-                                 RunRequestOptions(earliestBegin: 1_800_000_000, requiresNetwork: .any, requiresExternalPower: true)))
+                                 RunRequestOptions(earliestBegin: 1_800_000_000, requiresNetwork: .any, requiresExternalPower: true,
+                                                   kind: .processing)))
     }
 
+    /// Each says which kind it means: a job of another kind refuses it, as iOS refuses a request
+    /// its app has no background mode for.
     @Test func aRefreshRequestWithoutADateAsksForAsSoonAsPolicyAllows() {
         let sent = BGTaskScheduler.controlRequest(for: BGAppRefreshTaskRequest(identifier: "com.example.feed"))
-        #expect(sent == .request(target: "com.example.feed", RunRequestOptions()))
+        #expect(sent == .request(target: "com.example.feed", RunRequestOptions(kind: .refresh)))
     }
 
     @Test func aContinuedRequestIsASubmissionWithItsTitleAndStrategy() {

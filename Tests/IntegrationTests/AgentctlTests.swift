@@ -147,6 +147,27 @@ import Testing
         #expect(try agent.ctl("status").status == 0)
     }
 
+    /// The library's BGProcessingTaskRequest for a refresh job (and the reverse) is refused, as
+    /// iOS refuses a request its app has no background mode for: the handler would otherwise get
+    /// a task of the other type (helper-42). agentctl sends no kind and asks for either.
+    @Test func aRequestOfTheOtherKindIsNotPermitted() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("jobs.d/feed.job", "[Job]\nIdentifier=local.feed\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        try sandbox.write("jobs.d/export.job", "[Job]\nIdentifier=local.export\nKind=continued\nExec=\(sandbox.pluginPath)\n")
+        let agent = try AgentProcess(sandbox: sandbox)
+        let processing = #"{"command":"request","target":"local.feed","request":{"kind":"processing","earliestBegin":"2099-01-01T00:00:00Z"}}"#
+        let refused = try rawExchange(sandbox.socketPath, Array((processing + "\n").utf8))
+        #expect(refused.contains(#""code":"not-permitted""#), "\(refused)")
+        #expect(refused.contains("local.feed is a refresh job (Kind=refresh): a BGProcessingTaskRequest cannot ask for it; "
+            + "submit a BGAppRefreshTaskRequest, or give the job Kind=processing"), "\(refused)")
+        let continued = #"{"command":"request","target":"local.export","request":{"kind":"refresh"}}"#
+        let wrongVerb = try rawExchange(sandbox.socketPath, Array((continued + "\n").utf8))
+        #expect(wrongVerb.contains("a BGAppRefreshTaskRequest cannot ask for it; submit a BGContinuedProcessingTaskRequest"), "\(wrongVerb)")
+        let matching = #"{"command":"request","target":"local.feed","request":{"kind":"refresh","earliestBegin":"2099-01-01T00:00:00Z"}}"#
+        #expect(try rawExchange(sandbox.socketPath, Array((matching + "\n").utf8)).contains(#""ok":true"#))
+        #expect(try agent.ctl("request", "local.feed", "--earliest", "+1h").status == 0)
+    }
+
     @Test func sigtermStopsTheAgentCleanlyAndRemovesTheSocket() throws {
         let sandbox = try Sandbox()
         let agent = try AgentProcess(sandbox: sandbox)
