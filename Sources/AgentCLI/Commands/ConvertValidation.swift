@@ -23,6 +23,21 @@ enum ConvertValidation {
                 accepted.append(job)
             }
         }
-        return (accepted, refusals)
+        let refused = Set(jobs.filter { job in !accepted.contains { $0.fileName == job.fileName } }
+            .compactMap { $0.value(of: "Identifier") })
+        return (accepted.map { withoutChainsTo(refused, $0) }, refusals)
+    }
+
+    /// A job whose `OnFailure=` names a job that could not be written (a mail report for a
+    /// per-user agent, a missing mail-report plugin) would chain to nothing: the line goes, and
+    /// the comment says that nothing reports a failure now.
+    static func withoutChainsTo(_ refused: Set<String>, _ job: ConvertedJob) -> ConvertedJob {
+        guard let target = job.value(of: "OnFailure"), refused.contains(target) else { return job }
+        var kept = job
+        kept.keys.removeAll { $0.key == "OnFailure" }
+        kept.notes = kept.notes.filter { !$0.contains("(OnFailure=\(target))") }
+        kept.notes.append("cron mailed this line's output; its report job (\(target)) could not be written (see above), "
+            + "so nothing reports a failure: fix that, convert again, or add OnFailure= by hand")
+        return kept
     }
 }

@@ -31,6 +31,9 @@ public struct ConvertedJob: Sendable, Hashable {
 
     mutating func set(_ key: String, _ value: String) { keys.append((key, value)) }
 
+    /// The last value of `key`, if set.
+    public func value(of key: String) -> String? { keys.last { $0.key == key }?.value }
+
     /// The original went on through whatever agentd's policy stops a job for: a suspend froze it
     /// with the rest of the machine, and neither cron nor systemd stops a job for heat, a low
     /// battery or memory pressure. agentd would expire it (`expired(sleep)`, `expired(battery)`…),
