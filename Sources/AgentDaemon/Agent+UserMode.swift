@@ -21,9 +21,14 @@ extension Agent {
     /// session bus it says so once; the agent runs as before.
     func startDesktopNotifications() {
         guard options.userMode else { return }
-        guard let address = Self.sessionBusAddress() else {
-            log.notice("desktop notifications off: DBUS_SESSION_BUS_ADDRESS is not set and there is no $XDG_RUNTIME_DIR/bus (under systemd --user, run: systemctl --user import-environment DBUS_SESSION_BUS_ADDRESS, then restart agentd)")
+        guard let (address, present) = Self.sessionBusAddress() else {
+            log.notice("desktop notifications off: neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set (under systemd --user, run: systemctl --user import-environment DBUS_SESSION_BUS_ADDRESS, then restart agentd)")
             return
+        }
+        if !present {
+            // A session bus started after the agent (no systemd --user, dbus started by the
+            // session) is found there at a later run: each notification connects if need be.
+            log.notice("desktop notifications: no session bus at \(address) yet; each continued run looks for it again")
         }
         let client = DesktopNotifications(loop: loop, address: .address(address))
         let runs = self.runs
@@ -44,17 +49,17 @@ extension Agent {
     }
 
     /// `DBUS_SESSION_BUS_ADDRESS`, else the user bus socket systemd and dbus-user-session put
-    /// at `$XDG_RUNTIME_DIR/bus` (libsystemd's rule for the user bus).
-    static func sessionBusAddress() -> String? {
+    /// at `$XDG_RUNTIME_DIR/bus` (libsystemd's rule for the user bus), and whether that socket is
+    /// there now; nil with neither variable.
+    static func sessionBusAddress() -> (address: String, present: Bool)? {
         if let value = getenv("DBUS_SESSION_BUS_ADDRESS").map({ String(cString: $0) }), !value.isEmpty {
-            return value
+            return (value, true)
         }
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else {
             return nil
         }
         var info = stat()
         let path = runtime + "/bus"
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFSOCK else { return nil }
-        return "unix:path=" + path
+        return ("unix:path=" + path, stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
     }
 }

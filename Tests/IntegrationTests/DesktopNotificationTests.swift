@@ -93,6 +93,23 @@ import Testing
         #expect(said.count == 1, "\(said)")
     }
 
+    /// A session bus that comes after the agent (no systemd --user: the session starts dbus
+    /// later) is found at $XDG_RUNTIME_DIR/bus by a later run; it used to be looked for once, at
+    /// the agent's start, and notifications stayed off (helper-43).
+    @Test func aSessionBusThatAppearsAfterTheAgentStartedIsUsedByTheNextRun() throws {
+        let session = try UserSession(user: try TestUser())
+        let agent = try UserAgent(session)
+        try agent.waitForLog("desktop notifications: no session bus at unix:path=\(session.runtimeDirectory)/bus yet")
+        try continuedJob(session, "export", "echo PROGRESS=1/1\n")
+        try agent.waitForLog("registered local.export")
+        let bus = try SessionBus()
+        let server = try NotificationServerStandIn(bus: bus)
+        #expect(symlink(bus.directory + "/bus", session.runtimeDirectory + "/bus") == 0)
+        #expect(try session.ctl("--user", "submit", "local.export", "--title", "Late bus", "--wait").status == 0)
+        let result = try server.waitForNotify("with the result of the run") { $0.body == "Done" }
+        #expect(result.call.summary == "Late bus")
+    }
+
     static let dunstAvailable = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test(.enabled(if: dunstAvailable, "needs dunst and Xvfb (Debian packages dunst, xvfb; scripts/install-deps.sh installs them)"))
