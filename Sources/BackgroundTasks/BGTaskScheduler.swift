@@ -255,9 +255,22 @@ public final class BGTaskScheduler: @unchecked Sendable {
         _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.identifier(identifier, exactly: true)), path: socketPath())
     }
 
-    /// Withdraws every pending request the caller may change.
+    /// Withdraws this app's pending requests, as iOS withdraws the calling app's: those of the
+    /// identifiers it registered handlers for (every identifier an iOS app may submit has one).
+    /// An app that registered none withdraws every request it may change.
     public func cancelAllTaskRequests() {
-        _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.all), path: socketPath())
+        guard !lock.withLock({ registered.isEmpty }) else {
+            _ = try? AgentSocket.exchange(ControlRequest.cancelRequest(.all), path: socketPath())
+            return
+        }
+        for identifier in Set(pending().map(\.identifier)) { cancel(taskRequestWithIdentifier: identifier) }
+    }
+
+    /// Whether `identifier` is this app's: one it registered a handler for, or one under a `.*`
+    /// it registered; with nothing registered, every identifier is.
+    private func isOwn(_ identifier: String) -> Bool {
+        let own: Set<String> = lock.withLock { registered }
+        return own.isEmpty || own.contains { Self.matches($0, identifier) }
     }
 
     public func getPendingTaskRequests(completionHandler: @escaping ([BGTaskRequest]) -> Void) {
@@ -286,7 +299,9 @@ public final class BGTaskScheduler: @unchecked Sendable {
                   let entries = try? answer.pending() else { return nil }
             return (entries, answer.nextOffset)
         }
-        return waiting.compactMap(Self.taskRequest(from:))
+        // iOS lists the calling app's requests only: `if pending.isEmpty { schedule() }` must not
+        // see another app's.
+        return waiting.compactMap(Self.taskRequest(from:)).filter { isOwn($0.identifier) }
     }
 
     /// The request a waiting entry stands for: a pending `request` or a queued submission. A job

@@ -74,6 +74,23 @@ final class AppDelegate {
 
 let delegate = AppDelegate()
 delegate.registerHandlers()
+// Started by hand (not by agentd): what the app sees of its pending requests, and withdrawing them.
+if ProcessInfo.processInfo.environment["AGENTD_IDENTIFIER"] == nil {
+    switch CommandLine.arguments.dropFirst().first {
+    case "pending":
+        BGTaskScheduler.shared.getPendingTaskRequests { requests in
+            print(requests.map(\.identifier).sorted().joined(separator: " "))
+            exit(0)
+        }
+        dispatchMain()
+    case "cancel-all":
+        BGTaskScheduler.shared.cancelAllTaskRequests()
+        exit(0)
+    default:
+        say("usage: background-tasks-probe pending|cancel-all")
+        exit(2)
+    }
+}
 switch ProcessInfo.processInfo.environment["AGENTD_IDENTIFIER"] {
 case "local.probe-exit-early":
     say("main returns without dispatchMain()")

@@ -68,4 +68,23 @@ import Testing
         #expect(agent.logLines.contains { $0.contains("the launch handler waited 2 s for main") }, "\(agent.logLines)")
         #expect(agent.logLines.contains { $0.contains("probe: handler ran") })
     }
+
+    /// iOS lists and withdraws the calling app's requests only: the common guard
+    /// `if pending.isEmpty { schedule() }` must not see another app's (helper-42). The app's are
+    /// the identifiers it registered handlers for.
+    @Test func pendingAndCancelAllAreTheAppsOwnRequests() throws {
+        let (sandbox, agent) = try agent("probe-late-state")
+        try sandbox.write("jobs.d/other.job", "[Job]\nIdentifier=local.other\nKind=refresh\nExec=\(sandbox.pluginPath)\n")
+        try agent.waitForLog("registered local.other")
+        for id in ["local.probe-late-state", "local.other"] {
+            #expect(try agent.ctl("request", id, "--earliest", "+1h").status == 0)
+        }
+        let probe = Binaries.directory + "/background-tasks-probe"
+        let environment = ["AGENTD_SOCKET": sandbox.socketPath, "PATH": "/usr/bin:/bin"]
+        let pending = try runCommand(probe, ["pending"], environment: environment)
+        #expect(pending.stdout == "local.probe-late-state\n", "\(pending)")
+        #expect(try runCommand(probe, ["cancel-all"], environment: environment).status == 0)
+        let left = try json(try agent.ctl("pending", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(left.compactMap { $0["request"] != nil ? $0["identifier"] as? String : nil } == ["local.other"], "\(left)")
+    }
 }
