@@ -67,6 +67,9 @@ public enum CronConverter {
                 if let note = run.note { job.notes.append(note) }
                 if cron.atBoot {
                     job.set("AfterBoot", "0")
+                    job.set("CatchUp", "no")
+                    job.notes.append("cron runs an @reboot line only when it starts at boot; with CatchUp=no a job "
+                        + "added after the boot waits for the next one (it ran under cron this boot)")
                 } else {
                     job.set("Schedule", cron.schedule)
                     job.set("CatchUp", "no")

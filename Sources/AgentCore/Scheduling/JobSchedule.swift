@@ -117,6 +117,19 @@ struct JobSchedule: Sendable {
         return wallClock.inWindow(definition.windows, base)
     }
 
+    /// How long after boot a job the agent has counts as there at boot: the agent itself starts
+    /// some seconds into it, a slow boot (a disk check) takes minutes.
+    static let bootGrace: Duration = .seconds(600)
+
+    /// `CatchUp=no` with `AfterBoot=`: a boot point that passed before the agent had the job (it
+    /// was added later, or the agent started long after boot) is skipped until the next boot, as
+    /// cron runs an `@reboot` line only when it starts at boot, and as `CatchUp=no` skips a
+    /// `Schedule=` slot missed while the agent was down.
+    func missedBootPoint(_ bootRunAt: SchedulerTime?, bootedAt: SchedulerTime?) -> Bool {
+        guard !definition.catchUp, let bootRunAt, let bootedAt else { return false }
+        return firstSeen > max(bootRunAt, bootedAt + Self.bootGrace)
+    }
+
     private func timeGates(lastRunStart: SchedulerTime?, triggerSpacing: Duration,
                            intervalFactor: Int, wallClock: WallClockGate?, bootedAt: SchedulerTime?) -> LaunchCandidate?
     {
@@ -137,6 +150,7 @@ struct JobSchedule: Sendable {
         let bootRunAt = bootedAt.flatMap { booted in definition.extra.afterBoot.map { booted + $0 } }
         let awaitsBootRun = definition.extra.afterBoot != nil && isDiscretionary
             && (bootRunAt == nil || lastRunStart.map { $0 < (bootRunAt ?? $0) } ?? true)
+            && !missedBootPoint(bootRunAt, bootedAt: bootedAt)
         if awaitsBootRun, let afterBoot = definition.extra.afterBoot, let bootedAt {
             let at = bootedAt + afterBoot
             consider(LaunchCandidate(eligibleAt: at, dueSince: at, reason: .boot, timeGate: .afterBoot(earliest: at)))

@@ -45,6 +45,17 @@ func value(_ job: ConvertedJob, _ key: String) -> String? {
         #expect(both.eitherDay)
     }
 
+    /// cron runs @reboot only when it starts at boot: the job waits for the next boot when it is
+    /// added mid-uptime (helper-41: it ran at once, a second time that boot).
+    @Test func anAtRebootLineIsABootRunThatAJobAddedLaterWaitsFor() throws {
+        let converted = CronConverter.convert("@reboot root /usr/local/bin/start-thing\n", name: "c", source: "/etc/cron.d/c",
+                                              withUser: true)
+        let job = try #require(converted.jobs.first { $0.fileName == "c-1.job" }, "\(converted.jobs.map(\.fileName))")
+        #expect(job.value(of: "AfterBoot") == "0" && job.value(of: "CatchUp") == "no", "\(job.text)")
+        #expect(job.value(of: "Schedule") == nil)
+        #expect(job.notes.contains { $0.hasPrefix("cron runs an @reboot line only when it starts at boot") })
+    }
+
     @Test func cronNicknamesAndRebootAndBadLines() {
         if case .success(let daily)? = CronLine.parse("@daily /usr/bin/x --y", withUser: false) {
             #expect(daily.schedule == "*-*-* 00:00:00")
