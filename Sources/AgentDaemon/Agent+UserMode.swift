@@ -43,6 +43,18 @@ extension Agent {
         }, cancelRun: { text in
             if let run = RunID(parsing: text) { _ = runs.cancel(run) }
         }, open: { opener.open($0) }, log: { log.notice($0) })
+        let ledger = NotificationLedger(path: FileSystem.parentDirectory(of: options.socketPath) + "/agentd-notifications")
+        notifier.ledger = ledger
+        let leftover = ledger.takeLeftover()
+        for run in runs.recovered {
+            guard let id = leftover[run.runID] else { continue }
+            // The job's app, as the run showed it; a job removed meanwhile: the agent's name.
+            let definition = Identifier(rawValue: run.job).flatMap { catalogue.registry.job($0)?.definition }
+            let app = definition.map { job in
+                entries.complete(AppIdentity.of(job, manifest: catalogue.registry.governingManifest(of: job.identifier, kind: job.kind)))
+            } ?? AppIdentity()
+            notifier.showEnded(run.runID, replacing: id, summary: run.title, app: app)
+        }
         // The bus holds the notifier for the agent's lifetime.
         events.observe { event, order in notifier.handle(event, order: order) }
         log.info("desktop notifications: continued runs are shown through org.freedesktop.Notifications on \(address)")

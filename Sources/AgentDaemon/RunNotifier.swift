@@ -70,6 +70,8 @@ final class RunNotifier {
     private var openables: [(id: UInt32, target: OpenableResult)] = []
     /// The problem last logged; logged again only after a notification was shown meanwhile.
     private var loggedProblem: String?
+    /// Where live runs' notification ids outlive this agent (nil: nowhere).
+    var ledger: NotificationLedger?
 
     init(client: DesktopNotifications, loop: EventLoop, appOf: @escaping (LaunchOrder) -> AppIdentity,
          cancelRun: @escaping (String) -> Void, open: @escaping (String) -> Void, log: @escaping (String) -> Void) {
@@ -184,6 +186,7 @@ final class RunNotifier {
             if let final {
                 runsByNotification[entry.id] = nil
                 runsByNotification[id] = nil
+                ledger?.forget(run)
                 if let target = final.openable { keepOpenable(id, target) }
                 if entry.final == final {
                     shown[run] = nil
@@ -206,11 +209,13 @@ final class RunNotifier {
             if entry.id != id { runsByNotification[entry.id] = nil }
             entry.id = id
             runsByNotification[id] = run
+            ledger?.record(run, id)
             shown[run] = entry
             if entry.dirty || entry.final != nil { send(run) }
         case .failure(let failure):
             // This run goes on without a notification; the next run tries again.
             runsByNotification[entry.id] = nil
+            ledger?.forget(run)
             if let timer = entry.timer { loop.cancel(timer) }
             shown[run] = nil
             if loggedProblem != failure.description {
@@ -218,6 +223,16 @@ final class RunNotifier {
                 log("desktop notifications: \(failure); runs go on without them (start a notification server such as dunst, or set Notify=no in the job)")
             }
         }
+    }
+
+    /// A run an earlier agent showed and did not end (it was killed): its notification `id`
+    /// now says so, as a run ended `agent-restart` shows, with no Cancel for a run that is gone.
+    func showEnded(_ run: String, replacing id: UInt32, summary: String, app: AppIdentity) {
+        var entry = Shown(summary: summary, subtitle: nil, app: app)
+        entry.id = id
+        entry.final = FinalNotification(stopReason: .agentRestart, status: nil, result: nil)
+        shown[run] = entry
+        send(run)
     }
 
     private func keepOpenable(_ id: UInt32, _ target: OpenableResult) {

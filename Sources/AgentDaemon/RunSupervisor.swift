@@ -47,6 +47,8 @@ final class RunSupervisor {
     var conditionFacts: (() -> any ConditionFacts)?
     /// Output tails of ended runs an `OnFailure=` job will be told about.
     var failureOutputs = FailureOutputs()
+    /// The runs the start-up recovery recorded `agent-restart` (for their notifications).
+    private(set) var recovered: [RecoveredRun] = []
 
     init(loop: any EventLooping, log: Logger, state: StateDirectory, stateWriter: StateWriter,
          launcher: any RunLaunching, readClock: @escaping () -> ClockReading, logsLateness: Bool) {
@@ -89,6 +91,9 @@ final class RunSupervisor {
             let places = unfinished.map { run in
                 RecordedRunPlace(runID: run.runID, identifier: run.identifier, bootID: run.bootID,
                                  cgroup: run.cgroup, processGroup: run.processGroup)
+            }
+            recovered = unfinished.map {
+                RecoveredRun(runID: $0.record.runID, job: $0.job ?? $0.record.identifier, title: $0.record.title ?? $0.record.identifier)
             }
             for (run, place) in zip(unfinished, places) {
                 let done = launcher.recover(place)
@@ -319,4 +324,13 @@ final class RunSupervisor {
 private func formatSeconds(_ seconds: Double) -> String {
     let tenths = Int((seconds * 10).rounded())
     return "\(tenths / 10).\(tenths % 10) s"
+}
+
+/// A run an earlier agent left live, as the start-up recovery found it.
+struct RecoveredRun {
+    var runID: String
+    /// Its job's identifier (a dynamic identifier's job).
+    var job: String
+    /// Its title, else its identifier: what its notification showed.
+    var title: String
 }

@@ -110,6 +110,35 @@ import Testing
         #expect(result.call.summary == "Late bus")
     }
 
+    /// An agent killed with a run live (SIGKILL, the OOM killer) left its progress notification on
+    /// screen, never expiring, with a Cancel for a run that was gone (helper-43). The next agent
+    /// replaces it with how the run ended.
+    @Test func aNotificationLeftByAKilledAgentSaysTheRunEndedWhenTheNextOneStarts() throws {
+        let bus = try SessionBus()
+        let server = try NotificationServerStandIn(bus: bus)
+        let session = try session(bus: bus)
+        var agent = try UserAgent(session)
+        try continuedJob(session, "export", Self.busyPlugin)
+        try agent.waitForLog("registered local.export")
+        #expect(try session.ctl("--user", "submit", "local.export", "--title", "Exporting photos").status == 0)
+        let first = try server.waitForNotify("for the run's first notification") { $0.replaces == 0 }
+        let id = first.call.id
+        // The id is kept as soon as the server answers, before the next update replaces it.
+        _ = try server.waitForNotify(after: first.index + 1, "the first update") { $0.replaces == id }
+        #expect(try String(contentsOfFile: session.runtimeDirectory + "/agentd-notifications", encoding: .utf8)
+            .contains("r000001 \(id)\n"))
+        kill(agent.child.process.processIdentifier, SIGKILL)
+        agent.child.process.waitUntilExit()
+        let sent = server.calls.count
+        agent = try UserAgent(session)
+        let replaced = try server.waitForNotify(after: sent, "replacing \(id) with the end") {
+            $0.replaces == id && $0.actions.isEmpty
+        }
+        #expect(replaced.call.summary == "Exporting photos")
+        #expect(replaced.call.body == "Stopped: the agent restarted")
+        try agent.waitForLog("recorded agent-restart")
+    }
+
     static let dunstAvailable = ["/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/Xvfb"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test(.enabled(if: dunstAvailable, "needs dunst and Xvfb (Debian packages dunst, xvfb; scripts/install-deps.sh installs them)"))
