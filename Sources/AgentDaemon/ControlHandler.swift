@@ -663,9 +663,7 @@ extension ControlHandler {
         if case .budget(let budget) = reason {
             return " (\(budget.used)/\(budget.limit), refills \(LocalClockText.timeOfDay(seconds)))"
         }
-        if case .window = reason { return " (opens \(text))" }
-        if case .schedule = reason { return " (next \(text))" }
-        return " (earliest \(text))"
+        return " " + WaitTimeLabel.label(for: reason) + text + ")"
     }
 
 }

@@ -8,14 +8,11 @@ import AgentProtocol
 /// from that, never guessed from the text; a budget's refill (the agent's local midnight, with
 /// its counts) is left as the agent wrote it.
 enum WaitingText {
-    /// The words agentd puts before the time (`ControlHandler.reasonTime`).
-    static let labels = ["(earliest ", "(opens ", "(next "]
-
     static func local(_ text: String, code: Reported<WaitCode>?, until: Double?, clock: DisplayClock) -> String {
         guard let until, code != .known(.budget), text.hasSuffix(")"),
               let open = text.lastIndex(of: "("), open > text.startIndex,
               text[text.index(before: open)] == " ",
-              let label = labels.first(where: { text[open...].hasPrefix($0) })
+              let label = WaitTimeLabel.all.first(where: { text[open...].hasPrefix($0) })
         else { return text }
         // In the zone NEXT and the other columns are shown in.
         let time = LocalClockText.text(until, now: Double(clock.nowSeconds)) { clock.local(Int64($0.rounded(.down))) }
