@@ -63,6 +63,11 @@ final class LocalTimeFollower {
     /// Before each event the scheduler handles: a passed daylight-saving transition gets a fresh
     /// calendar, and each tick (budget refills among them) compares the zone's offset with the
     /// calendar's, which also catches zone rules changed under an unchanged `/etc/localtime`.
+    ///
+    /// Before any event, a suspend is noticed: the resume may reach the agent first as logind's
+    /// `PrepareForSleep(false)` or a battery's uevent rather than a tick or the clock's set, and
+    /// the work that fell due while the machine slept must be planned as a catch-up (spread, most
+    /// overdue first), not started all at once by that event.
     func beforeEvent(_ event: SchedulerEvent) {
         switch event {
         case .calendarChanged, .clockStepped, .resumedAfterDowntime:
@@ -74,6 +79,7 @@ final class LocalTimeFollower {
                 followZone(because: nil)
             }
         default:
+            checkForSuspend()
             if calendar.isOutdated(at: now) { followZone(because: nil) }
         }
     }

@@ -107,6 +107,14 @@ public final class VirtualEventLoop: EventLooping {
         }
     }
 
+    /// The machine sleeps for `span`: CLOCK_BOOTTIME and the wall clock move, CLOCK_MONOTONIC
+    /// does not, and no timer fires meanwhile (the kernel's view of a suspend).
+    public func suspend(for span: Duration) {
+        let nanoseconds = MonotonicInstant.clampedNanoseconds(of: span)
+        clock = ClockReading(monotonic: clock.monotonic, boottime: clock.boottime + UInt64(max(0, nanoseconds)),
+                             realtime: clock.realtime + Int64(nanoseconds))
+    }
+
     /// The wall clock is stepped by `offset` (NTP, `date -s`); monotonic time does not move.
     public func stepWallClock(by offset: Duration) {
         clock.realtime += Int64(MonotonicInstant.clampedNanoseconds(of: offset))
