@@ -164,6 +164,17 @@ import Testing
 
     // MARK: battery
 
+    /// A battery that drains on AC (a weak charger, a dock) is shown as the kernel says it,
+    /// discharging, though the policy counts the machine as on external power (helper-37).
+    @Test func aBatteryDrainingOnACShowsAsDischarging() throws {
+        let machine = try Machine(jobs: [:])
+        try machine.sysfs.setStatus("BAT0", "Discharging")
+        try machine.sysfs.setCapacity("BAT0", 70)
+        try machine.powerChanged()
+        try machine.agent.waitForLog("inputs: on AC, battery 70% (discharging)")
+        #expect(try machine.inputs()["power"] as? String == "ac")
+    }
+
     @Test func aLowBatteryDefersDiscretionaryWorkAndACriticalOneRefusesSubmissions() throws {
         let sandbox = try Sandbox()
         let quick = try sandbox.script("quick", "exit 0\n")

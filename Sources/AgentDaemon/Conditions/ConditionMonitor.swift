@@ -461,11 +461,14 @@ final class ConditionMonitor {
         return "\(source), battery \(battery.percent)% (\(batteryStatus ?? "unknown"))"
     }
 
-    /// The system batteries' own status word, for people.
+    /// The system batteries' own status word, for people: as the kernel says it, so a battery
+    /// that drains on AC (a weak charger, a dock) shows as discharging, though the policy counts
+    /// the machine as on external power.
     private var batteryStatus: String? {
         guard let battery = power.battery else { return nil }
         if battery.discharging { return "discharging" }
         let statuses = supplies.filter { $0.type == .battery && $0.scope != .device }.map(\.status)
+        if statuses.contains(.discharging) { return "discharging" }
         if statuses.contains(.charging) { return "charging" }
         if !statuses.isEmpty, statuses.allSatisfy({ $0 == .full }) { return "full" }
         return "not charging"
