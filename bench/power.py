@@ -91,13 +91,17 @@ def bench_unplug(n=100):
     os.chmod(loop, 0o755)
     run.write_raw_job(sandbox, "backup", "[Job]\nIdentifier=local.backup\nKind=processing\nExec=%s\n"
                       "RequiresExternalPower=yes\nGracePeriod=5s\nMaxRuntime=1h\n" % loop)
+    # Started by a request, under policy: a run started with policy bypassed (simulate-launch)
+    # is stopped only by the hard stops, never by the plug pulled. 100 runs: no daily budget.
+    with open(os.path.join(sandbox.etc, "agentd.conf"), "w") as f:
+        f.write("[Agent]\nDailyBudget=infinity\n")
     agent = netns_agent(sandbox, laptop)
     try:
         _, cursor = agent.wait_for(r"ready:", timeout=60)
         sock = uevent_socket_in(agent.proc.pid)
         samples = []
         for _ in range(n):
-            answer = run.request_many(sandbox.socket, [b'{"command":"simulate-launch","target":"local.backup"}'])[0]
+            answer = run.request_many(sandbox.socket, [b'{"command":"request","target":"local.backup"}'])[0]
             assert answer.get("ok"), answer
             _, cursor = agent.wait_for(r"of local\.backup started", start=cursor, timeout=30)
             laptop.set_ac(False)
