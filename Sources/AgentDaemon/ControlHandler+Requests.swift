@@ -29,16 +29,16 @@ extension ControlHandler {
             let of = target == id.rawValue ? "" : " (a dynamic identifier of \(id))"
             if let asked = options.kind {
                 // The library's BGAppRefreshTaskRequest/BGProcessingTaskRequest: as iOS, not permitted.
-                return .failure(.notPermitted, "\(target) is a continued job\(of): a \(Self.requestType(asked)) cannot ask "
-                    + "for it; submit a BGContinuedProcessingTaskRequest (agentctl submit \(target))")
+                return .failure(.notPermitted, "\(target) is a continued job\(of): a \(Self.requestType(asked.jobKind)) cannot ask "
+                    + "for it; submit a \(Self.requestType(.continued)) (agentctl submit \(target))")
             }
             // The verb is wrong, not the permission: as run, trigger and run-if-stale say (exit 1).
             return .failure(.badRequest, "\(target) is a continued job\(of): it is submitted (agentctl submit \(target)), not requested")
         }
-        if let asked = options.kind, asked.rawValue != job.kind.rawValue {
+        if let asked = options.kind, asked.jobKind != job.kind {
             // iOS refuses a request its app has no background mode for; here the job's Kind= is the mode.
             return .failure(.notPermitted, "\(id) is a \(job.kind.rawValue) job (Kind=\(job.kind.rawValue)): a "
-                + "\(Self.requestType(asked)) cannot ask for it; submit a \(Self.requestType(job.kind == .refresh ? .refresh : .processing)), "
+                + "\(Self.requestType(asked.jobKind)) cannot ask for it; submit a \(Self.requestType(job.kind)), "
                 + "or give the job Kind=\(asked.rawValue)")
         }
         // The legacy numeric form takes any number; a time past what RFC 3339 can write (year
@@ -114,10 +114,11 @@ extension ControlHandler {
     }
 
     /// The library's request type for a kind.
-    static func requestType(_ kind: RunRequestOptions.RequestedKind) -> String {
+    static func requestType(_ kind: JobKind) -> String {
         switch kind {
         case .refresh: "BGAppRefreshTaskRequest"
         case .processing: "BGProcessingTaskRequest"
+        case .continued: "BGContinuedProcessingTaskRequest"
         }
     }
 

@@ -284,7 +284,7 @@ struct ControlHandler {
         guard let job = continuedJob(for: id) else {
             if let other = catalogue.registry.job(id), case .registered = other.state {
                 // The job exists: the verb is wrong, not the manifest.
-                reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements, as a \(other.definition.kind == .refresh ? "BGAppRefreshTaskRequest" : "BGProcessingTaskRequest") does in BackgroundTasks; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
+                reply(.failure(.notPermitted, "\(id) is a \(other.definition.kind.rawValue) job: only continued jobs are submitted; the agent decides when \(other.definition.kind.rawValue) jobs run (agentctl request \(id) asks for its next run, with --earliest and requirements, as a \(Self.requestType(other.definition.kind)) does in BackgroundTasks; agentctl trigger \(id) asks for a run soon; agentctl simulate launch \(id) runs it now)"))
                 return
             }
             // No job by that name, where a manifest permits it or it is a slip for one: an unknown
@@ -325,8 +325,7 @@ struct ControlHandler {
         switch reason {
         case .denied: return "it is disabled; agentctl enable \(job) first"
         case .restricted: return "Deny= in agentd.conf forbids it; only an administrator can change that"
-        case .condition(.batteryCritical): return "plug in external power, then submit again"
-        case .condition(.thermal(.critical)): return "let the machine cool down (agentctl status shows the thermal state), then submit again"
+        case .condition(let hold) where hardStopCure(hold) != nil: return (hardStopCure(hold) ?? "") + ", then submit again"
         case .condition(.resource(let name)): return "this machine has no \(name) (see agentctl resources)"
         case .agentStopping: return "agentd is stopping; submit again once it has restarted, or with strategy queue (queued work starts after the restart; \(Self.queueSpelling))"
         // It waits for whatever holds it (a slot, the network, power), not only for a slot.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AgentCore
 /// `request`'s arguments: `agentctl request ID [--earliest TIME|+SPAN]
 /// [--requires-network[=unmetered]] [--requires-external-power]`, and the `BackgroundTasks`
 /// library's `submit(BGAppRefreshTaskRequest / BGProcessingTaskRequest)`.
@@ -19,6 +20,9 @@ public struct RunRequestOptions: Codable, Sendable, Hashable {
     public enum RequestedKind: String, Codable, Sendable, Hashable, CaseIterable {
         case refresh
         case processing
+
+        /// The job kind it asks for.
+        public var jobKind: JobKind { self == .refresh ? .refresh : .processing }
     }
 
     /// The network a request needs (`--requires-network[=unmetered]`).
