@@ -16,14 +16,17 @@ final class AppState: @unchecked Sendable {
     }
 }
 
-/// A flag and a count the expiration handler and the work share.
+/// What the expiration handler tells the work: a semaphore the work waits on (the pattern Apple
+/// supports: a handler blocked until its expiration handler signals it), and how often it was told.
 final class Stop: @unchecked Sendable {
     private let lock = NSLock()
-    private var stopped = false
     private var calls = 0
-    var isStopped: Bool { lock.withLock { stopped } }
+    let told = DispatchSemaphore(value: 0)
     var expirationCalls: Int { lock.withLock { calls } }
-    func expire() { lock.withLock { stopped = true; calls += 1 } }
+    func expire() {
+        lock.withLock { calls += 1 }
+        told.signal()
+    }
 }
 
 func say(_ text: String) {
@@ -43,7 +46,8 @@ final class AppDelegate {
             self.handleBlocking(task: task)
         }
         BGTaskScheduler.shared.register(forTaskWithIdentifier: "local.probe-exit-early", using: nil) { task in
-            Thread.sleep(forTimeInterval: 0.5)
+            // Work that outlasts main's return: it waits for what the app would bring in.
+            _ = DispatchSemaphore(value: 0).wait(timeout: .now() + 30)
             say("work done")
             task.setTaskCompleted(success: true)
         }
@@ -59,14 +63,13 @@ final class AppDelegate {
         task.setTaskCompleted(success: server != nil)
     }
 
-    /// Works synchronously on its serial queue until the expiration handler stops it, then
-    /// waits a moment for any further SIGTERM before saying how often it was told.
+    /// Holds its serial queue until the expiration handler tells it to stop, then says how often
+    /// it was told.
     func handleBlocking(task: BGTask) {
         let stop = Stop()
         task.expirationHandler = { stop.expire() }
         say("working")
-        while !stop.isStopped { usleep(5_000) }
-        Thread.sleep(forTimeInterval: 0.5)
+        stop.told.wait()
         say("expirationHandler calls: \(stop.expirationCalls)")
         task.setTaskCompleted(success: false)
     }
@@ -99,8 +102,9 @@ case "local.probe-main-waits":
     // Never hands the main queue over.
     DispatchSemaphore(value: 0).wait()
 default:
-    // The rest of the launch, after registering (applicationDidFinishLaunching's work).
-    Thread.sleep(forTimeInterval: 0.3)
+    // The rest of the launch, after registering (applicationDidFinishLaunching's work): it reads
+    // its settings, then sets what the handlers use.
+    _ = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)
     delegate.state.configuredServer = "https://example.com"
     dispatchMain()
 }

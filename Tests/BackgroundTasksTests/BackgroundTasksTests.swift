@@ -144,3 +144,20 @@ final class Lines: @unchecked Sendable {
     func append(_ line: String) { lock.withLock { lines.append(line) } }
     var all: [String] { lock.withLock { lines } }
 }
+
+/// The agent signals a run's process, its process group and its cgroup: each SIGTERM may reach
+/// the task apart, and the expiration handler is called for the first only, then is nil, as iOS
+/// sets it to nil once called (helper-42: a handler called twice left a DispatchGroup twice).
+struct ExpirationOnceTests {
+    @Test func theExpirationHandlerIsCalledOnceHoweverManySIGTERMsArrive() {
+        let task = BGProcessingTask(identifier: "com.example.sync", output: TaskOutput(writeLine: { _ in }))
+        let calls = Lines()
+        task.expirationHandler = { calls.append("expired") }
+        task.expire()
+        task.expire()
+        task.expire()
+        #expect(calls.all == ["expired"])
+        #expect(task.expirationHandler == nil)
+        #expect(!task.isCompleted, "a later SIGTERM does not end the task as failed either")
+    }
+}

@@ -24,9 +24,10 @@ import Testing
         #expect(ended.contains("ended: success"), "\(ended)")
     }
 
-    /// A handler working on its serial queue until told to stop hears the expiry (it used to be
+    /// A handler holding its serial queue until told to stop hears the expiry (it used to be
     /// queued behind the handler, and the run was SIGKILLed), and hears it once, though the
-    /// agent signals the process, its group and its cgroup.
+    /// agent signals the process, its group and its cgroup (`ExpirationOnceTests` holds the
+    /// "once" without a race).
     @Test func theExpirationHandlerIsCalledOnceWhileTheHandlerStillWorks() throws {
         let (_, agent) = try agent("probe-blocking", extra: "GracePeriod=20s\n")
         for round in 1...3 {
