@@ -76,10 +76,15 @@ public struct PressureTimings: Sendable, Hashable {
     /// Sampled source only, and only while `wantsQuietSamples` is set: how often a quiet
     /// resource is read to notice pressure starting.
     public var quietSample: Duration
+    /// Trigger source only: how long after a first trigger a second one (or the averages) must
+    /// show that the pressure lasts before it counts as on. One and a half windows: the kernel
+    /// fires a trigger once a window while the stall goes on.
+    public var confirm: Duration
 
-    public init(recheck: Duration = .seconds(2), quietSample: Duration = .seconds(10)) {
+    public init(recheck: Duration = .seconds(2), quietSample: Duration = .seconds(10), confirm: Duration = .seconds(3)) {
         self.recheck = recheck
         self.quietSample = quietSample
+        self.confirm = confirm
     }
 
     public static let standard = PressureTimings()

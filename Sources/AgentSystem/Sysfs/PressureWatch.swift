@@ -7,10 +7,14 @@ import Glibc
 /// off through `onChange`.
 ///
 /// With a PSI trigger (`source == .trigger`) nothing runs while the resource is quiet: the loop
-/// sleeps until the kernel signals EPOLLPRI on the trigger descriptor. A trigger marks pressure
-/// on; since triggers do not signal the end, the file is then re-read every `timings.recheck`
-/// until `some avg10` is below `thresholds.offAvg10` with no trigger fired since the previous
-/// re-read, which turns pressure off and stops the timer.
+/// sleeps until the kernel signals EPOLLPRI on the trigger descriptor. Pressure turns on only
+/// once it lasts: a second trigger within `timings.confirm` of the first (the kernel fires once a
+/// window while the stall goes on), or `some avg10` at or above `thresholds.onAvg10` when that
+/// time is up. A lone trigger is a blip and changes nothing: one stalled window, or — seen on a
+/// VM — a trigger with next to no stall recorded, which used to shed a user's run. Since
+/// triggers do not signal the end, the file is then re-read every `timings.recheck` until
+/// `some avg10` is below `thresholds.offAvg10` with no trigger fired since the previous re-read,
+/// which turns pressure off and stops the timer.
 ///
 /// Without a trigger (`.sampled`) the file is read when `refresh()` is called, every
 /// `timings.quietSample` while `wantsQuietSamples` is true, and every `timings.recheck` while
@@ -42,14 +46,16 @@ public final class PressureWatch {
         didSet { if wantsQuietSamples != oldValue { scheduleNext() } }
     }
 
-    private let loop: EventLoop
+    private let loop: any EventLooping
     private var triggerFD: Int32 = -1
+    /// A trigger fired while pressure was off, and `timings.confirm` has not passed yet.
+    private var suspected = false
     private var watchToken: WatchToken?
     private var timer: TimerToken?
     private var triggeredSinceRecheck = false
     private var started = false
 
-    public init(resource: PressureResource, roots: KernelRoots = .system, loop: EventLoop,
+    public init(resource: PressureResource, roots: KernelRoots = .system, loop: any EventLooping,
                 thresholds: PressureThresholds? = nil, timings: PressureTimings = .standard)
     {
         self.resource = resource
@@ -98,6 +104,7 @@ public final class PressureWatch {
     /// `isOn` keeps its last value.
     public func stop() {
         started = false
+        suspected = false
         if let timer { loop.cancel(timer) }
         timer = nil
         if let watchToken { loop.unwatch(watchToken) }
@@ -140,7 +147,7 @@ public final class PressureWatch {
             return .refused("the kernel refused a trigger: \(Self.errorText(code))")
         }
         do {
-            watchToken = try loop.watch(fd: fd, events: [.priority]) { [weak self] events in
+            watchToken = try loop.watch(fd: fd, events: [.priority], urgent: false, everySlice: false) { [weak self] events in
                 self?.triggerReady(events)
             }
         } catch {
@@ -161,9 +168,19 @@ public final class PressureWatch {
             return
         }
         guard events.contains(.priority) else { return }
-        triggeredSinceRecheck = true
         lastReading = read() ?? lastReading
-        set(on: true)
+        if !isOn && !suspected {
+            suspected = true
+            scheduleNext()
+            return
+        }
+        triggeredSinceRecheck = true
+        if suspected {
+            suspected = false
+            set(on: true)
+            scheduleNext()
+            return
+        }
         // Keep a pending recheck where it is: triggers repeat every window under sustained
         // pressure and must not push the recheck away for ever.
         if !hasPendingTimer { scheduleNext() }
@@ -176,6 +193,9 @@ public final class PressureWatch {
     }
 
     private func evaluate(reading: PressureReading?) {
+        // Read when the confirmation time is up (or earlier, on SIGHUP): unless the averages
+        // show the pressure, the lone trigger was a blip.
+        suspected = false
         defer { scheduleNext() }
         guard let reading else { return }  // unreadable for a moment: keep the state
         lastReading = reading
@@ -202,6 +222,8 @@ public final class PressureWatch {
             interval = nil
         } else if isOn {
             interval = timings.recheck
+        } else if suspected {
+            interval = timings.confirm
         } else if source == .sampled && wantsQuietSamples {
             interval = timings.quietSample
         } else {
