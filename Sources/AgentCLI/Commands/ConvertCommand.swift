@@ -18,7 +18,9 @@ enum ConvertCommand {
         the environment of the line of the crontab (or, where anacron is installed, the anacrontab) beside it
         that runs it. Any other FILE is a crontab: with a user field when it is /etc/crontab or under a cron.d
         directory, else a user crontab run as its owner.
-        --system reads the machine's enabled timers, /etc/crontab, /etc/cron.d and users' crontabs.
+        --system reads the machine's enabled timers, /etc/crontab, /etc/cron.d and users' crontabs (where
+        systemd is not init, no timers: they never ran; a cron line guarded by test -e /run/systemd/system
+        then runs, and is converted).
         Jobs run as the originals did (a service without User= as root); what cannot be expressed is named in
         comments, and a job the parser would reject is not written.
         """,
@@ -39,8 +41,8 @@ enum ConvertCommand {
             var paths = parsed.arguments
             var outcome = ConvertOutcome()
             if parsed.flag("system") {
-                paths += ConvertSources.system()
-                outcome.notes += ConvertSources.timersLeftToSystemd()
+                paths += ConvertSources.system(notes: &outcome.notes)
+                if ConvertSources.systemdIsInit { outcome.notes += ConvertSources.timersLeftToSystemd() }
             }
             if paths.isEmpty {
                 throw UsageError(message: "name a .timer, a crontab or a cron directory, or give --system", commandPath: ["convert"])

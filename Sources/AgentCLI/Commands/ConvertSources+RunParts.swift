@@ -21,7 +21,7 @@ extension ConvertSources {
                                                     owner: userName(info.st_uid), text: text))
         }
         let result = RunPartsConverter.convert(directory: path, scripts: scripts, runner: runPartsRunner(of: path),
-                                               prefix: prefix)
+                                               prefix: prefix, underSystemd: systemdIsInit)
         outcome.jobs += result.jobs
         outcome.failures += result.errors
         outcome.notes += result.notes

@@ -42,7 +42,8 @@ enum ConvertSources {
                 return
             }
         }
-        let result = CronConverter.convert(text, name: name, source: path, withUser: withUser, owner: owner, prefix: prefix)
+        let result = CronConverter.convert(text, name: name, source: path, withUser: withUser, owner: owner, prefix: prefix,
+                                           underSystemd: systemdIsInit)
         outcome.jobs += result.jobs
         outcome.failures += result.errors
         outcome.notes += result.notes
@@ -60,10 +61,22 @@ enum ConvertSources {
     /// Where `systemctl enable` links a timer that starts at boot.
     static let enabledTimers = "/etc/systemd/system/timers.target.wants"
 
-    /// The machine's enabled timers, `/etc/crontab`, `/etc/cron.d/*` and users' crontabs.
-    static func system() -> [String] {
+    /// Whether systemd is this machine's init: the test Debian's cron lines and scripts make
+    /// (`test -e /run/systemd/system`), and sd_booted(3)'s. Where it is not, an enabled timer has
+    /// never run, and the cron lines guarded by that test are the ones that do the work.
+    static var systemdIsInit: Bool { access("/run/systemd/system", F_OK) == 0 }
+
+    /// The machine's enabled timers, `/etc/crontab`, `/etc/cron.d/*` and users' crontabs; with
+    /// `notes`, why the enabled timers are left out where systemd is not init.
+    static func system(notes: inout [String]) -> [String] {
         var paths: [String] = []
-        for name in SmallFile.entries(enabledTimers) where name.hasSuffix(".timer") {
+        let timers = SmallFile.entries(enabledTimers).filter { $0.hasSuffix(".timer") }.sorted()
+        if !systemdIsInit && !timers.isEmpty {
+            notes.append("left out: \(timers.joined(separator: ", ")) in \(enabledTimers): systemd is not this "
+                + "machine's init (no /run/systemd/system), so they never ran here; agentctl convert FILE.timer "
+                + "converts one all the same")
+        }
+        for name in timers where systemdIsInit {
             // An instance has no file of its own: convert reads its template beside the name.
             if let path = UnitFileLocation.file(name, in: UnitFileLocation.systemDirectories)
                 ?? (name.contains("@") ? "/etc/systemd/system/" + name : nil) {

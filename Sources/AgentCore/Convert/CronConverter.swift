@@ -16,8 +16,12 @@ public enum CronConverter {
     ///   - name: the file's base name (`e2scrub_all`): jobs are `PREFIX.NAME-N`.
     ///   - withUser: a system crontab (`/etc/crontab`, `/etc/cron.d/*`) with a user field.
     ///   - owner: a user crontab's owner, whom its lines run as.
+    /// For a line or script that runs only where systemd is not init, converted on such a machine.
+    static let withoutSystemdNote = "this machine has no /run/systemd/system (systemd is not its init), so this runs "
+        + "here, as under cron; should systemd become init, its test makes it do nothing and its timer does the work"
+
     public static func convert(_ text: String, name: String, source: String, withUser: Bool,
-                               owner: String? = nil, prefix: String = "local") -> Result {
+                               owner: String? = nil, prefix: String = "local", underSystemd: Bool = true) -> Result {
         // cron's own environment for each command. Without it a command would get agentd's
         // wider PATH, with /usr/local first, and the user's login shell as $SHELL.
         var environment = CronEnvironment.cron
@@ -45,7 +49,8 @@ public enum CronConverter {
             case nil: continue
             case .failure(let error)?: result.errors.append("\(place): \(error)")
             case .success(let cron)?:
-                if CronCommand.runsOnlyWithoutSystemd(cron.command) {
+                let withoutSystemdOnly = CronCommand.runsOnlyWithoutSystemd(cron.command)
+                if withoutSystemdOnly && underSystemd {
                     // Debian guards a cron line that has a timer twin this way: under systemd the
                     // line does nothing and the timer does the work; convert the timer.
                     result.notes.append("\(place): left out: it runs only on a machine without systemd "
@@ -54,6 +59,9 @@ public enum CronConverter {
                 }
                 number += 1
                 var job = ConvertedJob(fileName: "\(base)-\(number).job", sources: [place])
+                if withoutSystemdOnly {
+                    job.notes.append(Self.withoutSystemdNote)
+                }
                 job.set("Identifier", "\(prefix).\(base)-\(number)")
                 job.set("Kind", "processing")
                 let user = cron.user ?? owner

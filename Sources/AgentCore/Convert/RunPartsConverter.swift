@@ -33,7 +33,7 @@ public enum RunPartsConverter {
     }
 
     public static func convert(directory: String, scripts: [Script], runner: RunPartsRunner?,
-                               prefix: String = "local") -> CronConverter.Result {
+                               prefix: String = "local", underSystemd: Bool = true) -> CronConverter.Result {
         var result = CronConverter.Result()
         guard let interval = interval(ofDirectory: directory) else {
             result.errors.append("\(directory): not a run-parts directory of cron (cron.hourly, cron.daily, cron.weekly, cron.monthly)")
@@ -50,7 +50,8 @@ public enum RunPartsConverter {
                     + "directory's jobs done for the day); as a job of its own it would stop anacron running the rest")
                 continue
             }
-            if script.text.contains("/run/systemd/system") {
+            let testsSystemd = script.text.contains("/run/systemd/system")
+            if testsSystemd && underSystemd {
                 result.notes.append("\(path): left out: it does nothing under systemd (it tests /run/systemd/system); "
                     + "convert its systemd timer instead")
                 continue
@@ -62,6 +63,7 @@ public enum RunPartsConverter {
             job.set("User", script.owner ?? "root")
             job.set("WorkingDirectory", "/")
             job.set("Exec", ExecQuoting.join([path]))
+            if testsSystemd { job.notes.append(CronConverter.withoutSystemdNote) }
             if let cron = runner?.cronLine {
                 // Without anacron, cron runs the directory at its line's time (Debian's 06:25 for
                 // cron.daily), and skips a time the machine was off.

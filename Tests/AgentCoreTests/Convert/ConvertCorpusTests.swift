@@ -68,6 +68,48 @@ struct ConvertCorpusTests {
         }
     }
 
+    /// Where systemd is not init (no /run/systemd/system), Debian's guarded cron lines are what
+    /// runs: each is converted, its test kept, and the job says so. Under systemd each is left out.
+    @Test func withoutSystemdTheGuardedCronLinesAreConverted() throws {
+        for name in ["e2scrub_all", "certbot"] {
+            let text = try #require(TestFiles.read(Self.corpus + "/cron.d/" + name))
+            let lines = text.split(separator: "\n").filter { $0.contains("/run/systemd/system") }
+            #expect(!lines.isEmpty)
+            let underSystemd = CronConverter.convert(text, name: name, source: "/etc/cron.d/" + name, withUser: true)
+            let converted = underSystemd.jobs.filter { !$0.fileName.hasPrefix("mail-report") }
+            #expect(converted.allSatisfy { !$0.text.contains("/run/systemd/system") }, "\(name)")
+            #expect(underSystemd.notes.filter { $0.contains("left out: it runs only on a machine without systemd") }.count
+                    == lines.count, "\(name)")
+            let without = CronConverter.convert(text, name: name, source: "/etc/cron.d/" + name, withUser: true,
+                                                underSystemd: false)
+            let guarded = without.jobs.filter { $0.keys.contains { $0.0 == "Exec" && $0.1.contains("/run/systemd/system") } }
+            #expect(guarded.count == lines.count, "\(name): \(without.notes)")
+            #expect(guarded.allSatisfy { $0.text.contains("systemd is not its init") }, "\(name)")
+            #expect(!without.notes.contains { $0.contains("left out") }, "\(name)")
+            for job in without.jobs { Self.expectAccepted(job) }
+        }
+    }
+
+    @Test func withoutSystemdTheScriptsThatTestForItAreConverted() {
+        let scripts = TestFiles.list(Self.corpus + "/cron.daily").map { name in
+            RunPartsConverter.Script(name: name, isExecutable: true, owner: "root",
+                                     text: TestFiles.read(Self.corpus + "/cron.daily/" + name) ?? "")
+        }
+        let testing = Set(scripts.filter { $0.text.contains("/run/systemd/system") }.map(\.name))
+        #expect(testing.isSuperset(of: ["logrotate", "dpkg", "man-db", "apt-compat"]))
+        let under = RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: scripts, runner: nil)
+        #expect(under.jobs.allSatisfy { !testing.contains(String($0.fileName.dropLast(4))) })
+        let without = RunPartsConverter.convert(directory: "/etc/cron.daily", scripts: scripts, runner: nil,
+                                                underSystemd: false)
+        let converted = Set(without.jobs.map { String($0.fileName.dropLast(4)) })
+        #expect(converted.isSuperset(of: testing))
+        for job in without.jobs {
+            let name = String(job.fileName.dropLast(4))
+            #expect(job.text.contains("systemd is not its init") == testing.contains(name), "\(name)")
+            Self.expectAccepted(job)
+        }
+    }
+
     @Test func everyRunPartsDirectoryConvertsOneJobPerScript() {
         for directory in ["cron.daily", "cron.weekly", "cron.monthly"] {
             let scripts = TestFiles.list(Self.corpus + "/" + directory).map { name in
