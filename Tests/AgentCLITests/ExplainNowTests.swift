@@ -29,12 +29,12 @@ struct ExplainNowTests {
     /// A request held by a condition after its earliest begin has passed: the wait, as pending
     /// says it, with no earliest in the past.
     @Test func aWaitPastItsEarliestBeginNamesNoEarliest() {
-        let held = PendingSummary(identifier: "local.feed", kind: .processing, waitingFor: "idle",
+        let held = PendingSummary(identifier: "local.feed", kind: .processing, waitingFor: "idle CPU",
                                   earliestBegin: Self.now - 600, reason: .known(.condition))
-        #expect(Self.line(pending: [held]) == "  now: waiting: idle")
-        let ahead = PendingSummary(identifier: "local.feed", kind: .processing, waitingFor: "idle",
+        #expect(Self.line(pending: [held]) == "  now: waiting: idle CPU")
+        let ahead = PendingSummary(identifier: "local.feed", kind: .processing, waitingFor: "idle CPU",
                                    earliestBegin: Self.now + 3600, reason: .known(.condition))
-        #expect(Self.line(pending: [ahead]).hasPrefix("  now: waiting: idle (earliest "))
+        #expect(Self.line(pending: [ahead]).hasPrefix("  now: waiting: idle CPU (earliest "))
     }
 
     @Test func aRunningJobNamesItsRun() {

@@ -126,7 +126,7 @@ enum Fixture {
         PendingSummary(identifier: "local.refresh-feeds", kind: .refresh, waitingFor: "battery low (15%)"),
         PendingSummary(identifier: "local.thumbnails", kind: .processing, waitingFor: "memory pressure"),
         PendingSummary(identifier: "local.mirror", kind: .processing, waitingFor: "network"),
-        PendingSummary(identifier: "local.reindex", kind: .processing, waitingFor: "idle"),
+        PendingSummary(identifier: "local.reindex", kind: .processing, waitingFor: "idle CPU"),
         PendingSummary(identifier: "local.vacuum", kind: .processing, waitingFor: "low-power mode"),
         PendingSummary(identifier: "local.render", kind: .processing, waitingFor: "resource gpu"),
         PendingSummary(identifier: "com.example.photos.sync", kind: .refresh,

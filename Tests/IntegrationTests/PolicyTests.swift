@@ -251,7 +251,7 @@ import Testing
         }
         try machine.proc.setPressure("cpu", someAvg10: 60)
         let asked = try machine.agent.ctl("request", "local.idle")
-        #expect(asked.status == 0 && asked.stdout.contains("waiting: idle"), "\(asked.stdout)\(asked.stderr)")
+        #expect(asked.status == 0 && asked.stdout.contains("waiting: idle CPU"), "\(asked.stdout)\(asked.stderr)")
         #expect(!machine.agent.logLines.contains { $0.contains("of local.idle started") })
     }
 

@@ -40,7 +40,7 @@ public enum ConditionHold: Sendable, Hashable, CustomStringConvertible {
         case .thermal(let state): "thermal \(state)"
         case .network: "network"
         case .unmeteredNetwork: "unmetered network"
-        case .idle: "idle"
+        case .idle: "idle CPU"
         case .memoryPressure: "memory pressure"
         case .resource(let name): "resource \(name)"
         case .sleep: "machine about to sleep"
