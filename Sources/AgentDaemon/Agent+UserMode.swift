@@ -22,6 +22,7 @@ extension Agent {
     func startDesktopNotifications() {
         guard options.userMode else { return }
         guard let (address, present) = Self.sessionBusAddress() else {
+            conditions.notificationsText = { "off: neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set" }
             log.notice("desktop notifications off: neither DBUS_SESSION_BUS_ADDRESS nor XDG_RUNTIME_DIR is set (under systemd --user, run: systemctl --user import-environment DBUS_SESSION_BUS_ADDRESS, then restart agentd)")
             return
         }
@@ -55,9 +56,24 @@ extension Agent {
             } ?? AppIdentity()
             notifier.showEnded(run.runID, replacing: id, summary: run.title, app: app)
         }
+        conditions.notificationsText = { [unowned notifier] in
+            Self.notificationsText(notifier.lastOutcome, address: address)
+        }
         // The bus holds the notifier for the agent's lifetime.
         events.observe { event, order in notifier.handle(event, order: order) }
         log.info("desktop notifications: continued runs are shown through org.freedesktop.Notifications on \(address)")
+    }
+
+    /// For `status`: how the last notification went, or where the next one will look.
+    static func notificationsText(_ last: (run: String, failure: String?)?, address: String) -> String {
+        if let last {
+            guard let failure = last.failure else { return "on: last shown for run \(last.run)" }
+            return "failing: \(failure) (run \(last.run)); the next continued run tries again"
+        }
+        if address.hasPrefix("unix:path="), !sessionBusSocketExists(String(address.dropFirst("unix:path=".count))) {
+            return "waiting for a session bus at \(address) (each continued run looks for it)"
+        }
+        return "on: none shown yet (session bus \(address))"
     }
 
     /// `DBUS_SESSION_BUS_ADDRESS`, else the user bus socket systemd and dbus-user-session put
@@ -70,8 +86,12 @@ extension Agent {
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), runtime.hasPrefix("/") else {
             return nil
         }
-        var info = stat()
         let path = runtime + "/bus"
-        return ("unix:path=" + path, stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK)
+        return ("unix:path=" + path, sessionBusSocketExists(path))
+    }
+
+    static func sessionBusSocketExists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
     }
 }

@@ -23,7 +23,7 @@ public final class Agent {
     let runs: RunSupervisor
     private let scheduling: SchedulerDriver
     /// Power, thermal, network and pressure (DESIGN §6).
-    private let conditions: ConditionMonitor
+    let conditions: ConditionMonitor
     private let metrics: MetricsCollector
     /// Keeps `MetricsFile=` current (no timer while nothing changed).
     private let metricsWriter: MetricsFileWriter

@@ -72,6 +72,8 @@ final class RunNotifier {
     private var loggedProblem: String?
     /// Where live runs' notification ids outlive this agent (nil: nowhere).
     var ledger: NotificationLedger?
+    /// How the last notification went, for `status`: nil before the first.
+    private(set) var lastOutcome: (run: String, failure: String?)?
 
     init(client: DesktopNotifications, loop: EventLoop, appOf: @escaping (LaunchOrder) -> AppIdentity,
          cancelRun: @escaping (String) -> Void, open: @escaping (String) -> Void, log: @escaping (String) -> Void) {
@@ -180,6 +182,7 @@ final class RunNotifier {
     private func answered(_ run: String, _ answer: Result<UInt32, NotificationFailure>, final: FinalNotification?) {
         guard var entry = shown[run] else { return }
         entry.inFlight = false
+        lastOutcome = (run, answer.failureText)
         switch answer {
         case .success(let id):
             loggedProblem = nil
@@ -321,5 +324,13 @@ enum NotificationText {
     /// At most `RunNotifier.detailLimit` characters, marked with `…` when cut.
     static func cut(_ text: String) -> String {
         text.count <= RunNotifier.detailLimit ? text : String(text.prefix(RunNotifier.detailLimit - 1)) + "…"
+    }
+}
+
+extension Result<UInt32, NotificationFailure> {
+    /// Why a `Notify` was not shown, or nil when it was.
+    var failureText: String? {
+        if case .failure(let failure) = self { return failure.description }
+        return nil
     }
 }

@@ -50,14 +50,19 @@ public struct MachineInputs: Codable, Sendable, Hashable {
     /// The instant the wake-up alarm is armed for, as the kernel reads it back (unix seconds; an
     /// RFC 3339 instant in JSON, as every instant: DESIGN §8).
     @OptionalInstant<EpochFractionalSeconds> public var wakeAlarmAt: Double?
+    /// The per-user agent's desktop notifications: `on: last shown for run r000003`, `failing: …`,
+    /// `waiting for a session bus at …`; nil from the system agent.
+    public var notifications: String?
 
     public init(power: Reported<PowerInput>, batteryPercent: Int?, batteryStatus: String?, lowPower: Bool,
                 lowPowerSource: String, thermal: Reported<ThermalState>, hottestZone: String?, hottestCelsius: Double?,
                 marginCelsius: Double?, marginTrip: String?, network: Bool, metered: Reported<NetworkMetering>? = nil,
                 meteredSource: String? = nil, memoryPressure: Bool, cpuBusy: Bool, sources: [InputSource],
                 sleep: String? = nil, inhibitors: [String]? = nil, presence: String? = nil,
-                idleSource: String? = nil, wakeAlarm: String? = nil, wakeAlarmAt: Double? = nil)
+                idleSource: String? = nil, wakeAlarm: String? = nil, wakeAlarmAt: Double? = nil,
+                notifications: String? = nil)
     {
+        self.notifications = notifications
         self.wakeAlarm = wakeAlarm
         self.wakeAlarmAt = wakeAlarmAt
         self.presence = presence

@@ -88,7 +88,8 @@ enum Fixture {
         metered: "no", meteredSource: "NetworkManager: no", memoryPressure: false, cpuBusy: false,
         sources: liveSources, sleep: "awake", inhibitors: ["sleep delay", "idle block (Exporting Photos)"],
         presence: "away since 02:41 (1 session idle or locked)", idleSource: "logind sessions and PSI",
-        wakeAlarm: "armed for Thu 03:00 (local.backup)", wakeAlarmAt: 1_796_266_800)
+        wakeAlarm: "armed for Thu 03:00 (local.backup)", wakeAlarmAt: 1_796_266_800,
+        notifications: "on: last shown for run r000003")
 
     /// On battery at 15 % and falling, low-power mode forced on, offline, memory pressure.
     static let inputsOnBattery = MachineInputs(

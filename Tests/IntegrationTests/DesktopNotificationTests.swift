@@ -91,6 +91,10 @@ import Testing
         try agent.waitForLog("run r000002 of local.export ended")
         let said = agent.logLines.filter { $0.contains("desktop notifications: no notification server") }
         #expect(said.count == 1, "\(said)")
+        // status says so too, where a desktop user looks (helper-43: nothing there said whether
+        // notifications were on).
+        let status = try session.ctl("--user", "status")
+        #expect(status.stdout.contains("notify     failing: no notification server on the session bus"), "\(status.stdout)")
     }
 
     /// A session bus that comes after the agent (no systemd --user: the session starts dbus
@@ -100,6 +104,9 @@ import Testing
         let session = try UserSession(user: try TestUser())
         let agent = try UserAgent(session)
         try agent.waitForLog("desktop notifications: no session bus at unix:path=\(session.runtimeDirectory)/bus yet")
+        let before = try session.ctl("--user", "status")
+        #expect(before.stdout.contains("notify     waiting for a session bus at unix:path=\(session.runtimeDirectory)/bus"),
+                "\(before.stdout)")
         try continuedJob(session, "export", "echo PROGRESS=1/1\n")
         try agent.waitForLog("registered local.export")
         let bus = try SessionBus()
@@ -108,6 +115,8 @@ import Testing
         #expect(try session.ctl("--user", "submit", "local.export", "--title", "Late bus", "--wait").status == 0)
         let result = try server.waitForNotify("with the result of the run") { $0.body == "Done" }
         #expect(result.call.summary == "Late bus")
+        let after = try session.ctl("--user", "status")
+        #expect(after.stdout.contains("notify     on: last shown for run r000001"), "\(after.stdout)")
     }
 
     /// An agent killed with a run live (SIGKILL, the OOM killer) left its progress notification on

@@ -47,7 +47,8 @@ public enum InputsView {
 
     /// From an agentd that says: `sleep  awake · holding sleep delay, idle block (Exporting)`,
     /// `user  away since 08:33 (2 sessions idle or locked)` or `unknown — RequiresIdle= is PSI
-    /// alone (…)`, `wake  armed for Thu 03:00 (local.backup)`.
+    /// alone (…)`, `wake  armed for Thu 03:00 (local.backup)`; the per-user agent's `notify  on:
+    /// last shown for run r000003`.
     static func sleepItems(_ inputs: MachineInputs) -> [Item] {
         var items: [Item] = []
         if let sleep = inputs.sleep {
@@ -67,6 +68,10 @@ public enum InputsView {
         }
         if let wake = inputs.wakeAlarm {
             items.append(Item(label: "wake", value: DisplayText.sanitized(wake), role: wake.hasPrefix("refused") ? .warning : nil))
+        }
+        if let notifications = inputs.notifications {
+            items.append(Item(label: "notify", value: DisplayText.sanitized(notifications),
+                              role: notifications.hasPrefix("on") ? nil : .warning))
         }
         return items
     }
@@ -208,8 +213,9 @@ public enum InputsView {
     /// The line or two of `watch`: every input, packed to `width`, then the sources that are not
     /// live (the ones worth a look), or nothing more when every source is live.
     public static func summary(_ inputs: MachineInputs, width: Int?) -> [StyledText] {
-        // The sleep, user and wake lines only when they hold something back: watch is small.
-        let quiet: Set<String> = inputs.sleep == "awake" ? ["sleep", "user", "wake"] : ["user", "wake"]
+        // The sleep, user, wake and notify lines only when they hold something back or fail:
+        // watch is small.
+        let quiet: Set<String> = inputs.sleep == "awake" ? ["sleep", "user", "wake", "notify"] : ["user", "wake", "notify"]
         let parts = items(inputs).filter { !quiet.contains($0.label) || $0.role != nil }.map { item in
             StyledText(item.label + " ", .dim) + StyledText(item.value, item.role)
         }

@@ -37,6 +37,8 @@ final class ConditionMonitor {
     private(set) var gpus: [GPUSummary] = []
     private var sourceStates: [String: InputSource] = [:]
     var onChange: ((Conditions) -> Void)?
+    /// The per-user agent's desktop notifications, for `status` (set in user mode only).
+    var notificationsText: (() -> String)?
 
     private var uevents: UeventMonitor?
     private var thermalEvents: ThermalEventMonitor?
@@ -495,6 +497,6 @@ final class ConditionMonitor {
             cpuBusy: conditions.cpuBusy, sources: sources,
             sleep: conditions.sleeping ? "about to sleep" : "awake", inhibitors: logind.heldInhibitors,
             presence: logind.presenceText(conditions.presence), idleSource: logind.idleSourceText,
-            wakeAlarm: wake.statusText, wakeAlarmAt: wake.armedAt)
+            wakeAlarm: wake.statusText, wakeAlarmAt: wake.armedAt, notifications: notificationsText?())
     }
 }
