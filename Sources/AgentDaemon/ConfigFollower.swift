@@ -44,15 +44,9 @@ final class ConfigFollower: JobCatalogue {
 
     var directoryWarnings: [ConfigDiagnostic] { loader.directoryWarnings() }
 
-    /// Worked out at the first `status` after a change, not at each change: 10,000 files
-    /// arrive in hundreds of batches, and each check walks every job.
-    var crossJobWarnings: [ConfigDiagnostic] {
-        if let cached = crossJobWarningsCache { return cached }
-        let warnings = Self.crossJobWarnings(registry)
-        crossJobWarningsCache = warnings
-        return warnings
-    }
-    private var crossJobWarningsCache: [ConfigDiagnostic]?
+    /// Kept up to date from each batch of changes (``CrossJobWarnings``).
+    var crossJobWarnings: [ConfigDiagnostic] { crossJob.warnings(registry) }
+    private var crossJob = CrossJobWarnings()
 
     var watchStatus: ConfigWatchStatus? {
         guard let health = watcher?.health else { return nil }
@@ -277,7 +271,7 @@ final class ConfigFollower: JobCatalogue {
             }
         }
         if !changes.isEmpty {
-            crossJobWarningsCache = nil
+            crossJob.apply(changes, registry: registry)
             watchPluginsNamedInErrors()
         }
         onChanges?(changes)

@@ -34,32 +34,53 @@ public enum BudgetCheck {
         return result
     }
 
+    /// What the budget warning of a job depends on besides the job: the manifests' budgets
+    /// and agentd.conf's. Made once per registry state, then asked per job.
+    public struct Budgets: Sendable {
+        let byName: [String: Manifest]
+        let accounts: BudgetAccounts
+        let dailyBudget: Int
+
+        public init(_ registry: ConfigRegistry) {
+            var byName: [String: Manifest] = [:]
+            for (path, manifest) in registry.manifestsByPath {
+                if let name = BudgetAccounts.manifestName(ofPath: path) { byName[name] = manifest }
+            }
+            self.byName = byName
+            accounts = BudgetAccounts(byName)
+            dailyBudget = registry.settings.dailyBudget
+        }
+    }
+
     /// One warning per job of `registry` whose launches a day exceed its manifest's budget.
     /// `quotesPrivateFiles` false (the agent's `status`): a file not every reader may read is
     /// named without its settings.
     public static func warnings(_ registry: ConfigRegistry, quotesPrivateFiles: Bool = true) -> [ConfigDiagnostic] {
-        var byName: [String: Manifest] = [:]
-        for (path, manifest) in registry.manifestsByPath {
-            if let name = BudgetAccounts.manifestName(ofPath: path) { byName[name] = manifest }
+        let budgets = Budgets(registry)
+        var warnings: [(id: Identifier, diagnostic: ConfigDiagnostic)] = []
+        registry.forEachRegistered { job in
+            if let warning = warning(for: job, budgets, quotesPrivateFiles: quotesPrivateFiles) {
+                warnings.append((job.definition.identifier, warning))
+            }
         }
-        let accounts = BudgetAccounts(byName)
-        var warnings: [ConfigDiagnostic] = []
-        for job in registry.allJobs {
-            guard case .registered = job.state, let needed = launchesPerDay(job.definition) else { continue }
-            let account = accounts.account(for: job.definition.identifier, kind: job.definition.kind)
-            let budget = (byName[account]?.dailyBudget) ?? registry.settings.dailyBudget
-            guard needed > budget else { continue }
-            let setting = job.definition.schedule.map { "Schedule=\($0.text)" }
-                ?? "Interval=\(job.definition.interval.map(TimeSpan.format) ?? "")"
-            let owner = byName[account]?.dailyBudget == nil ? "agentd.conf's DailyBudget= (for manifest \(account))"
-                : "manifest \(account)"
-            let message = quotesPrivateFiles || job.isPublic
-                ? "\(setting) needs \(needed) launches a day; \(owner) allows \(budget): the rest wait "
-                    + "for the next day's budget; raise DailyBudget= (or set it to infinity) or run it less often"
-                : "needs more launches a day than its budget allows; the rest wait for the next day's budget "
-                    + DiagnosticRedaction.note
-            warnings.append(ConfigDiagnostic(path: job.sourcePath, severity: .warning, message: message))
-        }
-        return warnings
+        return warnings.sorted { $0.id < $1.id }.map(\.diagnostic)
+    }
+
+    /// The warning of one registered job, or nil when its budget covers it.
+    public static func warning(for job: RegisteredJob, _ budgets: Budgets, quotesPrivateFiles: Bool) -> ConfigDiagnostic? {
+        guard let needed = launchesPerDay(job.definition) else { return nil }
+        let account = budgets.accounts.account(for: job.definition.identifier, kind: job.definition.kind)
+        let budget = (budgets.byName[account]?.dailyBudget) ?? budgets.dailyBudget
+        guard needed > budget else { return nil }
+        let setting = job.definition.schedule.map { "Schedule=\($0.text)" }
+            ?? "Interval=\(job.definition.interval.map(TimeSpan.format) ?? "")"
+        let owner = budgets.byName[account]?.dailyBudget == nil ? "agentd.conf's DailyBudget= (for manifest \(account))"
+            : "manifest \(account)"
+        let message = quotesPrivateFiles || job.isPublic
+            ? "\(setting) needs \(needed) launches a day; \(owner) allows \(budget): the rest wait "
+                + "for the next day's budget; raise DailyBudget= (or set it to infinity) or run it less often"
+            : "needs more launches a day than its budget allows; the rest wait for the next day's budget "
+                + DiagnosticRedaction.note
+        return ConfigDiagnostic(path: job.sourcePath, severity: .warning, message: message)
     }
 }

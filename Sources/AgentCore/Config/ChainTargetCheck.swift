@@ -9,37 +9,62 @@ public enum ChainTargetCheck {
     /// `quotesPrivateFiles` false (the agent's `status`): a file not every reader may read is
     /// named without the identifiers it chains to.
     public static func warnings(_ registry: ConfigRegistry, quotesPrivateFiles: Bool = true) -> [ConfigDiagnostic] {
+        warnings(chained: chainedJobs(registry), registry, quotesPrivateFiles: quotesPrivateFiles)
+    }
+
+    /// The same, given the registered jobs with a chain line (`chainedJobs`), by identifier.
+    public static func warnings(chained: [RegisteredJob], _ registry: ConfigRegistry,
+                                quotesPrivateFiles: Bool) -> [ConfigDiagnostic] {
         var warnings: [ConfigDiagnostic] = []
-        let running = registry.allJobs.filter { $0.state == .registered }.map(\.definition.identifier.rawValue)
-        for job in registry.allJobs {
-            guard case .registered = job.state else { continue }
+        // The names a suggestion picks from, made only when some chain names no job.
+        var running: [String]?
+        for job in chained {
             for (key, target, when) in [("OnSuccess", job.definition.onSuccess, "a success"),
                                          ("OnFailure", job.definition.extra.onFailure, "a failure")]
             {
                 guard let target, registry.job(target)?.state != .registered else { continue }
                 // Not defined, not permitted, a duplicate's loser or a file with errors: each
                 // of the latter has its own diagnostic.
-                let message = quotesPrivateFiles || job.isPublic
-                    ? "\(key)=\(target.rawValue): no job agentd runs has that identifier"
-                        + (NameSuggestion.closest(to: target.rawValue, among: running).map { " (did you mean \($0)?)" } ?? "")
+                let message: String
+                if quotesPrivateFiles || job.isPublic {
+                    let names = running ?? registry.allJobs.filter { $0.state == .registered }.map(\.definition.identifier.rawValue)
+                    running = names
+                    message = "\(key)=\(target.rawValue): no job agentd runs has that identifier"
+                        + (NameSuggestion.closest(to: target.rawValue, among: names).map { " (did you mean \($0)?)" } ?? "")
                         + ", so \(when) launches nothing; add a job with Identifier=\(target.rawValue) or remove the line"
-                    : "\(key): names no job agentd runs, so \(when) launches nothing " + DiagnosticRedaction.note
+                } else {
+                    message = "\(key): names no job agentd runs, so \(when) launches nothing " + DiagnosticRedaction.note
+                }
                 warnings.append(ConfigDiagnostic(path: job.sourcePath, severity: .warning, message: message))
             }
         }
-        return warnings + failureCycles(registry, quotesPrivateFiles: quotesPrivateFiles)
+        return warnings + failureCycles(chained, quotesPrivateFiles: quotesPrivateFiles)
+    }
+
+    /// The registered jobs with an `OnSuccess=` or `OnFailure=`, by identifier: only they can
+    /// name a missing job or be on a cycle, and on a large machine they are few.
+    public static func chainedJobs(_ registry: ConfigRegistry) -> [RegisteredJob] {
+        var chained: [RegisteredJob] = []
+        registry.forEachRegistered { job in
+            if chains(job.definition) { chained.append(job) }
+        }
+        return chained.sorted { $0.definition.identifier < $1.definition.identifier }
+    }
+
+    /// Whether `definition` has a chain line (only such a job can name a missing one).
+    public static func chains(_ definition: JobDefinition) -> Bool {
+        definition.onSuccess != nil || definition.extra.onFailure != nil
     }
 
     /// `OnSuccess=` cycles are refused at load; a cycle that passes through an `OnFailure=`
     /// (A fails → B, B fails → A) runs only while its jobs fail, so it loads, but it starts them
     /// again and again (once per `TriggerSpacing=`) while they do: one warning per cycle, on the
     /// file of its first job.
-    static func failureCycles(_ registry: ConfigRegistry, quotesPrivateFiles: Bool) -> [ConfigDiagnostic] {
+    static func failureCycles(_ chained: [RegisteredJob], quotesPrivateFiles: Bool) -> [ConfigDiagnostic] {
         var next: [Identifier: [(key: String, target: Identifier)]] = [:]
         var paths: [Identifier: String] = [:]
         var hidden: Set<Identifier> = []
-        for job in registry.allJobs {
-            guard case .registered = job.state else { continue }
+        for job in chained {
             let id = job.definition.identifier
             paths[id] = job.sourcePath
             if !quotesPrivateFiles, !job.isPublic { hidden.insert(id) }
