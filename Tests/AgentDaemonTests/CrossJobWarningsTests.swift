@@ -20,8 +20,8 @@ struct CrossJobWarningsTests {
 
     /// A random job file: an interval that may need more than the budget, chain lines to
     /// identifiers that may or may not exist.
-    private static func job(_ name: Int, _ random: inout SplitMix) -> ConfigSource {
-        func target(_ r: inout SplitMix) -> String { "local.j\(Int.random(in: 0..<12, using: &r))" }
+    private static func job(_ name: Int, _ random: inout SplitMix64) -> ConfigSource {
+        func target(_ r: inout SplitMix64) -> String { "local.j\(Int.random(in: 0..<12, using: &r))" }
         var text = "[Job]\nIdentifier=local.j\(name)\nKind=processing\nExec=/usr/lib/agentd/plugins/x\n"
         text += "Interval=\([5, 30, 60, 1_440][Int.random(in: 0..<4, using: &random)])min\n"
         if Bool.random(using: &random) { text += "OnSuccess=\(target(&random))\n" }
@@ -32,7 +32,7 @@ struct CrossJobWarningsTests {
     }
 
     @Test func keptUpToDateTheyAreWhatTheFullChecksSay() {
-        var random = SplitMix(seed: 20_261_207)
+        var random = SplitMix64(seed: 20_261_207)
         let facts = ScriptFacts()
         var registry = ConfigRegistry(agentUID: 0, agentUserName: "root", privileged: true)
         var warnings = CrossJobWarnings()
@@ -65,18 +65,5 @@ struct CrossJobWarningsTests {
             sawCycle = sawCycle || expected.contains { $0.message.contains("cycle") }
         }
         #expect(sawBudget && sawChain && sawCycle, "the sequence exercised every warning")
-    }
-}
-
-/// A small seeded generator, so that a failure comes back the same.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

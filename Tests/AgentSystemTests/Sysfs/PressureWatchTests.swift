@@ -227,60 +227,60 @@ struct PressureConfirmationTests {
     private let triggersOnly = PressureThresholds(stallMicroseconds: 200_000, windowMicroseconds: 2_000_000,
                                                   onAvg10: 1_000, offAvg10: 1_000)
 
-    private func triggerWatch(_ loop: VirtualEventLoop) throws -> (PressureWatch, Int32) {
+    /// What the watch reported, in order.
+    private final class Changes {
+        var seen: [Bool] = []
+    }
+
+    /// A watch on the real trigger, on a virtual loop, its trigger's descriptor and its reports.
+    private func triggerWatch() throws -> (VirtualEventLoop, PressureWatch, fd: Int32, Changes) {
+        let loop = VirtualEventLoop()
         let watch = PressureWatch(resource: .memory, roots: .system, loop: loop, thresholds: triggersOnly)
+        let changes = Changes()
+        watch.onChange = { changes.seen.append($0) }
         watch.start()
         guard watch.source == .trigger, let fd = loop.watchedDescriptors.first else {
             try Test.cancel("the kernel refused a PSI trigger on /proc/pressure/memory: \(watch.sourceDetail)")
         }
-        return (watch, fd)
+        return (loop, watch, fd, changes)
     }
 
     @Test func aLoneTriggerIsABlipThatChangesNothing() throws {
-        let loop = VirtualEventLoop()
-        let (watch, fd) = try triggerWatch(loop)
+        let (loop, watch, fd, changes) = try triggerWatch()
         defer { watch.stop() }
-        var changes: [Bool] = []
-        watch.onChange = { changes.append($0) }
         loop.makeReady(fd: fd, [.priority])
         #expect(!watch.isOn)
         loop.advance(by: .seconds(10))
-        #expect(changes.isEmpty)
+        #expect(changes.seen.isEmpty)
         #expect(!watch.hasPendingTimer, "a quiet trigger source keeps no timer once the blip is over")
     }
 
     @Test func aSecondTriggerWithinTheConfirmationTimeTurnsPressureOn() throws {
-        let loop = VirtualEventLoop()
-        let (watch, fd) = try triggerWatch(loop)
+        let (loop, watch, fd, changes) = try triggerWatch()
         defer { watch.stop() }
-        var changes: [Bool] = []
-        watch.onChange = { changes.append($0) }
         loop.makeReady(fd: fd, [.priority])
         loop.advance(by: .seconds(2))
         loop.makeReady(fd: fd, [.priority])
-        #expect(changes == [true])
+        #expect(changes.seen == [true])
         // Sustained: the kernel fires every window, and the rechecks keep it on.
         for _ in 0..<3 {
             loop.advance(by: .seconds(2))
             loop.makeReady(fd: fd, [.priority])
         }
-        #expect(changes == [true])
+        #expect(changes.seen == [true])
         // The triggers stop: off at the second recheck without one (the first still saw one).
         loop.advance(by: .seconds(5))
-        #expect(changes == [true, false])
+        #expect(changes.seen == [true, false])
         #expect(!watch.hasPendingTimer)
     }
 
     @Test func triggersFurtherApartThanTheConfirmationTimeAreEachABlip() throws {
-        let loop = VirtualEventLoop()
-        let (watch, fd) = try triggerWatch(loop)
+        let (loop, watch, fd, changes) = try triggerWatch()
         defer { watch.stop() }
-        var changes: [Bool] = []
-        watch.onChange = { changes.append($0) }
         for _ in 0..<4 {
             loop.makeReady(fd: fd, [.priority])
             loop.advance(by: .seconds(4))
         }
-        #expect(changes.isEmpty)
+        #expect(changes.seen.isEmpty)
     }
 }
