@@ -70,7 +70,9 @@ extension Agent {
             guard let failure = last.failure else { return "on: last shown for run \(last.run)" }
             return "failing: \(failure) (run \(last.run)); the next continued run tries again"
         }
-        if address.hasPrefix("unix:path="), !sessionBusSocketExists(String(address.dropFirst("unix:path=".count))) {
+        // `unix:path=/run/user/1000/bus`, maybe with `,guid=…` after it.
+        if address.hasPrefix("unix:path="),
+           !sessionBusSocketExists(String(address.dropFirst("unix:path=".count).prefix { $0 != "," })) {
             return "waiting for a session bus at \(address) (each continued run looks for it)"
         }
         return "on: none shown yet (session bus \(address))"
