@@ -17,6 +17,12 @@ struct CrossJobWarnings {
     private var assembled: [ConfigDiagnostic]?
     private var built = false
 
+    /// The same warnings worked out whole, over every job: what these kept ones must equal.
+    static func all(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
+        BudgetCheck.warnings(registry, quotesPrivateFiles: false)
+            + ChainTargetCheck.warnings(registry, quotesPrivateFiles: false)
+    }
+
     /// Takes in a batch of changes of `registry` (already applied to it).
     mutating func apply(_ changes: [RegistryChange], registry: ConfigRegistry) {
         guard !changes.isEmpty else { return }

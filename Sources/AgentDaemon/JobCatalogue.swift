@@ -29,12 +29,8 @@ extension JobCatalogue {
     /// Catalogues without directories of their own (daemon scripts) have nothing to say of them.
     var directoryWarnings: [ConfigDiagnostic] { [] }
 
-    var crossJobWarnings: [ConfigDiagnostic] { Self.crossJobWarnings(registry) }
-
-    static func crossJobWarnings(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
-        BudgetCheck.warnings(registry, quotesPrivateFiles: false)
-            + ChainTargetCheck.warnings(registry, quotesPrivateFiles: false)
-    }
+    /// Worked out whole at each call: catalogues without a watcher (daemon scripts) are small.
+    var crossJobWarnings: [ConfigDiagnostic] { CrossJobWarnings.all(registry) }
 
     /// Catalogues without a watcher have nothing waiting.
     func readPendingScript(for id: Identifier) {}

@@ -13,11 +13,6 @@ struct CrossJobWarningsTests {
         ConfigSource(relativePath: path, bytes: Array(text.utf8), facts: file)
     }
 
-    private static func full(_ registry: ConfigRegistry) -> [ConfigDiagnostic] {
-        BudgetCheck.warnings(registry, quotesPrivateFiles: false)
-            + ChainTargetCheck.warnings(registry, quotesPrivateFiles: false)
-    }
-
     /// A random job file: an interval that may need more than the budget, chain lines to
     /// identifiers that may or may not exist.
     private static func job(_ name: Int, _ random: inout SplitMix64) -> ConfigSource {
@@ -58,7 +53,7 @@ struct CrossJobWarningsTests {
             warnings.apply([change], registry: registry)
             // status asks only now and then: the warnings must hold after several batches too.
             guard step % 3 == 0 else { continue }
-            let expected = Self.full(registry)
+            let expected = CrossJobWarnings.all(registry)
             #expect(warnings.warnings(registry) == expected, "after step \(step)")
             sawBudget = sawBudget || expected.contains { $0.message.contains("launches a day") }
             sawChain = sawChain || expected.contains { $0.message.contains("no job agentd runs") }
