@@ -6,6 +6,9 @@
                `agentctl --version` (agentctl's start alone), in the same run (three rounds,
                alternating; the median round), with agentctl's own CPU (wait4) and the agent's
                part alone, measured by this bench's own client on the socket.
+               Beside them, the same 200 of each against bench/reference_agent.c: the least any agent
+               can do for them (the run spawned at once, the submission synced meanwhile, the status
+               answer a replayed line), on the same machine in the same rounds.
   latency      a plugin writes `PROGRESS=N%` (CLOCK_MONOTONIC just before the write) → each of 10
                subscribers on the control socket has read the run-progress event (CLOCK_MONOTONIC
                after the read), 2 runs × 100 steps × 10 subscribers; beside the same plugin's lines
@@ -115,8 +118,9 @@ class SubmitWaitRound:
     call of agentctl's own CPU and of the agent's part alone (`direct_calls`)."""
 
     def __init__(self, status, submit, version, spawn, status_cpu, submit_cpu, direct_status,
-                 direct_subscribe, direct_end):
+                 direct_subscribe, direct_end, reference_status, reference_submit):
         self.status, self.submit, self.version, self.spawn = status, submit, version, spawn
+        self.reference_status, self.reference_submit = reference_status, reference_submit
         self.status_cpu, self.submit_cpu = status_cpu, submit_cpu
         self.direct_status, self.direct_subscribe, self.direct_end = direct_status, direct_subscribe, direct_end
 
@@ -129,15 +133,48 @@ class SubmitWaitRound:
                 + self.direct_subscribe + self.spawn / CALLS)
 
 
+def status_line(path):
+    """The agent's raw answer to `status`, newline included."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(path)
+        s.sendall(b'{"command":"status"}\n')
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                raise RuntimeError("the agent closed the connection before its status answer")
+            data += chunk
+        return data
+
+
+def start_reference_agent(sandbox):
+    """bench/reference_agent.c on a socket of its own, answering `status` with agentd's own line."""
+    line = os.path.join(sandbox.root, "status.line")
+    with open(line, "wb") as f:
+        f.write(status_line(sandbox.socket))
+    path = os.path.join(sandbox.root, "reference.sock")
+    proc = subprocess.Popen([run.compile_c("reference_agent"), path, line, os.path.join(sandbox.root, "reference.state")],
+                            stdout=subprocess.PIPE)
+    if proc.stdout.readline().strip() != b"ready":
+        proc.kill()
+        raise RuntimeError("bench/reference_agent.c did not start")
+    return proc, path
+
+
 def bench_submit_wait():
     sandbox = run.Sandbox(0)
     continued_job(sandbox, "trivial", "/bin/true")
     agent = QuietAgent(sandbox)
+    reference = None
     try:
         agent.wait_for(r"ready:", timeout=60)
         ctl = [os.path.join(run.BIN, "agentctl"), "--socket", sandbox.socket]
+        reference, reference_path = start_reference_agent(sandbox)
+        ref = ctl[:2] + [reference_path]
         sequential(ctl + ["status"], 10)
         sequential(ctl + ["submit", "local.trivial", "--wait"], 10)
+        sequential(ref + ["status"], 10)
+        sequential(ref + ["submit", "local.trivial", "--wait"], 10)
         spawner = run.compile_c("spawn_baseline")
         direct_calls(sandbox.socket, 10)
         rounds = []
@@ -147,11 +184,16 @@ def bench_submit_wait():
             version = sequential(ctl[:1] + ["--version"], CALLS)
             out = subprocess.run([spawner, str(CALLS)], capture_output=True, check=True).stdout.split()
             direct = direct_calls(sandbox.socket, CALLS)
+            reference_status = sequential(ref + ["status"], CALLS)
+            reference_submit = sequential(ref + ["submit", "local.trivial", "--wait"], CALLS)
             rounds.append(SubmitWaitRound(status, submit, version, float(out[0]), status_cpu / CALLS,
-                                          submit_cpu / CALLS, *direct))
+                                          submit_cpu / CALLS, *direct, reference_status, reference_submit))
         # The median round by the ratio, so that every figure shown comes from one round.
         return sorted(rounds, key=lambda r: r.submit / r.status)[len(rounds) // 2]
     finally:
+        if reference:
+            reference.kill()
+            reference.wait()
         agent.stop()
         sandbox.cleanup()
 
@@ -304,6 +346,23 @@ def markdown(r, samples, base):
         "part: %.2f ms (its launch with cgroups and pipes, the submission's sync, reaping, records, events)." % (
             ms(r.direct_end - r.spawn / CALLS)),
         "",
+        "The same measured rather than reckoned: the least any agent can do for these two commands,",
+        "`bench/reference_agent.c` (one C epoll loop: the run spawned the moment the submission is read, in a",
+        "session of its own, reaped through a pidfd; the submission written and fdatasync'd by a second thread",
+        "meanwhile, since a request is acknowledged only once durable; `status` answered with a line of agentd's",
+        "replayed). The same agentctl against it, %d of each in the same rounds:" % CALLS,
+        "",
+        "| against | `status` a call | `submit --wait` a call | ratio |",
+        "| --- | ---: | ---: | ---: |",
+        "| agentd | %.2f ms | %.2f ms | %.2f× |" % (ms(status / CALLS), ms(submit / CALLS), submit / status),
+        "| the reference agent | %.2f ms | %.2f ms | %.2f× |" % (
+            ms(r.reference_status / CALLS), ms(r.reference_submit / CALLS), r.reference_submit / r.reference_status),
+        "",
+        "The reference's `submit --wait` ÷ agentd's `status`: %.2f× — where agentd would stand if its submission" % (
+            r.reference_submit / status),
+        "path cost nothing beyond that least; agentd's `submit --wait` is %.2f ms a call above the reference's." % (
+            ms((submit - r.reference_submit) / CALLS)),
+        "",
         "Event latency: the plugin takes CLOCK_MONOTONIC and writes `PROGRESS=N%%` → each of %d subscribers on the" % SUBSCRIBERS,
         "control socket has read the `run-progress` event (one Python reader for all, CLOCK_MONOTONIC after",
         "each read); 2 runs × 100 steps × %d subscribers. Baseline: the same plugin's lines read by the same" % SUBSCRIBERS,
@@ -331,10 +390,13 @@ def main():
     r = bench_submit_wait()
     print("submit --wait ×%d: %.3f s (%.0f/s); status ×%d: %.3f s (%.0f/s); ratio %.2f; agentctl --version ×%d: %.3f s; "
           "agentctl CPU a call: status %.2f ms, submit --wait %.2f ms; agent alone: status %.2f ms, subscribe %.2f ms, "
-          "submission to run-ended %.2f ms; C spawn %.2f ms; floor %.2f×"
+          "submission to run-ended %.2f ms; C spawn %.2f ms; floor %.2f×; reference agent: status %.2f ms, "
+          "submit --wait %.2f ms, ratio %.2f, its submit --wait ÷ agentd's status %.2f"
           % (CALLS, r.submit, CALLS / r.submit, CALLS, r.status, CALLS / r.status, r.submit / r.status, CALLS,
              r.version, r.status_cpu * 1e3, r.submit_cpu * 1e3, r.direct_status * 1e3, r.direct_subscribe * 1e3,
-             r.direct_end * 1e3, r.spawn / CALLS * 1e3, r.floor() * CALLS / r.status), flush=True)
+             r.direct_end * 1e3, r.spawn / CALLS * 1e3, r.floor() * CALLS / r.status,
+             r.reference_status / CALLS * 1e3, r.reference_submit / CALLS * 1e3,
+             r.reference_submit / r.reference_status, r.reference_submit / r.status), flush=True)
     samples, base = bench_latency()
     print("PROGRESS= → %d subscribers: p50 %.3f ms p99 %.3f ms; pipe p50 %.3f ms p99 %.3f ms"
           % (SUBSCRIBERS, statistics.median(samples), run.percentile(samples, 0.99), statistics.median(base),
