@@ -17,7 +17,11 @@ quiet agent (as `bench/events.py` does), give per submission the instants of
 and the script prints the median and p90 of each step. A diagnostic, not part of `make bench`:
 it needs root and perf (Debian: linux-perf), and tracing costs a little of every step.
 
-  bench/submit_timeline.py [SUBMISSIONS]     (default 300; release build, as `make bench`)
+With --functions, uprobes on agentd's own functions (FUNCTIONS, found by symbol in the binary)
+split the loop's part further: from the read to the child's creation, and from the reap to
+`run-ended`, function by function. Each probe costs the loop about a microsecond or two.
+
+  bench/submit_timeline.py [SUBMISSIONS] [--functions]   (default 300; release build, as `make bench`)
 """
 import os, re, statistics, subprocess, sys, tempfile, time
 
@@ -34,6 +38,71 @@ ANSWER_MAX = 0xa0
 STEPS = [("send", "read"), ("read", "fork"), ("fork", "execveat"), ("execveat", "exec"), ("exec", "exit"),
          ("exit", "waitid"), ("waitid", "ended"), ("send", "ended"), ("fork", "syncstart"),
          ("syncstart", "syncend"), ("syncend", "answer"), ("send", "answer")]
+
+
+# (step name, the start of a mangled symbol) in the order the loop reaches them.
+FUNCTIONS = [
+    ("handle", "$s11AgentDaemon14ControlHandlerV6handleyy0A6System0C6ServerC7RequestVF"),
+    ("driver-submit", "$s11AgentDaemon15SchedulerDriverC6submit_5reply10unwritabley"),
+    ("scheduler", "$s9AgentCore9SchedulerV6handle_3nowSayAA0C6ActionOGAA0C5EventO_AA0C4TimeVtF"),
+    ("perform", "$s11AgentDaemon15SchedulerDriverC7perform"),
+    ("launch", "$s11AgentDaemon13RunSupervisorC6launchyy0A4Core11LaunchOrderVF"),
+    ("launcher", "$s11AgentDaemon11RunLauncherC5start_9arguments6events"),
+    ("path-walk", "$s10AgentPOSIX8PathWalkO4walkys6ResultOyAcEVAA11SystemErrorVGSSFZ"),
+    ("state-dir", "$s11AgentDaemon11RunLauncherC21prepareStateDirectory"),
+    ("cgroups", "$s11AgentDaemon11RunLauncherC14prepareCgroupsys6ResultOy0A6System0C6CgroupCSgAA13LaunchProblemVGAA06ActiveC0CF"),
+    ("spawner", "$s11AgentSystem13PluginSpawnerO5spawnys6ResultOyAA12SpawnedChildVAA12SpawnFailureVGAA0I7RequestVFZ"),
+    ("cshim", "cshim_spawn_plugin"),
+    ("main-exited", "$s11AgentSystem13PluginProcessC04mainD6Exited"),
+    ("gone", "$s11AgentDaemon13RunSupervisorC4goneyy0A4Core0C2IDVF"),
+    ("finish", "$s11AgentDaemon13RunSupervisorC6finish_10stopReason"),
+]
+UPROBES = "/sys/kernel/tracing/uprobe_events"
+
+
+def file_offsets(binary):
+    """{symbol: file offset} of agentd's functions, for uprobes (nm's address, less its load
+    segment's address, plus that segment's file offset)."""
+    segments = []
+    for line in subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+        fields = line.split()
+        if fields[:1] == ["LOAD"]:
+            segments.append((int(fields[2], 16), int(fields[1], 16), int(fields[5], 16)))
+    offsets = {}
+    for line in subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] in "tT":
+            address = int(fields[0], 16)
+            for vaddr, offset, size in segments:
+                if vaddr <= address < vaddr + size:
+                    offsets[fields[2]] = address - vaddr + offset
+    return offsets
+
+
+def add_uprobes(binary):
+    """One uprobe per FUNCTIONS entry (the shortest symbol with its prefix: the function, not its
+    closures or specialisations); returns their event names."""
+    offsets = file_offsets(binary)
+    names = []
+    # os.open: Python's append mode seeks to the end, which tracefs refuses.
+    fd = os.open(UPROBES, os.O_WRONLY | os.O_APPEND)
+    try:
+        for step, prefix in FUNCTIONS:
+            found = sorted((s for s in offsets if s.startswith(prefix)), key=len)
+            if not found:
+                print("no symbol for %s (%s): left out" % (step, prefix))
+                continue
+            name = step.replace("-", "_")
+            os.write(fd, b"p:agentd/%s %s:0x%x\n" % (name.encode(), binary.encode(), offsets[found[0]]))
+            names.append("agentd:" + name)
+    finally:
+        os.close(fd)
+    return names
+
+
+def remove_uprobes():
+    fd = os.open(UPROBES, os.O_WRONLY | os.O_TRUNC)
+    os.close(fd)
 
 
 def submit_once(path):
@@ -84,6 +153,8 @@ def timelines(script, loop, client):
             current.setdefault("syncstart", ts)
         elif pid != loop and name.endswith("sys_exit_fdatasync") and "syncstart" in current:
             current.setdefault("syncend", ts)
+        elif pid == loop and name.startswith("agentd:"):
+            current.setdefault(name.split(":", 1)[1].replace("_", "-"), ts)
         elif pid == loop and name.endswith("sys_enter_sendto") and length:
             # The answer (about 120 bytes) waits for the sync; `run-ended` (about 175) for the reap.
             if int(length.group(1), 16) < ANSWER_MAX:
@@ -142,7 +213,14 @@ def show(runs, steps):
 
 
 def main():
-    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    args = [a for a in sys.argv[1:] if a != "--functions"]
+    functions = "--functions" in sys.argv[1:]
+    calls = int(args[0]) if args else 300
+    probes = []
+    if functions:
+        remove_uprobes()
+        probes = add_uprobes(os.path.realpath(os.path.join(run.BIN, "agentd")))
+        EVENTS.extend(probes)
     sandbox = run.Sandbox(0)
     events.continued_job(sandbox, "trivial", "/bin/true")
     agent = events.QuietAgent(sandbox)
@@ -157,9 +235,18 @@ def main():
         sandbox.cleanup()
         if os.path.exists(data):
             os.unlink(data)
+        if functions:
+            remove_uprobes()
+            del EVENTS[len(EVENTS) - len(probes):]
     runs = timelines(script, agent.proc.pid, os.getpid())
     print("%d submissions traced (%d with every step)" % (len(runs), sum(all(s in r for pair in STEPS for s in pair) for r in runs)))
     show(runs, STEPS)
+    if probes:
+        steps = [p.split(":", 1)[1].replace("_", "-") for p in probes]
+        before = ["read"] + steps[:steps.index("main-exited")] + ["fork"] if "main-exited" in steps else ["read"] + steps + ["fork"]
+        after = ["waitid"] + steps[steps.index("main-exited") + 1:] + ["ended"] if "main-exited" in steps else []
+        print("The loop's part, function by function (uprobes):")
+        show(runs, list(zip(before, before[1:])) + list(zip(after, after[1:])))
     spawner = run.compile_c("spawn_baseline")
     try:
         script = record(lambda: subprocess.run([spawner, str(calls)], capture_output=True, check=True), data)
