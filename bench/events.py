@@ -79,6 +79,26 @@ def sequential_with_cpu(argv, calls):
         os.close(devnull)
 
 
+def interleaved(argvs, calls):
+    """Seconds for `calls` runs of each argv, the argvs taking turns call by call (a, b, c, a, b,
+    c, ...), so that the host's drift over the round reaches each alike."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
+    totals = [0.0] * len(argvs)
+    try:
+        for _ in range(calls):
+            for i, argv in enumerate(argvs):
+                t0 = time.monotonic()
+                pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+                _, status = os.waitpid(pid, 0)
+                totals[i] += time.monotonic() - t0
+                if status != 0:
+                    raise RuntimeError("%s exited with status %d" % (" ".join(argv), status))
+        return totals
+    finally:
+        os.close(devnull)
+
+
 SUBSCRIBE_TRIVIAL = b'{"command":"subscribe","filter":{"identifiers":["local.trivial"]}}'
 SUBMIT_TRIVIAL = b'{"command":"submit","submission":{"arguments":[],"strategy":"queue"},"target":"local.trivial"}'
 
@@ -118,9 +138,10 @@ class SubmitWaitRound:
     call of agentctl's own CPU and of the agent's part alone (`direct_calls`)."""
 
     def __init__(self, status, submit, version, spawn, status_cpu, submit_cpu, direct_status,
-                 direct_subscribe, direct_end, reference_status, reference_submit):
+                 direct_subscribe, direct_end, beside_reference):
         self.status, self.submit, self.version, self.spawn = status, submit, version, spawn
-        self.reference_status, self.reference_submit = reference_status, reference_submit
+        # agentd's `status` and `submit --wait`, then the reference agent's, taking turns.
+        self.paired_status, self.paired_submit, self.reference_status, self.reference_submit = beside_reference
         self.status_cpu, self.submit_cpu = status_cpu, submit_cpu
         self.direct_status, self.direct_subscribe, self.direct_end = direct_status, direct_subscribe, direct_end
 
@@ -184,10 +205,10 @@ def bench_submit_wait():
             version = sequential(ctl[:1] + ["--version"], CALLS)
             out = subprocess.run([spawner, str(CALLS)], capture_output=True, check=True).stdout.split()
             direct = direct_calls(sandbox.socket, CALLS)
-            reference_status = sequential(ref + ["status"], CALLS)
-            reference_submit = sequential(ref + ["submit", "local.trivial", "--wait"], CALLS)
+            beside_reference = interleaved([ctl + ["status"], ctl + ["submit", "local.trivial", "--wait"],
+                                            ref + ["status"], ref + ["submit", "local.trivial", "--wait"]], CALLS)
             rounds.append(SubmitWaitRound(status, submit, version, float(out[0]), status_cpu / CALLS,
-                                          submit_cpu / CALLS, *direct, reference_status, reference_submit))
+                                          submit_cpu / CALLS, *direct, beside_reference))
         # The median round by the ratio, so that every figure shown comes from one round.
         return sorted(rounds, key=lambda r: r.submit / r.status)[len(rounds) // 2]
     finally:
@@ -350,18 +371,21 @@ def markdown(r, samples, base):
         "`bench/reference_agent.c` (one C epoll loop: the run spawned the moment the submission is read, in a",
         "session of its own, reaped through a pidfd; the submission written and fdatasync'd by a second thread",
         "meanwhile, since a request is acknowledged only once durable; `status` answered with a line of agentd's",
-        "replayed). The same agentctl against it, %d of each in the same rounds:" % CALLS,
+        "replayed). The same agentctl against both, %d calls of each command to each agent in the same round," % CALLS,
+        "taking turns call by call (agentd's `status`, its `submit --wait`, the reference's, the reference's), so",
+        "that the host's drift over the round reaches all four alike:",
         "",
         "| against | `status` a call | `submit --wait` a call | ratio |",
         "| --- | ---: | ---: | ---: |",
-        "| agentd | %.2f ms | %.2f ms | %.2f× |" % (ms(status / CALLS), ms(submit / CALLS), submit / status),
+        "| agentd | %.2f ms | %.2f ms | %.2f× |" % (
+            ms(r.paired_status / CALLS), ms(r.paired_submit / CALLS), r.paired_submit / r.paired_status),
         "| the reference agent | %.2f ms | %.2f ms | %.2f× |" % (
             ms(r.reference_status / CALLS), ms(r.reference_submit / CALLS), r.reference_submit / r.reference_status),
         "",
         "The reference's `submit --wait` ÷ agentd's `status`: %.2f× — where agentd would stand if its submission" % (
-            r.reference_submit / status),
+            r.reference_submit / r.paired_status),
         "path cost nothing beyond that least; agentd's `submit --wait` is %.2f ms a call above the reference's." % (
-            ms((submit - r.reference_submit) / CALLS)),
+            ms((r.paired_submit - r.reference_submit) / CALLS)),
         "",
         "Event latency: the plugin takes CLOCK_MONOTONIC and writes `PROGRESS=N%%` → each of %d subscribers on the" % SUBSCRIBERS,
         "control socket has read the `run-progress` event (one Python reader for all, CLOCK_MONOTONIC after",
@@ -390,13 +414,15 @@ def main():
     r = bench_submit_wait()
     print("submit --wait ×%d: %.3f s (%.0f/s); status ×%d: %.3f s (%.0f/s); ratio %.2f; agentctl --version ×%d: %.3f s; "
           "agentctl CPU a call: status %.2f ms, submit --wait %.2f ms; agent alone: status %.2f ms, subscribe %.2f ms, "
-          "submission to run-ended %.2f ms; C spawn %.2f ms; floor %.2f×; reference agent: status %.2f ms, "
-          "submit --wait %.2f ms, ratio %.2f, its submit --wait ÷ agentd's status %.2f"
+          "submission to run-ended %.2f ms; C spawn %.2f ms; floor %.2f×; taking turns with the reference agent: "
+          "agentd status %.2f ms, submit --wait %.2f ms, ratio %.2f; reference status %.2f ms, submit --wait %.2f ms, "
+          "ratio %.2f, its submit --wait ÷ agentd's status %.2f"
           % (CALLS, r.submit, CALLS / r.submit, CALLS, r.status, CALLS / r.status, r.submit / r.status, CALLS,
              r.version, r.status_cpu * 1e3, r.submit_cpu * 1e3, r.direct_status * 1e3, r.direct_subscribe * 1e3,
              r.direct_end * 1e3, r.spawn / CALLS * 1e3, r.floor() * CALLS / r.status,
+             r.paired_status / CALLS * 1e3, r.paired_submit / CALLS * 1e3, r.paired_submit / r.paired_status,
              r.reference_status / CALLS * 1e3, r.reference_submit / CALLS * 1e3,
-             r.reference_submit / r.reference_status, r.reference_submit / r.status), flush=True)
+             r.reference_submit / r.reference_status, r.reference_submit / r.paired_status), flush=True)
     samples, base = bench_latency()
     print("PROGRESS= → %d subscribers: p50 %.3f ms p99 %.3f ms; pipe p50 %.3f ms p99 %.3f ms"
           % (SUBSCRIBERS, statistics.median(samples), run.percentile(samples, 0.99), statistics.median(base),
