@@ -156,16 +156,10 @@ class SubmitWaitRound:
 
 def status_line(path):
     """The agent's raw answer to `status`, newline included."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.connect(path)
-        s.sendall(b'{"command":"status"}\n')
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                raise RuntimeError("the agent closed the connection before its status answer")
-            data += chunk
-        return data
+    data = run.status_bytes(path)
+    if not data.endswith(b"\n"):
+        raise RuntimeError("the agent closed the connection before its status answer")
+    return data
 
 
 def start_reference_agent(sandbox):

@@ -154,6 +154,12 @@ def mono_of(line):
 
 def status_request(path, timeout=5):
     """One `status` round trip on a new connection: the parsed answer."""
+    return json.loads(status_bytes(path, timeout))
+
+
+def status_bytes(path, timeout=5):
+    """One `status` round trip on a new connection: the answer as read, up to its newline (or
+    what came before the agent closed the connection)."""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
@@ -167,7 +173,7 @@ def status_request(path, timeout=5):
             data += chunk
     finally:
         s.close()
-    return json.loads(data)
+    return data
 
 
 def status_answers(path):
