@@ -6,9 +6,9 @@
                `agentctl --version` (agentctl's start alone), in the same run (three rounds,
                alternating; the median round), with agentctl's own CPU (wait4) and the agent's
                part alone, measured by this bench's own client on the socket.
-               Beside them, the same 200 of each against bench/reference_agent.c: the least any agent
-               can do for them (the run spawned at once, the submission synced meanwhile, the status
-               answer a replayed line), on the same machine in the same rounds.
+               Beside them, bench/reference_agent.c: the least any agent can do for both (the run
+               spawned at once, the submission synced meanwhile, the status answer a replayed line),
+               200 of each command to each agent in the same rounds, taking turns call by call.
   latency      a plugin writes `PROGRESS=N%` (CLOCK_MONOTONIC just before the write) → each of 10
                subscribers on the control socket has read the run-progress event (CLOCK_MONOTONIC
                after the read), 2 runs × 100 steps × 10 subscribers; beside the same plugin's lines
@@ -63,40 +63,43 @@ def sequential_with_cpu(argv, calls):
     """(seconds, CPU seconds) for `calls` runs of argv one after the other (posix_spawn + wait4:
     the least overhead Python has for starting a process), each required to exit 0. The CPU is
     the processes' own, user and system, as wait4 reports it."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
-    cpu = 0.0
-    try:
+    with SilentCalls() as call:
         t0 = time.monotonic()
-        for _ in range(calls):
-            pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
-            _, status, usage = os.wait4(pid, 0)
-            if status != 0:
-                raise RuntimeError("%s exited with status %d" % (" ".join(argv), status))
-            cpu += usage.ru_utime + usage.ru_stime
+        cpu = sum(call(argv) for _ in range(calls))
         return time.monotonic() - t0, cpu
-    finally:
-        os.close(devnull)
 
 
 def interleaved(argvs, calls):
     """Seconds for `calls` runs of each argv, the argvs taking turns call by call (a, b, c, a, b,
     c, ...), so that the host's drift over the round reaches each alike."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
     totals = [0.0] * len(argvs)
-    try:
+    with SilentCalls() as call:
         for _ in range(calls):
             for i, argv in enumerate(argvs):
                 t0 = time.monotonic()
-                pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
-                _, status = os.waitpid(pid, 0)
+                call(argv)
                 totals[i] += time.monotonic() - t0
-                if status != 0:
-                    raise RuntimeError("%s exited with status %d" % (" ".join(argv), status))
-        return totals
-    finally:
-        os.close(devnull)
+    return totals
+
+
+class SilentCalls:
+    """Runs a command to its exit with its output to /dev/null (posix_spawn + wait4), requires it
+    to exit 0 and returns its CPU seconds, user and system."""
+
+    def __enter__(self):
+        self.devnull = os.open(os.devnull, os.O_WRONLY)
+        self.actions = [(os.POSIX_SPAWN_DUP2, self.devnull, 1), (os.POSIX_SPAWN_DUP2, self.devnull, 2)]
+        return self.call
+
+    def __exit__(self, *exc):
+        os.close(self.devnull)
+
+    def call(self, argv):
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=self.actions)
+        _, status, usage = os.wait4(pid, 0)
+        if status != 0:
+            raise RuntimeError("%s exited with status %d" % (" ".join(argv), status))
+        return usage.ru_utime + usage.ru_stime
 
 
 SUBSCRIBE_TRIVIAL = b'{"command":"subscribe","filter":{"identifiers":["local.trivial"]}}'

@@ -43,17 +43,17 @@ STEPS = [("send", "read"), ("read", "fork"), ("fork", "execveat"), ("execveat", 
 # (step name, the start of a mangled symbol) in the order the loop reaches them.
 FUNCTIONS = [
     ("handle", "$s11AgentDaemon14ControlHandlerV6handleyy0A6System0C6ServerC7RequestVF"),
-    ("driver-submit", "$s11AgentDaemon15SchedulerDriverC6submit_5reply10unwritabley"),
+    ("driver_submit", "$s11AgentDaemon15SchedulerDriverC6submit_5reply10unwritabley"),
     ("scheduler", "$s9AgentCore9SchedulerV6handle_3nowSayAA0C6ActionOGAA0C5EventO_AA0C4TimeVtF"),
     ("perform", "$s11AgentDaemon15SchedulerDriverC7perform"),
     ("launch", "$s11AgentDaemon13RunSupervisorC6launchyy0A4Core11LaunchOrderVF"),
     ("launcher", "$s11AgentDaemon11RunLauncherC5start_9arguments6events"),
-    ("path-walk", "$s10AgentPOSIX8PathWalkO4walkys6ResultOyAcEVAA11SystemErrorVGSSFZ"),
-    ("state-dir", "$s11AgentDaemon11RunLauncherC21prepareStateDirectory"),
+    ("path_walk", "$s10AgentPOSIX8PathWalkO4walkys6ResultOyAcEVAA11SystemErrorVGSSFZ"),
+    ("state_dir", "$s11AgentDaemon11RunLauncherC21prepareStateDirectory"),
     ("cgroups", "$s11AgentDaemon11RunLauncherC14prepareCgroupsys6ResultOy0A6System0C6CgroupCSgAA13LaunchProblemVGAA06ActiveC0CF"),
     ("spawner", "$s11AgentSystem13PluginSpawnerO5spawnys6ResultOyAA12SpawnedChildVAA12SpawnFailureVGAA0I7RequestVFZ"),
     ("cshim", "cshim_spawn_plugin"),
-    ("main-exited", "$s11AgentSystem13PluginProcessC04mainD6Exited"),
+    ("main_exited", "$s11AgentSystem13PluginProcessC04mainD6Exited"),
     ("gone", "$s11AgentDaemon13RunSupervisorC4goneyy0A4Core0C2IDVF"),
     ("finish", "$s11AgentDaemon13RunSupervisorC6finish_10stopReason"),
 ]
@@ -81,9 +81,10 @@ def file_offsets(binary):
 
 def add_uprobes(binary):
     """One uprobe per FUNCTIONS entry (the shortest symbol with its prefix: the function, not its
-    closures or specialisations); returns their event names."""
+    closures or specialisations), as the event agentd:STEP; returns the steps probed."""
     offsets = file_offsets(binary)
-    names = []
+    steps = []
+    remove_uprobes(step for step, _ in FUNCTIONS)  # left by a run that was interrupted
     # os.open: Python's append mode seeks to the end, which tracefs refuses.
     fd = os.open(UPROBES, os.O_WRONLY | os.O_APPEND)
     try:
@@ -92,17 +93,24 @@ def add_uprobes(binary):
             if not found:
                 print("no symbol for %s (%s): left out" % (step, prefix))
                 continue
-            name = step.replace("-", "_")
-            os.write(fd, b"p:agentd/%s %s:0x%x\n" % (name.encode(), binary.encode(), offsets[found[0]]))
-            names.append("agentd:" + name)
+            os.write(fd, b"p:agentd/%s %s:0x%x\n" % (step.encode(), binary.encode(), offsets[found[0]]))
+            steps.append(step)
     finally:
         os.close(fd)
-    return names
+    return steps
 
 
-def remove_uprobes():
-    fd = os.open(UPROBES, os.O_WRONLY | os.O_TRUNC)
-    os.close(fd)
+def remove_uprobes(steps):
+    """Removes this script's probes (and only them: other uprobes on the machine stay)."""
+    fd = os.open(UPROBES, os.O_WRONLY | os.O_APPEND)
+    try:
+        for step in steps:
+            try:
+                os.write(fd, b"-:agentd/%s\n" % step.encode())
+            except OSError:
+                pass  # not there
+    finally:
+        os.close(fd)
 
 
 def submit_once(path):
@@ -154,7 +162,7 @@ def timelines(script, loop, client):
         elif pid != loop and name.endswith("sys_exit_fdatasync") and "syncstart" in current:
             current.setdefault("syncend", ts)
         elif pid == loop and name.startswith("agentd:"):
-            current.setdefault(name.split(":", 1)[1].replace("_", "-"), ts)
+            current.setdefault(name.split(":", 1)[1], ts)
         elif pid == loop and name.endswith("sys_enter_sendto") and length:
             # The answer (about 120 bytes) waits for the sync; `run-ended` (about 175) for the reap.
             if int(length.group(1), 16) < ANSWER_MAX:
@@ -165,9 +173,9 @@ def timelines(script, loop, client):
     return runs
 
 
-def record(action, data):
-    """Runs `action` while perf records EVENTS system-wide into `data`; returns `perf script`."""
-    perf = subprocess.Popen(["perf", "record", "-a", "-q", "-o", data, "-e", ",".join(EVENTS)],
+def record(action, data, traced=EVENTS):
+    """Runs `action` while perf records `traced` system-wide into `data`; returns `perf script`."""
+    perf = subprocess.Popen(["perf", "record", "-a", "-q", "-o", data, "-e", ",".join(traced)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     # perf says nothing when it is ready: wait until its output file has its header.
     deadline = time.monotonic() + 30
@@ -216,11 +224,7 @@ def main():
     args = [a for a in sys.argv[1:] if a != "--functions"]
     functions = "--functions" in sys.argv[1:]
     calls = int(args[0]) if args else 300
-    probes = []
-    if functions:
-        remove_uprobes()
-        probes = add_uprobes(os.path.realpath(os.path.join(run.BIN, "agentd")))
-        EVENTS.extend(probes)
+    probed = add_uprobes(os.path.realpath(os.path.join(run.BIN, "agentd"))) if functions else []
     sandbox = run.Sandbox(0)
     events.continued_job(sandbox, "trivial", "/bin/true")
     agent = events.QuietAgent(sandbox)
@@ -229,22 +233,22 @@ def main():
         agent.wait_for(r"ready:", timeout=60)
         for _ in range(30):
             submit_once(sandbox.socket)
-        script = record(lambda: [submit_once(sandbox.socket) for _ in range(calls)], data)
+        script = record(lambda: [submit_once(sandbox.socket) for _ in range(calls)], data,
+                        EVENTS + ["agentd:" + step for step in probed])
     finally:
         agent.stop()
         sandbox.cleanup()
         if os.path.exists(data):
             os.unlink(data)
-        if functions:
-            remove_uprobes()
-            del EVENTS[len(EVENTS) - len(probes):]
+        remove_uprobes(probed)
     runs = timelines(script, agent.proc.pid, os.getpid())
     print("%d submissions traced (%d with every step)" % (len(runs), sum(all(s in r for pair in STEPS for s in pair) for r in runs)))
     show(runs, STEPS)
-    if probes:
-        steps = [p.split(":", 1)[1].replace("_", "-") for p in probes]
-        before = ["read"] + steps[:steps.index("main-exited")] + ["fork"] if "main-exited" in steps else ["read"] + steps + ["fork"]
-        after = ["waitid"] + steps[steps.index("main-exited") + 1:] + ["ended"] if "main-exited" in steps else []
+    if probed:
+        # Up to the child's exit: the launch; after it, the reap to `run-ended`.
+        split = probed.index("main_exited") if "main_exited" in probed else len(probed)
+        before = ["read"] + probed[:split] + ["fork"]
+        after = ["waitid"] + probed[split + 1:] + ["ended"] if split < len(probed) else []
         print("The loop's part, function by function (uprobes):")
         show(runs, list(zip(before, before[1:])) + list(zip(after, after[1:])))
     spawner = run.compile_c("spawn_baseline")
