@@ -5,7 +5,8 @@
                /bin/true, beside 200 sequential `agentctl status` against the same agent and 200
                `agentctl --version` (agentctl's start alone), in the same run (three rounds,
                alternating; the median round), with agentctl's own CPU (wait4) and the agent's
-               part alone, measured by this bench's own client on the socket.
+               part alone, measured by this bench's own client on the socket; then the agent's
+               own CPU a submission (schedstat).
                Beside them, bench/reference_agent.c: the least any agent can do for both (the run
                spawned at once, the submission synced meanwhile, the status answer a replayed line),
                200 of each command to each agent in the same rounds, taking turns call by call.
@@ -136,6 +137,56 @@ def direct_calls(path, calls):
     return status / calls, subscribed / calls, ended / calls
 
 
+def submit_and_wait(path):
+    """One submission as agentctl's `submit --wait` makes it: a subscription, the submission on
+    it, then its answer and its run's `run-ended` (both: the agent's work for it is done).
+    Returns the seconds from the submission's write to each."""
+    c = run.AgentConnection(path)
+    try:
+        c.send(SUBSCRIBE_TRIVIAL)
+        if c.next().get("ok") is not True:
+            raise RuntimeError("subscription refused")
+        t0 = time.monotonic()
+        c.send(SUBMIT_TRIVIAL)
+        answer = ended = None
+        while answer is None or ended is None:
+            event = c.next()
+            if "ok" in event:
+                if event["ok"] is not True:
+                    raise RuntimeError("submission refused: %s" % event)
+                answer = time.monotonic() - t0
+            elif event.get("type") == "run-ended":
+                if event.get("stopReason") not in (None, "success"):
+                    raise RuntimeError("run did not succeed: %s" % event)
+                ended = time.monotonic() - t0
+        return answer, ended
+    finally:
+        c.close()
+
+
+def thread_cpu(pid):
+    """Nanoseconds each thread of `pid` has spent on a CPU (schedstat), by thread id."""
+    times = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                times[int(tid)] = int(f.read().split()[0])
+        except (OSError, ValueError):
+            pass  # the thread ended meanwhile
+    return times
+
+
+def agent_cpu(pid, path, calls):
+    """The agent's CPU a submission (`submit_and_wait`), in seconds: all its threads, and its main
+    thread (agentd's loop) alone. Unlike wall time, the host's other work hardly moves it."""
+    before = thread_cpu(pid)
+    for _ in range(calls):
+        submit_and_wait(path)
+    after = thread_cpu(pid)
+    spent = {tid: ns - before.get(tid, 0) for tid, ns in after.items()}
+    return sum(spent.values()) / calls / 1e9, spent.get(pid, 0) / calls / 1e9
+
+
 class SubmitWaitRound:
     """One round: seconds for CALLS calls of each command and of the C spawn loop; seconds per
     call of agentctl's own CPU and of the agent's part alone (`direct_calls`)."""
@@ -207,7 +258,10 @@ def bench_submit_wait():
             rounds.append(SubmitWaitRound(status, submit, version, float(out[0]), status_cpu / CALLS,
                                           submit_cpu / CALLS, *direct, beside_reference))
         # The median round by the ratio, so that every figure shown comes from one round.
-        return sorted(rounds, key=lambda r: r.submit / r.status)[len(rounds) // 2]
+        chosen = sorted(rounds, key=lambda r: r.submit / r.status)[len(rounds) // 2]
+        chosen.agentd_cpu = agent_cpu(agent.proc.pid, sandbox.socket, CALLS)
+        chosen.reference_cpu = agent_cpu(reference.pid, reference_path, CALLS)
+        return chosen
     finally:
         if reference:
             reference.kill()
@@ -384,6 +438,15 @@ def markdown(r, samples, base):
         "path cost nothing beyond that least; agentd's `submit --wait` is %.2f ms a call above the reference's." % (
             ms((r.paired_submit - r.reference_submit) / CALLS)),
         "",
+        "On 2 cores, what the agent spends on a CPU delays the run and the answer it shares them with. Each agent's",
+        "CPU a submission (all its threads, from `/proc/PID/task/*/schedstat`, over %d submissions made as" % CALLS,
+        "agentctl makes them, after the rounds):",
+        "",
+        "| agent | CPU a submission | of which its main thread |",
+        "| --- | ---: | ---: |",
+        "| agentd | %.3f ms | %.3f ms (the loop) |" % (ms(r.agentd_cpu[0]), ms(r.agentd_cpu[1])),
+        "| the reference agent | %.3f ms | %.3f ms |" % (ms(r.reference_cpu[0]), ms(r.reference_cpu[1])),
+        "",
         "Event latency: the plugin takes CLOCK_MONOTONIC and writes `PROGRESS=N%%` → each of %d subscribers on the" % SUBSCRIBERS,
         "control socket has read the `run-progress` event (one Python reader for all, CLOCK_MONOTONIC after",
         "each read); 2 runs × 100 steps × %d subscribers. Baseline: the same plugin's lines read by the same" % SUBSCRIBERS,
@@ -413,13 +476,15 @@ def main():
           "agentctl CPU a call: status %.2f ms, submit --wait %.2f ms; agent alone: status %.2f ms, subscribe %.2f ms, "
           "submission to run-ended %.2f ms; C spawn %.2f ms; floor %.2f×; taking turns with the reference agent: "
           "agentd status %.2f ms, submit --wait %.2f ms, ratio %.2f; reference status %.2f ms, submit --wait %.2f ms, "
-          "ratio %.2f, its submit --wait ÷ agentd's status %.2f"
+          "ratio %.2f, its submit --wait ÷ agentd's status %.2f; CPU a submission: agentd %.3f ms (loop %.3f ms), "
+          "reference %.3f ms"
           % (CALLS, r.submit, CALLS / r.submit, CALLS, r.status, CALLS / r.status, r.submit / r.status, CALLS,
              r.version, r.status_cpu * 1e3, r.submit_cpu * 1e3, r.direct_status * 1e3, r.direct_subscribe * 1e3,
              r.direct_end * 1e3, r.spawn / CALLS * 1e3, r.floor() * CALLS / r.status,
              r.paired_status / CALLS * 1e3, r.paired_submit / CALLS * 1e3, r.paired_submit / r.paired_status,
              r.reference_status / CALLS * 1e3, r.reference_submit / CALLS * 1e3,
-             r.reference_submit / r.reference_status, r.reference_submit / r.paired_status), flush=True)
+             r.reference_submit / r.reference_status, r.reference_submit / r.paired_status,
+             r.agentd_cpu[0] * 1e3, r.agentd_cpu[1] * 1e3, r.reference_cpu[0] * 1e3), flush=True)
     samples, base = bench_latency()
     print("PROGRESS= → %d subscribers: p50 %.3f ms p99 %.3f ms; pipe p50 %.3f ms p99 %.3f ms"
           % (SUBSCRIBERS, statistics.median(samples), run.percentile(samples, 0.99), statistics.median(base),

@@ -7,9 +7,16 @@ answer and its run's `run-ended`. The host's drift then reaches both alike, and 
 difference shows what a change did, where two separate runs differ by more than it (the host's
 noise between runs of `bench/events.py` is ±0.2 ms a submission).
 
-  bench/submit_ab.py DIR_A DIR_B [PAIRS]   (each DIR holds an agentd; default 600 pairs)
+With --agentctl, the target's own measure instead: A's agentctl (the same binary for both, since
+two copies of one binary can differ by 0.2 ms a call) runs `status` and `submit --wait` against
+each agent, the four calls taking turns (`events.interleaved`), ROUNDS rounds of PAIRS calls each;
+printed per round, `submit --wait` − `status` for each agent and B's minus A's. The agent
+started second came out 0.03–0.06 ms worse on identical builds: run both orders.
+
+  bench/submit_ab.py [--agentctl] DIR_A DIR_B [PAIRS [ROUNDS]]
+      (each DIR holds an agentd; default 600 pairs, or 400 calls and 3 rounds with --agentctl)
 """
-import os, statistics, subprocess, sys, threading, time
+import os, statistics, subprocess, sys, threading
 
 import events
 import run
@@ -35,52 +42,57 @@ def start(directory):
 
 def submission(path):
     """Seconds from the submission's write to its answer and to its run's end."""
-    c = run.AgentConnection(path)
-    try:
-        c.send(events.SUBSCRIBE_TRIVIAL)
-        c.next()
-        t0 = time.monotonic()
-        c.send(events.SUBMIT_TRIVIAL)
-        answer = ended = None
-        while answer is None or ended is None:
-            event = c.next()
-            if "ok" in event:
-                if event["ok"] is not True:
-                    raise RuntimeError("submission refused: %s" % event)
-                answer = time.monotonic() - t0
-            elif event.get("type") == "run-ended":
-                if event.get("stopReason") != "success":
-                    raise RuntimeError("run did not succeed: %s" % event)
-                ended = time.monotonic() - t0
-        return {"answer": answer, "ended": ended, "both": max(answer, ended)}
-    finally:
-        c.close()
+    answer, ended = events.submit_and_wait(path)
+    return {"answer": answer, "ended": ended, "both": max(answer, ended)}
+
+
+def by_submission(a, b, pairs):
+    for sandbox in (a, b):
+        for _ in range(30):
+            submission(sandbox.socket)
+    results = []
+    for i in range(pairs):
+        if i % 2:
+            rb, ra = submission(b.socket), submission(a.socket)
+        else:
+            ra, rb = submission(a.socket), submission(b.socket)
+        results.append((ra, rb))
+    for key in ("answer", "ended", "both"):
+        ms_a = statistics.median(ra[key] for ra, _ in results) * 1e3
+        ms_b = statistics.median(rb[key] for _, rb in results) * 1e3
+        paired = statistics.median(rb[key] - ra[key] for ra, rb in results) * 1e3
+        print("%-6s A %.3f ms  B %.3f ms  B - A paired median %+.3f ms" % (key, ms_a, ms_b, paired))
+
+
+def by_agentctl(a, b, ctl, calls, rounds):
+    argvs = []
+    for sandbox in (a, b):
+        argvs += [[ctl, "--socket", sandbox.socket, "status"],
+                  [ctl, "--socket", sandbox.socket, "submit", "local.trivial", "--wait"]]
+    events.interleaved(argvs, 20)
+    for _ in range(rounds):
+        t = [seconds / calls * 1e3 for seconds in events.interleaved(argvs, calls)]
+        print("A status %.3f ms, submit --wait %.3f ms (%.3f×) | B status %.3f ms, submit --wait %.3f ms (%.3f×) | "
+              "B − A, submit --wait − status: %+.3f ms" % (t[0], t[1], t[1] / t[0], t[2], t[3], t[3] / t[2],
+                                                          (t[3] - t[2]) - (t[1] - t[0])), flush=True)
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    agentctl = "--agentctl" in args
+    args = [arg for arg in args if arg != "--agentctl"]
+    if len(args) < 2:
         sys.exit(__doc__)
-    pairs = int(sys.argv[3]) if len(sys.argv) > 3 else 600
     started = []
     try:
-        for directory in sys.argv[1:3]:
+        for directory in args[:2]:
             started.append(start(directory))
         (a, _), (b, _) = started
-        for sandbox, _ in started:
-            for _ in range(30):
-                submission(sandbox.socket)
-        results = []
-        for i in range(pairs):
-            if i % 2:
-                rb, ra = submission(b.socket), submission(a.socket)
-            else:
-                ra, rb = submission(a.socket), submission(b.socket)
-            results.append((ra, rb))
-        for key in ("answer", "ended", "both"):
-            ms_a = statistics.median(ra[key] for ra, _ in results) * 1e3
-            ms_b = statistics.median(rb[key] for _, rb in results) * 1e3
-            paired = statistics.median(rb[key] - ra[key] for ra, rb in results) * 1e3
-            print("%-6s A %.3f ms  B %.3f ms  B - A paired median %+.3f ms" % (key, ms_a, ms_b, paired))
+        if agentctl:
+            by_agentctl(a, b, os.path.join(args[0], "agentctl"), int(args[2]) if len(args) > 2 else 400,
+                        int(args[3]) if len(args) > 3 else 3)
+        else:
+            by_submission(a, b, int(args[2]) if len(args) > 2 else 600)
     finally:
         for sandbox, agent in started:
             agent.stop()
