@@ -16,6 +16,11 @@ final class RunRecorder {
     var live: (RunID) -> ActiveRun? = { _ in nil }
     /// How long a title or checkpoint write waits for the changes after it.
     static let spacing: Duration = .seconds(1)
+    /// Checkpoints handed to the state writer and not yet reported written, by identifier: a run
+    /// started before its predecessor's last checkpoint is in the database (in the same loop
+    /// iteration, as a queued run starts the moment the one before it ends) is handed that one.
+    private var checkpointsInFlight: [String: (value: String, handedOver: UInt64)] = [:]
+    private var checkpointsHandedOver: UInt64 = 0
 
     init(loop: any EventLooping, state: StateDirectory, stateWriter: StateWriter) {
         self.loop = loop
@@ -26,6 +31,7 @@ final class RunRecorder {
     /// The checkpoint a new run of `identifier` is handed. A checkpoint that cannot be read is
     /// not silently taken for none: the returned problem goes to the log and the run's tail.
     func checkpoint(of identifier: Identifier) -> (value: String?, problem: String?) {
+        if let inFlight = checkpointsInFlight[identifier.rawValue] { return (inFlight.value, nil) }
         do {
             return (try state.reading { try $0.checkpoint(identifier: identifier.rawValue) } ?? nil, nil)
         } catch {
@@ -110,6 +116,17 @@ final class RunRecorder {
         let at = loop.clock.realtimeMilliseconds
         persist("the checkpoint of \(identifier)", key: "checkpoint " + identifier) { store in
             try store.saveCheckpoint(value, identifier: identifier, at: at)
+        }
+        checkpointsHandedOver += 1
+        let number = checkpointsHandedOver
+        checkpointsInFlight[identifier] = (value, number)
+        // Once reported written the database has it, and the entry goes (unless a later one
+        // replaced it). A write that waits for a full disk is not waited for: until it is
+        // written, a new run gets the last checkpoint the database has, as before.
+        stateWriter.afterHandedOver { [weak self] in
+            if self?.checkpointsInFlight[identifier]?.handedOver == number {
+                self?.checkpointsInFlight[identifier] = nil
+            }
         }
     }
 
