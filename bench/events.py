@@ -198,6 +198,8 @@ class SubmitWaitRound:
         self.paired_status, self.paired_submit, self.reference_status, self.reference_submit = beside_reference
         self.status_cpu, self.submit_cpu = status_cpu, submit_cpu
         self.direct_status, self.direct_subscribe, self.direct_end = direct_status, direct_subscribe, direct_end
+        # Each agent's CPU a submission (`agent_cpu`), measured once, for the round shown.
+        self.agentd_cpu = self.reference_cpu = None
 
     def floor(self):
         """Seconds per call of a `submit --wait` whose agent adds nothing around the bare run:
