@@ -116,37 +116,30 @@ def direct_calls(path, calls):
         t0 = time.monotonic()
         if run.status_request(path).get("ok") is not True:
             raise RuntimeError("status refused")
-        t1 = time.monotonic()
-        c = run.AgentConnection(path)
-        c.send(SUBSCRIBE_TRIVIAL)
-        if c.next().get("ok") is not True:
-            raise RuntimeError("subscription refused")
-        t2 = time.monotonic()
-        c.send(SUBMIT_TRIVIAL)
-        while True:
-            event = c.next()
-            if event.get("ok") is False:
-                raise RuntimeError("submission refused: %s" % event)
-            if event.get("type") == "run-ended":
-                if event.get("stopReason") not in (None, "success"):
-                    raise RuntimeError("run did not succeed: %s" % event)
-                break
-        t3 = time.monotonic()
-        c.close()
-        status, subscribed, ended = status + t1 - t0, subscribed + t2 - t1, ended + t3 - t2
+        status += time.monotonic() - t0
+        call = submit_and_wait(path)
+        subscribed, ended = subscribed + call.subscribed, ended + call.ended
     return status / calls, subscribed / calls, ended / calls
+
+
+class Submission:
+    """Seconds of one `submit_and_wait`: from the connect to the subscription's answer, then from
+    the submission's write to its answer and to its run's `run-ended`."""
+
+    def __init__(self, subscribed, answer, ended):
+        self.subscribed, self.answer, self.ended = subscribed, answer, ended
 
 
 def submit_and_wait(path):
     """One submission as agentctl's `submit --wait` makes it: a subscription, the submission on
-    it, then its answer and its run's `run-ended` (both: the agent's work for it is done).
-    Returns the seconds from the submission's write to each."""
+    it, then its answer and its run's `run-ended` (both: the agent's work for it is done)."""
+    t0 = time.monotonic()
     c = run.AgentConnection(path)
     try:
         c.send(SUBSCRIBE_TRIVIAL)
         if c.next().get("ok") is not True:
             raise RuntimeError("subscription refused")
-        t0 = time.monotonic()
+        t1 = time.monotonic()
         c.send(SUBMIT_TRIVIAL)
         answer = ended = None
         while answer is None or ended is None:
@@ -154,12 +147,12 @@ def submit_and_wait(path):
             if "ok" in event:
                 if event["ok"] is not True:
                     raise RuntimeError("submission refused: %s" % event)
-                answer = time.monotonic() - t0
+                answer = time.monotonic() - t1
             elif event.get("type") == "run-ended":
                 if event.get("stopReason") not in (None, "success"):
                     raise RuntimeError("run did not succeed: %s" % event)
-                ended = time.monotonic() - t0
-        return answer, ended
+                ended = time.monotonic() - t1
+        return Submission(t1 - t0, answer, ended)
     finally:
         c.close()
 

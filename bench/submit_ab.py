@@ -42,8 +42,8 @@ def start(directory):
 
 def submission(path):
     """Seconds from the submission's write to its answer and to its run's end."""
-    answer, ended = events.submit_and_wait(path)
-    return {"answer": answer, "ended": ended, "both": max(answer, ended)}
+    call = events.submit_and_wait(path)
+    return {"answer": call.answer, "ended": call.ended, "both": max(call.answer, call.ended)}
 
 
 def by_submission(a, b, pairs):
